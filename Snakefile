@@ -1,0 +1,44 @@
+# evalbars: from item-level benchmark predictions to the statistics a careful reviewer asks for.
+#
+# Results path convention:
+#   data/raw/<archive>             verified downloads (never edited)
+#   data/items.parquet             canonical item table, one row per (model, question)
+#   data/subsample/                the seeded category-stratified subsample
+#   results/tables/                tables (CSV, plus Markdown and LaTeX renderings)
+#   results/figures/               figures (PNG and SVG)
+#   results/simulations/           simulation-study tables
+#   results/logs/<rule>/           one log per job
+
+
+from snakemake.utils import min_version
+
+min_version("9.18")
+
+
+# --- load configuration -------------------------------------------------------------------------
+configfile: "config/config.yaml"
+
+
+report: "workflow/report/workflow.rst"
+
+
+# --- load rules -----------------------------------------------------------------------------------
+include: "workflow/rules/common.smk"
+include: "workflow/rules/download.smk"
+include: "workflow/rules/items.smk"
+include: "workflow/rules/subsample.smk"
+include: "workflow/rules/analysis.smk"
+include: "workflow/rules/replication.smk"
+include: "workflow/rules/ranks.smk"
+include: "workflow/rules/simulate.smk"
+
+
+# --- target rules ---------------------------------------------------------------------------------
+rule all:
+    default_target: True
+    input:
+        rules.data_all.input,
+        rules.analysis_all.input,
+        rules.replication_all.input,
+        rules.ranks_all.input,
+        rules.simulate_all.input,

@@ -1,0 +1,4 @@
+# --- ranks stage: target rule (placeholder until the stage lands) ---------------------------------
+rule ranks_all:
+    input:
+        [],
