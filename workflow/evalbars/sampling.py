@@ -1,0 +1,164 @@
+"""The seeded category-stratified subsample of questions.
+
+Only questions answered by every selected model are eligible. Questions are
+allocated to categories in proportion to their eligible counts with
+largest-remainder (Hamilton) rounding and at least one question per category,
+then drawn without replacement from a seeded :class:`numpy.random.Generator`.
+The draw depends only on the seed and the set of eligible questions, never on
+row order, so the same seed gives the same questions on any machine.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .io import question_order
+
+__all__ = ["allocate_proportional", "eligible_questions", "Subsample", "stratified_subsample"]
+
+log = logging.getLogger(__name__)
+
+
+def allocate_proportional(sizes: pd.Series, n: int) -> pd.DataFrame:
+    """Allocate ``n`` draws to strata in proportion to ``sizes``.
+
+    Parameters
+    ----------
+    sizes : Series
+        Stratum sizes indexed by stratum name.
+    n : int
+        Total draws, ``len(sizes) <= n <= sizes.sum()``.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by stratum (sorted by name), columns ``available``, ``quota``
+        (the exact share :math:`n N_c / N`) and ``allocated``.
+
+    Notes
+    -----
+    Hamilton's largest-remainder method: every stratum gets :math:`\\lfloor q_c \\rfloor`
+    and the :math:`n - \\sum_c \\lfloor q_c \\rfloor` remaining draws go to the largest
+    remainders (ties by stratum name). A stratum left at zero is then raised to one,
+    the draw taken from the stratum with the largest excess over its quota among
+    those with more than one. Allocations never exceed stratum sizes because
+    :math:`q_c \\le N_c`.
+
+    References
+    ----------
+    .. [1] Balinski, M. L. and Young, H. P. (2001). Fair Representation, 2nd ed.
+       Brookings Institution Press (Hamilton's method).
+
+    Examples
+    --------
+    >>> sizes = pd.Series({"a": 5, "b": 3, "c": 2})
+    >>> allocate_proportional(sizes, 5)["allocated"].tolist()
+    [3, 1, 1]
+    """
+    sizes = sizes.sort_index().astype(int)
+    total = int(sizes.sum())
+    if not len(sizes) <= n <= total:
+        raise ValueError(
+            f"cannot draw {n} questions from {total} eligible questions in {len(sizes)} categories "
+            f"(need {len(sizes)} <= n <= {total})"
+        )
+    quota = n * sizes.to_numpy(dtype=float) / total
+    allocated = np.floor(quota).astype(int)
+    remainder = quota - allocated
+    # Stable sort on -remainder keeps name order among equal remainders.
+    order = np.argsort(-remainder, kind="stable")
+    allocated[order[: n - allocated.sum()]] += 1
+    for empty in np.flatnonzero(allocated == 0):
+        excess = np.where(allocated > 1, allocated - quota, -np.inf)
+        allocated[int(np.argmax(excess))] -= 1
+        allocated[empty] = 1
+    return pd.DataFrame(
+        {"available": sizes.to_numpy(), "quota": quota, "allocated": allocated},
+        index=sizes.index.rename("category"),
+    )
+
+
+def eligible_questions(items: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """Questions every model in ``items`` has a score for.
+
+    Returns
+    -------
+    eligible : DataFrame
+        ``question_id``, ``category`` in canonical order (category, question id).
+    n_dropped : int
+        Questions some model did not answer.
+    """
+    n_models = items["model"].nunique()
+    per_question = items.groupby("question_id").agg(
+        category=("category", "first"), answered=("model", "nunique")
+    )
+    complete = per_question["answered"] == n_models
+    eligible = question_order(per_question.loc[complete, ["category"]].reset_index())
+    return eligible.reset_index(drop=True), int((~complete).sum())
+
+
+@dataclass(frozen=True)
+class Subsample:
+    """A drawn subsample.
+
+    Attributes
+    ----------
+    items : DataFrame
+        The item table restricted to the drawn questions.
+    questions : DataFrame
+        ``question_id``, ``category``, sorted by question id.
+    allocation : DataFrame
+        Per category: ``category, available, quota, allocated``.
+    n_dropped : int
+        Questions not answered by every model, hence not eligible.
+    """
+
+    items: pd.DataFrame
+    questions: pd.DataFrame
+    allocation: pd.DataFrame
+    n_dropped: int
+
+
+def stratified_subsample(items: pd.DataFrame, n, seed: int) -> Subsample:
+    """Draw the seeded category-stratified subsample.
+
+    Parameters
+    ----------
+    items : DataFrame
+        Canonical item table (see :mod:`evalbars.io`).
+    n : int or "all"
+        Questions to draw; ``"all"`` keeps every eligible question.
+    seed : int
+        Seed of :func:`numpy.random.default_rng`.
+
+    Notes
+    -----
+    One uniform key per eligible question is drawn in canonical order
+    (category, question id); each category keeps its ``allocated`` smallest
+    keys. This is sampling without replacement, uniform within each category.
+    """
+    eligible, n_dropped = eligible_questions(items)
+    if n_dropped:
+        log.warning("%d questions are not answered by every model and are not eligible", n_dropped)
+    sizes = eligible.groupby("category").size()
+    n_draw = len(eligible) if n == "all" else int(n)
+    allocation = allocate_proportional(sizes, n_draw)
+    keys = np.random.default_rng(seed).random(len(eligible))
+    codes = pd.Categorical(eligible["category"], categories=allocation.index).codes
+    order = np.lexsort((keys, codes))
+    starts = np.searchsorted(codes[order], np.arange(len(allocation)))
+    position = np.arange(len(order)) - starts[codes[order]]
+    chosen = order[position < allocation["allocated"].to_numpy()[codes[order]]]
+    questions = eligible.iloc[np.sort(chosen)].sort_values("question_id").reset_index(drop=True)
+    subset = items[items["question_id"].isin(questions["question_id"])]
+    subset = subset.sort_values(["model", "question_id"]).reset_index(drop=True)
+    return Subsample(
+        items=subset,
+        questions=questions,
+        allocation=allocation.reset_index(),
+        n_dropped=n_dropped,
+    )

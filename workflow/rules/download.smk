@@ -1,0 +1,16 @@
+# --- Fetch upstream MMLU-Pro archives, verified against pinned checksums ------------------------
+# The source (mirror or upstream) is resolved inside the job, so changing the mirror never
+# re-downloads a file that is already verified.
+rule download:
+    output:
+        archive="data/raw/{archive}",
+    log:
+        "results/logs/download/{archive}.log",
+    localrule: True
+    params:
+        sha256=archive_sha256,
+        mirror=lookup(dpath="mirror", within=config),
+    message:
+        "--- Fetching and verifying {wildcards.archive}."
+    script:
+        "../scripts/download.py"

@@ -1,0 +1,24 @@
+# --- Canonical item table: one row per (model, question) ---------------------------------------
+rule items:
+    input:
+        unpack(item_inputs),
+    output:
+        item_table="data/items.parquet",
+        missing=report(
+            "results/tables/missing_predictions.csv",
+            caption="../report/missing_predictions.rst",
+            category="1. Data",
+            labels={"table": "missing predictions"},
+        ),
+    log:
+        "results/logs/items/items.log",
+    params:
+        archive_models=ARCHIVES,
+        prediction_models=[source["model"] for source in PREDICTION_SOURCES],
+        policy=lookup(dpath="missing_prediction", within=config),
+        seed=lookup(dpath="missing_prediction_seed", within=config),
+        version=EVALBARS_VERSION,
+    message:
+        "--- Building the canonical item table."
+    script:
+        "../scripts/items.py"

@@ -1,0 +1,31 @@
+# --- Seeded category-stratified subsample -------------------------------------------------------
+rule subsample:
+    input:
+        item_table=rules.items.output.item_table,
+    output:
+        questions="data/subsample/questions.csv",
+        item_table="data/subsample/items.parquet",
+        manifest="data/subsample/manifest.json",
+        allocation=report(
+            "results/tables/subsample_allocation.csv",
+            caption="../report/subsample_allocation.rst",
+            category="1. Data",
+            labels={"table": "subsample allocation"},
+        ),
+    log:
+        "results/logs/subsample/subsample.log",
+    params:
+        n=lookup(dpath="subsample/n", within=config),
+        seed=lookup(dpath="subsample/seed", within=config),
+        version=EVALBARS_VERSION,
+    message:
+        "--- Drawing the seeded category-stratified subsample."
+    script:
+        "../scripts/subsample.py"
+
+
+# --- Target rule of the data stages ---------------------------------------------------------------
+rule data_all:
+    input:
+        rules.items.output,
+        rules.subsample.output,

@@ -1,0 +1,21 @@
+"""Snakemake adapter: read every prediction source into the canonical item table."""
+
+from typing import TYPE_CHECKING
+
+from evalbars import io
+from evalbars.workflow import script_context
+
+if TYPE_CHECKING:
+    from snakemake.iocontainers import snakemake
+
+with script_context(snakemake.log[0]):
+    models = snakemake.params.archive_models
+    archives = snakemake.input.archives
+    raw = [io.read_predictions(path, models[path.rsplit("/", 1)[-1]]) for path in archives]
+    raw += [
+        io.read_predictions(path, model)
+        for path, model in zip(snakemake.input.predictions, snakemake.params.prediction_models)
+    ]
+    items = io.build_item_table(raw, snakemake.params.policy, snakemake.params.seed)
+    io.missing_prediction_counts(raw).to_csv(snakemake.output.missing, index=False)
+    items.to_parquet(snakemake.output.item_table, index=False)
