@@ -211,6 +211,11 @@ def _correct_from_pred(pred: pd.Series, answer: pd.Series) -> pd.Series:
     return correct.mask(pred.isna())
 
 
+def _plain(value):
+    """A numpy scalar as the Python value it holds, so messages read ``1`` not ``np.int64(1)``."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _check_unique_questions(frame: pd.DataFrame, path) -> None:
     dup = frame.duplicated(["model", "question_id"], keep=False)
     if dup.any():
@@ -219,9 +224,9 @@ def _check_unique_questions(frame: pd.DataFrame, path) -> None:
         records = frame.loc[where, "record"].tolist() if "record" in frame else list(where)
         raise InputError(
             path,
-            f"question_id {first['question_id']!r} occurs {len(records)} times for model "
+            f"question_id {_plain(first['question_id'])!r} occurs {len(records)} times for model "
             f"{first['model']!r} (records {records})",
-            records[1],
+            _plain(records[1]),
         )
 
 
@@ -327,7 +332,13 @@ def apply_missing_policy(frame: pd.DataFrame, policy: str, seed: int) -> pd.Data
     frame = frame.sort_values(["model", "question_id"], kind="stable").reset_index(drop=True)
     missing = frame["correct"].isna().to_numpy()
     if policy == "exclude":
-        return frame.loc[~missing].reset_index(drop=True)
+        kept = frame.loc[~missing].reset_index(drop=True)
+        lost = frame["question_id"].nunique() - kept["question_id"].nunique()
+        log.warning(
+            "missing_prediction=exclude: dropped %d rows with no extracted answer; "
+            "%d questions lost every model's answer", int(missing.sum()), lost,
+        )
+        return kept
     correct = frame["correct"].astype("Int8")
     if policy == "wrong":
         correct = correct.fillna(0)
@@ -348,7 +359,7 @@ def _check_categories(frame: pd.DataFrame) -> pd.DataFrame:
     per_question = known.groupby("question_id")["category"].nunique()
     conflicts = per_question[per_question > 1]
     if len(conflicts):
-        qid = conflicts.index[0]
+        qid = _plain(conflicts.index[0])
         rows = known.loc[known["question_id"] == qid, ["model", "category", "source_file", "record"]]
         first = rows.drop_duplicates("category").iloc[:2]
         a, b = first.iloc[0], first.iloc[1]

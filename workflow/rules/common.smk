@@ -7,7 +7,6 @@ from snakemake.utils import Paramspace, validate
 import evalbars
 from evalbars import workflow as wf
 
-
 validate(config, schema="../schemas/config.schema.yaml")
 
 ARCHIVES = wf.archives(config)

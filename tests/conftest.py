@@ -1,0 +1,71 @@
+"""Shared fixtures: where the MMLU-Pro archives come from, and the default item tables.
+
+Real-data tests never skip: the archives come from ``$EVALBARS_MIRROR`` if set, else
+the shared mirror beside the repository (``../shared/mmlu-pro/eval_results``), else
+upstream; a failure to get them fails the test.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import matplotlib
+import pytest
+import yaml
+
+matplotlib.use("Agg")
+
+from evalbars import fetch, io, sampling  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = Path(__file__).resolve().parent / "data"
+SHARED_MIRROR = REPO.parent / "shared" / "mmlu-pro" / "eval_results"
+
+DEFAULT_CONFIG = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+#: The paper's six models and the default subsample, read from config/config.yaml.
+DEFAULT_MODELS = DEFAULT_CONFIG["models"]
+DEFAULT_SUBSAMPLE = DEFAULT_CONFIG["subsample"]
+
+
+def mirror_location() -> str | None:
+    """The archive source tests use: $EVALBARS_MIRROR, the shared mirror, or None (upstream)."""
+    if os.environ.get(fetch.MIRROR_ENV):
+        return os.environ[fetch.MIRROR_ENV]
+    if SHARED_MIRROR.is_dir():
+        return str(SHARED_MIRROR)
+    return None
+
+
+@pytest.fixture(scope="session")
+def mirror() -> str | None:
+    return mirror_location()
+
+
+@pytest.fixture(scope="session")
+def archive_dir(tmp_path_factory, mirror) -> Path:
+    """Verified copies of the six default archives (fetched like the workflow fetches them)."""
+    target = tmp_path_factory.mktemp("raw")
+    pinned = fetch.pinned_checksums()
+    for model in DEFAULT_MODELS:
+        name = io.archive_name(model)
+        fetch.fetch_archive(name, target / name, pinned[name], mirror=mirror)
+    return target
+
+
+@pytest.fixture(scope="session")
+def default_raw(archive_dir):
+    """Raw prediction frames of the six default models (``correct`` null where pred is null)."""
+    return [io.read_mmlu_pro(archive_dir / io.archive_name(m)) for m in DEFAULT_MODELS]
+
+
+@pytest.fixture(scope="session")
+def default_items(default_raw):
+    """Canonical item table of the six default models, policy ``wrong`` (72,192 rows)."""
+    return io.build_item_table(default_raw, "wrong", 12345)
+
+
+@pytest.fixture(scope="session")
+def default_subsample(default_items):
+    """The default 1,497-question subsample (a :class:`evalbars.sampling.Subsample`)."""
+    return sampling.stratified_subsample(default_items, **DEFAULT_SUBSAMPLE)
