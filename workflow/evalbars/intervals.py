@@ -10,7 +10,13 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-__all__ = ["z_for_level", "wilson_interval", "jeffreys_interval", "newcombe_interval"]
+__all__ = [
+    "z_for_level",
+    "wilson_interval",
+    "jeffreys_interval",
+    "newcombe_interval",
+    "clustered_se",
+]
 
 
 def z_for_level(level: float) -> float:
@@ -114,3 +120,62 @@ def newcombe_interval(successes_a, n_a, successes_b, n_b, level: float = 0.95):
     low = d - np.sqrt((pa - la) ** 2 + (ub - pb) ** 2)
     high = d + np.sqrt((ua - pa) ** 2 + (pb - lb) ** 2)
     return low, high
+
+
+def clustered_se(scores, clusters):
+    """Miller's clustered standard error of a mean score, without a small-sample factor.
+
+    Parameters
+    ----------
+    scores : array_like, shape (..., n)
+        Question scores (0/1 or continuous) of one model; leading axes are
+        independent stacks (e.g. simulation replicates) sharing one clustering.
+    clusters : array_like, shape (n,)
+        Cluster label of each question (any hashable labels; they need not be
+        contiguous or sorted).
+
+    Returns
+    -------
+    float or ndarray
+        The standard error of :math:`\bar s`, with the leading shape of ``scores``.
+
+    Notes
+    -----
+    Miller (2024, Eq. 4), with :math:`\bar s` the mean over all n questions:
+
+    .. math::
+
+        SE_{C} = \frac{1}{n}\sqrt{\sum_c \Big(\sum_{i \in c} (s_i - \bar s)\Big)^2}.
+
+    This is the cluster-robust (CR0) variance of a mean, with **no** C/(C-1)
+    factor (the "CR1" convention of inspect_ai multiplies the variance by it).
+    With one question per cluster it reduces to the naive SE with the population
+    variance (``ddof=0``). On the toy scores ``[1, 1, 0, 0, 1, 0]`` with clusters
+    ``a, a, b, b, c, c`` it gives :math:`\sqrt2/6 = 0.23570`, against a naive
+    (``ddof=1``) SE of 0.22361.
+
+    References
+    ----------
+    .. [1] Miller, E. (2024). Adding error bars to evals: a statistical approach to
+       language model evaluations. arXiv:2411.00640, Eq. 4.
+
+    Examples
+    --------
+    >>> round(float(clustered_se([1, 1, 0, 0, 1, 0], list("aabbcc"))), 5)
+    0.2357
+    """
+    s = np.asarray(scores, dtype=float)
+    labels = np.asarray(clusters)
+    if labels.ndim != 1 or labels.shape[0] != s.shape[-1]:
+        raise ValueError(f"clusters must have shape ({s.shape[-1]},), got {labels.shape}")
+    codes = np.unique(labels, return_inverse=True)[1].ravel()
+    n_clusters = int(codes.max()) + 1 if codes.size else 0
+    deviations = s - s.mean(axis=-1, keepdims=True)
+    stack = deviations.reshape(-1, s.shape[-1])
+    # One bincount over all stacks: offset each stack's cluster codes so they do not collide.
+    offsets = (np.arange(stack.shape[0]) * n_clusters)[:, None]
+    cluster_sums = np.bincount(
+        (codes[None, :] + offsets).ravel(), weights=stack.ravel(), minlength=stack.shape[0] * n_clusters
+    ).reshape(stack.shape[0], n_clusters)
+    se = np.sqrt((cluster_sums**2).sum(axis=-1)) / s.shape[-1]
+    return float(se[0]) if s.ndim == 1 else se.reshape(s.shape[:-1])
