@@ -137,21 +137,21 @@ def clustered_se(scores, clusters):
     Returns
     -------
     float or ndarray
-        The standard error of :math:`\bar s`, with the leading shape of ``scores``.
+        The standard error of :math:`\\bar s`, with the leading shape of ``scores``.
 
     Notes
     -----
-    Miller (2024, Eq. 4), with :math:`\bar s` the mean over all n questions:
+    Miller (2024, Eq. 4), with :math:`\\bar s` the mean over all n questions:
 
     .. math::
 
-        SE_{C} = \frac{1}{n}\sqrt{\sum_c \Big(\sum_{i \in c} (s_i - \bar s)\Big)^2}.
+        SE_{C} = \\frac{1}{n}\\sqrt{\\sum_c \\Big(\\sum_{i \\in c} (s_i - \\bar s)\\Big)^2}.
 
     This is the cluster-robust (CR0) variance of a mean, with **no** C/(C-1)
     factor (the "CR1" convention of inspect_ai multiplies the variance by it).
     With one question per cluster it reduces to the naive SE with the population
     variance (``ddof=0``). On the toy scores ``[1, 1, 0, 0, 1, 0]`` with clusters
-    ``a, a, b, b, c, c`` it gives :math:`\sqrt2/6 = 0.23570`, against a naive
+    ``a, a, b, b, c, c`` it gives :math:`\\sqrt2/6 = 0.23570`, against a naive
     (``ddof=1``) SE of 0.22361.
 
     References
@@ -175,7 +175,9 @@ def clustered_se(scores, clusters):
     # One bincount over all stacks: offset each stack's cluster codes so they do not collide.
     offsets = (np.arange(stack.shape[0]) * n_clusters)[:, None]
     cluster_sums = np.bincount(
-        (codes[None, :] + offsets).ravel(), weights=stack.ravel(), minlength=stack.shape[0] * n_clusters
+        (codes[None, :] + offsets).ravel(),
+        weights=stack.ravel(),
+        minlength=stack.shape[0] * n_clusters,
     ).reshape(stack.shape[0], n_clusters)
     se = np.sqrt((cluster_sums**2).sum(axis=-1)) / s.shape[-1]
     return float(se[0]) if s.ndim == 1 else se.reshape(s.shape[:-1])
