@@ -9,10 +9,18 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from .io import WideScores
 
-__all__ = ["accuracy_order", "model_pairs", "adjust_pvalues"]
+__all__ = [
+    "accuracy_order",
+    "model_pairs",
+    "adjust_pvalues",
+    "model_table",
+    "exact_mcnemar_p",
+    "pairwise_table",
+]
 
 
 def accuracy_order(wide: WideScores) -> list:
@@ -25,7 +33,12 @@ def model_pairs(models) -> pd.DataFrame:
     """All K(K-1)/2 pairs ``(model_a, model_b)`` with ``model_a`` before ``model_b`` in ``models``."""
     models = list(models)
     a, b = np.triu_indices(len(models), k=1)
-    return pd.DataFrame({"model_a": np.asarray(models, dtype=object)[a], "model_b": np.asarray(models, dtype=object)[b]})
+    return pd.DataFrame(
+        {
+            "model_a": np.asarray(models, dtype=object)[a],
+            "model_b": np.asarray(models, dtype=object)[b],
+        }
+    )
 
 
 def adjust_pvalues(p, method: str) -> np.ndarray:
@@ -61,3 +74,200 @@ def adjust_pvalues(p, method: str) -> np.ndarray:
         adjusted[order] = stepped
         return adjusted
     raise ValueError(f"unknown adjustment {method!r}; use 'bonferroni' or 'holm'")
+
+
+# --- Table 1: per-model accuracy ------------------------------------------------------------------
+
+
+def model_table(wide: WideScores, level: float = 0.95) -> pd.DataFrame:
+    """Per-model accuracy with naive, Wilson and category-clustered uncertainty (Table 1).
+
+    Parameters
+    ----------
+    wide : WideScores
+        Question-by-model scores (0/1); NaN entries (no score) are left out of
+        that model's counts.
+    level : float
+        Confidence level of the Wilson interval.
+
+    Returns
+    -------
+    DataFrame
+        ``model, n, correct, accuracy, se_naive, ci_low, ci_high, se_clustered``,
+        one row per model, sorted by :func:`accuracy_order` (best first).
+
+    Notes
+    -----
+    ``se_naive`` is the CLT standard error with the population variance
+    (``ddof=0``): :math:`\\sqrt{\\hat p(1-\\hat p)/n}`, the Bernoulli SE of Miller
+    (2024, Eq. 1-2). ``ci_low, ci_high`` is the Wilson score interval
+    (:func:`evalbars.intervals.wilson_interval`). ``se_clustered`` is Miller's
+    clustered SE (2024, Eq. 4) with the question's category as the cluster,
+    :math:`\\sqrt{\\sum_c (\\sum_{i \\in c} (s_i - \\bar s))^2}/n`, without the
+    small-sample factor C/(C-1) (:func:`evalbars.intervals.clustered_se`).
+
+    References
+    ----------
+    .. [1] Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640.
+    """
+    from .intervals import clustered_se, wilson_interval
+
+    answered = np.isfinite(wide.scores)
+    n = answered.sum(axis=0)
+    correct = np.where(answered, wide.scores, 0.0).sum(axis=0)
+    accuracy = correct / n
+    low, high = wilson_interval(correct, n, level)
+    if answered.all():
+        se_clustered = clustered_se(wide.scores.T, wide.categories)
+    else:  # each model over its own answered questions (a loop over the K models only)
+        se_clustered = np.array(
+            [
+                clustered_se(wide.scores[answered[:, k], k], wide.categories[answered[:, k]])
+                for k in range(len(wide.models))
+            ],
+            dtype=float,
+        )
+    table = pd.DataFrame(
+        {
+            "model": wide.models,
+            "n": n.astype(int),
+            "correct": correct,
+            "accuracy": accuracy,
+            "se_naive": np.sqrt(accuracy * (1 - accuracy) / n),
+            "ci_low": low,
+            "ci_high": high,
+            "se_clustered": se_clustered,
+        }
+    )
+    if np.all(correct == np.round(correct)):
+        table["correct"] = correct.astype(int)
+    order = accuracy_order(wide)
+    return table.set_index("model").loc[order].reset_index()
+
+
+# --- Table 3: all pairwise comparisons ------------------------------------------------------------
+
+
+def _pair_moments(scores: np.ndarray):
+    """Pairwise-complete sums for every ordered pair of columns, by matrix products.
+
+    Returns K x K matrices: ``n[a, b]`` questions both answered, ``sum_a[a, b]`` the sum
+    of column a over them, ``sumsq_a[a, b]`` the sum of squares of column a over them,
+    ``cross[a, b]`` the sum of products, and ``wins[a, b]`` the number of those
+    questions on which a scored strictly higher than b.
+    """
+    answered = np.isfinite(scores)
+    mask = answered.astype(float)
+    x = np.where(answered, scores, 0.0)
+    n = mask.T @ mask
+    sum_a = x.T @ mask
+    sumsq_a = (x * x).T @ mask
+    cross = x.T @ x
+    both = answered[:, :, None] & answered[:, None, :]
+    wins = ((x[:, :, None] > x[:, None, :]) & both).sum(axis=0)
+    return n, sum_a, sumsq_a, cross, wins
+
+
+def _two_sided_normal_p(diff, se):
+    """Two-sided normal p-value of ``diff / se``; a zero difference with zero SE gives z = 0, p = 1."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where((se == 0) & (diff == 0), 0.0, diff / se)
+    return z, 2 * stats.norm.sf(np.abs(z))
+
+
+def exact_mcnemar_p(n10, n01) -> np.ndarray:
+    """Exact two-sided McNemar p-value: :math:`\\min(1, 2 P(X \\le \\min(b, c)))`, X ~ Bin(b + c, 1/2).
+
+    This is the conditional binomial (sign) test on the discordant pairs, as
+    statsmodels ``mcnemar(exact=True)`` and R ``binom.test(b, b + c)`` compute it
+    (the two agree because Bin(m, 1/2) is symmetric). With no discordant pairs p = 1.
+
+    References
+    ----------
+    .. [1] McNemar, Q. (1947). Note on the sampling error of the difference between
+       correlated proportions or percentages. Psychometrika 12, 153-157.
+
+    Examples
+    --------
+    >>> float(exact_mcnemar_p(150, 86))  # Agresti (1990) presidential approval
+    3.716...e-05
+    """
+    b = np.asarray(n10, dtype=float)
+    c = np.asarray(n01, dtype=float)
+    return np.minimum(1.0, 2 * stats.binom.cdf(np.minimum(b, c), b + c, 0.5))
+
+
+def pairwise_table(wide: WideScores, alpha: float = 0.05) -> pd.DataFrame:
+    """Unpaired and paired z-tests, exact McNemar and multiplicity-adjusted p for every pair (Table 3).
+
+    Every pair uses the questions both models answered (all of them in complete
+    data). With :math:`d_i = s_{ia} - s_{ib}`, :math:`\\bar d = \\hat p_a - \\hat p_b`:
+
+    - unpaired (Miller 2024, Eq. 5; two independent samples):
+      :math:`SE = \\sqrt{v_a/n + v_b/n}` with :math:`v` the population variance
+      (:math:`\\hat p(1-\\hat p)` for 0/1 scores);
+    - paired (Miller 2024, Eq. 7): :math:`SE = \\sqrt{\\frac1n \\cdot \\frac1n\\sum_i (d_i - \\bar d)^2}`,
+      population variance (``ddof=0``). For 0/1 scores with ``n10`` questions only a
+      got right and ``n01`` only b got right this gives
+      :math:`z^2 = (n_{10} - n_{01})^2 / ((n_{10} + n_{01}) - (n_{10} - n_{01})^2/n)`
+      (with ``ddof=1`` it would be multiplied by (n - 1)/n);
+    - ``p_mcnemar``: :func:`exact_mcnemar_p` on ``n10, n01`` (counts of questions a
+      scored strictly higher / lower than b; the sign test for non-binary scores);
+    - ``p_bonferroni``, ``p_holm``: :func:`adjust_pvalues` of ``p_paired`` over the
+      K(K-1)/2 pairs.
+
+    ``significant_<test>`` flags are ``p < alpha`` for ``unpaired``, ``paired``,
+    ``mcnemar``, ``bonferroni`` and ``holm``.
+
+    Returns
+    -------
+    DataFrame
+        One row per pair, in :func:`model_pairs` order over :func:`accuracy_order`
+        (``model_a`` the more accurate, so ``diff >= 0`` in complete data): ``model_a,
+        model_b, n, diff, se_unpaired, z_unpaired, p_unpaired, se_paired, z_paired,
+        p_paired, n10, n01, p_mcnemar, p_bonferroni, p_holm, significant_*``.
+
+    References
+    ----------
+    .. [1] Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640.
+    """
+    order = accuracy_order(wide)
+    columns = [wide.models.index(m) for m in order]
+    scores = wide.scores[:, columns]
+    n, sum_a, sumsq_a, cross, wins = _pair_moments(scores)
+    a, b = np.triu_indices(len(order), k=1)
+    n_ab = n[a, b]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_a, mean_b = sum_a[a, b] / n_ab, sum_a[b, a] / n_ab
+        var_a = sumsq_a[a, b] / n_ab - mean_a**2
+        var_b = sumsq_a[b, a] / n_ab - mean_b**2
+        diff = mean_a - mean_b
+        mean_sq_diff = (sumsq_a[a, b] + sumsq_a[b, a] - 2 * cross[a, b]) / n_ab
+        # Clip round-off below zero (e.g. identical columns).
+        se_unpaired = np.sqrt(np.maximum(var_a + var_b, 0.0) / n_ab)
+        se_paired = np.sqrt(np.maximum(mean_sq_diff - diff**2, 0.0) / n_ab)
+    z_unpaired, p_unpaired = _two_sided_normal_p(diff, se_unpaired)
+    z_paired, p_paired = _two_sided_normal_p(diff, se_paired)
+    n10, n01 = wins[a, b], wins[b, a]
+    models = np.asarray(order, dtype=object)
+    columns = {
+        "model_a": models[a],
+        "model_b": models[b],
+        "n": n_ab.astype(int),
+        "diff": diff,
+        "se_unpaired": se_unpaired,
+        "z_unpaired": z_unpaired,
+        "p_unpaired": p_unpaired,
+        "se_paired": se_paired,
+        "z_paired": z_paired,
+        "p_paired": p_paired,
+        "n10": n10.astype(int),
+        "n01": n01.astype(int),
+        "p_mcnemar": exact_mcnemar_p(n10, n01),
+        "p_bonferroni": adjust_pvalues(p_paired, "bonferroni"),
+        "p_holm": adjust_pvalues(p_paired, "holm"),
+    }
+    for test in ("unpaired", "paired", "mcnemar", "bonferroni", "holm"):
+        columns[f"significant_{test}"] = columns[f"p_{test}"] < alpha
+    # One constructor call: column-by-column assignment costs more than the statistics.
+    return pd.DataFrame(columns)

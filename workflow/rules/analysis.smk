@@ -1,4 +1,142 @@
-# --- analysis stage: target rule (placeholder until the stage lands) ---------------------------------
+# --- Analysis stage: the paper's Tables 1-4, omnibus tests and naive vs blocked ----------------
+# Every table is written as CSV (full precision, in the HTML report) plus Markdown and LaTeX.
+
+
+# --- Table 1: per-model accuracy, naive and clustered SE, Wilson interval ------------------------
+rule analysis_models:
+    input:
+        item_table=rules.subsample.output.item_table,
+    output:
+        csv=report(
+            "results/tables/models.csv",
+            caption="../report/analysis_models.rst",
+            category="2. Analysis",
+            labels={"table": "per-model accuracy"},
+        ),
+        md="results/tables/models.md",
+        tex="results/tables/models.tex",
+    log:
+        "results/logs/analysis_models/analysis_models.log",
+    params:
+        level=lookup(dpath="level", within=config),
+        version=EVALBARS_VERSION,
+    message:
+        "--- Per-model accuracy table."
+    script:
+        "../scripts/analysis_models.py"
+
+
+# --- Table 3: unpaired, paired and McNemar tests of every pair ----------------------------------
+rule analysis_pairwise:
+    input:
+        item_table=rules.subsample.output.item_table,
+    output:
+        csv=report(
+            "results/tables/pairwise.csv",
+            caption="../report/analysis_pairwise.rst",
+            category="2. Analysis",
+            labels={"table": "pairwise tests"},
+        ),
+        md="results/tables/pairwise.md",
+        tex="results/tables/pairwise.tex",
+    log:
+        "results/logs/analysis_pairwise/analysis_pairwise.log",
+    params:
+        alpha=lookup(dpath="alpha", within=config),
+        version=EVALBARS_VERSION,
+    message:
+        "--- Pairwise tests."
+    script:
+        "../scripts/analysis_pairwise.py"
+
+
+# --- Omnibus tests: RM-ANOVA (with Greenhouse-Geisser), one-way ANOVA, Friedman, Cochran's Q ---
+rule analysis_omnibus:
+    input:
+        item_table=rules.subsample.output.item_table,
+    output:
+        csv=report(
+            "results/tables/omnibus.csv",
+            caption="../report/analysis_omnibus.rst",
+            category="2. Analysis",
+            labels={"table": "omnibus tests"},
+        ),
+        md="results/tables/omnibus.md",
+        tex="results/tables/omnibus.tex",
+    log:
+        "results/logs/analysis_omnibus/analysis_omnibus.log",
+    params:
+        version=EVALBARS_VERSION,
+    message:
+        "--- Omnibus tests."
+    script:
+        "../scripts/analysis_omnibus.py"
+
+
+# --- Tables 2 and 4: mixed models (1|category) and (1|category) + (1|category:question) ---------
+rule analysis_mixed:
+    input:
+        item_table=rules.subsample.output.item_table,
+    output:
+        components_csv=report(
+            "results/tables/variance_components.csv",
+            caption="../report/analysis_variance_components.rst",
+            category="2. Analysis",
+            labels={"table": "variance components"},
+        ),
+        components_md="results/tables/variance_components.md",
+        components_tex="results/tables/variance_components.tex",
+        contrasts_csv=report(
+            "results/tables/mixed_contrasts.csv",
+            caption="../report/analysis_mixed_contrasts.rst",
+            category="2. Analysis",
+            labels={"table": "mixed-model contrasts"},
+        ),
+        contrasts_md="results/tables/mixed_contrasts.md",
+        contrasts_tex="results/tables/mixed_contrasts.tex",
+    log:
+        "results/logs/analysis_mixed/analysis_mixed.log",
+    params:
+        method=lookup(dpath="analysis/mixed_method", within=config),
+        alpha=lookup(dpath="alpha", within=config),
+        version=EVALBARS_VERSION,
+    message:
+        "--- Mixed models: variance components and contrasts."
+    script:
+        "../scripts/analysis_mixed.py"
+
+
+# --- Naive versus blocked, side by side ---------------------------------------------------------
+rule analysis_naive_vs_blocked:
+    input:
+        pairwise=rules.analysis_pairwise.output.csv,
+        omnibus=rules.analysis_omnibus.output.csv,
+        contrasts=rules.analysis_mixed.output.contrasts_csv,
+    output:
+        csv=report(
+            "results/tables/naive_vs_blocked.csv",
+            caption="../report/analysis_naive_vs_blocked.rst",
+            category="2. Analysis",
+            labels={"table": "naive vs blocked"},
+        ),
+        md="results/tables/naive_vs_blocked.md",
+        tex="results/tables/naive_vs_blocked.tex",
+    log:
+        "results/logs/analysis_naive_vs_blocked/analysis_naive_vs_blocked.log",
+    params:
+        alpha=lookup(dpath="alpha", within=config),
+        version=EVALBARS_VERSION,
+    message:
+        "--- Naive versus blocked summary."
+    script:
+        "../scripts/analysis_naive_vs_blocked.py"
+
+
+# --- Target rule of the analysis stage -----------------------------------------------------------
 rule analysis_all:
     input:
-        [],
+        rules.analysis_models.output,
+        rules.analysis_pairwise.output,
+        rules.analysis_omnibus.output,
+        rules.analysis_mixed.output,
+        rules.analysis_naive_vs_blocked.output,

@@ -1,0 +1,23 @@
+"""Snakemake adapter: per-model accuracy table (the paper's Table 1, extended)."""
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from evalbars import io, pairwise, report
+from evalbars.workflow import script_context
+
+if TYPE_CHECKING:
+    from snakemake.iocontainers import snakemake
+
+with script_context(snakemake.log[0]):
+    wide = io.wide_scores(pd.read_parquet(snakemake.input.item_table))
+    table = pairwise.model_table(wide, snakemake.params.level)
+    report.write_table(
+        table,
+        snakemake.output.csv,
+        snakemake.output.md,
+        snakemake.output.tex,
+        caption=f"Per-model accuracy, naive and category-clustered SE, "
+        f"{snakemake.params.level:.0%} Wilson interval.",
+    )

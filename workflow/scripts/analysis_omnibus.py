@@ -1,0 +1,23 @@
+"""Snakemake adapter: omnibus tests (RM-ANOVA, one-way ANOVA, Friedman, Cochran's Q)."""
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from evalbars import io, omnibus, report
+from evalbars.workflow import script_context
+
+if TYPE_CHECKING:
+    from snakemake.iocontainers import snakemake
+
+with script_context(snakemake.log[0]):
+    wide = io.wide_scores(pd.read_parquet(snakemake.input.item_table))
+    table = omnibus.omnibus_table(wide)
+    report.write_table(
+        table,
+        snakemake.output.csv,
+        snakemake.output.md,
+        snakemake.output.tex,
+        caption="Omnibus tests that all models have equal accuracy "
+        "(rm_anova_gg: Greenhouse-Geisser corrected degrees of freedom).",
+    )

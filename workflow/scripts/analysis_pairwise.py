@@ -1,0 +1,23 @@
+"""Snakemake adapter: unpaired, paired and McNemar tests of every pair (the paper's Table 3)."""
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from evalbars import io, pairwise, report
+from evalbars.workflow import script_context
+
+if TYPE_CHECKING:
+    from snakemake.iocontainers import snakemake
+
+with script_context(snakemake.log[0]):
+    wide = io.wide_scores(pd.read_parquet(snakemake.input.item_table))
+    table = pairwise.pairwise_table(wide, snakemake.params.alpha)
+    report.write_table(
+        table,
+        snakemake.output.csv,
+        snakemake.output.md,
+        snakemake.output.tex,
+        caption=f"All pairwise comparisons; Bonferroni and Holm adjust the paired p-values; "
+        f"significant at alpha = {snakemake.params.alpha:g}.",
+    )
