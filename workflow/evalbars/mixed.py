@@ -613,7 +613,7 @@ def _general_deviance(variance: dict, d: _GeneralData) -> float:
 
 def _fit_statsmodels(scores, observed, codes, n_cat, model_spec, models):
     import statsmodels.formula.api as smf
-    from statsmodels.tools.sm_exceptions import ConvergenceWarning
+    from statsmodels.tools.sm_exceptions import ModelWarning
 
     rows, cols = np.nonzero(observed)
     frame = pd.DataFrame(
@@ -636,11 +636,11 @@ def _fit_statsmodels(scores, observed, codes, n_cat, model_spec, models):
     problems, results = [], []
     for method in ("bfgs", "lbfgs"):
         with warnings.catch_warnings():
-            # "MLE may be on the boundary" is printed for interior fits too; we flag
-            # boundaries ourselves in fit_lmm.
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            warnings.filterwarnings("ignore", message=".*boundary.*")
-            warnings.filterwarnings("ignore", category=RuntimeWarning)
+            # "MLE may be on the boundary" (ConvergenceWarning) is printed for interior fits
+            # too, and singular-covariance warnings for boundary fits; fit_lmm flags
+            # boundaries itself, and keeping the better of two optimisers covers the rest.
+            warnings.simplefilter("ignore", ModelWarning)
+            warnings.simplefilter("ignore", RuntimeWarning)
             try:
                 result = model.fit(reml=True, method=method, maxiter=2000)
             except np.linalg.LinAlgError as exc:  # a singular X'V^-1X on the way
