@@ -157,21 +157,32 @@ def rm_anova(scores) -> RmAnova:
 def oneway_anova(scores) -> OneWayAnova:
     """The naive one-way ANOVA of the K models' scores, ignoring question identity.
 
-    Treats the K columns as independent groups of n observations each:
-    :math:`SS_{between} = n\\sum_k (\\bar s_{\\cdot k} - \\bar s)^2`,
+    Treats the K columns as independent groups; NaN entries are left out, so
+    groups may differ in size (:math:`n_k` scores in column k, N in all):
+    :math:`SS_{between} = \\sum_k n_k (\\bar s_{\\cdot k} - \\bar s)^2`,
     :math:`SS_{within} = \\sum_{i,k} (s_{ik} - \\bar s_{\\cdot k})^2`,
-    :math:`F = \\frac{SS_{between}/(K-1)}{SS_{within}/(nK - K)}`
-    (scipy ``f_oneway``, R ``lm(y ~ model)``).
+    :math:`F = \\frac{SS_{between}/(K-1)}{SS_{within}/(N - K)}`
+    (scipy ``f_oneway``, R ``anova(lm(y ~ model))``). ``df2`` is an array when a
+    stack has different numbers of missing entries per slice.
     """
-    x = _as_stack(scores)
-    n, k = x.shape[-2:]
-    grand = x.mean(axis=(-2, -1), keepdims=True)
-    model_means = x.mean(axis=-2, keepdims=True)
-    ss_between = n * ((model_means - grand) ** 2).sum(axis=(-2, -1))
-    ss_within = ((x - model_means) ** 2).sum(axis=(-2, -1))
-    df1, df2 = k - 1, n * k - k
+    x = np.asarray(scores, dtype=float)
+    if x.ndim < 2 or x.shape[-1] < 2:
+        raise ValueError(f"scores must have shape (..., n_questions, n_models), got {x.shape}")
+    k = x.shape[-1]
+    present = np.isfinite(x)
+    values = np.where(present, x, 0.0)
+    n_k = present.sum(axis=-2, keepdims=True)
+    total = n_k.sum(axis=(-2, -1), keepdims=True)
+    grand = values.sum(axis=(-2, -1), keepdims=True) / total
+    model_means = _ratio(values.sum(axis=-2, keepdims=True), n_k)
+    ss_between = (n_k * (model_means - grand) ** 2).sum(axis=(-2, -1))
+    ss_within = (np.where(present, x - model_means, 0.0) ** 2).sum(axis=(-2, -1))
+    df1 = float(k - 1)
+    df2 = (total - k).reshape(ss_between.shape).astype(float)
+    if np.all(df2 == df2.flat[0]):  # complete data: one df2 for the whole stack
+        df2 = float(df2.flat[0])
     f = _ratio(ss_between / df1, ss_within / df2)
-    return OneWayAnova(f, float(df1), float(df2), stats.f.sf(f, df1, df2), ss_between, ss_within)
+    return OneWayAnova(f, df1, df2, stats.f.sf(f, df1, df2), ss_between, ss_within)
 
 
 def friedman(scores) -> ChiSquareTest:

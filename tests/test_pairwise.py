@@ -1,0 +1,250 @@
+"""Per-model and pairwise tables: published values, R reference values, brute force, identities."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from evalbars import io, pairwise
+from scipy import stats
+from statsmodels.stats.contingency_tables import mcnemar
+
+DATA = Path(__file__).resolve().parent / "data"
+R_OUTPUT = Path(__file__).resolve().parent / "reference" / "r_output"
+
+MODEL_COLUMNS = [
+    "model",
+    "n",
+    "correct",
+    "accuracy",
+    "se_naive",
+    "ci_low",
+    "ci_high",
+    "se_clustered",
+]
+PAIR_COLUMNS = [
+    "model_a", "model_b", "n", "diff",
+    "se_unpaired", "z_unpaired", "p_unpaired", "se_paired", "z_paired", "p_paired",
+    "n10", "n01", "p_mcnemar", "p_bonferroni", "p_holm",
+    "significant_unpaired", "significant_paired", "significant_mcnemar",
+    "significant_bonferroni", "significant_holm",
+]  # fmt: skip
+
+
+def wide_from(columns, categories=None, models=None) -> io.WideScores:
+    scores = np.column_stack([np.asarray(c, dtype=float) for c in columns])
+    n, k = scores.shape
+    return io.WideScores(
+        scores=scores,
+        models=list(models or [f"m{i}" for i in range(k)]),
+        question_ids=np.arange(n),
+        categories=np.asarray(categories if categories is not None else ["all"] * n, dtype=str),
+    )
+
+
+def ones_then_zeros(n, k):
+    return np.r_[np.ones(k), np.zeros(n - k)]
+
+
+# --- Published values -----------------------------------------------------------------------------
+
+
+def test_exact_mcnemar_agresti_presidential_approval():
+    # O6: discordant 150 vs 86; R binom.test(86, 236): p = 3.71593613957143e-05.
+    assert float(pairwise.exact_mcnemar_p(150, 86)) == pytest.approx(
+        3.71593613957143e-05, rel=1e-10
+    )
+    assert float(pairwise.exact_mcnemar_p(86, 150)) == pytest.approx(
+        3.71593613957143e-05, rel=1e-10
+    )
+    assert float(pairwise.exact_mcnemar_p(0, 0)) == 1.0
+    assert float(pairwise.exact_mcnemar_p(5, 5)) == 1.0
+
+
+@pytest.mark.parametrize("b, c", [(3, 11), (40, 20), (0, 7), (150, 86), (500, 460)])
+def test_exact_mcnemar_matches_statsmodels(b, c):
+    expected = mcnemar([[10, b], [c, 10]], exact=True).pvalue
+    assert float(pairwise.exact_mcnemar_p(b, c)) == pytest.approx(expected, rel=1e-12)
+
+
+def test_adjust_pvalues_published_example():
+    # O11.
+    p = [0.01, 0.04, 0.03, 0.005]
+    np.testing.assert_allclose(pairwise.adjust_pvalues(p, "bonferroni"), [0.04, 0.16, 0.12, 0.02])
+    np.testing.assert_allclose(pairwise.adjust_pvalues(p, "holm"), [0.03, 0.06, 0.06, 0.02])
+
+
+def test_miller_math_example_unpaired_se():
+    # O15: MATH, n = 5000, 65.5% vs 63.0%: SE 0.672% / 0.683%, unpaired difference SE 0.958%, z = 2.61.
+    wide = wide_from(
+        [ones_then_zeros(5000, 3275), ones_then_zeros(5000, 3150)],
+        models=["Galleon", "Dreadnought"],
+    )
+    models = pairwise.model_table(wide)
+    assert models["model"].tolist() == ["Galleon", "Dreadnought"]
+    np.testing.assert_allclose(models["se_naive"], [0.00672, 0.00683], atol=5e-6)
+    row = pairwise.pairwise_table(wide).iloc[0]
+    assert row["diff"] == pytest.approx(0.025, abs=1e-15)
+    assert row["se_unpaired"] == pytest.approx(0.00958, abs=5e-6)
+    assert row["z_unpaired"] == pytest.approx(2.61, abs=5e-3)
+
+
+def test_wilson_and_naive_se_real_counts():
+    # O19: gpt-4o biology, 622 of 717: Wilson (0.8407, 0.8904), naive SE 0.012661.
+    row = pairwise.model_table(wide_from([ones_then_zeros(717, 622)])).iloc[0]
+    assert (row["n"], row["correct"]) == (717, 622)
+    assert row["accuracy"] == pytest.approx(0.867503, abs=5e-7)
+    assert row["se_naive"] == pytest.approx(0.012661, abs=5e-7)
+    assert row["ci_low"] == pytest.approx(0.8407, abs=5e-5)
+    assert row["ci_high"] == pytest.approx(0.8904, abs=5e-5)
+    assert (
+        pairwise.model_table(wide_from([ones_then_zeros(717, 622)]), level=0.99).iloc[0]["ci_low"]
+        < 0.8407
+    )
+
+
+def test_clustered_se_convention_toy():
+    # O16: scores [1,1,0,0,1,0], clusters a,a,b,b,c,c. Miller without C/(C-1): 0.23570;
+    # naive with ddof = 0: sqrt(0.25 / 6) = 0.20412.
+    row = pairwise.model_table(wide_from([[1, 1, 0, 0, 1, 0]], categories=list("aabbcc"))).iloc[0]
+    assert row["se_clustered"] == pytest.approx(0.23570, abs=5e-6)
+    assert row["se_naive"] == pytest.approx(np.sqrt(0.25 / 6), rel=1e-12)
+
+
+# --- Brute force and conventions -------------------------------------------------------------------
+
+
+def brute_force_pair(x, y):
+    both = np.isfinite(x) & np.isfinite(y)
+    x, y = x[both], y[both]
+    n = len(x)
+    d = x - y
+    se_unpaired = np.sqrt(x.var() / n + y.var() / n)
+    se_paired = np.sqrt(d.var() / n)  # numpy var: ddof = 0
+    return {
+        "n": n,
+        "diff": d.mean(),
+        "se_unpaired": se_unpaired,
+        "se_paired": se_paired,
+        "p_unpaired": 2 * stats.norm.sf(abs(d.mean() / se_unpaired)),
+        "p_paired": 2 * stats.norm.sf(abs(d.mean() / se_paired)),
+        "n10": int((x > y).sum()),
+        "n01": int((x < y).sum()),
+    }
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.1])
+def test_pairwise_table_equals_a_loop_over_pairs(missing):
+    rng = np.random.default_rng(5)
+    ability = rng.normal(size=(400, 1))
+    scores = (ability + rng.normal(size=(400, 5)) + np.linspace(0.5, -0.5, 5) > 0).astype(float)
+    scores[rng.random(scores.shape) < missing] = np.nan
+    wide = wide_from(scores.T, models=list("VWXYZ"))
+    table = pairwise.pairwise_table(wide, alpha=0.05)
+    assert table.columns.tolist() == PAIR_COLUMNS
+    assert len(table) == 10
+    order = pairwise.accuracy_order(wide)
+    assert table[["model_a", "model_b"]].equals(pairwise.model_pairs(order))
+    for row in table.itertuples(index=False):
+        ref = brute_force_pair(
+            scores[:, "VWXYZ".index(row.model_a)], scores[:, "VWXYZ".index(row.model_b)]
+        )
+        for key, value in ref.items():
+            assert getattr(row, key) == pytest.approx(value, rel=1e-12, abs=1e-15), key
+        assert row.p_mcnemar == pytest.approx(
+            float(pairwise.exact_mcnemar_p(ref["n10"], ref["n01"]))
+        )
+    np.testing.assert_allclose(table["p_holm"], pairwise.adjust_pvalues(table["p_paired"], "holm"))
+    np.testing.assert_allclose(table["p_bonferroni"], np.minimum(1, 10 * table["p_paired"]))
+    for test in ("unpaired", "paired", "mcnemar", "bonferroni", "holm"):
+        assert (table[f"significant_{test}"] == (table[f"p_{test}"] < 0.05)).all()
+
+
+def test_identical_models_give_z_zero_p_one():
+    x = ones_then_zeros(50, 20)
+    row = pairwise.pairwise_table(wide_from([x, x])).iloc[0]
+    assert (row["diff"], row["se_paired"], row["z_paired"], row["p_paired"]) == (0, 0, 0, 1)
+    assert (row["n10"], row["n01"], row["p_mcnemar"]) == (0, 0, 1.0)
+
+
+def test_model_table_columns_and_order():
+    wide = io.wide_scores(pd.read_csv(DATA / "synthetic_incomplete.csv"))
+    table = pairwise.model_table(wide)
+    assert table.columns.tolist() == MODEL_COLUMNS
+    assert table["model"].tolist() == pairwise.accuracy_order(wide)
+    answered = np.isfinite(wide.scores)
+    by_model = table.set_index("model")
+    for k, model in enumerate(wide.models):
+        assert by_model.loc[model, "n"] == answered[:, k].sum()
+        assert by_model.loc[model, "accuracy"] == pytest.approx(np.nanmean(wide.scores[:, k]))
+    assert (table["ci_low"] < table["accuracy"]).all() and (
+        table["accuracy"] < table["ci_high"]
+    ).all()
+
+
+# --- R reference values ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "synthetic_balanced",
+        "synthetic_boundary",
+        "synthetic_boundary_question",
+        "synthetic_incomplete",
+    ],
+)
+def test_counts_and_mcnemar_match_r(name):
+    ref = json.loads((R_OUTPUT / f"{name}.json").read_text())
+    wide = io.wide_scores(pd.read_csv(DATA / f"{name}.csv"))
+    table = pairwise.pairwise_table(wide).set_index(["model_a", "model_b"])
+    models = pairwise.model_table(wide).set_index("model")
+    for model, accuracy in ref["accuracy"].items():
+        assert models.loc[model, "accuracy"] == pytest.approx(accuracy, rel=1e-12)
+    assert len(ref["mcnemar"]) == len(table)
+    for r in ref["mcnemar"]:
+        if (r["model_a"], r["model_b"]) in table.index:
+            row, n10, n01 = table.loc[(r["model_a"], r["model_b"])], r["n10"], r["n01"]
+        else:  # R orders pairs by name, we by accuracy
+            row, n10, n01 = table.loc[(r["model_b"], r["model_a"])], r["n01"], r["n10"]
+        assert (row["n"], row["n10"], row["n01"]) == (r["n"], n10, n01)
+        assert row["p_mcnemar"] == pytest.approx(r["p"], rel=1e-8)
+
+
+# --- Real data ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def real_wide(default_subsample):
+    return io.wide_scores(default_subsample.items)
+
+
+def test_real_paired_z_squared_mcnemar_identity(real_wide):
+    # O17.3 with ddof = 0 (our convention), the factor is 1:
+    # z_paired^2 = (b - c)^2 / ((b + c) - (b - c)^2 / n).
+    table = pairwise.pairwise_table(real_wide)
+    assert len(table) == 15 and (table["n"] == 1497).all()
+    b, c, n = table["n10"], table["n01"], table["n"]
+    np.testing.assert_allclose(
+        table["z_paired"] ** 2, (b - c) ** 2 / ((b + c) - (b - c) ** 2 / n), rtol=1e-12
+    )
+    np.testing.assert_allclose(table["diff"], (b - c) / n, rtol=1e-12)
+    assert (table["diff"] >= 0).all()
+    # Pairing helps on every pair: the models agree on most questions.
+    assert (table["se_paired"] < table["se_unpaired"]).all()
+    for row in table.itertuples():
+        expected = mcnemar([[0, row.n10], [row.n01, 0]], exact=True).pvalue
+        assert row.p_mcnemar == pytest.approx(expected, rel=1e-10)
+
+
+def test_real_model_table(real_wide):
+    table = pairwise.model_table(real_wide, level=0.95)
+    assert table["model"].tolist()[0] == "Mistral-7B-v0.1"
+    assert (table["n"] == 1497).all()
+    assert table["correct"].sum() == np.nansum(real_wide.scores)
+    assert table["accuracy"].is_monotonic_decreasing
+    # With 14 categories of very different difficulty, clustering inflates the SE.
+    assert (table["se_clustered"] > table["se_naive"]).all()
