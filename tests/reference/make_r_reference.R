@@ -1,0 +1,225 @@
+# R reference values for the evalbars analysis (tests only; R is never a runtime or CI dependency).
+#
+# Usage (from the repository root):
+#   Rscript tests/reference/make_r_reference.R <long.csv> <name> [key=value ...]
+#
+# <long.csv> has columns model,question_id,category,correct (0/1). Writes
+#   tests/reference/r_output/<name>.json  every number below, 15 significant digits
+#   tests/reference/r_output/<name>.txt   the printed R console output (same numbers)
+# Extra key=value arguments are stored verbatim under "source" in the JSON (e.g. the subsample
+# seed and size of a real-data run). Set EVALBARS_R_TIMING=1 to time each lmer fit with
+# system.time() (reported under "timing_seconds"; off by default so that fixture output is
+# reproducible byte for byte apart from the date line).
+#
+# Then run `uv run python tests/reference/make_r_results_module.py` to regenerate
+# tests/reference/r_results.py from all JSON files.
+#
+# Statistics (models are factor levels in C-locale sorted order; pairs are (level i, level j), i < j,
+# labelled as emmeans labels them):
+#   oneway    anova(lm(correct ~ model))                           F, df1, df2, p
+#   rm_anova  aov(correct ~ model + Error(question/model))          F, df1, df2, p, error mean square
+#             plus Greenhouse-Geisser / Huynh-Feldt epsilons from anova.mlm(test = "Spherical")
+#             (complete data only)
+#   friedman  friedman.test(question x model matrix)               statistic, df, p (tie-corrected)
+#             and Cochran's Q computed by hand (complete data only)
+#   mcnemar   exact: binom.test(n10, n10 + n01)$p.value per pair, on questions both models answered
+#   lmm       lmer REML: correct ~ 0 + model + (1|category)                       ("category")
+#                        correct ~ 0 + model + (1|category) + (1|category:question) ("category_question")
+#             variance components, theta, fixef, vcov, REMLcrit, isSingular, and emmeans contrasts
+#             summary(pairs(emmeans(fit, ~ model, lmer.df = "asymptotic"), reverse = FALSE),
+#                     adjust = none / bonferroni / holm / tukey)
+
+suppressPackageStartupMessages({
+  library(lme4)
+  library(emmeans)
+  library(jsonlite)
+})
+options(digits = 15, width = 120)
+
+args <- commandArgs(trailingOnly = TRUE)
+if (length(args) < 2) stop("usage: Rscript make_r_reference.R <long.csv> <name> [key=value ...]")
+csv_path <- args[1]
+name <- args[2]
+extra <- list()
+for (kv in args[-(1:2)]) {
+  parts <- strsplit(kv, "=", fixed = TRUE)[[1]]
+  value <- paste(parts[-1], collapse = "=")
+  number <- suppressWarnings(as.numeric(value))
+  extra[[parts[1]]] <- if (is.na(number)) value else number
+}
+timing <- Sys.getenv("EVALBARS_R_TIMING") == "1"
+
+script_dir <- local({
+  file_arg <- grep("^--file=", commandArgs(trailingOnly = FALSE), value = TRUE)
+  if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg))) else "tests/reference"
+})
+out_dir <- file.path(script_dir, "r_output")
+dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
+txt_path <- file.path(out_dir, paste0(name, ".txt"))
+json_path <- file.path(out_dir, paste0(name, ".json"))
+sink(txt_path, split = TRUE)
+
+versions <- list(
+  r = paste(R.version$major, R.version$minor, sep = "."),
+  lme4 = as.character(packageVersion("lme4")),
+  emmeans = as.character(packageVersion("emmeans")),
+  jsonlite = as.character(packageVersion("jsonlite"))
+)
+cat(sprintf("# %s: %s\n# R %s, lme4 %s, emmeans %s\n",
+            name, basename(csv_path), versions$r, versions$lme4, versions$emmeans))
+
+raw <- read.csv(csv_path, colClasses = c(model = "character", question_id = "character",
+                                         category = "character", correct = "integer"))
+models <- sort(unique(raw$model), method = "radix")  # C-locale order, as Python's sorted()
+d <- data.frame(
+  model = factor(raw$model, levels = models),
+  question = factor(raw$question_id),
+  category = factor(raw$category),
+  correct = as.numeric(raw$correct)
+)
+stopifnot(all(d$correct %in% c(0, 1)), !anyDuplicated(d[c("model", "question")]))
+K <- length(models)
+wide <- tapply(d$correct, list(d$question, d$model), identity)  # questions x models, NA if missing
+complete <- !anyNA(wide)
+n_questions <- nrow(wide)
+cat(sprintf("rows %d, questions %d, models %d, categories %d, complete %s\n",
+            nrow(d), n_questions, K, nlevels(d$category), complete))
+cat("models (level order):", paste(models, collapse = ", "), "\n")
+print(tapply(d$correct, d$model, mean))
+
+result <- list(
+  name = name,
+  source = c(list(csv = basename(csv_path)), extra),
+  versions = versions,
+  generated = format(Sys.Date()),
+  n_rows = nrow(d), n_questions = n_questions, n_models = K,
+  n_categories = nlevels(d$category), complete = complete,
+  models = models,
+  accuracy = as.list(tapply(d$correct, d$model, mean))
+)
+
+# ---- one-way ANOVA ignoring question identity ------------------------------------------------
+cat("\n## one-way ANOVA: anova(lm(correct ~ model))\n")
+ow <- anova(lm(correct ~ model, data = d))
+print(ow)
+result$oneway <- list(F = ow["model", "F value"], df1 = ow["model", "Df"],
+                      df2 = ow["Residuals", "Df"], p = ow["model", "Pr(>F)"],
+                      ms_model = ow["model", "Mean Sq"], ms_error = ow["Residuals", "Mean Sq"])
+
+# ---- repeated-measures ANOVA, question as subject ---------------------------------------------
+if (complete) {
+  cat("\n## RM-ANOVA: summary(aov(correct ~ model + Error(question/model)))\n")
+  rm_fit <- summary(aov(correct ~ model + Error(question / model), data = d))
+  print(rm_fit)
+  tab <- rm_fit[["Error: question:model"]][[1]]
+  rownames(tab) <- trimws(rownames(tab))
+  cat("\n## sphericity: anova(lm(wide ~ 1), X = ~1, test = 'Spherical')\n")
+  mlm <- lm(wide ~ 1)
+  sph <- anova(mlm, X = ~1, test = "Spherical")
+  print(sph)
+  # the epsilons anova.mlm uses for its G-G / H-F p-values (H-F is not truncated at 1 here)
+  eps <- stats:::sphericity(SSD(mlm), X = ~1)
+  cat(sprintf("Greenhouse-Geisser epsilon %.15g, Huynh-Feldt epsilon %.15g\n", eps$GG.eps, eps$HF.eps))
+  result$rm_anova <- list(
+    F = tab["model", "F value"], df1 = tab["model", "Df"], df2 = tab["Residuals", "Df"],
+    p = tab["model", "Pr(>F)"], ms_error = tab["Residuals", "Mean Sq"],
+    ss_error = tab["Residuals", "Sum Sq"], ms_model = tab["model", "Mean Sq"],
+    gg_epsilon = eps$GG.eps, p_gg = sph[1, "G-G Pr"],
+    hf_epsilon = eps$HF.eps, p_hf = sph[1, "H-F Pr"]
+  )
+  stopifnot(isTRUE(all.equal(sph[1, "F"], result$rm_anova$F, tolerance = 1e-10)))
+
+  cat("\n## Friedman: friedman.test(question x model matrix)\n")
+  fr <- friedman.test(wide)
+  print(fr)
+  # Cochran's Q = (K - 1) (K sum_j C_j^2 - N^2) / (K N - sum_i R_i^2), C_j column totals,
+  # R_i row totals, N grand total (Cochran 1950).
+  col_tot <- colSums(wide); row_tot <- rowSums(wide); N <- sum(wide)
+  q <- (K - 1) * (K * sum(col_tot^2) - N^2) / (K * N - sum(row_tot^2))
+  cat(sprintf("Cochran's Q (by hand) %.15g, df %d, p %.15g\n", q, K - 1,
+              pchisq(q, K - 1, lower.tail = FALSE)))
+  result$friedman <- list(statistic = unname(fr$statistic), df = unname(fr$parameter),
+                          p = fr$p.value, cochran_q = q,
+                          p_cochran_q = pchisq(q, K - 1, lower.tail = FALSE))
+}
+
+# ---- exact McNemar per pair -------------------------------------------------------------------
+cat("\n## exact McNemar: binom.test(n10, n10 + n01)\n")
+mcn <- list()
+for (i in seq_len(K - 1)) for (j in (i + 1):K) {
+  a <- wide[, i]; b <- wide[, j]; both <- !is.na(a) & !is.na(b)
+  n10 <- sum(a[both] == 1 & b[both] == 0); n01 <- sum(a[both] == 0 & b[both] == 1)
+  p <- if (n10 + n01 > 0) binom.test(n10, n10 + n01)$p.value else 1
+  cat(sprintf("%s vs %s: n %d, n10 %d, n01 %d, p %.15g\n", models[i], models[j], sum(both), n10, n01, p))
+  mcn[[length(mcn) + 1]] <- list(model_a = models[i], model_b = models[j], n = sum(both),
+                                 n10 = n10, n01 = n01, p = p)
+}
+result$mcnemar <- mcn
+
+# ---- linear mixed models (REML) + emmeans contrasts -------------------------------------------
+formulas <- list(
+  category = correct ~ 0 + model + (1 | category),
+  category_question = correct ~ 0 + model + (1 | category) + (1 | category:question)
+)
+result$lmm <- list()
+timings <- list()
+for (spec in names(formulas)) {
+  cat(sprintf("\n## lmer REML, %s: %s\n", spec, deparse(formulas[[spec]])))
+  elapsed <- system.time(fit <- lmer(formulas[[spec]], data = d, REML = TRUE))
+  if (timing) {
+    cat(sprintf("system.time(lmer %s): elapsed %.3f s (user %.3f, system %.3f)\n",
+                spec, elapsed[["elapsed"]], elapsed[["user.self"]], elapsed[["sys.self"]]))
+    timings[[spec]] <- elapsed[["elapsed"]]
+  }
+  print(summary(fit), digits = 12)
+  vc <- as.data.frame(VarCorr(fit))
+  variance <- list(
+    category = vc$vcov[vc$grp == "category"],
+    question = if (spec == "category_question") vc$vcov[vc$grp == "category:question"] else NULL,
+    residual = vc$vcov[vc$grp == "Residual"]
+  )
+  variance <- variance[!vapply(variance, is.null, logical(1))]
+  for (comp in names(variance)) cat(sprintf("variance %s %.15g\n", comp, variance[[comp]]))
+  fe <- fixef(fit)
+  names(fe) <- sub("^model", "", names(fe))
+  V <- as.matrix(vcov(fit))
+  cat(sprintf("REMLcrit %.15g, isSingular %s, theta %s\n", REMLcrit(fit), isSingular(fit),
+              paste(sprintf("%.15g", getME(fit, "theta")), collapse = " ")))
+  cat("vcov of fixef:\n"); print(V, digits = 15)
+
+  emm <- emmeans(fit, ~model, lmer.df = "asymptotic")
+  pr <- pairs(emm, reverse = FALSE)
+  adj <- list()
+  for (method in c("none", "bonferroni", "holm", "tukey")) {
+    s <- as.data.frame(summary(pr, adjust = method))
+    cat(sprintf("\n-- emmeans pairs, adjust = %s\n", method))
+    print(s, digits = 15)
+    adj[[method]] <- s
+  }
+  s <- adj$none
+  # pairs(reverse = FALSE) lists level i - level j for i < j, in this order:
+  idx <- which(upper.tri(diag(K)), arr.ind = TRUE)
+  idx <- idx[order(idx[, "row"], idx[, "col"]), , drop = FALSE]
+  stopifnot(nrow(idx) == nrow(s))
+  contrasts <- lapply(seq_len(nrow(s)), function(r) {
+    i <- idx[r, "row"]; j <- idx[r, "col"]
+    # sanity check: estimate equals the difference of fixed effects in that order
+    stopifnot(abs(s$estimate[r] - (fe[[models[i]]] - fe[[models[j]]])) < 1e-10)
+    list(label = as.character(s$contrast[r]), model_a = models[i], model_b = models[j],
+         estimate = s$estimate[r], se = s$SE[r], z = s$z.ratio[r],
+         p_none = s$p.value[r], p_bonferroni = adj$bonferroni$p.value[r],
+         p_holm = adj$holm$p.value[r], p_tukey = adj$tukey$p.value[r])
+  })
+  result$lmm[[spec]] <- list(
+    formula = paste(deparse(formulas[[spec]]), collapse = ""),
+    variance = variance, theta = unname(getME(fit, "theta")), sigma = sigma(fit),
+    models = models, fixef = as.list(fe), vcov = unname(V),
+    reml_criterion = REMLcrit(fit), singular = isSingular(fit),
+    contrasts = contrasts
+  )
+}
+if (timing) result$timing_seconds <- timings
+
+sink()
+writeLines(toJSON(result, auto_unbox = TRUE, digits = NA, pretty = TRUE, null = "null"), json_path)
+message("wrote ", json_path, " and ", txt_path)
