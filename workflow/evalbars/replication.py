@@ -229,7 +229,8 @@ def replication_table(runs: pd.DataFrame, paper: pd.DataFrame = PAPER_VALUES) ->
     others = runs[~runs["configured"]]
     ours = runs[runs["configured"]].set_index(["quantity", "policy"])["value"]
     rows = []
-    for quantity in paper["quantity"]:
+    # Paper order; quantities without runs (a custom ``paper`` table) are left out.
+    for quantity in paper.loc[paper["quantity"].isin(runs["quantity"]), "quantity"]:
         spec = paper.set_index("quantity").loc[quantity]
         for policy in runs["policy"].drop_duplicates():
             values = others.loc[

@@ -1,0 +1,181 @@
+"""Replication check: the paper's numbers, the per-seed analysis, re-scoring, and the summary logic."""
+
+from __future__ import annotations
+
+import matplotlib.figure
+import numpy as np
+import pandas as pd
+import pytest
+from evalbars import io, mixed, omnibus, pairwise, replication
+
+
+def test_paper_values_are_the_papers():
+    # Seed 002, section 5.2: spread 5.3 points; 5/15 significant unpaired and paired; 3 after
+    # Bonferroni and Holm; contrast SE .0157 / .0130 / .0128; F(5,7480) = 4.45, p = 4.8e-4;
+    # F(5,8976) = 2.90, p = .013; Friedman chi2(5) = 22.2, p = 4.8e-4.
+    values = replication.PAPER_VALUES.set_index("quantity")["paper_value"].to_dict()
+    assert values == {
+        "spread_points": 5.3,
+        "n_significant_unpaired": 5,
+        "n_significant_paired": 5,
+        "n_significant_bonferroni": 3,
+        "n_significant_holm": 3,
+        "contrast_se_lmm_category": 0.0157,
+        "contrast_se_lmm_nested": 0.0130,
+        "contrast_se_paired": 0.0128,
+        "rm_anova_f": 4.45,
+        "rm_anova_p": 4.8e-4,
+        "oneway_f": 2.90,
+        "oneway_p": 0.013,
+        "friedman_chi2": 22.2,
+        "friedman_p": 4.8e-4,
+    }
+
+
+@pytest.fixture(scope="module")
+def real_wide(default_subsample):
+    return io.wide_scores(default_subsample.items)
+
+
+def test_paper_quantities_match_the_analysis_tables(real_wide):
+    ours = replication.paper_quantities(real_wide, alpha=0.05)
+    assert list(ours) == replication.PAPER_VALUES["quantity"].tolist()
+    models = pairwise.model_table(real_wide)
+    pairs = pairwise.pairwise_table(real_wide, alpha=0.05)
+    tests = omnibus.omnibus_table(real_wide).set_index("test")
+    contrasts = {
+        spec: mixed.lmm_contrasts(mixed.fit_lmm(real_wide, spec)) for spec in mixed.MODEL_SPECS
+    }
+    assert ours["spread_points"] == pytest.approx(
+        100 * (models["accuracy"].max() - models["accuracy"].min())
+    )
+    for test in ("unpaired", "paired", "bonferroni", "holm"):
+        assert ours[f"n_significant_{test}"] == pairs[f"significant_{test}"].sum()
+    assert ours["contrast_se_paired"] == pytest.approx(pairs["se_paired"].mean(), rel=1e-12)
+    assert ours["contrast_se_lmm_category"] == pytest.approx(
+        contrasts["category"]["se"].mean(), rel=1e-12
+    )
+    assert ours["contrast_se_lmm_nested"] == pytest.approx(
+        contrasts["category_question"]["se"].mean(), rel=1e-12
+    )
+    assert ours["rm_anova_f"] == pytest.approx(tests.loc["rm_anova", "statistic"], rel=1e-12)
+    assert ours["oneway_p"] == pytest.approx(tests.loc["oneway_anova", "p"], rel=1e-12)
+    assert ours["friedman_chi2"] == pytest.approx(tests.loc["friedman", "statistic"], rel=1e-12)
+
+
+def test_rescore_reproduces_build_item_table(default_raw, default_items):
+    # Re-scoring the `wrong` table under random_guess gives what the items rule would have built.
+    n_options = pd.concat(default_raw)[["model", "question_id", "n_options"]]
+    with_options = default_items.merge(n_options, on=["model", "question_id"], validate="1:1")
+    rescored = replication.rescore(with_options, "random_guess", seed=12345)
+    built = io.build_item_table(default_raw, "random_guess", 12345)
+    assert rescored[io.ITEM_COLUMNS].equals(built)
+    missing = default_items["pred"].isna()
+    assert missing.sum() == 12049  # null predictions of the six default models
+    assert 0 < rescored.loc[missing, "correct"].sum() < missing.sum()
+    assert replication.rescore(default_items, "wrong", seed=1).equals(default_items)
+
+
+def test_rescore_keeps_rows_without_an_answer():
+    # Long tables that give only `correct` have no pred/answer: their scores are not missing.
+    items = pd.DataFrame(
+        {
+            "model": ["a", "a", "b"],
+            "question_id": [1, 2, 1],
+            "category": "x",
+            "src": None,
+            "answer": [None, "B", "C"],
+            "pred": [None, None, "C"],
+            "correct": np.array([1, 0, 1], dtype="int8"),
+            "source_file": "f",
+        }
+    )
+    rescored = replication.rescore(items, "random_guess", seed=0)
+    assert rescored.loc[0, "correct"] == 1  # kept
+    assert rescored.columns.tolist() == items.columns.tolist()
+
+
+def test_replication_runs_use_the_workflow_subsample(default_items, real_wide):
+    seeds = replication.subsample_seeds(3, seed=1)
+    assert seeds.tolist() == replication.subsample_seeds(3, seed=1).tolist()
+    runs = replication.replication_runs(
+        default_items, ["wrong"], n=1497, seeds=seeds, configured_seed=2024, items_policy="wrong"
+    )
+    assert runs.columns.tolist() == ["policy", "seed", "configured", "quantity", "value"]
+    assert len(runs) == 4 * 14
+    configured = runs[runs["configured"]].set_index("quantity")["value"]
+    # The configured seed's row equals the analysis of data/subsample (sampling.stratified_subsample).
+    expected = replication.paper_quantities(real_wide)
+    for quantity, value in expected.items():
+        assert configured[quantity] == pytest.approx(value, rel=1e-12)
+    other = runs[~runs["configured"]]
+    assert set(other["seed"]) == set(seeds.tolist())
+    assert other.groupby("seed")["value"].apply(tuple).nunique() == 3  # different subsamples
+
+
+def test_replication_refuses_an_exclude_item_table(default_items):
+    with pytest.raises(ValueError, match="exclude"):
+        replication.replication_runs(
+            default_items, ["wrong"], 1497, [1], 2024, items_policy="exclude"
+        )
+
+
+def fake_runs(values, configured_value, quantity="spread_points", policy="wrong"):
+    rows = [(policy, 1000 + i, False, quantity, v) for i, v in enumerate(values)]
+    rows.append((policy, 2024, True, quantity, configured_value))
+    return pd.DataFrame(rows, columns=["policy", "seed", "configured", "quantity", "value"])
+
+
+def test_replication_table_percentile_and_range():
+    paper = pd.DataFrame(
+        [("spread_points", "spread", 50.0, "points"), ("rm_anova_f", "F", 200.0, "F")],
+        columns=["quantity", "description", "paper_value", "axis_label"],
+    )
+    runs = pd.concat(
+        [fake_runs(np.arange(1, 101), 42.0), fake_runs(np.arange(1, 101), 7.0, "rm_anova_f")]
+    )
+    table = replication.replication_table(runs, paper).set_index("quantity")
+    spread = table.loc["spread_points"]
+    assert spread["our_value"] == 42.0
+    assert spread["n_seeds"] == 100
+    assert spread["paper_percentile"] == pytest.approx(49.5)  # 49 below, one tie counted half
+    assert spread["seed_q025"] == pytest.approx(np.quantile(np.arange(1, 101), 0.025))
+    assert spread["seed_q975"] == pytest.approx(97.525)
+    assert spread["reproduced"]
+    assert table.loc["rm_anova_f", "paper_percentile"] == 100
+    assert not table.loc["rm_anova_f", "reproduced"]
+    summary = replication.replication_summary(table.reset_index())
+    assert summary == (
+        "Under missing_prediction=wrong, 1 of 2 of the paper's numbers lie inside the middle 95% "
+        "of our 100 subsample redraws; not reproduced: rm_anova_f."
+    )
+
+
+def test_counts_tied_with_the_paper_are_reproduced():
+    # Integer counts: a paper value equal to both quantiles is inside the closed range.
+    runs = fake_runs([3] * 50, 3, quantity="n_significant_holm")
+    table = replication.replication_table(runs)
+    row = table.iloc[0]
+    assert (row["seed_q025"], row["seed_q975"], row["paper_percentile"]) == (3, 3, 50)
+    assert row["reproduced"]
+
+
+def test_replication_figure_has_one_panel_per_number():
+    rng = np.random.default_rng(0)
+    rows = []
+    for policy in ("wrong", "random_guess"):
+        for quantity, value in replication.PAPER_VALUES[["quantity", "paper_value"]].itertuples(
+            index=False
+        ):
+            values = value * np.exp(rng.normal(0, 0.2, 41))
+            rows += [(policy, s, s == 0, quantity, v) for s, v in enumerate(values)]
+    runs = pd.DataFrame(rows, columns=["policy", "seed", "configured", "quantity", "value"])
+    table = replication.replication_table(runs)
+    fig = replication.replication_figure(runs, table)
+    assert isinstance(fig, matplotlib.figure.Figure)
+    visible = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(visible) == 14
+    counts = table.groupby("policy", sort=False)["reproduced"].sum()
+    title = fig._suptitle.get_text()
+    assert f"{counts['wrong']} of 14 (wrong)" in title and "of 40 subsample redraws" in title
+    assert visible[9].get_xlabel() == "log10 p"
