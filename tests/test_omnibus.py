@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -14,8 +14,9 @@ from scipy import stats
 from statsmodels.stats.anova import AnovaRM
 from statsmodels.stats.contingency_tables import cochrans_q as sm_cochrans_q
 
+from tests.reference.r_results import R_RESULTS
+
 DATA = Path(__file__).resolve().parent / "data"
-R_OUTPUT = Path(__file__).resolve().parent / "reference" / "r_output"
 SYNTHETIC = ["synthetic_balanced", "synthetic_boundary", "synthetic_boundary_question"]
 
 # R friedman.test help page: Hollander & Wolfe (1973) p. 140, 22 players x 3 methods.
@@ -29,10 +30,6 @@ ROUNDING_TIMES = np.array(
         [5.70, 5.65, 5.55], [6.30, 6.30, 6.25],
     ]
 )  # fmt: skip
-
-
-def r_reference(name: str) -> dict:
-    return json.loads((R_OUTPUT / f"{name}.json").read_text())
 
 
 def synthetic_wide(name: str) -> io.WideScores:
@@ -105,10 +102,20 @@ def test_cochran_q_with_two_models_is_uncorrected_mcnemar():
 # --- R reference values (tests/reference/make_r_reference.R), closed forms at 1e-8 ------------------
 
 
-@pytest.mark.parametrize("name", SYNTHETIC)
-def test_closed_forms_match_r(name):
-    ref = r_reference(name)
-    wide = synthetic_wide(name)
+@pytest.fixture(scope="module")
+def real_wide(default_subsample):
+    return io.wide_scores(default_subsample.items)
+
+
+@pytest.mark.parametrize("name", [*SYNTHETIC, "mmlu_pro_default_subsample"])
+def test_closed_forms_match_r(name, request):
+    ref = R_RESULTS[name]
+    if name == "mmlu_pro_default_subsample":  # R's numbers are committed, the data are not
+        wide = request.getfixturevalue("real_wide")
+        ids = "\n".join(str(q) for q in sorted(wide.question_ids))
+        assert hashlib.sha256(ids.encode()).hexdigest() == ref["source"]["question_ids_sha256"]
+    else:
+        wide = synthetic_wide(name)
     assert wide.complete
     rm = omnibus.rm_anova(wide.scores)
     one = omnibus.oneway_anova(wide.scores)
@@ -138,7 +145,7 @@ def test_closed_forms_match_r(name):
 
 def test_oneway_on_incomplete_data_matches_r():
     # R anova(lm(correct ~ model)) on every available row (groups of unequal size).
-    ref = r_reference("synthetic_incomplete")["oneway"]
+    ref = R_RESULTS["synthetic_incomplete"]["oneway"]
     wide = synthetic_wide("synthetic_incomplete")
     assert not wide.complete
     one = omnibus.oneway_anova(wide.scores)
@@ -248,11 +255,6 @@ def test_omnibus_table_rows_and_listwise_deletion():
 
 
 # --- Identities on the real default subsample --------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def real_wide(default_subsample):
-    return io.wide_scores(default_subsample.items)
 
 
 def test_real_cochran_q_equals_tie_corrected_friedman(real_wide):
