@@ -244,19 +244,16 @@ def test_analytic_gradient_matches_finite_differences():
     np.testing.assert_allclose(grad, numeric, rtol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["synthetic_balanced", "synthetic_incomplete"])
-@pytest.mark.parametrize("spec", mixed.MODEL_SPECS)
-def test_statsmodels_likelihood_agrees_and_is_stationary_at_our_fit(name, spec):
+def assert_statsmodels_optimum(frame: pd.DataFrame, fit: mixed.LmmFit) -> None:
     """statsmodels' own REML log-likelihood at our estimates: same value, zero score."""
     import statsmodels.formula.api as smf
     from statsmodels.regression.mixed_linear_model import MixedLMParams
 
-    frame = pd.read_csv(DATA / f"{name}.csv")
-    wide = io.wide_scores(frame)
-    fit = mixed.fit_lmm(wide, spec)
-    frame["model"] = pd.Categorical(frame["model"], categories=wide.models)
+    frame = frame[["model", "question_id", "category", "correct"]].copy()
+    frame["correct"] = frame["correct"].astype(float)
+    frame["model"] = pd.Categorical(frame["model"], categories=fit.models)
     kwargs = {"groups": "category", "re_formula": "1", "use_sparse": True}
-    if spec == "category_question":
+    if fit.model_spec == "category_question":
         kwargs["vc_formula"] = {"question": "0 + C(question_id)"}
     model = smf.mixedlm("correct ~ 0 + C(model)", frame, **kwargs)
     # what MixedLM.fit sets before it evaluates the likelihood
@@ -273,6 +270,26 @@ def test_statsmodels_likelihood_agrees_and_is_stationary_at_our_fit(name, spec):
         warnings.simplefilter("ignore")
         assert -2 * model.loglike(params) == pytest.approx(fit.reml_criterion, rel=1e-12)
         np.testing.assert_allclose(model.score(params), 0.0, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["synthetic_balanced", "synthetic_incomplete"])
+@pytest.mark.parametrize("spec", mixed.MODEL_SPECS)
+def test_statsmodels_likelihood_agrees_and_is_stationary_at_our_fit(name, spec):
+    frame = pd.read_csv(DATA / f"{name}.csv")
+    assert_statsmodels_optimum(frame, mixed.fit_lmm(io.wide_scores(frame), spec))
+
+
+@pytest.mark.parametrize("spec", mixed.MODEL_SPECS)
+def test_general_path_on_real_incomplete_data(spec, default_raw, default_subsample):
+    """The subsample with unparsed predictions dropped (16% of cells): the general path's
+    optimum is statsmodels' REML optimum."""
+    items = io.build_item_table(default_raw, "exclude")
+    items = items[items["question_id"].isin(default_subsample.questions["question_id"])]
+    wide = io.wide_scores(items)
+    assert not wide.complete
+    fit = mixed.fit_lmm(wide, spec)
+    assert fit.method == "general" and not any(fit.boundary.values())
+    assert_statsmodels_optimum(items, fit)
 
 
 def test_statsmodels_path_on_category_model():

@@ -51,6 +51,7 @@ References
 
 from __future__ import annotations
 
+import itertools
 import logging
 import warnings
 from dataclasses import dataclass, field
@@ -356,15 +357,24 @@ def _exact_variances(st: _StrataStats, model_spec: str) -> dict:
     if not candidates:
         raise RuntimeError("the REML deviance has no minimum over the variance components")
     scored = [
-        (
-            _strata_deviance(v["residual"], v["question"] + v["residual"] / k, v["category"], st),
-            -sum(x == 0 for x in v.values()),  # ties: prefer the boundary
-            i,
-        )
-        for i, v in enumerate(candidates)
+        (v, _strata_deviance(v["residual"], v["question"] + v["residual"] / k, v["category"], st))
+        for v in candidates
     ]
-    best = min(scored, key=lambda x: (round(x[0] / _DEVIANCE_TIE), x[1]))
-    return candidates[best[2]] | {"deviance": best[0]}
+    best, deviance = _prefer_boundary(scored)
+    return best | {"deviance": deviance}
+
+
+def _prefer_boundary(candidates):
+    """The ``(estimate, deviance)`` pair of smallest deviance; among near-ties, the one with
+    most components exactly zero (an estimate is an array of ratios or a dict of variances)."""
+    smallest = min(dev for _, dev in candidates)
+    ties = [c for c in candidates if c[1] <= smallest + _DEVIANCE_TIE]
+
+    def zeros(estimate):
+        values = estimate.values() if isinstance(estimate, dict) else estimate
+        return sum(float(x) == 0.0 for x in values)
+
+    return max(ties, key=lambda c: zeros(c[0]))
 
 
 def _fit_exact(scores: np.ndarray, codes: np.ndarray, model_spec: str, intercept_only=False):
@@ -443,7 +453,8 @@ def _general_pieces(gamma_q: float, gamma_c: float, d: _GeneralData):
     g = gamma_c / big_e
     # T_c of the model indicators (C, K) and of y (C,)
     h = np.zeros((n_cat, d.observed.shape[1]))
-    np.add.at(h, d.codes, d.observed / big_d[:, None])
+    for m, column in enumerate((d.observed / big_d[:, None]).T):  # a loop over models only
+        h[:, m] = np.bincount(d.codes, weights=column, minlength=n_cat)
     t_y = np.bincount(d.codes, weights=d.total / big_d, minlength=n_cat)
     xtvx = (
         np.diag(d.n_per_model) - (d.observed * w[:, None]).T @ d.observed - (h * g[:, None]).T @ h
@@ -502,7 +513,7 @@ def _general_profiled(gamma: np.ndarray, d: _GeneralData, spec: str):
     return dev, np.array([grad_q, grad_c])
 
 
-def _minimise_general(d: _GeneralData, spec: str, fixed_zero: tuple = ()):
+def _minimise_general(d: _GeneralData, spec: str, fixed_zero: tuple = (), start=None):
     """L-BFGS-B over the free ratios (bounds at 0); ``fixed_zero`` pins ratios at 0."""
     n_par = 2 if spec == "category_question" else 1
     free = [j for j in range(n_par) if j not in fixed_zero]
@@ -522,7 +533,7 @@ def _minimise_general(d: _GeneralData, spec: str, fixed_zero: tuple = ()):
 
     result = optimize.minimize(
         objective,
-        x0=np.ones(len(free)),
+        x0=np.ones(len(free)) if start is None else np.maximum(np.asarray(start)[free], 1e-3),
         jac=True,
         method="L-BFGS-B",
         bounds=[(0.0, None)] * len(free),
@@ -570,15 +581,14 @@ def _newton_polish(objective, x, dev, max_steps: int = 20):
 def _fit_general(scores, observed, codes, n_cat, model_spec):
     d = _general_data(scores, observed, codes, n_cat)
     n_par = 2 if model_spec == "category_question" else 1
-    candidates = [_minimise_general(d, model_spec)]
-    # Boundaries exactly: refit with each subset of components pinned at zero.
-    pins = [(0,), (1,), (0, 1)] if n_par == 2 else [(0,)]
+    start = _general_start(scores, observed, codes, model_spec)
+    candidates = [_minimise_general(d, model_spec, start=start)]
+    # Boundaries exactly: where a ratio ends up small, refit with it (and with every other
+    # small one) pinned at zero, and keep the better fit.
+    small = [j for j in range(n_par) if candidates[0][0][j] < 1e-2]
+    pins = [c for r in range(1, len(small) + 1) for c in itertools.combinations(small, r)]
     candidates += [_minimise_general(d, model_spec, pin) for pin in pins]
-    best = min(
-        candidates,
-        key=lambda c: (round(c[1] / _DEVIANCE_TIE), -int(np.sum(c[0] == 0))),
-    )
-    gamma = best[0]
+    gamma, deviance = _prefer_boundary(candidates)
     gamma_q, gamma_c = (gamma[0], gamma[1]) if n_par == 2 else (0.0, gamma[0])
     pieces = _general_pieces(gamma_q, gamma_c, d)
     sigma2 = pieces["r"] / (d.n_obs - scores.shape[1])
@@ -586,10 +596,31 @@ def _fit_general(scores, observed, codes, n_cat, model_spec):
         "residual": sigma2,
         "question": gamma_q * sigma2,
         "category": gamma_c * sigma2,
-        "deviance": best[1],
+        "deviance": deviance,
     }
     cov = sigma2 * np.linalg.inv(pieces["xtvx"])
     return pieces["beta"], cov, est
+
+
+def _general_start(scores, observed, codes, model_spec):
+    """Starting ratios: the exact fit on the questions every model answered.
+
+    None (start at ratios 1, as lme4 does) when every question is complete, so that the
+    general path stays an independent check of the exact path, or when the complete
+    questions cannot be fitted.
+    """
+    complete = observed.all(axis=1)
+    if complete.all():
+        return None
+    try:
+        codes = np.unique(codes[complete], return_inverse=True)[1]
+        _, _, est = _fit_exact(scores[complete], codes, model_spec)
+    except (ValueError, RuntimeError, IndexError):
+        return None
+    ratios = [est["category"] / est["residual"]]
+    if model_spec == "category_question":
+        ratios.insert(0, est["question"] / est["residual"])
+    return np.array(ratios)
 
 
 def _general_deviance(variance: dict, d: _GeneralData) -> float:
