@@ -85,7 +85,7 @@ def test_to_latex_escapes_and_formats(small_table):
     assert "\\begin{tabular}{lrrrl}" in text
     assert "model\\_a & diff & n10 & p\\_holm & significant\\_holm \\\\" in text
     assert "Mistral-7B-v0.1 & 0.0541 & 217 & $2.01\\times10^{-4}$ & yes \\\\" in text
-    assert "a|b" in text
+    assert "a\\textbar{}b" in text
     for rule in ("\\toprule", "\\midrule", "\\bottomrule", "\\end{tabular}", "\\end{table}"):
         assert rule in text
 
