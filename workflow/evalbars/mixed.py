@@ -378,6 +378,7 @@ def _prefer_boundary(candidates):
 
 
 def _fit_exact(scores: np.ndarray, codes: np.ndarray, model_spec: str, intercept_only=False):
+    """Fixed effects, their covariance and the variance estimates on the exact path."""
     st = _strata_stats(scores, codes, intercept_only)
     est = _exact_variances(st, model_spec)
     sigma2, tau2 = est["residual"], est["category"]
