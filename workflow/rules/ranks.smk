@@ -1,4 +1,67 @@
-# --- ranks stage: target rule (placeholder until the stage lands) ---------------------------------
+# --- Rank uncertainty (seed 001): score intervals, separated neighbours, tiers, plausible ranks ---
+# Two readings of the subsample's ordering in one table: unpaired (each model an independent
+# estimate; the `evalbars ranks` calculator) and paired (bootstrap over the shared questions).
+
+
+# --- Both readings: CSV (tidy, column `reading`) and Markdown (side by side) -------------------
+rule ranks_table:
+    input:
+        item_table=rules.subsample.output.item_table,
+    output:
+        csv=report(
+            "results/tables/ranks.csv",
+            caption="../report/ranks.rst",
+            category="4. Ranks",
+            labels={"item": "table"},
+        ),
+        md="results/tables/ranks.md",
+    log:
+        "results/logs/ranks_table/ranks_table.log",
+    params:
+        level=lookup(dpath="level", within=config),
+        draws=lookup(dpath="ranks/draws", within=config),
+        replicates=lookup(dpath="ranks/replicates", within=config),
+        seed=lookup(dpath="ranks/seed", within=config),
+        stratify=lookup(dpath="ranks/stratify", within=config),
+        version=EVALBARS_VERSION,
+    message:
+        "--- Rank uncertainty: unpaired and paired readings."
+    script:
+        "../scripts/ranks_table.py"
+
+
+# --- Forest plot (tiers shaded) and rank-range plot ------------------------------------------------
+rule ranks_figures:
+    input:
+        table=rules.ranks_table.output.csv,
+    output:
+        forest_png=report(
+            "results/figures/ranks_forest.png",
+            caption="../report/ranks_forest.rst",
+            category="4. Ranks",
+            labels={"item": "forest plot"},
+        ),
+        forest_svg="results/figures/ranks_forest.svg",
+        range_png=report(
+            "results/figures/ranks_range.png",
+            caption="../report/ranks_range.rst",
+            category="4. Ranks",
+            labels={"item": "rank ranges"},
+        ),
+        range_svg="results/figures/ranks_range.svg",
+    log:
+        "results/logs/ranks_figures/ranks_figures.log",
+    params:
+        level=lookup(dpath="level", within=config),
+        version=EVALBARS_VERSION,
+    message:
+        "--- Rank uncertainty figures."
+    script:
+        "../scripts/ranks_figures.py"
+
+
+# --- Target rule of the ranks stage -------------------------------------------------------------
 rule ranks_all:
     input:
-        [],
+        rules.ranks_table.output,
+        rules.ranks_figures.output,

@@ -1,0 +1,175 @@
+"""The ``evalbars`` command line.
+
+Subcommands register themselves in :data:`SUBCOMMANDS`: each entry names a
+function that adds the subcommand's arguments to its parser and a function that
+runs it and returns the exit status. To add one, write the two functions and add
+an entry; :func:`main` needs no change.
+
+Exit status: 0 on success; 1 on bad input (the reason is printed as one line on
+stderr, no traceback); 2 on a bad command line (also one line).
+
+Example::
+
+    evalbars ranks leaderboard.csv
+    evalbars ranks leaderboard.tsv --format json --seed 7 --draws 20000 --level 0.9
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from typing import Callable
+
+from . import __version__
+
+__all__ = ["Subcommand", "SUBCOMMANDS", "build_parser", "main"]
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line on stderr, exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+# --- evalbars ranks ------------------------------------------------------------------------------
+
+
+def _level(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1 (e.g. 0.95)")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive whole number")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is negative; seeds are whole numbers >= 0")
+    return value
+
+
+def _add_ranks_arguments(parser: argparse.ArgumentParser) -> None:
+    from .ranks import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
+
+    parser.add_argument(
+        "file",
+        metavar="FILE",
+        help="CSV or TSV leaderboard ('-' reads stdin): a name column (name, system or model) and, "
+        "per row, correct+total, score+n or score+se; scores as proportions or percentages",
+    )
+    parser.add_argument(
+        "--format",
+        choices=["markdown", "csv", "json"],
+        default="markdown",
+        help="output format (default: markdown, with the headline above the table; "
+        "csv writes the headline to stderr)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=_seed,
+        default=DEFAULT_SEED,
+        help=f"seed of the plausible-world draws (default: {DEFAULT_SEED})",
+    )
+    parser.add_argument(
+        "--draws",
+        type=_positive_int,
+        default=DEFAULT_DRAWS,
+        help=f"plausible worlds to draw (default: {DEFAULT_DRAWS})",
+    )
+    parser.add_argument(
+        "--level",
+        type=_level,
+        default=DEFAULT_LEVEL,
+        help=f"confidence level of intervals and rank ranges (default: {DEFAULT_LEVEL})",
+    )
+
+
+def _run_ranks(args: argparse.Namespace) -> int:
+    from . import ranks
+
+    board = ranks.read_leaderboard(args.file)
+    report = ranks.rank_table(board, level=args.level, draws=args.draws, seed=args.seed)
+    if args.format == "markdown":
+        sys.stdout.write(ranks.report_markdown(report))
+    elif args.format == "json":
+        sys.stdout.write(ranks.report_json(report))
+    else:
+        report.table.to_csv(sys.stdout, index=False, lineterminator="\n")
+        print(report.headline, file=sys.stderr)
+    return 0
+
+
+# --- Registry and entry point --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    """One subcommand: its help line, how to add its arguments, how to run it."""
+
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+#: Every subcommand of ``evalbars``, by name.
+SUBCOMMANDS: dict[str, Subcommand] = {
+    "ranks": Subcommand(
+        help="score intervals, separated neighbours, tiers and plausible ranks of a leaderboard",
+        add_arguments=_add_ranks_arguments,
+        run=_run_ranks,
+    ),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``evalbars`` parser with one subparser per entry of :data:`SUBCOMMANDS`."""
+    parser = _OneLineParser(
+        prog="evalbars",
+        description="Which ranking claims do benchmark results support?",
+    )
+    parser.add_argument("--version", action="version", version=f"evalbars {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
+    commands.required = True
+    for name, sub in SUBCOMMANDS.items():
+        sub_parser = commands.add_parser(name, help=sub.help, description=sub.help)
+        sub.add_arguments(sub_parser)
+        sub_parser.set_defaults(run=sub.run)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Run ``evalbars``; returns the exit status (0 ok, 1 bad input, 2 bad command line)."""
+    from .io import InputError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except (InputError, ValueError) as exc:
+        reason = " ".join(str(exc).split())
+        print(f"evalbars {args.command}: error: {reason}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # e.g. piped into `head`
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,21 @@
+"""Snakemake adapter: unpaired and paired rank uncertainty of the subsample (results/tables/ranks.*)."""
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from evalbars import io, ranks
+from evalbars.workflow import script_context
+
+if TYPE_CHECKING:
+    from snakemake.iocontainers import snakemake
+
+with script_context(snakemake.log[0]):
+    p = snakemake.params
+    wide = io.wide_scores(pd.read_parquet(snakemake.input.item_table))
+    table, reports = ranks.ranks_readings(
+        wide, p.level, draws=p.draws, replicates=p.replicates, seed=p.seed, stratify=p.stratify
+    )
+    table.to_csv(snakemake.output.csv, index=False)
+    Path(snakemake.output.md).write_text(ranks.readings_markdown(table, reports))
