@@ -25,7 +25,6 @@ policy: ``wrong``, ``random_guess`` or ``exclude``.
 
 from __future__ import annotations
 
-import io as _stdio
 import json
 import logging
 import re
@@ -57,7 +56,11 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-ITEM_COLUMNS = ["model", "question_id", "category", "src", "answer", "pred", "correct", "source_file"]
+#: Columns of the canonical item table. ``n_options`` (how many answer options the question
+#: has) is kept so that missing predictions can be re-scored as random guesses later.
+ITEM_COLUMNS = [
+    "model", "question_id", "category", "src", "answer", "pred", "correct", "source_file", "n_options",
+]
 MISSING_POLICIES = ("wrong", "random_guess", "exclude")
 #: Largest uncompressed archive member we accept (the biggest MMLU-Pro member is ~40 MB).
 MAX_MEMBER_BYTES = 512 * 1024**2
@@ -413,6 +416,7 @@ def build_item_table(frames, policy: str = "wrong", seed: int = 0) -> pd.DataFra
     items["src"] = items["src"].astype("string")
     items["pred"] = items["pred"].astype("string")
     items["answer"] = items["answer"].astype("string")
+    items["n_options"] = items["n_options"].astype("int16")
     return items.reset_index(drop=True)
 
 

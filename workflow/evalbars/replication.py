@@ -110,20 +110,11 @@ def rescore(items: pd.DataFrame, policy: str, seed: int) -> pd.DataFrame:
     A row counts as a missing prediction when ``pred`` is null but ``answer`` is
     not (rows from tables that give only ``correct`` keep their score). Its
     ``correct`` is set to null and :func:`evalbars.io.apply_missing_policy` scores
-    it again. ``random_guess`` needs each question's number of options: taken from
-    an ``n_options`` column if the table has one, else
-    :data:`evalbars.io.DEFAULT_N_OPTIONS` (10, MMLU-Pro's maximum) with a warning.
+    it again; ``random_guess`` uses each question's ``n_options``.
     """
     frame = items.copy()
     missing = frame["pred"].isna() & frame["answer"].notna()
     frame["correct"] = frame["correct"].astype("Int8").mask(missing)
-    if "n_options" not in frame.columns:
-        if policy == "random_guess" and missing.any():
-            log.warning(
-                "the item table has no n_options column; random guesses assume %d options",
-                io.DEFAULT_N_OPTIONS,
-            )
-        frame["n_options"] = io.DEFAULT_N_OPTIONS
     scored = io.apply_missing_policy(frame, policy, seed)
     return scored[[c for c in items.columns]].reset_index(drop=True)
 
@@ -177,7 +168,7 @@ def replication_runs(
     Notes
     -----
     Each policy's scores are pivoted once; every seed draws its questions with
-    :func:`evalbars.sampling.stratified_subsample` (the workflow's own draw) from the
+    :func:`evalbars.sampling.draw_questions` (the workflow's own draw) from the
     questions every model answered and selects those rows.
     """
     if items_policy == "exclude" and any(p != "exclude" for p in policies):
@@ -192,11 +183,9 @@ def replication_runs(
         scored = items if policy == items_policy else rescore(items, policy, policy_seed)
         wide = io.wide_scores(scored, models)
         eligible, _ = sampling.eligible_questions(scored[scored["model"].isin(wide.models)])
-        # The draw depends only on the eligible (question, category) set and the seed.
-        questions = eligible.assign(model="questions")
         position = pd.Index(wide.question_ids)
         for i, seed in enumerate(all_seeds):
-            drawn = sampling.stratified_subsample(questions, n, seed).questions["question_id"]
+            drawn = sampling.draw_questions(eligible, n, seed)[0]["question_id"]
             keep = np.zeros(len(position), dtype=bool)
             keep[position.get_indexer(drawn)] = True
             sub = WideScores(

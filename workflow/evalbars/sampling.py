@@ -18,7 +18,13 @@ import pandas as pd
 
 from .io import question_order
 
-__all__ = ["allocate_proportional", "eligible_questions", "Subsample", "stratified_subsample"]
+__all__ = [
+    "allocate_proportional",
+    "eligible_questions",
+    "draw_questions",
+    "Subsample",
+    "stratified_subsample",
+]
 
 log = logging.getLogger(__name__)
 
@@ -123,8 +129,48 @@ class Subsample:
     n_dropped: int
 
 
+def draw_questions(eligible: pd.DataFrame, n, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Draw the stratified sample from a set of eligible questions.
+
+    Parameters
+    ----------
+    eligible : DataFrame
+        ``question_id``, ``category``, one row per question (any order).
+    n : int or "all"
+        Questions to draw.
+    seed : int
+        Seed of :func:`numpy.random.default_rng`.
+
+    Returns
+    -------
+    questions : DataFrame
+        ``question_id``, ``category`` of the drawn questions, sorted by question id.
+    allocation : DataFrame
+        ``category, available, quota, allocated``.
+
+    Notes
+    -----
+    One uniform key per eligible question is drawn in canonical order
+    (category, question id); each category keeps its ``allocated`` smallest
+    keys. This is sampling without replacement, uniform within each category,
+    and depends only on the seed and the eligible set.
+    """
+    eligible = question_order(eligible[["question_id", "category"]]).reset_index(drop=True)
+    sizes = eligible.groupby("category").size()
+    n_draw = len(eligible) if n == "all" else int(n)
+    allocation = allocate_proportional(sizes, n_draw)
+    keys = np.random.default_rng(seed).random(len(eligible))
+    codes = pd.Categorical(eligible["category"], categories=allocation.index).codes
+    order = np.lexsort((keys, codes))
+    starts = np.searchsorted(codes[order], np.arange(len(allocation)))
+    position = np.arange(len(order)) - starts[codes[order]]
+    chosen = order[position < allocation["allocated"].to_numpy()[codes[order]]]
+    questions = eligible.iloc[chosen].sort_values("question_id").reset_index(drop=True)
+    return questions, allocation.reset_index()
+
+
 def stratified_subsample(items: pd.DataFrame, n, seed: int) -> Subsample:
-    """Draw the seeded category-stratified subsample.
+    """Draw the seeded category-stratified subsample of an item table.
 
     Parameters
     ----------
@@ -135,30 +181,14 @@ def stratified_subsample(items: pd.DataFrame, n, seed: int) -> Subsample:
     seed : int
         Seed of :func:`numpy.random.default_rng`.
 
-    Notes
-    -----
-    One uniform key per eligible question is drawn in canonical order
-    (category, question id); each category keeps its ``allocated`` smallest
-    keys. This is sampling without replacement, uniform within each category.
+    See Also
+    --------
+    eligible_questions, draw_questions : the two steps.
     """
     eligible, n_dropped = eligible_questions(items)
     if n_dropped:
         log.warning("%d questions are not answered by every model and are not eligible", n_dropped)
-    sizes = eligible.groupby("category").size()
-    n_draw = len(eligible) if n == "all" else int(n)
-    allocation = allocate_proportional(sizes, n_draw)
-    keys = np.random.default_rng(seed).random(len(eligible))
-    codes = pd.Categorical(eligible["category"], categories=allocation.index).codes
-    order = np.lexsort((keys, codes))
-    starts = np.searchsorted(codes[order], np.arange(len(allocation)))
-    position = np.arange(len(order)) - starts[codes[order]]
-    chosen = order[position < allocation["allocated"].to_numpy()[codes[order]]]
-    questions = eligible.iloc[np.sort(chosen)].sort_values("question_id").reset_index(drop=True)
+    questions, allocation = draw_questions(eligible, n, seed)
     subset = items[items["question_id"].isin(questions["question_id"])]
     subset = subset.sort_values(["model", "question_id"]).reset_index(drop=True)
-    return Subsample(
-        items=subset,
-        questions=questions,
-        allocation=allocation.reset_index(),
-        n_dropped=n_dropped,
-    )
+    return Subsample(items=subset, questions=questions, allocation=allocation, n_dropped=n_dropped)
