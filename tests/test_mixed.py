@@ -20,9 +20,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
+
 from evalbars import io, mixed
 from evalbars.pairwise import accuracy_order, adjust_pvalues
-from scipy import stats
 
 DATA = Path(__file__).resolve().parent / "data"
 R_OUTPUT = Path(__file__).resolve().parent / "reference" / "r_output"

@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pingouin as pg
 import pytest
-from evalbars import io, mixed, omnibus
 from scipy import stats
 from statsmodels.stats.anova import AnovaRM
 from statsmodels.stats.contingency_tables import cochrans_q as sm_cochrans_q
 
+from evalbars import io, mixed, omnibus
 from tests.reference.r_results import R_RESULTS
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from evalbars import io, pairwise
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 
+from evalbars import io, pairwise
 from tests.reference.r_results import R_RESULTS, r_pair
 
 DATA = Path(__file__).resolve().parent / "data"

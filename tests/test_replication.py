@@ -88,6 +88,7 @@ def test_rescore_keeps_rows_without_an_answer():
             "pred": [None, None, "C"],
             "correct": np.array([1, 0, 1], dtype="int8"),
             "source_file": "f",
+            "n_options": 4,
         }
     )
     rescored = replication.rescore(items, "random_guess", seed=0)

@@ -4,6 +4,7 @@ import logging
 from typing import TYPE_CHECKING
 
 import pandas as pd
+
 from evalbars import io, mixed, report
 from evalbars.workflow import script_context
 

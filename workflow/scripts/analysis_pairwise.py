@@ -3,6 +3,7 @@
 from typing import TYPE_CHECKING
 
 import pandas as pd
+
 from evalbars import io, pairwise, report
 from evalbars.workflow import script_context
 

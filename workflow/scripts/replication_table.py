@@ -3,6 +3,7 @@
 from typing import TYPE_CHECKING
 
 import pandas as pd
+
 from evalbars import replication, report
 from evalbars.plotting import save_figure
 from evalbars.workflow import script_context
