@@ -1,4 +1,346 @@
-# --- simulate stage: target rule (placeholder until the stage lands) ---------------------------------
+# --- Simulate stage: seeded simulation studies -----------------------------------------------------
+# Every row of a grid under config/simulation/ is its own job; its numbers depend only on the row's
+# values and simulation/seed (evalbars.simulate.setting_seed_sequence), never on job order.
+
+LEADERBOARD_GRID = Paramspace(
+    pd.read_csv(lookup(dpath="simulation/leaderboard/grid", within=config), sep="\t")
+)
+FWER_GRID = Paramspace(pd.read_csv(lookup(dpath="simulation/fwer/grid", within=config), sep="\t"))
+CLUSTERED_GRID = Paramspace(
+    pd.read_csv(lookup(dpath="simulation/clustered/grid", within=config), sep="\t")
+)
+LEADERBOARD_FIGURE_SETTING = LEADERBOARD_GRID.wildcard_pattern.format(
+    **lookup(dpath="simulation/leaderboard/figure", within=config)
+)
+
+
+# --- 1. The unpaired leaderboard (seed 000): one job per (questions, spread) ----------------------
+rule sim_leaderboard:
+    output:
+        summary=f"results/simulations/leaderboard/{LEADERBOARD_GRID.wildcard_pattern}/summary.csv",
+        runs=f"results/simulations/leaderboard/{LEADERBOARD_GRID.wildcard_pattern}/runs.csv",
+        one_run=f"results/simulations/leaderboard/{LEADERBOARD_GRID.wildcard_pattern}/one_run.csv",
+    log:
+        f"results/logs/sim_leaderboard/{LEADERBOARD_GRID.wildcard_pattern}.log",
+    benchmark:
+        f"results/benchmarks/sim_leaderboard/{LEADERBOARD_GRID.wildcard_pattern}.tsv"
+    params:
+        setting=LEADERBOARD_GRID.instance,
+        runs=lookup(dpath="simulation/leaderboard/runs", within=config),
+        true_rates=lookup(dpath="simulation/leaderboard/true_rates", within=config),
+        seed=lookup(dpath="simulation/seed", within=config),
+        level=lookup(dpath="level", within=config),
+        version=EVALBARS_VERSION,
+    message:
+        "--- Leaderboard simulation: {wildcards}."
+    script:
+        "../scripts/sim_leaderboard.py"
+
+
+rule sim_leaderboard_table:
+    input:
+        settings=expand(
+            "results/simulations/leaderboard/{setting}/summary.csv",
+            setting=LEADERBOARD_GRID.instance_patterns,
+        ),
+    output:
+        table=report(
+            "results/simulations/leaderboard.csv",
+            caption="../report/sim_leaderboard_table.rst",
+            category="5. Simulations",
+            subcategory="Leaderboard luck",
+            labels={"item": "table: every setting and rule"},
+        ),
+    log:
+        "results/logs/sim_leaderboard_table/sim_leaderboard_table.log",
+    params:
+        sort_by=["spread", "questions", "rule"],
+    message:
+        "--- Collecting the leaderboard settings."
+    script:
+        "../scripts/sim_combine.py"
+
+
+rule sim_leaderboard_figures:
+    input:
+        table=rules.sim_leaderboard_table.output.table,
+        runs=f"results/simulations/leaderboard/{LEADERBOARD_FIGURE_SETTING}/runs.csv",
+        one_run=f"results/simulations/leaderboard/{LEADERBOARD_FIGURE_SETTING}/one_run.csv",
+    output:
+        one_run_png=report(
+            "results/figures/sim_leaderboard_one_run.png",
+            caption="../report/sim_leaderboard_one_run.rst",
+            category="5. Simulations",
+            subcategory="Leaderboard luck",
+            labels={"item": "(a) one run's leaderboard"},
+        ),
+        one_run_svg="results/figures/sim_leaderboard_one_run.svg",
+        leader_grid_png=report(
+            "results/figures/sim_leaderboard_leader_grid.png",
+            caption="../report/sim_leaderboard_leader_grid.rst",
+            category="5. Simulations",
+            subcategory="Leaderboard luck",
+            labels={"item": "(b) the leader's questions"},
+        ),
+        leader_grid_svg="results/figures/sim_leaderboard_leader_grid.svg",
+        difference_histogram_png=report(
+            "results/figures/sim_leaderboard_difference_histogram.png",
+            caption="../report/sim_leaderboard_difference_histogram.rst",
+            category="5. Simulations",
+            subcategory="Leaderboard luck",
+            labels={"item": "(c) A minus B over runs"},
+        ),
+        difference_histogram_svg="results/figures/sim_leaderboard_difference_histogram.svg",
+        decision_rules_png=report(
+            "results/figures/sim_leaderboard_decision_rules.png",
+            caption="../report/sim_leaderboard_decision_rules.rst",
+            category="5. Simulations",
+            subcategory="Leaderboard luck",
+            labels={"item": "(d) decision rules across N"},
+        ),
+        decision_rules_svg="results/figures/sim_leaderboard_decision_rules.svg",
+        played_out_png=report(
+            "results/figures/sim_leaderboard_played_out.png",
+            caption="../report/sim_leaderboard_played_out.rst",
+            category="5. Simulations",
+            subcategory="Leaderboard luck",
+            labels={"item": "(e) one run played out"},
+        ),
+        played_out_svg="results/figures/sim_leaderboard_played_out.svg",
+    log:
+        "results/logs/sim_leaderboard_figures/sim_leaderboard_figures.log",
+    params:
+        spread=lookup(dpath="simulation/leaderboard/figure/spread", within=config),
+        level=lookup(dpath="level", within=config),
+    message:
+        "--- Leaderboard figures."
+    script:
+        "../scripts/sim_leaderboard_figures.py"
+
+
+# --- 2. Precision and questions needed (closed forms) ---------------------------------------------
+rule sim_precision:
+    input:
+        item_table=branch(
+            lookup(dpath="simulation/precision/from_data", within=config),
+            then=rules.subsample.output.item_table,
+        ),
+    output:
+        precision=report(
+            "results/simulations/precision.csv",
+            caption="../report/sim_precision_table.rst",
+            category="5. Simulations",
+            subcategory="Precision and questions needed",
+            labels={"item": "table: interval half-widths"},
+        ),
+        questions_needed=report(
+            "results/simulations/questions_needed.csv",
+            caption="../report/sim_questions_needed_table.rst",
+            category="5. Simulations",
+            subcategory="Precision and questions needed",
+            labels={"item": "table: questions needed"},
+        ),
+    log:
+        "results/logs/sim_precision/sim_precision.log",
+    params:
+        precision=lookup(dpath="simulation/precision", within=config),
+        level=lookup(dpath="level", within=config),
+    message:
+        "--- Interval half-widths and questions needed per gap."
+    script:
+        "../scripts/sim_precision.py"
+
+
+rule sim_precision_figures:
+    input:
+        precision=rules.sim_precision.output.precision,
+        questions_needed=rules.sim_precision.output.questions_needed,
+    output:
+        halfwidth_png=report(
+            "results/figures/sim_precision_halfwidth.png",
+            caption="../report/sim_precision_halfwidth.rst",
+            category="5. Simulations",
+            subcategory="Precision and questions needed",
+            labels={"item": "figure: half-width over N"},
+        ),
+        halfwidth_svg="results/figures/sim_precision_halfwidth.svg",
+        questions_needed_png=report(
+            "results/figures/sim_questions_needed.png",
+            caption="../report/sim_questions_needed.rst",
+            category="5. Simulations",
+            subcategory="Precision and questions needed",
+            labels={"item": "figure: questions needed"},
+        ),
+        questions_needed_svg="results/figures/sim_questions_needed.svg",
+    log:
+        "results/logs/sim_precision_figures/sim_precision_figures.log",
+    params:
+        level=lookup(dpath="level", within=config),
+    message:
+        "--- Precision figures."
+    script:
+        "../scripts/sim_precision_figures.py"
+
+
+# --- 3. Family-wise error and power on shared questions (paper section 5.1) -----------------------
+rule sim_fwer:
+    output:
+        summary=f"results/simulations/fwer/{FWER_GRID.wildcard_pattern}/summary.csv",
+    log:
+        f"results/logs/sim_fwer/{FWER_GRID.wildcard_pattern}.log",
+    benchmark:
+        f"results/benchmarks/sim_fwer/{FWER_GRID.wildcard_pattern}.tsv"
+    params:
+        setting=FWER_GRID.instance,
+        replications=lookup(dpath="simulation/fwer/replications", within=config),
+        mean_accuracy=lookup(dpath="simulation/fwer/mean_accuracy", within=config),
+        concentration=lookup(dpath="simulation/fwer/concentration", within=config),
+        seed=lookup(dpath="simulation/seed", within=config),
+        alpha=lookup(dpath="alpha", within=config),
+        version=EVALBARS_VERSION,
+    message:
+        "--- FWER simulation: {wildcards}."
+    script:
+        "../scripts/sim_fwer.py"
+
+
+rule sim_fwer_table:
+    input:
+        settings=expand(
+            "results/simulations/fwer/{setting}/summary.csv", setting=FWER_GRID.instance_patterns
+        ),
+    output:
+        table=report(
+            "results/simulations/fwer.csv",
+            caption="../report/sim_fwer_table.rst",
+            category="5. Simulations",
+            subcategory="Family-wise error",
+            labels={"item": "table: every setting, K and method"},
+        ),
+    log:
+        "results/logs/sim_fwer_table/sim_fwer_table.log",
+    params:
+        sort_by=["gap", "rho", "questions", "models", "method"],
+    message:
+        "--- Collecting the FWER settings."
+    script:
+        "../scripts/sim_combine.py"
+
+
+rule sim_fwer_figures:
+    input:
+        table=rules.sim_fwer_table.output.table,
+    output:
+        methods_png=report(
+            "results/figures/sim_fwer_methods.png",
+            caption="../report/sim_fwer_methods.rst",
+            category="5. Simulations",
+            subcategory="Family-wise error",
+            labels={"item": "figure: FWER by method"},
+        ),
+        methods_svg="results/figures/sim_fwer_methods.svg",
+        models_png=report(
+            "results/figures/sim_fwer_models.png",
+            caption="../report/sim_fwer_models.rst",
+            category="5. Simulations",
+            subcategory="Family-wise error",
+            labels={"item": "figure: FWER across K"},
+        ),
+        models_svg="results/figures/sim_fwer_models.svg",
+        power_png=report(
+            "results/figures/sim_fwer_power.png",
+            caption="../report/sim_fwer_power.rst",
+            category="5. Simulations",
+            subcategory="Family-wise error",
+            labels={"item": "figure: power under a true gap"},
+        ),
+        power_svg="results/figures/sim_fwer_power.svg",
+    log:
+        "results/logs/sim_fwer_figures/sim_fwer_figures.log",
+    params:
+        figure=lookup(dpath="simulation/fwer/figure", within=config),
+    message:
+        "--- FWER figures."
+    script:
+        "../scripts/sim_fwer_figures.py"
+
+
+# --- 4. Clustered questions: naive vs clustered vs mixed-model SE ---------------------------------
+rule sim_clustered:
+    output:
+        summary=f"results/simulations/clustered/{CLUSTERED_GRID.wildcard_pattern}/summary.csv",
+    log:
+        f"results/logs/sim_clustered/{CLUSTERED_GRID.wildcard_pattern}.log",
+    benchmark:
+        f"results/benchmarks/sim_clustered/{CLUSTERED_GRID.wildcard_pattern}.tsv"
+    params:
+        setting=CLUSTERED_GRID.instance,
+        questions=lookup(dpath="simulation/clustered/questions", within=config),
+        replications=lookup(dpath="simulation/clustered/replications", within=config),
+        mean_accuracy=lookup(dpath="simulation/clustered/mean_accuracy", within=config),
+        seed=lookup(dpath="simulation/seed", within=config),
+        level=lookup(dpath="level", within=config),
+        version=EVALBARS_VERSION,
+    message:
+        "--- Clustered-questions simulation: {wildcards}."
+    script:
+        "../scripts/sim_clustered.py"
+
+
+rule sim_clustered_table:
+    input:
+        settings=expand(
+            "results/simulations/clustered/{setting}/summary.csv",
+            setting=CLUSTERED_GRID.instance_patterns,
+        ),
+    output:
+        table=report(
+            "results/simulations/clustered.csv",
+            caption="../report/sim_clustered_table.rst",
+            category="5. Simulations",
+            subcategory="Clustered questions",
+            labels={"item": "table: SEs and coverage"},
+        ),
+    log:
+        "results/logs/sim_clustered_table/sim_clustered_table.log",
+    params:
+        sort_by=["design_effect", "cluster_size", "icc", "estimator"],
+    message:
+        "--- Collecting the clustered-questions settings."
+    script:
+        "../scripts/sim_combine.py"
+
+
+rule sim_clustered_figure:
+    input:
+        table=rules.sim_clustered_table.output.table,
+    output:
+        png=report(
+            "results/figures/sim_clustered.png",
+            caption="../report/sim_clustered.rst",
+            category="5. Simulations",
+            subcategory="Clustered questions",
+            labels={"item": "figure: SE ratio and coverage"},
+        ),
+        svg="results/figures/sim_clustered.svg",
+    log:
+        "results/logs/sim_clustered_figure/sim_clustered_figure.log",
+    params:
+        level=lookup(dpath="level", within=config),
+    message:
+        "--- Clustered-questions figure."
+    script:
+        "../scripts/sim_clustered_figure.py"
+
+
+# --- Target rule of the simulate stage -------------------------------------------------------------
 rule simulate_all:
     input:
-        [],
+        rules.sim_leaderboard_table.output,
+        rules.sim_leaderboard_figures.output,
+        rules.sim_precision.output,
+        rules.sim_precision_figures.output,
+        rules.sim_fwer_table.output,
+        rules.sim_fwer_figures.output,
+        rules.sim_clustered_table.output,
+        rules.sim_clustered_figure.output,

@@ -1,0 +1,28 @@
+"""Snakemake adapter: interval half-widths and questions needed per gap (closed forms)."""
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from evalbars import simulate
+from evalbars.workflow import script_context
+
+if TYPE_CHECKING:
+    from snakemake.iocontainers import snakemake
+
+with script_context(snakemake.log[0]):
+    p = snakemake.params.precision
+    items = (
+        pd.read_parquet(snakemake.input.item_table) if snakemake.input.get("item_table") else None
+    )
+    tables = simulate.precision_tables(
+        p["questions"],
+        p["gaps"],
+        p["rate"],
+        p["sds"],
+        snakemake.params.level,
+        p["disagreements"],
+        items,
+    )
+    tables.precision.to_csv(snakemake.output.precision, index=False)
+    tables.questions_needed.to_csv(snakemake.output.questions_needed, index=False)

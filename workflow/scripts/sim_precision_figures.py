@@ -1,0 +1,21 @@
+"""Snakemake adapter: half-width curve and questions-needed figure, PNG and SVG."""
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from evalbars import simulate
+from evalbars.plotting import save_figure
+from evalbars.workflow import script_context
+
+if TYPE_CHECKING:
+    from snakemake.iocontainers import snakemake
+
+with script_context(snakemake.log[0]):
+    figures = simulate.precision_figures(
+        pd.read_csv(snakemake.input.precision),
+        pd.read_csv(snakemake.input.questions_needed),
+        snakemake.params.level,
+    )
+    for name, fig in figures.items():
+        save_figure(fig, snakemake.output[f"{name}_png"], snakemake.output[f"{name}_svg"])
