@@ -1,0 +1,223 @@
+"""The ``evalbars`` command line: ``evalbars ranks`` formats, options, and one-line errors."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from evalbars import cli, ranks
+
+DATA = Path(__file__).resolve().parent / "data"
+SEED001 = DATA / "seed001_leaderboard.csv"
+HEADLINE = "8 systems, 3 tiers; the leader (model-a) is first in 64% of plausible worlds"
+
+
+def run(argv, capsys):
+    """Run ``evalbars`` in-process: (exit status, stdout, stderr)."""
+    try:
+        status = cli.main(argv)
+    except SystemExit as exc:  # argparse usage errors and --help
+        status = exc.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_markdown_is_the_default_with_the_headline_first(capsys):
+    status, out, err = run(["ranks", str(SEED001)], capsys)
+    assert status == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0] == HEADLINE
+    assert lines[2].startswith("|   # | system  | score % |    95% CI |")
+    rows = [line for line in lines if line.startswith("|   1 |") or line.startswith("|   5 |")]
+    assert rows[0].split("|")[2:5] == [" model-a ", "    84.2 ", " 80.7–87.1 "]
+    assert "+6.8 (+1.4 to +12.2)" in rows[1] and "| yes " in rows[1]
+    assert "64.1%" in rows[0] and "1–3" in rows[0]
+
+
+def test_csv_format_is_the_tidy_table_with_the_headline_on_stderr(capsys):
+    status, out, err = run(["ranks", str(SEED001), "--format", "csv"], capsys)
+    assert status == 0
+    assert err.strip() == HEADLINE
+    table = pd.read_csv(io.StringIO(out))
+    assert list(table.columns) == ranks.RANK_COLUMNS
+    expected = ranks.rank_table(ranks.read_leaderboard(SEED001)).table
+    pd.testing.assert_frame_equal(
+        table[["name", "score", "ci_low", "ci_high", "gap_low", "gap_high", "tier", "p_first"]],
+        expected[["name", "score", "ci_low", "ci_high", "gap_low", "gap_high", "tier", "p_first"]],
+    )
+
+
+def test_json_format_carries_settings_headline_and_systems(capsys):
+    status, out, err = run(["ranks", str(SEED001), "--format", "json", "--seed", "5"], capsys)
+    assert status == 0 and err == ""
+    document = json.loads(out)
+    assert document["seed"] == 5 and document["draws"] == ranks.DEFAULT_DRAWS
+    assert document["level"] == 0.95 and document["reading"] == "unpaired"
+    assert len(document["systems"]) == 8
+    last = document["systems"][-1]
+    assert last["name"] == "model-h" and last["gap"] is None and last["separated"] is None
+    assert document["systems"][4]["separated"] is True
+    assert document["headline"].startswith("8 systems, 3 tiers; the leader (model-a) is first in")
+
+
+def test_seed_draws_and_level_options(capsys):
+    _, first, _ = run(
+        ["ranks", str(SEED001), "--format", "csv", "--seed", "3", "--draws", "500"], capsys
+    )
+    _, again, _ = run(
+        ["ranks", str(SEED001), "--format", "csv", "--seed", "3", "--draws", "500"], capsys
+    )
+    _, other, _ = run(
+        ["ranks", str(SEED001), "--format", "csv", "--seed", "4", "--draws", "500"], capsys
+    )
+    assert first == again and first != other
+    p_first = pd.read_csv(io.StringIO(first))["p_first"]
+    assert ((p_first * 500).round(9) % 1 == 0).all()  # shares of 500 worlds
+    seeded = ["--seed", "3", "--draws", "500"]
+    _, narrow, _ = run(
+        ["ranks", str(SEED001), "--format", "csv", "--level", "0.7", *seeded], capsys
+    )
+    wide, narrow = pd.read_csv(io.StringIO(first)), pd.read_csv(io.StringIO(narrow))
+    assert ((narrow["ci_high"] - narrow["ci_low"]) < (wide["ci_high"] - wide["ci_low"])).all()
+    # At 70% model-c over model-d (+3.2 points) is separated too: a fourth tier.
+    assert wide["tier"].max() == 3 and narrow["tier"].max() == 4
+    assert narrow["separated"].iloc[2] and not wide["separated"].iloc[2]
+    assert (narrow["rank_high"] - narrow["rank_low"] <= wide["rank_high"] - wide["rank_low"]).all()
+
+
+def test_tsv_and_stdin(tmp_path, capsys, monkeypatch):
+    tsv = tmp_path / "board.tsv"
+    tsv.write_text(SEED001.read_text().replace(",", "\t"))
+    _, from_tsv, _ = run(["ranks", str(tsv)], capsys)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(SEED001.read_text()))
+    _, from_stdin, _ = run(["ranks", "-"], capsys)
+    _, from_csv, _ = run(["ranks", str(SEED001)], capsys)
+    assert from_tsv == from_csv == from_stdin
+
+
+BAD_BOARDS = {
+    "score_above_100": (
+        "name,score,n\na,80,100\nb,104,100\n",
+        r"row 2 (b): score 104 is outside [0, 100]",
+    ),
+    "score_below_0": (
+        "name,score,n\na,0.8,100\nb,-0.2,100\n",
+        r"row 2 (b): score -0.2 is outside [0, 1]",
+    ),
+    "n_zero": ("name,score,n\na,0.8,100\nb,0.7,0\n", "row 2 (b): n must be > 0, got 0"),
+    "total_negative": (
+        "name,correct,total\na,8,10\nb,3,-10\n",
+        "row 2 (b): total must be > 0, got -10",
+    ),
+    "correct_above_total": (
+        "name,correct,total\na,8,10\nb,12,10\n",
+        "row 2 (b): correct 12 exceeds total 10",
+    ),
+    "missing_total": (
+        "name,correct,total\na,8,10\nb,7,\n",
+        "row 2 (b): missing value: correct is given but total is empty",
+    ),
+    "missing_n_and_se": (
+        "name,score,n,se\na,0.8,100,\nb,0.7,,\n",
+        "row 2 (b): missing value: score is given but neither n nor se",
+    ),
+    "empty_row": (
+        "name,correct,total\na,8,10\nb,,\n",
+        "row 2 (b): missing values: the row has no numbers",
+    ),
+    "missing_name": ("name,correct,total\na,8,10\n,7,10\n", "row 2: missing name"),
+    "duplicate_name": (
+        "name,correct,total\na,8,10\nb,7,10\na,6,10\n",
+        "row 3 (a): duplicate name, also on row 1",
+    ),
+    "not_a_number": (
+        "name,correct,total\na,8,10\nb,seven,10\n",
+        "row 2 (b): correct 'seven' is not a number",
+    ),
+    "two_forms": (
+        "name,correct,total,score,n\na,8,10,0.8,10\n",
+        "row 1 (a): fills both correct+total and score+n",
+    ),
+    "unknown_column": ("name,correct,total,org\na,8,10,x\n", "unknown column(s) 'org'"),
+    "no_form": ("name,score\na,0.8\n", "do not make a known combination"),
+    "no_name_column": ("correct,total\n8,10\n", "no name column"),
+    "ragged": ("name,correct,total\na,8,10\nb,7\n", "row 2 has 2 fields but the header has 3"),
+    "header_only": ("name,correct,total\n", "the leaderboard has no rows"),
+    "empty_file": ("", "the file is empty"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_BOARDS))
+def test_bad_input_exits_1_with_one_line_naming_the_row(case, tmp_path, capsys):
+    text, reason = BAD_BOARDS[case]
+    path = tmp_path / f"{case}.csv"
+    path.write_text(text)
+    status, out, err = run(["ranks", str(path)], capsys)
+    assert status == 1
+    assert out == ""
+    assert err.count("\n") == 1, err
+    assert err.startswith(f"evalbars ranks: error: {path}: ")
+    assert reason in err
+    assert "Traceback" not in err
+
+
+def test_missing_file_exits_1(tmp_path, capsys):
+    status, out, err = run(["ranks", str(tmp_path / "nope.csv")], capsys)
+    assert status == 1 and out == ""
+    assert (
+        err
+        == f"evalbars ranks: error: {tmp_path / 'nope.csv'}: cannot read file: No such file or directory\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "argv,reason",
+    [
+        (
+            ["ranks", "x.csv", "--level", "95"],
+            "argument --level: 95 is not between 0 and 1 (e.g. 0.95)",
+        ),
+        (["ranks", "x.csv", "--level", "high"], "argument --level: 'high' is not a number"),
+        (["ranks", "x.csv", "--draws", "0"], "argument --draws: 0 is not a positive whole number"),
+        (["ranks", "x.csv", "--seed", "-1"], "argument --seed: -1 is negative"),
+        (["ranks", "x.csv", "--format", "xml"], "argument --format: invalid choice: 'xml'"),
+        (["ranks"], "the following arguments are required: FILE"),
+        ([], "the following arguments are required: COMMAND"),
+        (["rank", "x.csv"], "invalid choice: 'rank'"),
+    ],
+)
+def test_bad_command_lines_exit_2_with_one_line(argv, reason, capsys):
+    status, out, err = run(argv, capsys)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1, err
+    assert reason in err
+
+
+def test_subcommands_come_from_the_registry():
+    parser = cli.build_parser()
+    subparsers = next(a for a in parser._actions if a.dest == "command")
+    assert set(subparsers.choices) == set(cli.SUBCOMMANDS) == {"ranks"}
+
+
+def test_installed_entry_point_runs(tmp_path):
+    # The console script declared in pyproject.toml, as a user runs it.
+    script = Path(sys.executable).parent / "evalbars"
+    assert script.exists(), f"{script} missing: is the package installed (uv sync)?"
+    done = subprocess.run(
+        [str(script), "ranks", str(SEED001)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == HEADLINE
+    bad = tmp_path / "bad.csv"
+    bad.write_text("name,correct,total\na,12,10\n")
+    done = subprocess.run(
+        [str(script), "ranks", str(bad)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 1
+    assert done.stderr == f"evalbars ranks: error: {bad}: row 1 (a): correct 12 exceeds total 10\n"

@@ -1,0 +1,607 @@
+"""Rank uncertainty (seed 001): intervals against published values and statsmodels, the seed's
+worked example on a constructed leaderboard, plausible ranks, determinism, and the paired reading.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import integrate, stats
+from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
+
+from evalbars import ranks
+from evalbars.intervals import newcombe_interval, wilson_interval, z_for_level
+from evalbars.io import InputError, WideScores
+
+DATA = Path(__file__).resolve().parent / "data"
+SEED001 = DATA / "seed001_leaderboard.csv"
+
+
+def board_of(**columns) -> pd.DataFrame:
+    """A parsed leaderboard from keyword columns (names default to s1, s2, ...)."""
+    n_rows = len(next(iter(columns.values())))
+    columns.setdefault("name", [f"s{i + 1}" for i in range(n_rows)])
+    return ranks.parse_leaderboard(pd.DataFrame(columns))
+
+
+def points(x) -> np.ndarray:
+    """Proportions as percentage points rounded to one decimal, as the seed prints them."""
+    return np.round(100 * np.asarray(x, dtype=float), 1)
+
+
+# --- Score intervals ---------------------------------------------------------------------------
+
+
+def test_wilson_160_of_200_is_73_9_to_85_0():
+    low, high = ranks.score_intervals(board_of(correct=[160], total=[200]))
+    assert points([low[0], high[0]]).tolist() == [73.9, 85.0]
+
+
+# Newcombe (1998a), Stat Med 17:857, Wilson examples (peers-and-oracles.md, O1).
+WILSON_PUBLISHED = [
+    (81, 263, 0.2553, 0.3662),
+    (15, 148, 0.0624, 0.1605),
+    (0, 20, 0.0000, 0.1611),
+    (1, 29, 0.0061, 0.1718),
+    (29, 29, 0.8830, 1.0000),
+    (10, 10, 0.7225, 1.0000),
+    (0, 10, 0.0000, 0.2775),
+    (5, 10, 0.2366, 0.7634),
+]
+
+
+def test_score_intervals_match_newcombe_1998_wilson_examples():
+    k, n, low, high = map(np.array, zip(*WILSON_PUBLISHED))
+    got_low, got_high = ranks.score_intervals(board_of(correct=k, total=n))
+    np.testing.assert_allclose(got_low, low, atol=5e-5)
+    np.testing.assert_allclose(got_high, high, atol=5e-5)
+
+
+def test_score_intervals_agree_with_statsmodels_wilson_on_a_grid():
+    rng = np.random.default_rng(3)
+    n = rng.integers(1, 5000, size=200)
+    k = rng.integers(0, n + 1)
+    for level in (0.8, 0.95, 0.99):
+        low, high = ranks.score_intervals(board_of(correct=k, total=n), level)
+        ref_low, ref_high = proportion_confint(k, n, alpha=1 - level, method="wilson")
+        np.testing.assert_allclose(low, ref_low, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(high, ref_high, rtol=0, atol=1e-12)
+
+
+def test_se_rows_get_score_plus_minus_z_se_unclipped():
+    board = board_of(score=[0.5, 0.99], se=[0.02, 0.01])
+    low, high = ranks.score_intervals(board, 0.9)
+    z = stats.norm.ppf(0.95)
+    np.testing.assert_allclose(low, [0.5 - z * 0.02, 0.99 - z * 0.01])
+    np.testing.assert_allclose(high, [0.5 + z * 0.02, 0.99 + z * 0.01])
+    assert high[1] > 1  # a normal interval, documented as not clipped
+
+
+# --- Gap intervals -----------------------------------------------------------------------------
+
+# Newcombe (1998b), Stat Med 17:873, Table II, method 10 (peers-and-oracles.md, O3).
+NEWCOMBE_PUBLISHED = [
+    (56, 70, 48, 80, 0.0524, 0.3339),
+    (9, 10, 3, 10, 0.1705, 0.8090),
+    (6, 7, 2, 7, 0.0582, 0.8062),
+    (5, 56, 0, 29, -0.0381, 0.1926),
+    (0, 10, 0, 20, -0.1611, 0.2775),
+    (0, 10, 0, 10, -0.2775, 0.2775),
+    (10, 10, 0, 20, 0.6791, 1.0000),
+    (10, 10, 0, 10, 0.6075, 1.0000),
+]
+
+
+@pytest.mark.parametrize("ka,na,kb,nb,low,high", NEWCOMBE_PUBLISHED)
+def test_gap_interval_matches_newcombe_1998_table_ii(ka, na, kb, nb, low, high):
+    gaps = ranks.adjacent_gaps(board_of(correct=[ka, kb], total=[na, nb]))
+    assert gaps["gap_low"].iloc[0] == pytest.approx(low, abs=5e-5)
+    assert gaps["gap_high"].iloc[0] == pytest.approx(high, abs=5e-5)
+    assert gaps["separated"].iloc[0] == (low > 0)
+    assert gaps["separated"].isna().iloc[1]
+
+
+def test_gap_intervals_agree_with_statsmodels_newcomb():
+    rng = np.random.default_rng(4)
+    n = rng.integers(5, 3000, size=(60, 2))
+    k = rng.integers(0, n + 1)
+    board = board_of(correct=k.ravel(), total=n.ravel())
+    gaps = ranks.adjacent_gaps(board, 0.95)  # pairs (0,1), (1,2), ...; check the (2i, 2i+1) ones
+    for i in range(60):
+        ref = confint_proportions_2indep(
+            k[i, 0], n[i, 0], k[i, 1], n[i, 1], method="newcomb", compare="diff", alpha=0.05
+        )
+        assert gaps["gap_low"].iloc[2 * i] == pytest.approx(ref[0], abs=1e-12)
+        assert gaps["gap_high"].iloc[2 * i] == pytest.approx(ref[1], abs=1e-12)
+
+
+def test_mover_with_two_wilson_intervals_is_newcombes_interval():
+    # The MOVER rule used for mixed pairs reduces to Newcombe's for two proportions.
+    ka, na, kb, nb = 56, 70, 48, 80
+    la, ua = wilson_interval(ka, na)
+    lb, ub = wilson_interval(kb, nb)
+    got = ranks._mover_difference(ka / na, la, ua, kb / nb, lb, ub)
+    np.testing.assert_allclose(got, newcombe_interval(ka, na, kb, nb), atol=1e-15)
+
+
+def test_se_pair_gap_is_the_normal_difference_interval():
+    gaps = ranks.adjacent_gaps(board_of(score=[0.71, 0.66], se=[0.012, 0.016]))
+    half = z_for_level(0.95) * np.hypot(0.012, 0.016)
+    assert gaps["gap_low"].iloc[0] == pytest.approx(0.05 - half, abs=1e-14)
+    assert gaps["gap_high"].iloc[0] == pytest.approx(0.05 + half, abs=1e-14)
+    assert gaps["pair_kind"].iloc[0] == "se"
+
+
+def test_mixed_pair_uses_wilson_bounds_on_one_side_and_normal_on_the_other():
+    frame = pd.DataFrame(
+        {
+            "name": ["p", "s"],
+            "correct": [430, None],
+            "total": [500, None],
+            "score": [None, 0.80],
+            "se": [None, 0.015],
+        }
+    )
+    board = ranks.parse_leaderboard(frame)
+    gaps = ranks.adjacent_gaps(board)
+    z = z_for_level(0.95)
+    la, ua = wilson_interval(430, 500)
+    p = 0.86
+    expected_low = (p - 0.80) - np.hypot(p - la, z * 0.015)
+    expected_high = (p - 0.80) + np.hypot(ua - p, z * 0.015)
+    assert gaps["gap_low"].iloc[0] == pytest.approx(expected_low, abs=1e-14)
+    assert gaps["gap_high"].iloc[0] == pytest.approx(expected_high, abs=1e-14)
+    assert gaps["pair_kind"].iloc[0] == "mixed"
+    table = ranks.rank_table(board, draws=500, seed=1).table
+    assert "mixes a proportion and an SE row" in table["note"].iloc[0]
+
+
+def test_tiers_start_at_every_separated_pair():
+    assert ranks.tiers_from_separated([False, True, True, False, pd.NA]).tolist() == [1, 1, 2, 3, 3]
+    assert ranks.tiers_from_separated([pd.NA]).tolist() == [1]
+
+
+# --- The seed's worked example, on the leaderboard we constructed ------------------------------
+
+
+@pytest.fixture(scope="module")
+def seed001():
+    return ranks.rank_table(ranks.read_leaderboard(SEED001))
+
+
+def test_seed001_board_is_eight_systems_on_500_items_from_62_6_to_84_2(seed001):
+    t = seed001.table
+    assert len(t) == 8 and (t["n"] == 500).all()
+    assert t["name"].tolist() == [f"model-{c}" for c in "abcdefgh"]
+    assert points(t["score"]).tolist() == [84.2, 83.0, 81.6, 78.4, 77.6, 70.8, 70.2, 62.6]
+
+
+def test_seed001_intervals(seed001):
+    t = seed001.table
+    assert points(t[["ci_low", "ci_high"]].iloc[0]).tolist() == [80.7, 87.1]
+    width = 100 * (t["ci_high"] - t["ci_low"])
+    assert width.between(6, 8.5).all(), width.tolist()
+
+
+def test_seed001_exactly_two_separated_adjacent_pairs(seed001):
+    t = seed001.table
+    assert t["separated"].tolist()[:-1] == [False, False, False, False, True, False, True]
+    e, g = t.iloc[4], t.iloc[6]  # model-e over model-f, model-g over model-h
+    assert points([e["gap"], e["gap_low"], e["gap_high"]]).tolist() == [6.8, 1.4, 12.2]
+    assert points([g["gap"], g["gap_low"], g["gap_high"]]).tolist() == [7.6, 1.7, 13.4]
+    # Separated although the two 95% bars overlap (model-e's low end is below model-f's high end).
+    assert e["ci_low"] < t["ci_high"].iloc[5]
+
+
+def test_seed001_top_five_are_one_tier_though_a_versus_d_is_separated(seed001):
+    t = seed001.table
+    assert t["tier"].tolist() == [1, 1, 1, 1, 1, 2, 2, 3]
+    assert seed001.n_tiers == 3
+    a_vs_d = ranks.adjacent_gaps(ranks.read_leaderboard(SEED001).iloc[[0, 3]])
+    assert points(a_vs_d["gap"].iloc[0]) == 5.8
+    assert bool(a_vs_d["separated"].iloc[0])
+
+
+def _exact_p_first(k, n):
+    """P(system 0 has the highest Jeffreys draw): integral of f_0(x) * prod_j F_j(x)."""
+    a, b = np.asarray(k) + 0.5, np.asarray(n) - np.asarray(k) + 0.5
+
+    def integrand(x):
+        return stats.beta.pdf(x, a[0], b[0]) * np.prod(stats.beta.cdf(x, a[1:], b[1:]))
+
+    return integrate.quad(integrand, 0, 1, points=[k[0] / n[0]], limit=200)[0]
+
+
+def test_seed001_leader_first_in_about_64_percent_with_rank_range_1_to_3(seed001):
+    t = seed001.table
+    p = t["p_first"].iloc[0]
+    assert round(100 * p) == 64  # at the default seed and draw count
+    exact = _exact_p_first(
+        [421, 415, 408, 392, 388, 354, 351, 313], [500] * 8
+    )  # independent of the sampler
+    assert round(100 * exact) == 64
+    assert abs(p - exact) < 4 * np.sqrt(exact * (1 - exact) / ranks.DEFAULT_DRAWS)
+    assert (t["rank_low"].iloc[0], t["rank_high"].iloc[0]) == (1, 3)
+    assert seed001.headline == (
+        "8 systems, 3 tiers; the leader (model-a) is first in 64% of plausible worlds"
+    )
+
+
+# --- Plausible ranks ---------------------------------------------------------------------------
+
+
+def test_ties_share_the_better_rank():
+    counts = ranks.rank_counts([np.array([[0.5, 0.5, 0.1], [0.2, 0.9, 0.9]])], 3)
+    # world 1: ranks 1, 1, 3; world 2: ranks 3, 1, 1
+    assert counts.tolist() == [[1, 0, 1], [2, 0, 0], [1, 0, 1]]
+
+
+def test_rank_summary_uses_inverse_cdf_quantiles():
+    # 100 worlds: rank 1 in 3, rank 2 in 94, rank 3 in 3 -> central 95% range 1..3; 90% range 2..2.
+    counts = np.array([[3, 94, 3], [94, 3, 3], [3, 3, 94]])
+    wide = ranks.rank_summary(counts, 0.95)
+    assert wide.loc[0, ["rank_low", "rank_high"]].tolist() == [1, 3]
+    narrow = ranks.rank_summary(counts, 0.90)
+    assert narrow.loc[0, ["rank_low", "rank_high"]].tolist() == [2, 2]
+    assert wide["p_first"].tolist() == [0.03, 0.94, 0.03]
+
+
+def test_jeffreys_draws_reproduce_the_published_jeffreys_intervals():
+    # O2: Beta(k + 1/2, n - k + 1/2) quantiles: 5/10 -> (0.2235, 0.7765); 81/263 -> (0.2545, 0.3656).
+    board = board_of(correct=[5, 81], total=[10, 263])
+    draws = np.vstack(list(ranks.plausible_scores(board, 200_000, np.random.default_rng(0))))
+    quantiles = np.quantile(draws, [0.025, 0.975], axis=0)
+    np.testing.assert_allclose(quantiles[:, 0], [0.2235, 0.7765], atol=0.004)
+    np.testing.assert_allclose(quantiles[:, 1], [0.2545, 0.3656], atol=0.002)
+
+
+def test_se_rows_are_drawn_from_the_normal_law():
+    board = board_of(score=[0.6], se=[0.02])
+    draws = np.vstack(list(ranks.plausible_scores(board, 100_000, np.random.default_rng(1))))
+    assert draws.mean() == pytest.approx(0.6, abs=4 * 0.02 / np.sqrt(1e5))
+    assert draws.std() == pytest.approx(0.02, rel=0.01)
+
+
+def test_same_seed_same_table_and_other_seed_within_monte_carlo_error():
+    board = ranks.read_leaderboard(SEED001)
+    first = ranks.rank_table(board, seed=11)
+    again = ranks.rank_table(board, seed=11)
+    pd.testing.assert_frame_equal(first.table, again.table)
+    assert ranks.report_json(first) == ranks.report_json(again)
+    other = ranks.rank_table(board, seed=12)
+    p1, p2 = first.table["p_first"].to_numpy(), other.table["p_first"].to_numpy()
+    assert not np.array_equal(p1, p2)
+    pooled = (p1 + p2) / 2
+    mc_se = np.sqrt(
+        2 * pooled * (1 - pooled) / ranks.DEFAULT_DRAWS
+    )  # SE of a difference of two runs
+    assert (np.abs(p1 - p2) <= 4 * mc_se + 1e-12).all()
+    # Everything that does not depend on the draws is identical.
+    fixed = ["score", "ci_low", "ci_high", "gap", "gap_low", "gap_high", "separated", "tier"]
+    pd.testing.assert_frame_equal(first.table[fixed], other.table[fixed])
+
+
+def test_nominal_order_is_score_descending_with_ties_in_input_order():
+    board = board_of(
+        name=["low", "tie-1", "high", "tie-2"], correct=[10, 50, 90, 50], total=[100] * 4
+    )
+    t = ranks.rank_table(board, draws=200, seed=0).table
+    assert t["name"].tolist() == ["high", "tie-1", "tie-2", "low"]
+    assert t["gap"].iloc[1] == 0 and not t["separated"].iloc[1]
+    assert t["position"].tolist() == [1, 2, 3, 4]
+
+
+def test_single_system():
+    report = ranks.rank_table(board_of(correct=[3], total=[4]), draws=100, seed=0)
+    assert report.table["p_first"].tolist() == [1.0]
+    assert (
+        report.headline == "1 system, 1 tier; the leader (s1) is first in 100% of plausible worlds"
+    )
+
+
+def test_bad_settings_are_refused():
+    board = board_of(correct=[3, 2], total=[4, 4])
+    with pytest.raises(ValueError, match="level"):
+        ranks.rank_table(board, level=95)
+    with pytest.raises(ValueError, match="draws"):
+        ranks.rank_table(board, draws=0)
+
+
+# --- Reading leaderboards ----------------------------------------------------------------------
+
+
+def test_percentages_proportions_percent_signs_and_score_n_give_the_same_table(tmp_path):
+    reference = ranks.rank_table(ranks.read_leaderboard(SEED001), draws=1000).table
+    counts = pd.read_csv(SEED001)
+    variants = {
+        "percent.csv": counts.assign(score=100 * counts.correct / 500, n=500)[
+            ["name", "score", "n"]
+        ],
+        "proportion.tsv": counts.assign(score=counts.correct / 500, n=500)[["name", "score", "n"]],
+        "signs.csv": counts.assign(score=[f"{100 * c / 500:.1f}%" for c in counts.correct], n=500)[
+            ["name", "score", "n"]
+        ],
+    }
+    for file, frame in variants.items():
+        path = tmp_path / file
+        frame.to_csv(path, index=False, sep="\t" if file.endswith(".tsv") else ",")
+        table = ranks.rank_table(ranks.read_leaderboard(path), draws=1000).table
+        assert (table["form"] == "proportion").all()
+        assert (table["note"] == "").all(), "84.2% of 500 is 421 exactly: no fractional note"
+        cols = ["name", "score", "ci_low", "ci_high", "gap_low", "gap_high", "tier", "p_first"]
+        pd.testing.assert_frame_equal(table[cols], reference[cols], check_exact=False, rtol=1e-12)
+
+
+def test_fractional_counts_are_kept_and_noted():
+    board = board_of(score=[84.17, 70.0], n=[500, 300])
+    assert board["successes"].iloc[0] == pytest.approx(420.85)
+    assert "fractional count 420.85" in board["note"].iloc[0]
+    assert board["note"].iloc[1] == ""
+    low, high = ranks.score_intervals(board)
+    ref = wilson_interval(420.85, 500)
+    assert (low[0], high[0]) == (pytest.approx(ref[0], abs=1e-15), pytest.approx(ref[1], abs=1e-15))
+    report = ranks.rank_table(board, draws=200, seed=0)
+    assert "fractional count" in report.table["note"].iloc[0]
+
+
+def test_mixed_forms_fixture():
+    board = ranks.read_leaderboard(DATA / "ranks_mixed.csv")
+    assert dict(zip(board["name"], board["form"])) == {
+        "alpha": "counts",
+        "beta": "proportion",
+        "gamma": "se",
+        "delta": "counts",
+    }
+    report = ranks.rank_table(board, draws=1000, seed=3)
+    t = report.table
+    assert t["name"].tolist() == ["alpha", "beta", "gamma", "delta"]
+    assert list(t.columns) == ranks.RANK_COLUMNS
+    assert (
+        "mixes a proportion and an SE row" in t["note"].iloc[1]
+    )  # beta (proportion) -> gamma (se)
+    assert "mixes a proportion and an SE row" in t["note"].iloc[2]  # gamma (se) -> delta (counts)
+    assert t["note"].iloc[0] == "" and t["note"].iloc[3] == ""
+    assert np.isnan(t["n"].iloc[2]) and t["n"].iloc[1] == 1000
+
+
+@pytest.mark.parametrize(
+    "frame,message",
+    [
+        (
+            dict(name=["a", "b"], score=[0.8, -0.1], n=[100, 100]),
+            r"row 2 \(b\): score -0.1 is outside \[0, 1\]",
+        ),
+        (
+            dict(name=["a", "b"], score=[80, 104], n=[100, 100]),
+            r"row 2 \(b\): score 104 is outside \[0, 100\]",
+        ),
+        (dict(name=["a", "b"], score=[0.8, 0.7], n=[100, 0]), r"row 2 \(b\): n must be > 0, got 0"),
+        (
+            dict(name=["a", "b"], correct=[80, 120], total=[100, 100]),
+            r"row 2 \(b\): correct 120 exceeds total 100",
+        ),
+        (
+            dict(name=["a", "b"], correct=[80, 20], total=[100, -5]),
+            r"row 2 \(b\): total must be > 0",
+        ),
+        (
+            dict(name=["a", "b"], correct=[80, None], total=[100, 100]),
+            r"row 2 \(b\): missing value: total is given but correct is empty",
+        ),
+        (
+            dict(name=["a", "b"], score=[0.8, 0.7], n=[100, None]),
+            r"row 2 \(b\): missing value: score is given but neither n nor se",
+        ),
+        (
+            dict(name=["a", "a"], correct=[80, 70], total=[100, 100]),
+            r"row 2 \(a\): duplicate name, also on row 1",
+        ),
+        (dict(name=["a", None], correct=[80, 70], total=[100, 100]), r"row 2: missing name"),
+        (dict(name=["a", "b"], score=[0.8, 0.7], se=[0.01, 0]), r"row 2 \(b\): se must be > 0"),
+        (
+            dict(name=["a", "b"], score=[0.8, "abc"], n=[100, 100]),
+            r"row 2 \(b\): score 'abc' is not a number",
+        ),
+        (
+            dict(name=["a"], score=[0.8], n=[100], se=[0.01]),
+            r"row 1 \(a\): fills both score\+n and score\+se",
+        ),
+        (dict(name=["a"], score=[0.8], accuracy=[0.8]), r"unknown column\(s\) 'accuracy'"),
+        (dict(name=["a"], score=[0.8]), r"do not make a known combination"),
+        (dict(name=["a"], correct=[8], n=[10]), r"do not make a known combination"),
+        (dict(label=["a"], correct=[8], total=[10]), r"no name column"),
+    ],
+)
+def test_bad_rows_are_refused_naming_the_row(frame, message):
+    with pytest.raises(InputError, match=message):
+        ranks.parse_leaderboard(pd.DataFrame(frame), source="board.csv")
+
+
+def test_read_errors_name_the_file(tmp_path):
+    with pytest.raises(InputError, match="missing.csv: cannot read file"):
+        ranks.read_leaderboard(tmp_path / "missing.csv")
+    empty = tmp_path / "empty.csv"
+    empty.write_text("\n")
+    with pytest.raises(InputError, match="empty.csv: the file is empty"):
+        ranks.read_leaderboard(empty)
+    ragged = tmp_path / "ragged.csv"
+    ragged.write_text("name,correct,total\na,1,2\nb,1\n")
+    with pytest.raises(InputError, match="row 2 has 2 fields but the header has 3"):
+        ranks.read_leaderboard(ragged)
+    header_only = tmp_path / "header.csv"
+    header_only.write_text("name,correct,total\n")
+    with pytest.raises(InputError, match="no rows"):
+        ranks.read_leaderboard(header_only)
+
+
+def test_delimiters_are_sniffed(tmp_path):
+    for sep in (",", "\t", ";", "|"):
+        path = tmp_path / "board.txt"
+        path.write_text(f"Name{sep}Correct{sep}Total\nx{sep}8{sep}10\ny{sep}5{sep}10\n")
+        board = ranks.read_leaderboard(path)
+        assert board["name"].tolist() == ["x", "y"] and board["successes"].tolist() == [8, 5]
+
+
+# --- Paired reading ----------------------------------------------------------------------------
+
+
+def _correlated_items(seed=11, questions=800):
+    """Four models sharing most answers (correlation 0.7-0.9), gaps of about two points."""
+    rng = np.random.default_rng(seed)
+    categories = np.repeat(np.array(["c1", "c2", "c3", "c4"]), questions // 4)
+    easy = rng.random(questions) < 0.55
+    gain = np.array([0.16, 0.10, 0.04, 0.0])  # chance to solve a question the others miss
+    u = rng.random((questions, 4))
+    scores = np.where(easy[:, None], u > 0.02, u < gain[None, :]).astype(float)
+    return WideScores(scores, ["m0", "m1", "m2", "m3"], np.arange(questions), categories)
+
+
+def test_stratified_bootstrap_keeps_every_category_size():
+    wide = _correlated_items(questions=400)
+    indicators = (wide.categories[:, None] == np.array(["c1", "c2", "c3", "c4"])).astype(float)
+    rng = np.random.default_rng(0)
+    means = np.vstack(list(ranks.bootstrap_accuracies(indicators, wide.categories, 1200, rng)))
+    assert means.shape == (1200, 4)
+    np.testing.assert_array_equal(means, 0.25)  # exactly 100 of 400 questions per category, always
+    loose = np.vstack(list(ranks.bootstrap_accuracies(indicators, None, 1200, rng)))
+    assert loose.std(axis=0).min() > 0.01
+
+
+def test_bootstrap_spread_of_a_difference_matches_the_paired_standard_error():
+    wide = _correlated_items()
+    from evalbars.pairwise import pairwise_table
+
+    pair = pairwise_table(wide).set_index(["model_a", "model_b"]).loc[("m0", "m1")]
+    means = np.vstack(
+        list(ranks.bootstrap_accuracies(wide.scores, None, 20_000, np.random.default_rng(5)))
+    )
+    diff = means[:, 0] - means[:, 1]
+    assert diff.mean() == pytest.approx(pair["diff"], abs=4 * pair["se_paired"] / np.sqrt(2e4))
+    # SD of a bootstrap SD over 20,000 replicates is about 0.5% of it.
+    assert diff.std() == pytest.approx(pair["se_paired"], rel=0.03)
+
+
+def test_pairing_sharpens_the_ranking_of_correlated_models():
+    wide = _correlated_items()
+    table, reports = ranks.ranks_readings(wide, draws=4000, replicates=4000, seed=1)
+    unpaired, paired = (
+        table[table["reading"] == r].reset_index(drop=True) for r in ("unpaired", "paired")
+    )
+    assert unpaired["name"].tolist() == paired["name"].tolist() == ["m0", "m1", "m2", "m3"]
+    # Same scores and Wilson intervals; sharper gaps, more tiers, narrower rank ranges, surer leader.
+    pd.testing.assert_frame_equal(
+        unpaired[["score", "ci_low", "ci_high"]], paired[["score", "ci_low", "ci_high"]]
+    )
+    width_u = (unpaired["gap_high"] - unpaired["gap_low"]).iloc[:-1]
+    width_p = (paired["gap_high"] - paired["gap_low"]).iloc[:-1]
+    assert (width_p < 0.6 * width_u).all()
+    assert reports[0].n_tiers == 1 and reports[1].n_tiers >= 3
+    range_u = (unpaired["rank_high"] - unpaired["rank_low"]).sum()
+    range_p = (paired["rank_high"] - paired["rank_low"]).sum()
+    assert range_p < range_u
+    assert paired["p_first"].iloc[0] > unpaired["p_first"].iloc[0] + 0.05
+
+
+def test_paired_gap_is_the_paired_z_interval():
+    wide = _correlated_items()
+    report = ranks.paired_rank_table(wide, replicates=200, seed=0)
+    d = wide.scores[:, 0] - wide.scores[:, 1]
+    se = d.std(ddof=0) / np.sqrt(len(d))  # Miller (2024) Eq. 7, population variance
+    row = report.table.iloc[0]
+    assert row["gap"] == pytest.approx(d.mean(), abs=1e-15)
+    assert row["gap_low"] == pytest.approx(d.mean() - z_for_level(0.95) * se, abs=1e-12)
+    assert row["gap_high"] == pytest.approx(d.mean() + z_for_level(0.95) * se, abs=1e-12)
+
+
+def test_paired_reading_is_deterministic_and_uses_shared_questions_only():
+    wide = _correlated_items(questions=400)
+    scores = wide.scores.copy()
+    scores[:10, 2] = np.nan  # ten questions model m2 did not answer
+    holey = WideScores(scores, wide.models, wide.question_ids, wide.categories)
+    a = ranks.paired_rank_table(holey, replicates=1000, seed=9)
+    b = ranks.paired_rank_table(holey, replicates=1000, seed=9)
+    pd.testing.assert_frame_equal(a.table, b.table)
+    assert "390 shared questions" in a.method and "10 questions not answered" in a.method
+
+
+def test_unpaired_reading_of_item_data_equals_the_calculator_on_its_counts(tmp_path):
+    wide = _correlated_items(questions=400)
+    table, _ = ranks.ranks_readings(wide, draws=3000, replicates=500, seed=21)
+    counts = pd.DataFrame(
+        {"name": wide.models, "correct": wide.scores.sum(axis=0).astype(int), "total": 400}
+    )
+    counts.to_csv(tmp_path / "counts.csv", index=False)
+    calculator = ranks.rank_table(
+        ranks.read_leaderboard(tmp_path / "counts.csv"), draws=3000, seed=21
+    )
+    unpaired = table[table["reading"] == "unpaired"].drop(columns="reading").reset_index(drop=True)
+    pd.testing.assert_frame_equal(unpaired, calculator.table)
+
+
+def test_rank_table_csv_round_trip(tmp_path):
+    table, _ = ranks.ranks_readings(
+        _correlated_items(questions=200), draws=300, replicates=300, seed=2
+    )
+    table.to_csv(tmp_path / "ranks.csv", index=False)
+    back = ranks.read_rank_table(tmp_path / "ranks.csv")
+    pd.testing.assert_frame_equal(back, table, check_dtype=False)
+    assert back["separated"].dtype == "boolean"
+
+
+def test_markdown_renderings_show_both_readings():
+    table, reports = ranks.ranks_readings(_correlated_items(), draws=500, replicates=500, seed=1)
+    text = ranks.readings_markdown(table, reports)
+    assert text.startswith("- **unpaired**: 4 systems, 1 tier;")
+    header = [cell.strip() for cell in text.splitlines()[3].strip("|").split("|")]
+    assert header[:3] == ["#", "model", "score %"]
+    assert "tier unpaired / paired" in header and "P(first) unpaired / paired" in header
+    assert "Table: Scores with 95% Wilson intervals" in text
+    single = ranks.report_markdown(reports[0])
+    assert single.splitlines()[0] == reports[0].headline
+
+
+def test_figures_state_the_finding_and_save_deterministically(tmp_path):
+    from evalbars.plotting import save_figure
+
+    table, _ = ranks.ranks_readings(_correlated_items(), draws=500, replicates=500, seed=1)
+    forest = ranks.forest_figure(table)
+    assert forest._suptitle.get_text().startswith("4 models form 1 tier unpaired but")
+    rng_fig = ranks.rank_range_figure(table)
+    assert rng_fig._suptitle.get_text().startswith("m0 is first in")
+    for name in ("a", "b"):
+        save_figure(ranks.forest_figure(table), tmp_path / f"forest_{name}.png")
+        save_figure(ranks.rank_range_figure(table), tmp_path / f"range_{name}.png")
+    for stem in ("forest", "range"):
+        for ext in ("png", "svg"):
+            assert (tmp_path / f"{stem}_a.{ext}").read_bytes() == (
+                tmp_path / f"{stem}_b.{ext}"
+            ).read_bytes()
+    single = ranks.rank_range_figure(
+        ranks.rank_table(ranks.read_leaderboard(SEED001), draws=500).table
+    )
+    assert single._suptitle.get_text().startswith("model-a is first in")
+
+
+# --- Real data ---------------------------------------------------------------------------------
+
+
+@pytest.mark.realdata
+def test_default_subsample_pairing_narrows_every_adjacent_gap(default_subsample):
+    from evalbars import io
+
+    wide = io.wide_scores(default_subsample.items)
+    table, reports = ranks.ranks_readings(
+        wide, draws=2000, replicates=2000, seed=ranks.DEFAULT_SEED
+    )
+    unpaired, paired = (
+        table[table["reading"] == r].reset_index(drop=True) for r in ("unpaired", "paired")
+    )
+    assert len(unpaired) == 6 and unpaired["n"].eq(1497).all()
+    assert unpaired["name"].tolist() == paired["name"].tolist()
+    width_u = (unpaired["gap_high"] - unpaired["gap_low"]).iloc[:-1]
+    width_p = (paired["gap_high"] - paired["gap_low"]).iloc[:-1]
+    assert (width_p < width_u).all()
+    assert reports[1].n_tiers >= reports[0].n_tiers
