@@ -163,7 +163,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.run(args)
-    except (InputError, ValueError) as exc:
+    except InputError as exc:  # bad input; anything else is a bug and keeps its traceback
         reason = " ".join(str(exc).split())
         print(f"evalbars {args.command}: error: {reason}", file=sys.stderr)
         return 1

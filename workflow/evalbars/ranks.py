@@ -339,8 +339,8 @@ def _missing_description(given: set) -> str:
         return "missing value: total is given but correct is empty"
     if "score" in given:
         return "missing value: score is given but neither n nor se"
-    missing = "score"
-    return f"missing value: {', '.join(sorted(given))} given but {missing} is empty"
+    # Only n and/or se: the score is what is missing.
+    return f"missing value: {' and '.join(sorted(given))} given but score is empty"
 
 
 def _format_number(value: float) -> str:
@@ -748,7 +748,7 @@ def headline(table: pd.DataFrame) -> str:
     )
 
 
-def _assemble(board, gaps, summary, extra_notes=None) -> pd.DataFrame:
+def _assemble(board, gaps, summary) -> pd.DataFrame:
     notes = board["note"].astype(str).tolist()
     kinds = gaps["pair_kind"].tolist()
     for i, kind in enumerate(kinds):
@@ -756,8 +756,6 @@ def _assemble(board, gaps, summary, extra_notes=None) -> pd.DataFrame:
             notes[i] = "; ".join(
                 x for x in (notes[i], "gap mixes a proportion and an SE row (MOVER interval)") if x
             )
-    if extra_notes is not None:
-        notes = ["; ".join(x for x in pair if x) for pair in zip(notes, extra_notes)]
     table = pd.DataFrame(
         {
             "position": np.arange(1, len(board) + 1),
