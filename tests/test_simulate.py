@@ -188,6 +188,11 @@ def test_questions_to_resolve_unpaired_is_1_28_over_gap_squared():
     assert needed == pytest.approx([128, 512, 3200, 12800])
     assert needed == pytest.approx(1.28 / gaps**2)
     assert needed == pytest.approx([130, 500, 3200, 12800], rel=0.03)  # the seed's rounding
+    table = sim.questions_needed_table(gaps, disagreements={"half": 0.5, "tiny": 0.015})
+    unpaired = table[table["design"] == "unpaired"]["questions_per_model"]
+    assert unpaired.tolist() == [128, 512, 3200, 12800]  # whole questions, no float noise
+    tiny = table[table["source"] == "tiny"]["questions_per_model"]
+    assert tiny.isna().tolist() == [True, True, True, False]  # a gap above the disagreement rate
 
 
 def test_questions_to_resolve_paired():

@@ -399,6 +399,11 @@ def disagreement_rates(items: pd.DataFrame, models=None) -> pd.DataFrame:
     return pairs
 
 
+def _whole_questions(values) -> pd.Series:
+    """Round a question count up to a whole question (ignoring float noise such as 128.00000000001)."""
+    return pd.Series(np.ceil(np.round(np.asarray(values, dtype=float), 6))).astype("Int64")
+
+
 def questions_needed_table(
     gaps=(0.10, 0.05, 0.02, 0.01),
     rate: float = 0.8,
@@ -408,7 +413,8 @@ def questions_needed_table(
     """Questions needed to resolve each gap, unpaired and paired.
 
     ``disagreements`` maps a label (e.g. ``"data: median of 15 pairs"``) to a
-    disagreement rate. Returns ``gap_points, design, disagreement, source, rate,
+    disagreement rate. Counts are rounded up to whole questions (missing where a
+    gap exceeds the disagreement rate). Returns ``gap_points, design, disagreement, source, rate,
     sds, questions_per_model`` with ``design`` ``"unpaired"`` (both models near
     ``rate``) or ``"paired"``.
     """
@@ -422,7 +428,9 @@ def questions_needed_table(
                 "source": f"independent questions, both near {rate:.0%}",
                 "rate": float(rate),
                 "sds": float(sds),
-                "questions_per_model": questions_to_resolve_unpaired(gaps, rate, sds),
+                "questions_per_model": _whole_questions(
+                    questions_to_resolve_unpaired(gaps, rate, sds)
+                ),
             }
         )
     ]
@@ -436,7 +444,9 @@ def questions_needed_table(
                     "source": source,
                     "rate": float(rate),
                     "sds": float(sds),
-                    "questions_per_model": questions_to_resolve_paired(gaps, delta, sds),
+                    "questions_per_model": _whole_questions(
+                        questions_to_resolve_paired(gaps, delta, sds)
+                    ),
                 }
             )
         )
