@@ -29,6 +29,9 @@ Studies
 
 Figures for each study are built by the ``*_figures`` functions at the end of
 the module; they import matplotlib lazily so that simulation jobs do not pay for it.
+
+``uv run python -m evalbars.simulate`` (from the repository root) runs every
+configured setting once in one process and prints its time (:func:`time_settings`).
 """
 
 from __future__ import annotations
@@ -71,6 +74,7 @@ __all__ = [
     "balanced_random_intercept_se",
     "simulate_clustered",
     "combine_settings",
+    "time_settings",
     "leaderboard_figures",
     "precision_figures",
     "fwer_figures",
@@ -984,6 +988,98 @@ def combine_settings(frames, sort_by) -> pd.DataFrame:
     return combined.sort_values(list(sort_by), kind="stable").reset_index(drop=True)
 
 
+def time_settings(config: dict, root=".") -> pd.DataFrame:
+    """Run every configured simulation setting once, in this process, and time it.
+
+    ``config`` is the validated workflow configuration (defaults filled in); grid
+    paths are relative to ``root``. Returns ``study, setting, seconds, cpu_seconds``:
+    the simulation work alone, without the interpreter start-up and imports each
+    Snakemake job also pays. Run it as ``uv run python -m evalbars.simulate``.
+    """
+    import time
+    from pathlib import Path
+
+    sim_config = config["simulation"]
+    seed = sim_config["seed"]
+
+    def grid(study):
+        return pd.read_csv(Path(root) / sim_config[study]["grid"], sep="\t").to_dict("records")
+
+    jobs = [
+        (
+            "leaderboard",
+            row,
+            lambda row=row: simulate_leaderboard(
+                row["questions"],
+                row["spread"],
+                sim_config["leaderboard"]["runs"],
+                seed,
+                sim_config["leaderboard"]["true_rates"],
+                config["level"],
+            ),
+        )
+        for row in grid("leaderboard")
+    ]
+    fwer = sim_config["fwer"]
+    jobs += [
+        (
+            "fwer",
+            row,
+            lambda row=row: fwer_setting(
+                **row,
+                replications=fwer["replications"],
+                alpha=config["alpha"],
+                mean_accuracy=fwer["mean_accuracy"],
+                concentration=fwer["concentration"],
+                seed=seed,
+            ),
+        )
+        for row in grid("fwer")
+    ]
+    clustered = sim_config["clustered"]
+    jobs += [
+        (
+            "clustered",
+            row,
+            lambda row=row: simulate_clustered(
+                **row,
+                questions=clustered["questions"],
+                replications=clustered["replications"],
+                mean_accuracy=clustered["mean_accuracy"],
+                level=config["level"],
+                seed=seed,
+            ),
+        )
+        for row in grid("clustered")
+    ]
+    rows = []
+    for study, setting, run in jobs:
+        wall, cpu = time.perf_counter(), time.process_time()
+        run()
+        rows.append(
+            {
+                "study": study,
+                "setting": ", ".join(f"{k}={v}" for k, v in setting.items()),
+                "seconds": time.perf_counter() - wall,
+                "cpu_seconds": time.process_time() - cpu,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _main() -> None:
+    """``python -m evalbars.simulate``: time every configured setting (see :func:`time_settings`)."""
+    import yaml
+    from snakemake.utils import validate
+
+    config = yaml.safe_load(open("config/config.yaml"))
+    validate(config, "workflow/schemas/config.schema.yaml", set_default=True)
+    table = time_settings(config)
+    with pd.option_context("display.width", 120, "display.max_colwidth", 80):
+        print(table.round(3).to_string(index=False))
+    print(f"total: {table['seconds'].sum():.2f} s wall, {table['cpu_seconds'].sum():.2f} s CPU")
+
+
 # --- Figures --------------------------------------------------------------------------------------
 # matplotlib is imported inside each function: simulation jobs never draw, and the
 # import costs more than most settings take to simulate.
@@ -1617,3 +1713,7 @@ def clustered_figure(table: pd.DataFrame, level: float = 0.95):
             wrap=True,
         )
     return fig
+
+
+if __name__ == "__main__":
+    _main()
