@@ -486,3 +486,24 @@ def test_figures_state_their_findings():
     title = sim.clustered_figure(clustered).get_suptitle()
     ratio = clustered[clustered["estimator"] == "clustered_miller"]["se_ratio_to_naive"]
     assert f"{ratio.min():.1f}×" in title and f"{ratio.max():.1f}×" in title
+
+
+def test_time_settings_runs_every_grid_row_of_the_shipped_config():
+    # The shipped grids' columns must match the simulation functions' parameters.
+    import yaml
+    from snakemake.utils import validate
+
+    from .conftest import REPO
+
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    validate(config, str(REPO / "workflow" / "schemas" / "config.schema.yaml"), set_default=True)
+    config["simulation"]["leaderboard"]["runs"] = 200
+    config["simulation"]["fwer"]["replications"] = 20
+    config["simulation"]["clustered"]["replications"] = 20
+    timings = sim.time_settings(config, root=REPO)
+    grids = {
+        study: pd.read_csv(REPO / config["simulation"][study]["grid"], sep="\t")
+        for study in ("leaderboard", "fwer", "clustered")
+    }
+    assert timings["study"].value_counts().to_dict() == {s: len(g) for s, g in grids.items()}
+    assert (timings["seconds"] > 0).all()
