@@ -356,11 +356,11 @@ def test_paired_z_tests_match_pairwise_table():
             assert p[r, j] == pytest.approx(table.loc[key, "p_paired"])
 
 
-def test_row_wise_adjustment_equals_adjust_pvalues():
+def test_adjusting_many_families_at_once_equals_one_at_a_time():
     p = np.random.default_rng(6).uniform(0, 0.2, size=(50, 6))
     p[0] = [0.01, 0.04, 0.03, 0.005, 0.2, 0.01]  # ties included
     for method in ("bonferroni", "holm"):
-        rows = sim._adjust_pvalues_rows(p, method)
+        rows = pairwise.adjust_pvalues(p, method)
         for r in range(p.shape[0]):
             assert rows[r] == pytest.approx(pairwise.adjust_pvalues(p[r], method))
 

@@ -8,7 +8,9 @@ closed forms are evaluated at the fractional proportion).
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+
+# scipy.special, not scipy.stats: the latter takes seconds to import in every workflow job.
+from scipy import special
 
 __all__ = [
     "z_for_level",
@@ -23,7 +25,7 @@ def z_for_level(level: float) -> float:
     """Two-sided standard-normal critical value, e.g. 1.959964 for ``level=0.95``."""
     if not 0 < level < 1:
         raise ValueError(f"confidence level must be in (0, 1), got {level!r}")
-    return float(stats.norm.ppf(0.5 + level / 2))
+    return float(special.ndtri(0.5 + level / 2))
 
 
 def wilson_interval(successes, n, level: float = 0.95):
@@ -82,8 +84,8 @@ def jeffreys_interval(successes, n, level: float = 0.95):
     k = np.asarray(successes, dtype=float)
     n = np.asarray(n, dtype=float)
     alpha = 1 - level
-    low = stats.beta.ppf(alpha / 2, k + 0.5, n - k + 0.5)
-    high = stats.beta.isf(alpha / 2, k + 0.5, n - k + 0.5)
+    low = special.betaincinv(k + 0.5, n - k + 0.5, alpha / 2)
+    high = special.betaincinv(k + 0.5, n - k + 0.5, 1 - alpha / 2)
     return np.where(k <= 0, 0.0, low), np.where(k >= n, 1.0, high)
 
 

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from .io import WideScores
 
@@ -140,7 +140,7 @@ def rm_anova(scores) -> RmAnova:
     df1, df2 = k - 1, (n - 1) * (k - 1)
     ms_error = ss_error / df2
     f = _ratio(ss_model / df1, ms_error)
-    p = stats.f.sf(f, df1, df2)
+    p = special.fdtrc(df1, df2, f)
     centred = x - model_means
     cov = np.swapaxes(centred, -1, -2) @ centred / (n - 1)
     double_centred = cov - cov.mean(axis=-1, keepdims=True) - cov.mean(axis=-2, keepdims=True)
@@ -148,7 +148,7 @@ def rm_anova(scores) -> RmAnova:
     trace = np.trace(double_centred, axis1=-2, axis2=-1)
     trace_sq = (double_centred * double_centred).sum(axis=(-2, -1))
     epsilon = _ratio(trace**2, (k - 1) * trace_sq)
-    p_gg = stats.f.sf(f, epsilon * df1, epsilon * df2)
+    p_gg = special.fdtrc(epsilon * df1, epsilon * df2, f)
     return RmAnova(
         f, float(df1), float(df2), p, ss_model, ss_question, ss_error, ms_error, epsilon, p_gg
     )
@@ -182,7 +182,7 @@ def oneway_anova(scores) -> OneWayAnova:
     if np.all(df2 == df2.flat[0]):  # complete data: one df2 for the whole stack
         df2 = float(df2.flat[0])
     f = _ratio(ss_between / df1, ss_within / df2)
-    return OneWayAnova(f, df1, df2, stats.f.sf(f, df1, df2), ss_between, ss_within)
+    return OneWayAnova(f, df1, df2, special.fdtrc(df1, df2, f), ss_between, ss_within)
 
 
 def friedman(scores) -> ChiSquareTest:
@@ -207,12 +207,14 @@ def friedman(scores) -> ChiSquareTest:
     """
     x = _as_stack(scores)
     n, k = x.shape[-2:]
-    ranks = stats.rankdata(x, axis=-1)
+    from scipy.stats import rankdata  # imported here: scipy.stats costs ~2 s to import
+
+    ranks = rankdata(x, axis=-1)
     rank_sums = ranks.sum(axis=-2)
     numerator = (k - 1) * ((rank_sums - n * (k + 1) / 2) ** 2).sum(axis=-1)
     denominator = (ranks**2).sum(axis=(-2, -1)) - n * k * (k + 1) ** 2 / 4
     q = _ratio(numerator, denominator)
-    return ChiSquareTest(q, float(k - 1), stats.chi2.sf(q, k - 1))
+    return ChiSquareTest(q, float(k - 1), special.chdtrc(k - 1, q))
 
 
 def cochran_q(scores) -> ChiSquareTest:
@@ -243,7 +245,7 @@ def cochran_q(scores) -> ChiSquareTest:
         (k - 1) * (k * (column_totals**2).sum(axis=-1) - total**2),
         k * total - (row_totals**2).sum(axis=-1),
     )
-    return ChiSquareTest(q, float(k - 1), stats.chi2.sf(q, k - 1))
+    return ChiSquareTest(q, float(k - 1), special.chdtrc(k - 1, q))
 
 
 def omnibus_table(wide: WideScores) -> pd.DataFrame:

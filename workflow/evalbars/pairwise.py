@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from .io import WideScores
 
@@ -17,6 +17,7 @@ __all__ = [
     "accuracy_order",
     "model_pairs",
     "adjust_pvalues",
+    "two_sided_normal_p",
     "model_table",
     "exact_mcnemar_p",
     "pairwise_table",
@@ -42,12 +43,13 @@ def model_pairs(models) -> pd.DataFrame:
 
 
 def adjust_pvalues(p, method: str) -> np.ndarray:
-    """Family-wise adjusted p-values.
+    """Family-wise adjusted p-values, one family per row (the last axis).
 
     Parameters
     ----------
-    p : array_like
-        Unadjusted p-values of one family of tests.
+    p : array_like, shape (..., m)
+        Unadjusted p-values; each 1-D slice along the last axis is one family,
+        so thousands of simulated families are adjusted at once.
     method : {"bonferroni", "holm"}
         Bonferroni: :math:`\\min(1, m p_i)`. Holm's step-down: with sorted
         :math:`p_{(1)} \\le \\dots \\le p_{(m)}`,
@@ -64,14 +66,15 @@ def adjust_pvalues(p, method: str) -> np.ndarray:
     [0.03, 0.06, 0.06, 0.02]
     """
     p = np.asarray(p, dtype=float)
-    m = p.size
+    m = p.shape[-1]
     if method == "bonferroni":
         return np.minimum(1.0, p * m)
     if method == "holm":
-        order = np.argsort(p, kind="stable")
-        stepped = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * p[order]))
-        adjusted = np.empty(m)
-        adjusted[order] = stepped
+        order = np.argsort(p, axis=-1, kind="stable")
+        ordered = np.take_along_axis(p, order, axis=-1)
+        stepped = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * ordered), axis=-1)
+        adjusted = np.empty_like(stepped)
+        np.put_along_axis(adjusted, order, stepped, axis=-1)
         return adjusted
     raise ValueError(f"unknown adjustment {method!r}; use 'bonferroni' or 'holm'")
 
@@ -168,11 +171,15 @@ def _pair_moments(scores: np.ndarray):
     return n, sum_a, sumsq_a, cross, wins
 
 
-def _two_sided_normal_p(diff, se):
-    """Two-sided normal p-value of ``diff / se``; a zero difference with zero SE gives z = 0, p = 1."""
+def two_sided_normal_p(diff, se):
+    """``(z, p)`` of the two-sided normal test of ``diff / se``.
+
+    A zero difference with zero SE gives z = 0, p = 1 (two models that agree on
+    every question are not different).
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where((se == 0) & (diff == 0), 0.0, diff / se)
-    return z, 2 * stats.norm.sf(np.abs(z))
+    return z, 2 * special.ndtr(-np.abs(z))
 
 
 def exact_mcnemar_p(n10, n01) -> np.ndarray:
@@ -192,9 +199,9 @@ def exact_mcnemar_p(n10, n01) -> np.ndarray:
     >>> float(exact_mcnemar_p(150, 86))  # Agresti (1990) presidential approval
     3.716...e-05
     """
-    b = np.asarray(n10, dtype=float)
-    c = np.asarray(n01, dtype=float)
-    return np.minimum(1.0, 2 * stats.binom.cdf(np.minimum(b, c), b + c, 0.5))
+    b = np.asarray(n10, dtype=np.int64)
+    c = np.asarray(n01, dtype=np.int64)
+    return np.minimum(1.0, 2 * special.bdtr(np.minimum(b, c), b + c, 0.5))
 
 
 def pairwise_table(wide: WideScores, alpha: float = 0.05) -> pd.DataFrame:
@@ -246,8 +253,8 @@ def pairwise_table(wide: WideScores, alpha: float = 0.05) -> pd.DataFrame:
         # Clip round-off below zero (e.g. identical columns).
         se_unpaired = np.sqrt(np.maximum(var_a + var_b, 0.0) / n_ab)
         se_paired = np.sqrt(np.maximum(mean_sq_diff - diff**2, 0.0) / n_ab)
-    z_unpaired, p_unpaired = _two_sided_normal_p(diff, se_unpaired)
-    z_paired, p_paired = _two_sided_normal_p(diff, se_paired)
+    z_unpaired, p_unpaired = two_sided_normal_p(diff, se_unpaired)
+    z_paired, p_paired = two_sided_normal_p(diff, se_paired)
     n10, n01 = wins[a, b], wins[b, a]
     models = np.asarray(order, dtype=object)
     columns = {

@@ -45,7 +45,7 @@ from scipy import special
 from . import omnibus
 from .intervals import clustered_se, wilson_interval, z_for_level
 from .io import wide_scores
-from .pairwise import accuracy_order, model_pairs
+from .pairwise import accuracy_order, adjust_pvalues, model_pairs, two_sided_normal_p
 
 __all__ = [
     "LEADERBOARD_RATES",
@@ -655,29 +655,7 @@ def paired_z_tests(scores) -> tuple[np.ndarray, np.ndarray]:
     diff = (sums[..., a] - sums[..., b]) / n
     mean_sq_diff = (squares[..., a] + squares[..., b] - 2 * cross[..., a, b]) / n
     se = np.sqrt(np.maximum(mean_sq_diff - diff**2, 0.0) / n)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where((se == 0) & (diff == 0), 0.0, diff / se)
-    return z, 2 * special.ndtr(-np.abs(z))
-
-
-def _adjust_pvalues_rows(p: np.ndarray, method: str) -> np.ndarray:
-    """:func:`evalbars.pairwise.adjust_pvalues` applied to each row of a 2-D array at once.
-
-    ``adjust_pvalues`` takes one family (a 1-D array); this row-wise variant
-    (same formulas, tested against it row by row) exists because the FWER study
-    adjusts thousands of families and must not loop over them.
-    """
-    m = p.shape[-1]
-    if method == "bonferroni":
-        return np.minimum(1.0, p * m)
-    if method == "holm":
-        order = np.argsort(p, axis=-1, kind="stable")
-        ordered = np.take_along_axis(p, order, axis=-1)
-        stepped = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * ordered), axis=-1)
-        adjusted = np.empty_like(stepped)
-        np.put_along_axis(adjusted, order, stepped, axis=-1)
-        return adjusted
-    raise ValueError(f"unknown adjustment {method!r}; use 'bonferroni' or 'holm'")
+    return two_sided_normal_p(diff, se)
 
 
 def simulate_fwer(
@@ -750,8 +728,8 @@ def simulate_fwer(
     true_gap = (first == 0) & (gap > 0)
     pvalues = {
         "uncorrected": p,
-        "bonferroni": _adjust_pvalues_rows(p, "bonferroni"),
-        "holm": _adjust_pvalues_rows(p, "holm"),
+        "bonferroni": adjust_pvalues(p, "bonferroni"),
+        "holm": adjust_pvalues(p, "holm"),
     }
     numeric = scores.astype(np.float64)
     omnibus_p = {
