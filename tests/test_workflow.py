@@ -9,6 +9,8 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
+import zipfile
 from pathlib import Path
 
 import pandas as pd
@@ -26,10 +28,11 @@ SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 pytestmark = pytest.mark.workflow
 
 
-def run_snakemake(workdir: Path, *args, check=True):
+def run_snakemake(workdir: Path, *args, check=True, mirror=None):
     env = dict(os.environ)
-    if mirror_location():
-        env["EVALBARS_MIRROR"] = mirror_location()
+    mirror = mirror or mirror_location()
+    if mirror:
+        env["EVALBARS_MIRROR"] = mirror
     result = subprocess.run(
         [*SNAKEMAKE, "-d", str(workdir), *args], capture_output=True, text=True, env=env, cwd=REPO
     )
@@ -56,7 +59,9 @@ def test_lint_is_clean_apart_from_software_deployment():
     result = subprocess.run([*SNAKEMAKE, "--lint"], capture_output=True, text=True, cwd=REPO)
     output = result.stdout + result.stderr
     lints = [line.strip() for line in output.splitlines() if line.startswith("    * ")]
-    others = [lint for lint in lints if not lint.startswith("* Specify a conda environment or container")]
+    others = [
+        lint for lint in lints if not lint.startswith("* Specify a conda environment or container")
+    ]
     assert "Lints for" in output or result.returncode == 0, output[-2000:]
     assert others == [], output[-4000:]
 
@@ -64,7 +69,9 @@ def test_lint_is_clean_apart_from_software_deployment():
 def test_snakefmt_check():
     result = subprocess.run(
         [sys.executable, "-m", "snakefmt", "--check", "Snakefile", "workflow/"],
-        capture_output=True, text=True, cwd=REPO,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
     )
     assert result.returncode == 0, result.stderr[-3000:]
 
@@ -94,7 +101,10 @@ def test_schema_rejects_bad_config(bad, message):
 
 
 def test_unknown_model_is_a_clear_config_error():
-    with pytest.raises(wf.ConfigError, match=r"no pinned checksum for Nonexistent-7B \(model_outputs_Nonexistent-7B_5shots\.zip\)"):
+    with pytest.raises(
+        wf.ConfigError,
+        match=r"no pinned checksum for Nonexistent-7B \(model_outputs_Nonexistent-7B_5shots\.zip\)",
+    ):
         wf.archives({"models": ["Nonexistent-7B"]})
     with pytest.raises(wf.ConfigError, match="nothing to analyse"):
         wf.prediction_sources({"models": [], "predictions": []})
@@ -104,7 +114,9 @@ def test_dry_run_plans_every_stage(tmp_path):
     workdir = make_workdir(tmp_path)
     result = run_snakemake(workdir, "-n", "--cores", "1")
     stats = dict(
-        line.split() for line in result.stdout.splitlines() if re.fullmatch(r"\w+\s+\d+", line.strip())
+        line.split()
+        for line in result.stdout.splitlines()
+        if re.fullmatch(r"\w+\s+\d+", line.strip())
     )
     assert stats["download"] == "6" and stats["items"] == "1" and stats["subsample"] == "1"
 
@@ -132,15 +144,188 @@ def test_default_run_builds_the_item_table_and_subsample(default_run):
     assert missing.set_index("model")["missing_predictions"]["Qwen1.5-7B-Chat"] == 2809
 
 
+#: Column contracts of the analysis tables (issue: users script against them).
+TABLE_COLUMNS = {
+    "models": [
+        "model",
+        "n",
+        "correct",
+        "accuracy",
+        "se_naive",
+        "ci_low",
+        "ci_high",
+        "se_clustered",
+    ],
+    "pairwise": [
+        "model_a",
+        "model_b",
+        "diff",
+        "se_unpaired",
+        "z_unpaired",
+        "p_unpaired",
+        "se_paired",
+        "z_paired",
+        "p_paired",
+        "n10",
+        "n01",
+        "p_mcnemar",
+        "p_bonferroni",
+        "p_holm",
+    ],
+    "omnibus": ["test", "statistic", "df1", "df2", "p"],
+    "variance_components": ["model_spec", "component", "variance", "boundary"],
+    "mixed_contrasts": [
+        "model_spec",
+        "model_a",
+        "model_b",
+        "estimate",
+        "se",
+        "z",
+        "p",
+        "p_bonferroni",
+        "p_holm",
+        "p_tukey",
+    ],
+}
+FIGURES = [
+    "replication",
+    "ranks_forest",
+    "ranks_range",
+    "sim_leaderboard_one_run",
+    "sim_leaderboard_leader_grid",
+    "sim_leaderboard_difference_histogram",
+    "sim_leaderboard_decision_rules",
+    "sim_leaderboard_played_out",
+    "sim_precision_halfwidth",
+    "sim_questions_needed",
+    "sim_fwer_methods",
+    "sim_fwer_models",
+    "sim_fwer_power",
+    "sim_clustered",
+]
+
+
+def test_default_run_writes_every_stage(default_run):
+    tables = default_run / "results" / "tables"
+    for name, columns in TABLE_COLUMNS.items():
+        frame = pd.read_csv(tables / f"{name}.csv")
+        assert set(columns) <= set(frame.columns), (name, frame.columns.tolist())
+        assert (tables / f"{name}.md").stat().st_size > 0 and (
+            tables / f"{name}.tex"
+        ).stat().st_size > 0
+    assert len(pd.read_csv(tables / "pairwise.csv")) == 15
+    assert len(pd.read_csv(tables / "mixed_contrasts.csv")) == 30
+    naive = pd.read_csv(tables / "naive_vs_blocked.csv")
+    assert len(naive) >= 11
+    replication = pd.read_csv(tables / "replication.csv")
+    assert (
+        set(replication["policy"]) == {"wrong", "random_guess"}
+        and (replication["n_seeds"] >= 200).all()
+    )
+    ranks = pd.read_csv(tables / "ranks.csv")
+    assert set(ranks["reading"]) == {"unpaired", "paired"} and len(ranks) == 12
+    simulations = default_run / "results" / "simulations"
+    for name in ("leaderboard", "fwer", "clustered", "precision", "questions_needed"):
+        assert len(pd.read_csv(simulations / f"{name}.csv")) > 0
+    for name in FIGURES:
+        for suffix in (".png", ".svg"):
+            assert (default_run / "results" / "figures" / f"{name}{suffix}").stat().st_size > 1000
+
+
 def test_report_is_self_contained_html(default_run):
     report = (default_run / "results" / "report.html").read_text()
     assert report.lstrip().lower().startswith("<!doctype html")
-    assert "subsample_allocation.csv" in report and "missing_predictions.csv" in report
+    for name in (
+        "subsample_allocation.csv",
+        "missing_predictions.csv",
+        "naive_vs_blocked.csv",
+        "replication.png",
+        "ranks.csv",
+        "leaderboard.csv",
+        "sim_fwer_models.png",
+    ):
+        assert name in report, name
+
+
+def output_digests(workdir: Path) -> dict:
+    folders = ["data/subsample", "results/tables", "results/simulations", "results/figures"]
+    return {
+        str(path.relative_to(workdir)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for folder in folders
+        for path in sorted((workdir / folder).rglob("*"))
+        if path.is_file()
+    }
+
+
+def test_same_config_gives_byte_identical_outputs(default_run):
+    before = output_digests(default_run)
+    run_snakemake(default_run, "--cores", "2", "--forceall")
+    after = output_digests(default_run)
+    assert len(before) > 80
+    assert after == before
 
 
 def test_rerun_is_a_no_op(default_run):
     result = run_snakemake(default_run, "-n", "--cores", "1")
     assert "Nothing to be done" in result.stdout + result.stderr
+
+
+@pytest.fixture
+def fixture_archive_server(tmp_path):
+    """A loopback HTTP server serving one MMLU-Pro-style archive, as a mirror base URL."""
+    from .test_fetch import ArchiveServer
+
+    root = tmp_path / "served"
+    root.mkdir()
+    records = [
+        {
+            "question_id": q,
+            "category": "ab"[q % 2],
+            "answer": "A",
+            "pred": "AB"[q % 3 == 0],
+            "options": ["x", "y"],
+        }
+        for q in range(30)
+    ]
+    with zipfile.ZipFile(root / "model_outputs_Fixture-1B_5shots.zip", "w") as zf:
+        zf.writestr("model_outputs_Fixture-1B_5shots.json", json.dumps(records))
+    server = ArchiveServer(root)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    digest = hashlib.sha256((root / "model_outputs_Fixture-1B_5shots.zip").read_bytes()).hexdigest()
+    yield f"http://127.0.0.1:{server.server_address[1]}/eval_results", digest
+    server.shutdown()
+    server.server_close()
+
+
+def test_download_rule_verifies_checksums_from_a_loopback_server(
+    tmp_path, fixture_archive_server, monkeypatch
+):
+    base, digest = fixture_archive_server
+    monkeypatch.setenv("EVALBARS_MIRROR", base)
+    good = make_workdir(
+        tmp_path / "good",
+        models=["Fixture-1B"],
+        subsample={"n": "all", "seed": 1},
+        checksums={"model_outputs_Fixture-1B_5shots.zip": digest},
+    )
+    run_snakemake(good, "--cores", "1", "data_all", mirror=base)
+    items = pd.read_parquet(good / "data" / "items.parquet")
+    assert len(items) == 30 and items["correct"].sum() == 20
+    archive = good / "data" / "raw" / "model_outputs_Fixture-1B_5shots.zip"
+    assert hashlib.sha256(archive.read_bytes()).hexdigest() == digest
+
+    wrong = "f" * 64
+    bad = make_workdir(
+        tmp_path / "bad",
+        models=["Fixture-1B"],
+        subsample={"n": "all", "seed": 1},
+        checksums={"model_outputs_Fixture-1B_5shots.zip": wrong},
+    )
+    result = run_snakemake(bad, "--cores", "1", "data_all", check=False, mirror=base)
+    assert result.returncode != 0
+    assert f"has sha256 {digest}, but the pinned checksum is {wrong}" in result.stderr
+    assert not (bad / "data" / "raw" / "model_outputs_Fixture-1B_5shots.zip").exists()
 
 
 def test_bad_user_predictions_fail_cleanly(tmp_path):
@@ -158,9 +343,18 @@ def test_bad_user_predictions_fail_cleanly(tmp_path):
 
 def test_user_predictions_alone_run_through_the_data_stage(tmp_path):
     mine = tmp_path / "mine.csv"
-    rows = [f"{m},{q},{(q * 7 + len(m)) % 3 == 0:d},{'ab'[q % 2]}" for m in ("M1", "M2") for q in range(40)]
+    rows = [
+        f"{m},{q},{(q * 7 + len(m)) % 3 == 0:d},{'ab'[q % 2]}"
+        for m in ("M1", "M2")
+        for q in range(40)
+    ]
     mine.write_text("model,question_id,correct,category\n" + "\n".join(rows) + "\n")
-    workdir = make_workdir(tmp_path, models=[], predictions=[str(mine)], subsample={"n": 10, "seed": 3})
+    workdir = make_workdir(
+        tmp_path, models=[], predictions=[str(mine)], subsample={"n": 10, "seed": 3}
+    )
     run_snakemake(workdir, "--cores", "1", "data_all")
     drawn = pd.read_parquet(workdir / "data" / "subsample" / "items.parquet")
-    assert len(drawn) == 20 and drawn.groupby("category")["question_id"].nunique().to_dict() == {"a": 5, "b": 5}
+    assert len(drawn) == 20 and drawn.groupby("category")["question_id"].nunique().to_dict() == {
+        "a": 5,
+        "b": 5,
+    }
