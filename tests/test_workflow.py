@@ -21,6 +21,7 @@ from snakemake.utils import validate
 from evalbars import workflow as wf
 
 from .conftest import DEFAULT_SUBSAMPLE, REPO, mirror_location
+from .test_pairwise import MODEL_COLUMNS, PAIR_COLUMNS
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile")]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -146,32 +147,8 @@ def test_default_run_builds_the_item_table_and_subsample(default_run):
 
 #: Column contracts of the analysis tables (issue: users script against them).
 TABLE_COLUMNS = {
-    "models": [
-        "model",
-        "n",
-        "correct",
-        "accuracy",
-        "se_naive",
-        "ci_low",
-        "ci_high",
-        "se_clustered",
-    ],
-    "pairwise": [
-        "model_a",
-        "model_b",
-        "diff",
-        "se_unpaired",
-        "z_unpaired",
-        "p_unpaired",
-        "se_paired",
-        "z_paired",
-        "p_paired",
-        "n10",
-        "n01",
-        "p_mcnemar",
-        "p_bonferroni",
-        "p_holm",
-    ],
+    "models": MODEL_COLUMNS,
+    "pairwise": PAIR_COLUMNS,
     "omnibus": ["test", "statistic", "df1", "df2", "p"],
     "variance_components": ["model_spec", "component", "variance", "boundary"],
     "mixed_contrasts": [
