@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from evalbars import io
+from evalbars.errors import ConfigError
 
 
 def record(qid, category="math", answer="A", pred="A", options=4, src="ori"):
@@ -68,9 +69,15 @@ def test_non_record_entries_are_skipped_with_a_warning(tmp_path, caplog):
     ("document", "message"),
     [
         ({"question_id": 1}, r"m\.json: expected a JSON list of records, got a JSON dict"),
-        ([record(1), {"category": "x", "answer": "A", "pred": "A"}], r"m\.json, record 1: missing field 'question_id'"),
+        (
+            [record(1), {"category": "x", "answer": "A", "pred": "A"}],
+            r"m\.json, record 1: missing field 'question_id'",
+        ),
         ([{"question_id": 1, "category": "x", "answer": "A"}], r"record 0: missing field 'pred'"),
-        ([record(1), record(2), record(1, pred="C")], r"record 2: question_id 1 occurs 2 times for model 'm' \(records \[0, 2\]\)"),
+        (
+            [record(1), record(2), record(1, pred="C")],
+            r"record 2: question_id 1 occurs 2 times for model 'm' \(records \[0, 2\]\)",
+        ),
         ([record(1, category="")], r"record 0: category must be a non-empty string"),
         ([record(None)], r"record 0: question_id must be a non-empty integer or string, got None"),
         ([record(1, answer=3)], r"record 0: answer must be a non-empty string, got 3"),
@@ -80,6 +87,14 @@ def test_non_record_entries_are_skipped_with_a_warning(tmp_path, caplog):
 def test_bad_records_are_fatal_with_file_record_and_problem(tmp_path, document, message):
     with pytest.raises(io.InputError, match=message):
         io.read_mmlu_pro(write_json(tmp_path / "m.json", document))
+
+
+def test_empty_inputs_are_fatal(tmp_path):
+    with pytest.raises(io.InputError, match=r"empty\.json: the JSON list holds no records"):
+        io.read_mmlu_pro(write_json(tmp_path / "empty.json", []))
+    (tmp_path / "header.csv").write_text("model,question_id,correct\n")
+    with pytest.raises(io.InputError, match=r"header\.csv: the table has no rows"):
+        io.read_long_table(tmp_path / "header.csv")
 
 
 def test_invalid_json_names_the_file(tmp_path):
@@ -117,7 +132,9 @@ def test_archive_needs_exactly_one_json_member(tmp_path):
 
 def test_long_csv_with_correct_column(tmp_path):
     path = tmp_path / "preds.csv"
-    path.write_text("model,question_id,correct,category\nA,q1,1,x\nA,q2,0,x\nB,q1,true,x\nB,q2,,x\n")
+    path.write_text(
+        "model,question_id,correct,category\nA,q1,1,x\nA,q2,0,x\nB,q1,true,x\nB,q2,,x\n"
+    )
     frame = io.read_long_table(path)
     assert frame["correct"].tolist() == [1, 0, 1, pd.NA]
     assert frame["question_id"].tolist() == ["q1", "q2", "q1", "q2"]
@@ -138,9 +155,19 @@ def test_long_table_with_pred_and_answer_and_integer_ids(tmp_path):
     [
         ("model,question_id\nA,1\n", r"missing column\(s\): correct \(or pred and answer\)"),
         ("question_id,correct\n1,1\n", r"missing column\(s\): model"),
-        ("model,question_id,correct\nA,1,yes\n", r"preds\.csv, record 1: correct must be 0/1 or true/false, got 'yes'"),
+        (
+            "model,question_id,correct\nA,1,yes\n",
+            r"preds\.csv, record 1: correct must be 0/1 or true/false, got 'yes'",
+        ),
+        (
+            "model,question_id,correct\nA,1,1\nA,2,2\n",
+            r"record 2: correct must be 0/1 or true/false, got 2$",
+        ),
         ("model,question_id,correct\nA,1,1\nA,,0\n", r"record 2: empty question_id"),
-        ("model,question_id,correct\nA,1,1\nA,1,0\n", r"record 2: question_id 1 occurs 2 times for model 'A'"),
+        (
+            "model,question_id,correct\nA,1,1\nA,1,0\n",
+            r"record 2: question_id 1 occurs 2 times for model 'A'",
+        ),
     ],
 )
 def test_bad_long_tables(tmp_path, text, message):
@@ -148,6 +175,12 @@ def test_bad_long_tables(tmp_path, text, message):
     path.write_text(text)
     with pytest.raises(io.InputError, match=message):
         io.read_long_table(path)
+
+
+def test_ids_with_leading_zeros_stay_strings(tmp_path):
+    path = tmp_path / "ids.csv"
+    path.write_text("model,question_id,correct\nA,007,1\nA,7,0\nA,10,1\n")
+    assert io.read_long_table(path)["question_id"].tolist() == ["007", "7", "10"]
 
 
 def test_unsupported_and_missing_files(tmp_path):
@@ -162,10 +195,18 @@ def test_unsupported_and_missing_files(tmp_path):
 
 
 def raw_pair(tmp_path):
-    a = io.read_mmlu_pro(write_json(tmp_path / "model_outputs_A_5shots.json",
-                                    [record(1), record(2, pred=None), record(3, category="law", pred="C")]))
-    b = io.read_mmlu_pro(write_json(tmp_path / "model_outputs_B_5shots.json",
-                                    [record(1, pred=None), record(2), record(3, category="law")]))
+    a = io.read_mmlu_pro(
+        write_json(
+            tmp_path / "model_outputs_A_5shots.json",
+            [record(1), record(2, pred=None), record(3, category="law", pred="C")],
+        )
+    )
+    b = io.read_mmlu_pro(
+        write_json(
+            tmp_path / "model_outputs_B_5shots.json",
+            [record(1, pred=None), record(2), record(3, category="law")],
+        )
+    )
     return [a, b]
 
 
@@ -187,11 +228,19 @@ def test_item_table_policy_exclude_drops_and_reports(tmp_path):
 
 def test_random_guess_is_seeded_and_right_one_time_in_n_options():
     n = 40_000
-    frame = pd.DataFrame({
-        "model": "M", "question_id": np.arange(n), "category": "c", "src": None, "answer": "A",
-        "pred": None, "n_options": np.where(np.arange(n) % 2 == 0, 4, 10),
-        "correct": pd.array([pd.NA] * n, dtype="Int8"), "source_file": "f",
-    })
+    frame = pd.DataFrame(
+        {
+            "model": "M",
+            "question_id": np.arange(n),
+            "category": "c",
+            "src": None,
+            "answer": "A",
+            "pred": None,
+            "n_options": np.where(np.arange(n) % 2 == 0, 4, 10),
+            "correct": pd.array([pd.NA] * n, dtype="Int8"),
+            "source_file": "f",
+        }
+    )
     first = io.apply_missing_policy(frame, "random_guess", 7)
     again = io.apply_missing_policy(frame.sample(frac=1, random_state=3), "random_guess", 7)
     assert first["correct"].tolist() == again["correct"].tolist()
@@ -203,15 +252,38 @@ def test_random_guess_is_seeded_and_right_one_time_in_n_options():
     assert not first["correct"].equals(io.apply_missing_policy(frame, "random_guess", 8)["correct"])
 
 
+def test_exclude_refuses_to_drop_a_whole_model(tmp_path):
+    a = io.read_mmlu_pro(
+        write_json(tmp_path / "model_outputs_A_5shots.json", [record(1), record(2)])
+    )
+    b = io.read_mmlu_pro(
+        write_json(
+            tmp_path / "model_outputs_B_5shots.json", [record(1, pred=None), record(2, pred=None)]
+        )
+    )
+    with pytest.raises(
+        ConfigError,
+        match=r"exclude leaves no scored question for model\(s\) B \(model_outputs_B_5shots\.json\)",
+    ):
+        io.build_item_table([a, b], "exclude", 0)
+
+
 def test_unknown_policy(tmp_path):
     with pytest.raises(ValueError, match="missing_prediction must be one of"):
         io.build_item_table(raw_pair(tmp_path), "drop", 0)
 
 
 def test_category_conflict_between_models_is_fatal(tmp_path):
-    a = io.read_mmlu_pro(write_json(tmp_path / "model_outputs_A_5shots.json", [record(1), record(2)]))
-    b = io.read_mmlu_pro(write_json(tmp_path / "model_outputs_B_5shots.json", [record(1), record(2, category="law")]))
-    with pytest.raises(io.InputError, match=r"model_outputs_B_5shots\.json, record 1: question 2 has category 'law' for model 'B' but 'math' for model 'A'"):
+    a = io.read_mmlu_pro(
+        write_json(tmp_path / "model_outputs_A_5shots.json", [record(1), record(2)])
+    )
+    b = io.read_mmlu_pro(
+        write_json(tmp_path / "model_outputs_B_5shots.json", [record(1), record(2, category="law")])
+    )
+    with pytest.raises(
+        io.InputError,
+        match=r"model_outputs_B_5shots\.json, record 1: question 2 has category 'law' for model 'B' but 'math' for model 'A'",
+    ):
         io.build_item_table([a, b])
 
 
@@ -223,7 +295,9 @@ def test_same_model_from_two_files_is_fatal(tmp_path):
 
 
 def test_long_table_takes_categories_from_other_sources(tmp_path):
-    a = io.read_mmlu_pro(write_json(tmp_path / "model_outputs_A_5shots.json", [record(1), record(2, category="law")]))
+    a = io.read_mmlu_pro(
+        write_json(tmp_path / "model_outputs_A_5shots.json", [record(1), record(2, category="law")])
+    )
     path = tmp_path / "mine.csv"
     path.write_text("model,question_id,correct\nMine,1,1\nMine,2,0\n")
     items = io.build_item_table([a, io.read_long_table(path)])

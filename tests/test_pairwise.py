@@ -113,6 +113,11 @@ def test_clustered_se_convention_toy():
     row = pairwise.model_table(wide_from([[1, 1, 0, 0, 1, 0]], categories=list("aabbcc"))).iloc[0]
     assert row["se_clustered"] == pytest.approx(0.23570, abs=5e-6)
     assert row["se_naive"] == pytest.approx(np.sqrt(0.25 / 6), rel=1e-12)
+    # One cluster: the deviations sum to zero, so the clustered SE is not estimable.
+    single = pairwise.model_table(wide_from([[1, 1, 0, 0, 1, 0]], categories=list("aaaaaa"))).iloc[
+        0
+    ]
+    assert np.isnan(single["se_clustered"])
 
 
 # --- Brute force and conventions -------------------------------------------------------------------

@@ -60,6 +60,15 @@ def test_score_intervals_match_newcombe_1998_wilson_examples():
     np.testing.assert_allclose(got_high, high, atol=5e-5)
 
 
+def test_wilson_interval_always_holds_the_observed_proportion():
+    # At 0 of n, rounding used to leave the lower bound at ~1e-18, above the score itself.
+    k = np.array([0, 0, 200, 7])
+    n = np.array([200, 1497, 200, 10])
+    low, high = wilson_interval(k, n)
+    assert (low <= k / n).all() and (high >= k / n).all()
+    assert low[0] == 0.0 and low[1] == 0.0 and high[2] == 1.0
+
+
 def test_score_intervals_agree_with_statsmodels_wilson_on_a_grid():
     rng = np.random.default_rng(3)
     n = rng.integers(1, 5000, size=200)

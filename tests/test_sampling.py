@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from evalbars import sampling
+from evalbars.errors import ConfigError
 
 
 def test_largest_remainder_hand_example():
@@ -32,7 +33,7 @@ def test_ties_in_remainders_go_to_the_first_name():
 
 @pytest.mark.parametrize("n", [0, 2, 101])
 def test_impossible_sizes(n):
-    with pytest.raises(ValueError, match="cannot draw"):
+    with pytest.raises(ConfigError, match="subsample.n = .* cannot draw"):
         sampling.allocate_proportional(pd.Series({"a": 50, "b": 30, "c": 20}), n)
 
 
@@ -50,7 +51,9 @@ def exact_hamilton(sizes: dict, n: int) -> dict:
 def test_matches_exact_arithmetic_on_random_sizes():
     rng = np.random.default_rng(1)
     for _ in range(50):
-        sizes = {f"c{i:02d}": int(s) for i, s in enumerate(rng.integers(20, 2000, rng.integers(2, 20)))}
+        sizes = {
+            f"c{i:02d}": int(s) for i, s in enumerate(rng.integers(20, 2000, rng.integers(2, 20)))
+        }
         n = int(rng.integers(len(sizes) * 5, sum(sizes.values())))
         table = sampling.allocate_proportional(pd.Series(sizes), n)
         assert table["allocated"].to_dict() == exact_hamilton(sizes, n)
@@ -60,7 +63,12 @@ def toy_items(n_questions=300, models=("A", "B", "C"), seed=0):
     rng = np.random.default_rng(seed)
     categories = np.array(["x", "y", "z"])[rng.integers(0, 3, n_questions)]
     rows = [
-        {"model": m, "question_id": q, "category": categories[q], "correct": int(rng.random() < 0.5)}
+        {
+            "model": m,
+            "question_id": q,
+            "category": categories[q],
+            "correct": int(rng.random() < 0.5),
+        }
         for m in models
         for q in range(n_questions)
     ]
@@ -99,11 +107,28 @@ def test_only_questions_every_model_answered_are_eligible():
 def test_each_question_is_equally_likely_within_its_category():
     # Over many seeds every question of a category is drawn about n_c / N_c of the time.
     items = toy_items(n_questions=60, models=("A",))
-    hits = pd.concat(
-        [sampling.stratified_subsample(items, 12, seed=s).questions for s in range(400)]
-    )["question_id"].value_counts().reindex(range(60), fill_value=0)
+    hits = (
+        pd.concat([sampling.stratified_subsample(items, 12, seed=s).questions for s in range(400)])[
+            "question_id"
+        ]
+        .value_counts()
+        .reindex(range(60), fill_value=0)
+    )
     sizes = items.groupby("category").size()
     alloc = sampling.allocate_proportional(sizes, 12)["allocated"]
     expected = items.set_index("question_id")["category"].map(alloc / sizes) * 400
     z = (hits - expected) / np.sqrt(expected * (1 - expected / 400))
     assert np.abs(z).max() < 4.5
+
+
+def test_the_analysis_needs_two_models_and_two_categories():
+    items = toy_items(n_questions=30)
+    sampling.require_comparison_design(items)
+    with pytest.raises(
+        ConfigError, match=r"evalbars compares models, but the data hold 1: \['A'\]"
+    ):
+        sampling.require_comparison_design(items[items["model"] == "A"])
+    with pytest.raises(
+        ConfigError, match=r"at least two categories .* every question is in \['x'\]"
+    ):
+        sampling.require_comparison_design(items.assign(category="x"))

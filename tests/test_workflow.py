@@ -111,6 +111,15 @@ def test_unknown_model_is_a_clear_config_error():
         wf.prediction_sources({"models": [], "predictions": []})
 
 
+def test_replication_runs_only_on_the_papers_data():
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    assert wf.replication_applies(config)
+    assert not wf.replication_applies(config | {"predictions": ["mine.csv"]})
+    assert not wf.replication_applies(config | {"models": config["models"][:5]})
+    assert not wf.replication_applies(config | {"missing_prediction": "exclude"})
+    assert wf.replication_applies(config | {"models": list(reversed(config["models"]))})
+
+
 def test_dry_run_plans_every_stage(tmp_path):
     workdir = make_workdir(tmp_path)
     result = run_snakemake(workdir, "-n", "--cores", "1")
@@ -247,61 +256,56 @@ def test_rerun_is_a_no_op(default_run):
     assert "Nothing to be done" in result.stdout + result.stderr
 
 
+FIXTURE_MODELS = ("Fixture-1B", "Fixture-2B")
+
+
 @pytest.fixture
 def fixture_archive_server(tmp_path):
-    """A loopback HTTP server serving one MMLU-Pro-style archive, as a mirror base URL."""
+    """A loopback HTTP server serving two MMLU-Pro-style archives, as a mirror base URL."""
     from .test_fetch import ArchiveServer
 
     root = tmp_path / "served"
     root.mkdir()
-    records = [
-        {
-            "question_id": q,
-            "category": "ab"[q % 2],
-            "answer": "A",
-            "pred": "AB"[q % 3 == 0],
-            "options": ["x", "y"],
-        }
-        for q in range(30)
-    ]
-    with zipfile.ZipFile(root / "model_outputs_Fixture-1B_5shots.zip", "w") as zf:
-        zf.writestr("model_outputs_Fixture-1B_5shots.json", json.dumps(records))
+    checksums = {}
+    for shift, model in enumerate(FIXTURE_MODELS):
+        records = [
+            {
+                "question_id": q,
+                "category": "ab"[q % 2],
+                "answer": "A",
+                "pred": "AB"[(q + shift) % 3 == 0],
+                "options": ["x", "y"],
+            }
+            for q in range(30)
+        ]
+        name = f"model_outputs_{model}_5shots.zip"
+        with zipfile.ZipFile(root / name, "w") as zf:
+            zf.writestr(name.replace(".zip", ".json"), json.dumps(records))
+        checksums[name] = hashlib.sha256((root / name).read_bytes()).hexdigest()
     server = ArchiveServer(root)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    digest = hashlib.sha256((root / "model_outputs_Fixture-1B_5shots.zip").read_bytes()).hexdigest()
-    yield f"http://127.0.0.1:{server.server_address[1]}/eval_results", digest
+    yield f"http://127.0.0.1:{server.server_address[1]}/eval_results", checksums
     server.shutdown()
     server.server_close()
 
 
-def test_download_rule_verifies_checksums_from_a_loopback_server(
-    tmp_path, fixture_archive_server, monkeypatch
-):
-    base, digest = fixture_archive_server
-    monkeypatch.setenv("EVALBARS_MIRROR", base)
-    good = make_workdir(
-        tmp_path / "good",
-        models=["Fixture-1B"],
-        subsample={"n": "all", "seed": 1},
-        checksums={"model_outputs_Fixture-1B_5shots.zip": digest},
-    )
+def test_download_rule_verifies_checksums_from_a_loopback_server(tmp_path, fixture_archive_server):
+    base, checksums = fixture_archive_server
+    common = {"models": list(FIXTURE_MODELS), "subsample": {"n": "all", "seed": 1}}
+    good = make_workdir(tmp_path / "good", checksums=checksums, **common)
     run_snakemake(good, "--cores", "1", "data_all", mirror=base)
     items = pd.read_parquet(good / "data" / "items.parquet")
-    assert len(items) == 30 and items["correct"].sum() == 20
-    archive = good / "data" / "raw" / "model_outputs_Fixture-1B_5shots.zip"
-    assert hashlib.sha256(archive.read_bytes()).hexdigest() == digest
+    assert len(items) == 60 and items.groupby("model")["correct"].sum().tolist() == [20, 20]
+    for name, digest in checksums.items():
+        assert hashlib.sha256((good / "data" / "raw" / name).read_bytes()).hexdigest() == digest
 
-    wrong = "f" * 64
-    bad = make_workdir(
-        tmp_path / "bad",
-        models=["Fixture-1B"],
-        subsample={"n": "all", "seed": 1},
-        checksums={"model_outputs_Fixture-1B_5shots.zip": wrong},
-    )
+    wrong = dict(checksums, **{"model_outputs_Fixture-1B_5shots.zip": "f" * 64})
+    bad = make_workdir(tmp_path / "bad", checksums=wrong, **common)
     result = run_snakemake(bad, "--cores", "1", "data_all", check=False, mirror=base)
     assert result.returncode != 0
-    assert f"has sha256 {digest}, but the pinned checksum is {wrong}" in result.stderr
+    digest = checksums["model_outputs_Fixture-1B_5shots.zip"]
+    assert f"has sha256 {digest}, but the pinned checksum is {'f' * 64}" in result.stderr
     assert not (bad / "data" / "raw" / "model_outputs_Fixture-1B_5shots.zip").exists()
 
 
@@ -318,20 +322,47 @@ def test_bad_user_predictions_fail_cleanly(tmp_path):
     assert hashlib.sha256(bad.read_bytes()).hexdigest() == before
 
 
-def test_user_predictions_alone_run_through_the_data_stage(tmp_path):
+def test_user_predictions_run_through_every_analysis_stage(tmp_path):
     mine = tmp_path / "mine.csv"
     rows = [
-        f"{m},{q},{(q * 7 + len(m)) % 3 == 0:d},{'ab'[q % 2]}"
-        for m in ("M1", "M2")
-        for q in range(40)
+        f"{m},q{q},{(q * 7 + len(m) + q // 9) % 3 == 0:d},{'ab'[q % 2]}"
+        for m in ("M1", "M22", "M333")
+        for q in range(60)
     ]
     mine.write_text("model,question_id,correct,category\n" + "\n".join(rows) + "\n")
     workdir = make_workdir(
-        tmp_path, models=[], predictions=[str(mine)], subsample={"n": 10, "seed": 3}
+        tmp_path, models=[], predictions=[str(mine)], subsample={"n": 40, "seed": 3}
     )
-    run_snakemake(workdir, "--cores", "1", "data_all")
+    run_snakemake(
+        workdir, "--cores", "2", "data_all", "analysis_all", "ranks_all", "replication_all"
+    )
     drawn = pd.read_parquet(workdir / "data" / "subsample" / "items.parquet")
-    assert len(drawn) == 20 and drawn.groupby("category")["question_id"].nunique().to_dict() == {
-        "a": 5,
-        "b": 5,
-    }
+    assert len(drawn) == 120
+    assert drawn.groupby("category")["question_id"].nunique().to_dict() == {"a": 20, "b": 20}
+    assert len(pd.read_csv(workdir / "results" / "tables" / "pairwise.csv")) == 3
+    assert (workdir / "results" / "tables" / "naive_vs_blocked.md").exists()
+    assert len(pd.read_csv(workdir / "results" / "tables" / "ranks.csv")) == 6
+    # The replication check compares with the paper's six models, so it is skipped here.
+    assert not (workdir / "results" / "tables" / "replication.csv").exists()
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        (
+            {"subsample": {"n": 99999}},
+            "subsample.n = 99999 does not fit: cannot draw 99999 questions from 60",
+        ),
+        ({"one_model": True}, "evalbars compares models, but the data hold 1: ['M1']"),
+    ],
+)
+def test_impossible_designs_fail_with_one_line(tmp_path, override, message):
+    mine = tmp_path / "mine.csv"
+    models = ("M1",) if override.pop("one_model", False) else ("M1", "M2")
+    rows = [f"{m},{q},{q % 2},{'ab'[q % 2]}" for m in models for q in range(60)]
+    mine.write_text("model,question_id,correct,category\n" + "\n".join(rows) + "\n")
+    workdir = make_workdir(tmp_path, models=[], predictions=[str(mine)], **override)
+    result = run_snakemake(workdir, "--cores", "1", "data_all", check=False)
+    assert result.returncode != 0
+    assert f"evalbars: {message}" in result.stderr
+    assert not (workdir / "data" / "subsample" / "items.parquet").exists()

@@ -22,6 +22,8 @@ import urllib.request
 from importlib import resources
 from pathlib import Path
 
+from .errors import ChecksumError, DownloadError
+
 __all__ = [
     "UPSTREAM_REPOSITORY",
     "PINNED_COMMIT",
@@ -43,14 +45,6 @@ PINNED_COMMIT = "f418b116db00b065c2aea046518d8fcf74d39872"
 UPSTREAM_BASE_URL = f"https://github.com/{UPSTREAM_REPOSITORY}/raw/{PINNED_COMMIT}/eval_results"
 MIRROR_ENV = "EVALBARS_MIRROR"
 _CHUNK = 1 << 20
-
-
-class DownloadError(RuntimeError):
-    """A file could not be fetched from its source."""
-
-
-class ChecksumError(DownloadError):
-    """A fetched file does not match its pinned checksum."""
 
 
 def pinned_checksums(extra: dict | None = None) -> dict:
@@ -105,7 +99,10 @@ def _how_to_set_a_mirror(name: str, location: str, reason: str) -> str:
 def _copy_to(location: str, target: Path, timeout: float) -> None:
     if _is_url(location):
         request = urllib.request.Request(location, headers={"User-Agent": "evalbars"})
-        with urllib.request.urlopen(request, timeout=timeout) as response, open(target, "wb") as out:
+        with (
+            urllib.request.urlopen(request, timeout=timeout) as response,
+            open(target, "wb") as out,
+        ):
             shutil.copyfileobj(response, out, _CHUNK)
     else:
         shutil.copyfile(location, target)
@@ -155,7 +152,13 @@ def fetch_archive(
         return destination
     location = source_location(name, mirror)
     if not _is_url(location) and not Path(location).is_file():
-        raise DownloadError(_how_to_set_a_mirror(name, location, "no such file in the mirror folder"))
+        folder = Path(location).parent
+        reason = (
+            "no such file in the mirror folder"
+            if folder.is_dir()
+            else f"the mirror folder {folder} does not exist (check {MIRROR_ENV} and `mirror:`)"
+        )
+        raise DownloadError(_how_to_set_a_mirror(name, location, reason))
     destination.parent.mkdir(parents=True, exist_ok=True)
     partial = destination.with_name(f".{destination.name}.part-{os.getpid()}")
     try:

@@ -72,7 +72,8 @@ def wilson_interval(successes, n, level: float = 0.95):
     denom = 1 + z**2 / n
     centre = (p + z**2 / (2 * n)) / denom
     half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / denom
-    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+    # Clip so the interval always holds p: at k = 0 rounding leaves the lower bound ~1e-18.
+    return np.clip(centre - half, 0.0, p), np.clip(centre + half, p, 1.0)
 
 
 def jeffreys_interval(successes, n, level: float = 0.95):
@@ -154,7 +155,7 @@ def clustered_se(scores, clusters):
     With one question per cluster it reduces to the naive SE with the population
     variance (``ddof=0``). On the toy scores ``[1, 1, 0, 0, 1, 0]`` with clusters
     ``a, a, b, b, c, c`` it gives :math:`\\sqrt2/6 = 0.23570`, against a naive
-    (``ddof=1``) SE of 0.22361.
+    (``ddof=1``) SE of 0.22361. With a single cluster it is not estimable (NaN).
 
     References
     ----------
@@ -182,4 +183,7 @@ def clustered_se(scores, clusters):
         minlength=stack.shape[0] * n_clusters,
     ).reshape(stack.shape[0], n_clusters)
     se = np.sqrt((cluster_sums**2).sum(axis=-1)) / s.shape[-1]
+    if n_clusters < 2:
+        # One cluster's deviations sum to zero: the formula says 0, but the SE is not estimable.
+        se = np.full_like(se, np.nan)
     return float(se[0]) if s.ndim == 1 else se.reshape(s.shape[:-1])

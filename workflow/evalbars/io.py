@@ -14,6 +14,13 @@ there); an empty or non-scalar question id; a ``correct`` value that is not
 differs between models or files; a model that appears in two sources; an archive
 member with an absolute or ``..`` path, or larger than :data:`MAX_MEMBER_BYTES`.
 
+Also fatal: a file with no records or rows; a model that the ``exclude`` policy
+leaves with no question. Record numbers count JSON list entries from 0 and
+table data rows from 1.
+
+Filled with a warning: a question that no source gives a category is put in
+the category ``uncategorised``.
+
 Skipped with a warning, and counted: entries of a JSON list that are not
 records at all (upstream's DeepSeek-Coder-V2 archive carries 43 stray strings
 such as ``"total"`` between its records).
@@ -34,6 +41,8 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 import pandas as pd
+
+from .errors import ConfigError, InputError
 
 __all__ = [
     "ITEM_COLUMNS",
@@ -59,7 +68,15 @@ log = logging.getLogger(__name__)
 #: Columns of the canonical item table. ``n_options`` (how many answer options the question
 #: has) is kept so that missing predictions can be re-scored as random guesses later.
 ITEM_COLUMNS = [
-    "model", "question_id", "category", "src", "answer", "pred", "correct", "source_file", "n_options",
+    "model",
+    "question_id",
+    "category",
+    "src",
+    "answer",
+    "pred",
+    "correct",
+    "source_file",
+    "n_options",
 ]
 MISSING_POLICIES = ("wrong", "random_guess", "exclude")
 #: Largest uncompressed archive member we accept (the biggest MMLU-Pro member is ~40 MB).
@@ -68,17 +85,6 @@ MAX_MEMBER_BYTES = 512 * 1024**2
 DEFAULT_N_OPTIONS = 10
 
 _ARCHIVE_RE = re.compile(r"^model_outputs_(?P<model>.+)_5shots\.(zip|json)$")
-
-
-class InputError(ValueError):
-    """Bad input. The message names the file, the record (if any) and the problem."""
-
-    def __init__(self, file, problem: str, record=None):
-        self.file = str(file)
-        self.record = record
-        self.problem = problem
-        where = f"{self.file}" + (f", record {record}" if record is not None else "")
-        super().__init__(f"{where}: {problem}")
 
 
 def archive_name(model: str) -> str:
@@ -145,7 +151,9 @@ def read_json_document(path):
 
 def _check_question_id(value, path, record):
     if isinstance(value, bool) or not isinstance(value, (int, str)) or value == "":
-        raise InputError(path, f"question_id must be a non-empty integer or string, got {value!r}", record)
+        raise InputError(
+            path, f"question_id must be a non-empty integer or string, got {value!r}", record
+        )
     return value
 
 
@@ -170,13 +178,20 @@ def read_mmlu_pro(path, model: str | None = None) -> pd.DataFrame:
     model = model or model_from_archive(path)
     document = read_json_document(path)
     if not isinstance(document, list):
-        raise InputError(path, f"expected a JSON list of records, got a JSON {type(document).__name__}")
+        raise InputError(
+            path, f"expected a JSON list of records, got a JSON {type(document).__name__}"
+        )
+    if not document:
+        raise InputError(path, "the JSON list holds no records")
     skipped = [i for i, rec in enumerate(document) if not isinstance(rec, dict)]
     if skipped:
         shown = ", ".join(f"{i} ({document[i]!r:.20})" for i in skipped[:5])
         log.warning(
             "%s: skipped %d entries that are not records: %s%s",
-            path, len(skipped), shown, " ..." if len(skipped) > 5 else "",
+            path,
+            len(skipped),
+            shown,
+            " ..." if len(skipped) > 5 else "",
         )
     rows = []
     for index, rec in enumerate(document):
@@ -223,7 +238,11 @@ def _check_unique_questions(frame: pd.DataFrame, path) -> None:
     dup = frame.duplicated(["model", "question_id"], keep=False)
     if dup.any():
         first = frame.loc[dup].iloc[0]
-        where = frame.index[dup & (frame["model"] == first["model"]) & (frame["question_id"] == first["question_id"])]
+        where = frame.index[
+            dup
+            & (frame["model"] == first["model"])
+            & (frame["question_id"] == first["question_id"])
+        ]
         records = frame.loc[where, "record"].tolist() if "record" in frame else list(where)
         raise InputError(
             path,
@@ -252,12 +271,16 @@ def read_long_table(path) -> pd.DataFrame:
             frame = pd.read_csv(path, sep=sep, dtype={"question_id": str, "model": str})
     except Exception as exc:  # noqa: BLE001 - any reader failure is a bad file for the user
         raise InputError(path, f"cannot read table: {exc}") from exc
+    if frame.empty:
+        raise InputError(path, "the table has no rows")
     missing = [c for c in _LONG_REQUIRED if c not in frame.columns]
     has_correct = "correct" in frame.columns
     if not has_correct and not {"pred", "answer"} <= set(frame.columns):
         missing.append("correct (or pred and answer)")
     if missing:
-        raise InputError(path, f"missing column(s): {', '.join(missing)}; found {list(frame.columns)}")
+        raise InputError(
+            path, f"missing column(s): {', '.join(missing)}; found {list(frame.columns)}"
+        )
     frame = frame.reset_index(drop=True)
     frame["record"] = np.arange(1, len(frame) + 1)
     for column in ("model", "question_id"):
@@ -273,7 +296,11 @@ def read_long_table(path) -> pd.DataFrame:
         frame["n_options"] = DEFAULT_N_OPTIONS
     if has_correct:
         frame["correct"] = _parse_correct(frame, path)
-        if "pred" in frame.columns and frame["pred"].notna().any() and frame["answer"].notna().any():
+        if (
+            "pred" in frame.columns
+            and frame["pred"].notna().any()
+            and frame["answer"].notna().any()
+        ):
             pass  # an explicit correct column wins; pred/answer are kept as given
     else:
         frame["correct"] = _correct_from_pred(frame["pred"], frame["answer"])
@@ -292,14 +319,21 @@ def _parse_correct(frame: pd.DataFrame, path) -> pd.Series:
     bad = raw.notna() & (text != "") & parsed.isna()
     if bad.any():
         i = bad.to_numpy().nonzero()[0][0]
-        raise InputError(path, f"correct must be 0/1 or true/false, got {raw.iloc[i]!r}", int(frame["record"].iloc[i]))
+        raise InputError(
+            path,
+            f"correct must be 0/1 or true/false, got {_plain(raw.iloc[i])!r}",
+            int(frame["record"].iloc[i]),
+        )
     return parsed.astype("Int8")
 
 
 def _normalise_ids(ids: pd.Series) -> pd.Series:
-    """Integer ids where every id is an integer (MMLU-Pro), strings otherwise."""
+    """Integer ids where every id is a plain integer (MMLU-Pro), strings otherwise.
+
+    An id with a leading zero keeps every id a string, so "007" and "7" stay different.
+    """
     text = ids.astype("string").str.strip()
-    if text.str.fullmatch(r"-?\d+").all():
+    if text.str.fullmatch(r"-?(0|[1-9]\d*)").all():
         return text.astype("int64")
     return text.astype(object)
 
@@ -314,9 +348,14 @@ def read_predictions(path, model: str | None = None) -> pd.DataFrame:
         return read_mmlu_pro(path, model)
     if suffix in (".csv", ".tsv", ".tab", ".parquet", ".pq"):
         if model is not None:
-            raise InputError(path, "a 'model' name is only used with JSON files; long tables carry a model column")
+            raise InputError(
+                path,
+                "a 'model' name is only used with JSON files; long tables carry a model column",
+            )
         return read_long_table(path)
-    raise InputError(path, f"unsupported file type {suffix!r} (use .json, .zip, .csv, .tsv or .parquet)")
+    raise InputError(
+        path, f"unsupported file type {suffix!r} (use .json, .zip, .csv, .tsv or .parquet)"
+    )
 
 
 def apply_missing_policy(frame: pd.DataFrame, policy: str, seed: int) -> pd.DataFrame:
@@ -339,7 +378,9 @@ def apply_missing_policy(frame: pd.DataFrame, policy: str, seed: int) -> pd.Data
         lost = frame["question_id"].nunique() - kept["question_id"].nunique()
         log.warning(
             "missing_prediction=exclude: dropped %d rows with no extracted answer; "
-            "%d questions lost every model's answer", int(missing.sum()), lost,
+            "%d questions lost every model's answer",
+            int(missing.sum()),
+            lost,
         )
         return kept
     correct = frame["correct"].astype("Int8")
@@ -363,7 +404,9 @@ def _check_categories(frame: pd.DataFrame) -> pd.DataFrame:
     conflicts = per_question[per_question > 1]
     if len(conflicts):
         qid = _plain(conflicts.index[0])
-        rows = known.loc[known["question_id"] == qid, ["model", "category", "source_file", "record"]]
+        rows = known.loc[
+            known["question_id"] == qid, ["model", "category", "source_file", "record"]
+        ]
         first = rows.drop_duplicates("category").iloc[:2]
         a, b = first.iloc[0], first.iloc[1]
         raise InputError(
@@ -404,7 +447,10 @@ def build_item_table(frames, policy: str = "wrong", seed: int = 0) -> pd.DataFra
         for model in frame["model"].unique():
             source = frame["source_file"].iloc[0]
             if model in seen:
-                raise InputError(source, f"model {model!r} also comes from {seen[model]}; each model needs one source")
+                raise InputError(
+                    source,
+                    f"model {model!r} also comes from {seen[model]}; each model needs one source",
+                )
             seen[model] = source
     ids_are_int = [pd.api.types.is_integer_dtype(f["question_id"]) for f in frames]
     combined = pd.concat(frames, ignore_index=True)
@@ -412,6 +458,13 @@ def build_item_table(frames, policy: str = "wrong", seed: int = 0) -> pd.DataFra
         combined["question_id"] = combined["question_id"].astype(str)
     combined = _check_categories(combined)
     scored = apply_missing_policy(combined, policy, seed)
+    lost = sorted(set(combined["model"]) - set(scored["model"]))
+    if lost:
+        sources = ", ".join(f"{m} ({seen[m]})" for m in lost)
+        raise ConfigError(
+            f"missing_prediction=exclude leaves no scored question for model(s) {sources}: "
+            "none of their answers could be extracted; use `wrong` or `random_guess`, or drop them"
+        )
     items = scored[ITEM_COLUMNS].copy()
     items["src"] = items["src"].astype("string")
     items["pred"] = items["pred"].astype("string")

@@ -25,6 +25,7 @@ from . import io, mixed, omnibus, pairwise, sampling
 from .io import WideScores
 
 __all__ = [
+    "PAPER_MODELS",
     "PAPER_VALUES",
     "paper_quantities",
     "rescore",
@@ -39,6 +40,16 @@ log = logging.getLogger(__name__)
 
 #: The numbers seed 002 reports in section 5.2 (text and Tables 1, 3, 4): key, what it
 #: is, the paper's value, and the axis label of its figure panel (p-values on log10).
+#: The six ~7B models of the paper's Section 5.2 (upstream archive names).
+PAPER_MODELS = (
+    "Yi-6B",
+    "Yi-6b-Chat",
+    "Qwen1.5-7B-Chat",
+    "Mistral-7B-v0.1",
+    "Mistral-7B-Instruct-v0.1",
+    "Mistral-7B-Instruct-v0.2",
+)
+
 PAPER_VALUES = pd.DataFrame(
     [
         ("spread_points", "top minus bottom accuracy", 5.3, "accuracy points"),

@@ -16,12 +16,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .errors import ConfigError
 from .io import question_order
 
 __all__ = [
     "allocate_proportional",
     "eligible_questions",
     "draw_questions",
+    "require_comparison_design",
     "Subsample",
     "stratified_subsample",
 ]
@@ -68,9 +70,10 @@ def allocate_proportional(sizes: pd.Series, n: int) -> pd.DataFrame:
     sizes = sizes.sort_index().astype(int)
     total = int(sizes.sum())
     if not len(sizes) <= n <= total:
-        raise ValueError(
+        raise ConfigError(
+            f"subsample.n = {n} does not fit: "
             f"cannot draw {n} questions from {total} eligible questions in {len(sizes)} categories "
-            f"(need {len(sizes)} <= n <= {total})"
+            f"(need {len(sizes)} <= n <= {total}); set `subsample: {{n: all}}` to keep every question"
         )
     quota = n * sizes.to_numpy(dtype=float) / total
     allocated = np.floor(quota).astype(int)
@@ -105,6 +108,28 @@ def eligible_questions(items: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     complete = per_question["answered"] == n_models
     eligible = question_order(per_question.loc[complete, ["category"]].reset_index())
     return eligible.reset_index(drop=True), int((~complete).sum())
+
+
+def require_comparison_design(items: pd.DataFrame) -> None:
+    """Refuse item tables the analysis cannot compare.
+
+    The analysis needs at least two models (it compares them) and at least two
+    categories (the mixed models' category random effect and the clustered SE
+    need them). Raises :class:`~evalbars.errors.ConfigError` naming what is short.
+    """
+    models = sorted(items["model"].unique())
+    if len(models) < 2:
+        raise ConfigError(
+            f"evalbars compares models, but the data hold {len(models)}: {models}; "
+            "list at least two in `models:` or `predictions:`"
+        )
+    categories = sorted(items["category"].unique())
+    if len(categories) < 2:
+        raise ConfigError(
+            f"the analysis needs questions in at least two categories (the mixed models estimate a "
+            f"category variance), but every question is in {categories}; give your predictions a "
+            "`category` column"
+        )
 
 
 @dataclass(frozen=True)

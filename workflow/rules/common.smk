@@ -12,6 +12,8 @@ validate(config, schema="../schemas/config.schema.yaml")
 ARCHIVES = wf.archives(config)
 PREDICTION_SOURCES = wf.prediction_sources(config)
 EVALBARS_VERSION = evalbars.__version__
+# The replication check compares with the paper, so it runs only on the paper's data.
+REPLICATION_APPLIES = wf.replication_applies(config)
 
 
 wildcard_constraints:

@@ -58,4 +58,4 @@ rule replication_table:
 # --- Target rule of the replication stage --------------------------------------------------------
 rule replication_all:
     input:
-        rules.replication_table.output,
+        rules.replication_table.output if REPLICATION_APPLIES else [],

@@ -3,6 +3,7 @@
 from typing import TYPE_CHECKING
 
 from evalbars import io
+from evalbars.sampling import require_comparison_design
 from evalbars.workflow import script_context
 
 if TYPE_CHECKING:
@@ -17,5 +18,6 @@ with script_context(snakemake.log[0]):
         for path, model in zip(snakemake.input.predictions, snakemake.params.prediction_models)
     ]
     items = io.build_item_table(raw, snakemake.params.policy, snakemake.params.seed)
+    require_comparison_design(items)
     io.missing_prediction_counts(raw).to_csv(snakemake.output.missing, index=False)
     items.to_parquet(snakemake.output.item_table, index=False)
