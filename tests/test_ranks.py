@@ -594,6 +594,30 @@ def test_figures_state_the_finding_and_save_deterministically(tmp_path):
     assert single._suptitle.get_text().startswith("model-a is first in")
 
 
+def test_figures_label_each_reading_when_the_orders_differ():
+    # Incomplete data: "a" answers only the first 60 questions (50% right) and leads the
+    # unpaired reading over "b" (36% of all 100); on the 60 questions every model answered "b"
+    # scores 53%, so it leads the paired reading.
+    n = 100
+    i = np.arange(n)
+    shared = i < 40
+    a = np.where(shared, i % 4 == 0, True).astype(float)
+    b = np.where(shared, i % 4 != 0, i % 10 == 0).astype(float)
+    c = (i % 5 == 0).astype(float)
+    a[60:] = np.nan  # "a" never saw the last 40 questions
+    wide = WideScores(
+        np.column_stack([a, b, c]), ["a", "b", "c"], np.arange(n), np.array(["x", "y"] * 50)
+    )
+    table, _ = ranks.ranks_readings(wide, draws=500, replicates=500, seed=1)
+    order = {r: t.sort_values("position")["name"].tolist() for r, t in table.groupby("reading")}
+    assert order["unpaired"][0] == "a" and order["paired"][0] == "b"
+    forest = ranks.forest_figure(table)
+    labels = [[tick.get_text() for tick in ax.get_yticklabels()] for ax in forest.axes]
+    assert labels == [order["unpaired"], order["paired"]]
+    title = ranks.rank_range_figure(table)._suptitle.get_text()
+    assert title.startswith("unpaired: a first in") and "paired: b first in" in title
+
+
 # --- Real data ---------------------------------------------------------------------------------
 
 

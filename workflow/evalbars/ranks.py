@@ -1220,9 +1220,12 @@ def forest_figure(table: pd.DataFrame, level: float = DEFAULT_LEVEL):
 
     readings = _readings(table)
     n = len(readings[0][1])
-    with figure(
-        1, len(readings), figsize=(5.2 * len(readings), 0.55 * n + 1.8), sharey=True, squeeze=False
-    ) as (fig, axes):
+    # Each panel keeps its own y axis: with incomplete data the readings can order the
+    # systems differently, and tiers are runs of neighbours in each reading's own order.
+    with figure(1, len(readings), figsize=(5.2 * len(readings), 0.55 * n + 1.8), squeeze=False) as (
+        fig,
+        axes,
+    ):
         for ax, (reading, t) in zip(axes[0], readings):
             y = np.arange(n)
             for tier, rows in t.groupby("tier"):
@@ -1261,7 +1264,8 @@ def forest_figure(table: pd.DataFrame, level: float = DEFAULT_LEVEL):
             ax.set_title(
                 f"{reading}: dashed line = separated neighbours", fontsize=9, fontweight="normal"
             )
-        axes[0, 0].invert_yaxis()  # once: the panels share the y axis
+        for ax in axes[0]:
+            ax.invert_yaxis()
         fig.suptitle(_tier_finding(readings), fontweight="bold")
     return fig
 
@@ -1277,6 +1281,9 @@ def rank_range_figure(table: pd.DataFrame, level: float = DEFAULT_LEVEL):
 
     readings = _readings(table)
     n = len(readings[0][1])
+    # One row per system: align every reading on the first reading's order, by name.
+    names = readings[0][1]["name"].to_numpy()
+    aligned = [(r, t.set_index("name").loc[names].reset_index()) for r, t in readings]
     colours = {"unpaired": PALETTE[0], "paired": PALETTE[2]}
     height = 0.7 / len(readings)
     offsets = (np.arange(len(readings)) - (len(readings) - 1) / 2) * height
@@ -1284,7 +1291,7 @@ def rank_range_figure(table: pd.DataFrame, level: float = DEFAULT_LEVEL):
         1, 2, figsize=(8.5, 0.6 * n + 2.0), sharey=True, gridspec_kw={"width_ratios": [3, 1.4]}
     ) as (fig, (ax_rank, ax_first)):
         y = np.arange(n)
-        for offset, (reading, t) in zip(offsets, readings):
+        for offset, (reading, t) in zip(offsets, aligned):
             colour = colours.get(reading, PALETTE[1])
             ax_rank.barh(
                 y + offset,
@@ -1306,7 +1313,7 @@ def rank_range_figure(table: pd.DataFrame, level: float = DEFAULT_LEVEL):
                     color=colour,
                 )
         ax_rank.plot(y + 1, y, "k|", markersize=16, markeredgewidth=2, label="nominal rank")
-        ax_rank.set_yticks(y, readings[0][1]["name"])
+        ax_rank.set_yticks(y, names)
         ax_rank.invert_yaxis()
         ax_rank.set_xticks(np.arange(1, n + 1))
         ax_rank.set_xlim(0.4, n + 0.6)
@@ -1318,11 +1325,19 @@ def rank_range_figure(table: pd.DataFrame, level: float = DEFAULT_LEVEL):
         ax_first.set_xlabel("P(first)")
         handles, labels = ax_rank.get_legend_handles_labels()
         fig.legend(handles, labels, loc="outside lower center", ncols=len(labels))
-        leader = " and ".join(
-            f"{_percent_text(float(t['p_first'].iloc[0]))} ({r})" for r, t in readings
-        )
-        fig.suptitle(
-            f"{readings[0][1]['name'].iloc[0]} is first in {leader} of plausible worlds",
-            fontweight="bold",
-        )
+        leaders = {t["name"].iloc[0] for _, t in readings}
+        if len(leaders) == 1:
+            leader = " and ".join(
+                f"{_percent_text(float(t['p_first'].iloc[0]))} ({r})" for r, t in readings
+            )
+            title = f"{names[0]} is first in {leader} of plausible worlds"
+        else:
+            title = (
+                "; ".join(
+                    f"{r}: {t['name'].iloc[0]} first in {_percent_text(float(t['p_first'].iloc[0]))}"
+                    for r, t in readings
+                )
+                + " of plausible worlds"
+            )
+        fig.suptitle(title, fontweight="bold")
     return fig
