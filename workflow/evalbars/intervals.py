@@ -17,6 +17,7 @@ __all__ = [
     "wilson_interval",
     "jeffreys_interval",
     "newcombe_interval",
+    "mover_difference",
     "clustered_se",
 ]
 
@@ -90,13 +91,41 @@ def jeffreys_interval(successes, n, level: float = 0.95):
     return np.where(k <= 0, 0.0, low), np.where(k >= n, 1.0, high)
 
 
+def mover_difference(est_a, low_a, high_a, est_b, low_b, high_b):
+    """MOVER interval for ``est_a - est_b`` from the two single-estimate intervals.
+
+    Notes
+    -----
+    With :math:`d = \\hat a - \\hat b` (Zou and Donner 2008, "method of variance
+    estimates recovery"),
+
+    .. math::
+
+        L = d - \\sqrt{(\\hat a - l_a)^2 + (u_b - \\hat b)^2}, \\qquad
+        U = d + \\sqrt{(u_a - \\hat a)^2 + (\\hat b - l_b)^2}.
+
+    With two Wilson intervals it is Newcombe's hybrid score interval
+    (:func:`newcombe_interval`); with two symmetric normal intervals it is
+    :math:`d \\pm z\\sqrt{se_a^2 + se_b^2}`.
+
+    References
+    ----------
+    .. [1] Zou, G. Y. and Donner, A. (2008). Construction of confidence limits
+       about effect measures: a general approach. Stat Med 27, 1693-1702.
+    """
+    d = est_a - est_b
+    low = d - np.sqrt((est_a - low_a) ** 2 + (high_b - est_b) ** 2)
+    high = d + np.sqrt((high_a - est_a) ** 2 + (est_b - low_b) ** 2)
+    return low, high
+
+
 def newcombe_interval(successes_a, n_a, successes_b, n_b, level: float = 0.95):
     """Newcombe's hybrid score interval for ``p_a - p_b`` (independent samples).
 
     Notes
     -----
-    With Wilson bounds :math:`(l_a, u_a)` and :math:`(l_b, u_b)` and
-    :math:`d = p_a - p_b`,
+    :func:`mover_difference` fed with the two Wilson intervals
+    :math:`(l_a, u_a)`, :math:`(l_b, u_b)`: with :math:`d = p_a - p_b`,
 
     .. math::
 
@@ -116,13 +145,9 @@ def newcombe_interval(successes_a, n_a, successes_b, n_b, level: float = 0.95):
     (0.0524, 0.3339)
     """
     ka, na, kb, nb = (np.asarray(x, dtype=float) for x in (successes_a, n_a, successes_b, n_b))
-    pa, pb = ka / na, kb / nb
     la, ua = wilson_interval(ka, na, level)
     lb, ub = wilson_interval(kb, nb, level)
-    d = pa - pb
-    low = d - np.sqrt((pa - la) ** 2 + (ub - pb) ** 2)
-    high = d + np.sqrt((ua - pa) ** 2 + (pb - lb) ** 2)
-    return low, high
+    return mover_difference(ka / na, la, ua, kb / nb, lb, ub)
 
 
 def clustered_se(scores, clusters):

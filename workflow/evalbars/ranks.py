@@ -58,7 +58,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .intervals import newcombe_interval, wilson_interval, z_for_level
+from .intervals import mover_difference, wilson_interval, z_for_level
 from .io import InputError, WideScores
 
 __all__ = [
@@ -476,20 +476,6 @@ def score_intervals(board: pd.DataFrame, level: float = DEFAULT_LEVEL):
     )
 
 
-def _mover_difference(est_a, low_a, high_a, est_b, low_b, high_b):
-    """MOVER interval for ``est_a - est_b`` from the two single-estimate intervals.
-
-    :math:`L = d - \\sqrt{(\\hat a - l_a)^2 + (u_b - \\hat b)^2}`,
-    :math:`U = d + \\sqrt{(u_a - \\hat a)^2 + (\\hat b - l_b)^2}` (Zou and Donner
-    2008). With two Wilson intervals it is Newcombe's hybrid score interval; with
-    two symmetric normal intervals it is :math:`d \\pm z\\sqrt{se_a^2 + se_b^2}`.
-    """
-    d = est_a - est_b
-    low = d - np.sqrt((est_a - low_a) ** 2 + (high_b - est_b) ** 2)
-    high = d + np.sqrt((high_a - est_a) ** 2 + (est_b - low_b) ** 2)
-    return low, high
-
-
 def adjacent_gaps(board: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
     """Gap between each system and the next one in the given order, with its interval.
 
@@ -510,7 +496,8 @@ def adjacent_gaps(board: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataF
     Notes
     -----
     - Two count/proportion rows: Newcombe's hybrid score interval (method 10),
-      :func:`evalbars.intervals.newcombe_interval`:
+      :func:`evalbars.intervals.newcombe_interval`, i.e. :func:`evalbars.intervals.mover_difference`
+      with Wilson bounds:
       :math:`L = d - \\sqrt{(p_a - l_a)^2 + (u_b - p_b)^2}`,
       :math:`U = d + \\sqrt{(u_a - p_a)^2 + (p_b - l_b)^2}` with Wilson bounds.
     - Two SE rows: the normal difference interval
@@ -546,18 +533,13 @@ def adjacent_gaps(board: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataF
         low, high = score_intervals(board, level)
         is_se = (board["form"] == "se").to_numpy()
         a, b = np.arange(k - 1), np.arange(1, k)
-        mover_low, mover_high = _mover_difference(
+        # One formula for every pair: the score intervals are Wilson for proportions and
+        # normal for SE rows, so MOVER gives Newcombe, the normal difference, or the mix.
+        gap_low[:-1], gap_high[:-1] = mover_difference(
             score[a], low[a], high[a], score[b], low[b], high[b]
         )
         both_proportions = ~is_se[a] & ~is_se[b]
-        successes = np.where(is_se, 0.0, board["successes"].to_numpy(dtype=float))
-        n = np.where(is_se, 1.0, board["n"].to_numpy(dtype=float))
-        newcombe_low, newcombe_high = newcombe_interval(
-            successes[a], n[a], successes[b], n[b], level
-        )
         gap[:-1] = score[a] - score[b]
-        gap_low[:-1] = np.where(both_proportions, newcombe_low, mover_low)
-        gap_high[:-1] = np.where(both_proportions, newcombe_high, mover_high)
         kind[:-1] = np.where(
             both_proportions, "proportions", np.where(is_se[a] & is_se[b], "se", "mixed")
         )
