@@ -142,11 +142,14 @@ def brute_force_pair(x, y):
     }
 
 
+@pytest.mark.parametrize("binary", [True, False])
 @pytest.mark.parametrize("missing", [0.0, 0.1])
-def test_pairwise_table_equals_a_loop_over_pairs(missing):
+def test_pairwise_table_equals_a_loop_over_pairs(missing, binary):
     rng = np.random.default_rng(5)
     ability = rng.normal(size=(400, 1))
-    scores = (ability + rng.normal(size=(400, 5)) + np.linspace(0.5, -0.5, 5) > 0).astype(float)
+    latent = ability + rng.normal(size=(400, 5)) + np.linspace(0.5, -0.5, 5)
+    # Binary scores count wins by matrix products; graded scores by comparisons.
+    scores = (latent > 0).astype(float) if binary else np.round(np.clip(latent, -1, 1), 1)
     scores[rng.random(scores.shape) < missing] = np.nan
     wide = wide_from(scores.T, models=list("VWXYZ"))
     table = pairwise.pairwise_table(wide, alpha=0.05)

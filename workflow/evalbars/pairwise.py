@@ -18,6 +18,8 @@ __all__ = [
     "model_pairs",
     "adjust_pvalues",
     "two_sided_normal_p",
+    "pair_statistics",
+    "paired_z_tests",
     "model_table",
     "exact_mcnemar_p",
     "pairwise_table",
@@ -151,24 +153,75 @@ def model_table(wide: WideScores, level: float = 0.95) -> pd.DataFrame:
 # --- Table 3: all pairwise comparisons ------------------------------------------------------------
 
 
-def _pair_moments(scores: np.ndarray):
-    """Pairwise-complete sums for every ordered pair of columns, by matrix products.
+def pair_statistics(scores) -> dict:
+    """Per-pair counts, differences and standard errors, by matrix products.
 
-    Returns K x K matrices: ``n[a, b]`` questions both answered, ``sum_a[a, b]`` the sum
-    of column a over them, ``sumsq_a[a, b]`` the sum of squares of column a over them,
-    ``cross[a, b]`` the sum of products, and ``wins[a, b]`` the number of those
-    questions on which a scored strictly higher than b.
+    Parameters
+    ----------
+    scores : array_like, shape (..., n, K)
+        Question-by-model scores, NaN where a model has no score; leading axes are
+        independent stacks (e.g. simulation replicates).
+
+    Returns
+    -------
+    dict of ndarray, each of shape (..., K(K-1)/2)
+        For the pairs ``(a, b)`` in :func:`numpy.triu_indices` order, over the
+        questions both answered: ``n``, ``diff`` (mean of a minus mean of b),
+        ``se_unpaired``, ``se_paired`` (see :func:`pairwise_table`), ``n10`` and
+        ``n01`` (questions on which a scored strictly higher / lower than b).
+
+    Notes
+    -----
+    All moments come from K x K products of the zero-filled scores with the
+    answered mask (one pass over the data per product), so a stack of thousands
+    of replicates costs a handful of batched matrix products.
     """
-    answered = np.isfinite(scores)
+    x = np.asarray(scores, dtype=float)
+    answered = np.isfinite(x)
     mask = answered.astype(float)
-    x = np.where(answered, scores, 0.0)
-    n = mask.T @ mask
-    sum_a = x.T @ mask
-    sumsq_a = (x * x).T @ mask
-    cross = x.T @ x
-    both = answered[:, :, None] & answered[:, None, :]
-    wins = ((x[:, :, None] > x[:, None, :]) & both).sum(axis=0)
-    return n, sum_a, sumsq_a, cross, wins
+    filled = np.where(answered, x, 0.0)
+    filled_t = np.swapaxes(filled, -1, -2)
+    n = np.swapaxes(mask, -1, -2) @ mask
+    sums = filled_t @ mask  # sums[a, b]: sum of column a over questions b also answered
+    sumsq = (filled_t * filled_t) @ mask
+    cross = filled_t @ filled
+    a, b = np.triu_indices(x.shape[-1], k=1)
+    n_ab = n[..., a, b]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_a, mean_b = sums[..., a, b] / n_ab, sums[..., b, a] / n_ab
+        var_a = sumsq[..., a, b] / n_ab - mean_a**2
+        var_b = sumsq[..., b, a] / n_ab - mean_b**2
+        diff = mean_a - mean_b
+        mean_sq_diff = (sumsq[..., a, b] + sumsq[..., b, a] - 2 * cross[..., a, b]) / n_ab
+        # Clip round-off below zero (e.g. identical columns).
+        se_unpaired = np.sqrt(np.maximum(var_a + var_b, 0.0) / n_ab)
+        se_paired = np.sqrt(np.maximum(mean_sq_diff - diff**2, 0.0) / n_ab)
+    if np.all((filled == 0) | (filled == 1)):
+        # 0/1 scores: a is right and b wrong on sum(x_a (1 - x_b)) = sums[a, b] - cross[a, b].
+        n10 = np.rint(sums[..., a, b] - cross[..., a, b])
+        n01 = np.rint(sums[..., b, a] - cross[..., a, b])
+    else:
+        both = answered[..., :, a] & answered[..., :, b]
+        n10 = ((filled[..., :, a] > filled[..., :, b]) & both).sum(axis=-2)
+        n01 = ((filled[..., :, a] < filled[..., :, b]) & both).sum(axis=-2)
+    return {
+        "n": n_ab,
+        "diff": diff,
+        "se_unpaired": se_unpaired,
+        "se_paired": se_paired,
+        "n10": n10,
+        "n01": n01,
+    }
+
+
+def paired_z_tests(scores) -> tuple[np.ndarray, np.ndarray]:
+    """``(z, p)`` of the paired z-test of every pair, for one matrix or a stack of them.
+
+    Pairs in :func:`numpy.triu_indices` order; ``z > 0`` means the earlier model
+    scored higher. The statistic is the one of :func:`pairwise_table`.
+    """
+    stats = pair_statistics(scores)
+    return two_sided_normal_p(stats["diff"], stats["se_paired"])
 
 
 def two_sided_normal_p(diff, se):
@@ -241,21 +294,12 @@ def pairwise_table(wide: WideScores, alpha: float = 0.05) -> pd.DataFrame:
     order = accuracy_order(wide)
     columns = [wide.models.index(m) for m in order]
     scores = wide.scores[:, columns]
-    n, sum_a, sumsq_a, cross, wins = _pair_moments(scores)
+    stats = pair_statistics(scores)
     a, b = np.triu_indices(len(order), k=1)
-    n_ab = n[a, b]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean_a, mean_b = sum_a[a, b] / n_ab, sum_a[b, a] / n_ab
-        var_a = sumsq_a[a, b] / n_ab - mean_a**2
-        var_b = sumsq_a[b, a] / n_ab - mean_b**2
-        diff = mean_a - mean_b
-        mean_sq_diff = (sumsq_a[a, b] + sumsq_a[b, a] - 2 * cross[a, b]) / n_ab
-        # Clip round-off below zero (e.g. identical columns).
-        se_unpaired = np.sqrt(np.maximum(var_a + var_b, 0.0) / n_ab)
-        se_paired = np.sqrt(np.maximum(mean_sq_diff - diff**2, 0.0) / n_ab)
+    diff, se_unpaired, se_paired = stats["diff"], stats["se_unpaired"], stats["se_paired"]
     z_unpaired, p_unpaired = two_sided_normal_p(diff, se_unpaired)
     z_paired, p_paired = two_sided_normal_p(diff, se_paired)
-    n10, n01 = wins[a, b], wins[b, a]
+    n_ab, n10, n01 = stats["n"], stats["n10"], stats["n01"]
     models = np.asarray(order, dtype=object)
     columns = {
         "model_a": models[a],

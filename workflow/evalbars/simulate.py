@@ -45,7 +45,7 @@ from scipy import special
 from . import omnibus
 from .intervals import clustered_se, wilson_interval, z_for_level
 from .io import wide_scores
-from .pairwise import accuracy_order, adjust_pvalues, model_pairs, two_sided_normal_p
+from .pairwise import accuracy_order, adjust_pvalues, model_pairs, pair_statistics, paired_z_tests
 
 __all__ = [
     "LEADERBOARD_RATES",
@@ -68,7 +68,6 @@ __all__ = [
     "draw_shared_scores",
     "studentized_range_fwer",
     "independent_tests_fwer",
-    "paired_z_tests",
     "simulate_fwer",
     "fwer_setting",
     "balanced_random_intercept_se",
@@ -388,18 +387,12 @@ def disagreement_rates(items: pd.DataFrame, models=None) -> pd.DataFrame:
     """
     wide = wide_scores(items, models)
     order = accuracy_order(wide)
-    scores = wide.scores[:, [wide.models.index(m) for m in order]]
-    answered = np.isfinite(scores).astype(float)
-    filled = np.where(answered > 0, scores, 0.0)
-    both = answered.T @ answered
-    # For 0/1 scores, |s_a - s_b| = s_a + s_b - 2 s_a s_b, summed over jointly answered questions.
-    sum_a = filled.T @ answered
-    differ = sum_a + sum_a.T - 2 * filled.T @ filled
+    stats = pair_statistics(wide.scores[:, [wide.models.index(m) for m in order]])
     pairs = model_pairs(order)
-    a, b = np.triu_indices(len(order), k=1)
-    pairs["questions"] = both[a, b].astype(int)
-    pairs["diff"] = (sum_a[a, b] - sum_a[b, a]) / both[a, b]
-    pairs["disagreement"] = differ[a, b] / both[a, b]
+    pairs["questions"] = stats["n"].astype(int)
+    pairs["diff"] = stats["diff"]
+    # For 0/1 scores two models differ exactly where one is right and the other wrong.
+    pairs["disagreement"] = (stats["n10"] + stats["n01"]) / stats["n"]
     return pairs
 
 
@@ -619,43 +612,6 @@ def independent_tests_fwer(models, alpha: float = 0.05):
     """The independence benchmark :math:`1 - (1-\\alpha)^{K(K-1)/2}` (0.265 for K = 4)."""
     k = np.asarray(models, dtype=float)
     return 1 - (1 - alpha) ** (k * (k - 1) / 2)
-
-
-def paired_z_tests(scores) -> tuple[np.ndarray, np.ndarray]:
-    """Paired z-tests of every model pair, vectorised over a stack of replicates.
-
-    Parameters
-    ----------
-    scores : array_like, shape (..., n, K)
-        0/1 (or bounded) scores on shared questions.
-
-    Returns
-    -------
-    z, p : ndarray, shape (..., K(K-1)/2)
-        Pairs in :func:`numpy.triu_indices` order ((0,1), (0,2), ..., (K-2,K-1));
-        ``z > 0`` means the earlier model scored higher.
-
-    Notes
-    -----
-    Miller (2024, Eq. 7), the same convention as
-    :func:`evalbars.pairwise.pairwise_table`: with :math:`d_i = s_{ia} - s_{ib}`,
-    :math:`SE = \\sqrt{\\frac1n \\cdot \\frac1n \\sum_i (d_i - \\bar d)^2}` (population
-    variance), :math:`z = \\bar d / SE`, two-sided normal p; zero difference with
-    zero SE gives z = 0, p = 1. All pair moments come from one K x K cross-product
-    per replicate.
-    """
-    x = np.asarray(scores)
-    n, k = x.shape[-2:]
-    # 0/1 sums up to n are exact in float32; the matmul is the only pass over the data.
-    x32 = x.astype(np.float32)
-    cross = (np.swapaxes(x32, -1, -2) @ x32).astype(float)
-    sums = x32.sum(axis=-2, dtype=np.float64)
-    squares = np.diagonal(cross, axis1=-2, axis2=-1)
-    a, b = np.triu_indices(k, k=1)
-    diff = (sums[..., a] - sums[..., b]) / n
-    mean_sq_diff = (squares[..., a] + squares[..., b] - 2 * cross[..., a, b]) / n
-    se = np.sqrt(np.maximum(mean_sq_diff - diff**2, 0.0) / n)
-    return two_sided_normal_p(diff, se)
 
 
 def simulate_fwer(
