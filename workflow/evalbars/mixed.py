@@ -70,6 +70,7 @@ __all__ = [
     "LmmFit",
     "fit_lmm",
     "variance_components",
+    "contrast_se",
     "lmm_contrasts",
 ]
 
@@ -815,6 +816,13 @@ def variance_components(fits) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["model_spec", "component", "variance", "boundary", "method"])
 
 
+def contrast_se(fit: LmmFit, a, b) -> np.ndarray:
+    """Standard error of ``fixed[a] - fixed[b]``: :math:`\\sqrt{c^T \\hat\\Sigma c}` with
+    :math:`c = e_a - e_b`, i.e. :math:`\\sqrt{\\Sigma_{aa} + \\Sigma_{bb} - 2\\Sigma_{ab}}`."""
+    a, b = np.asarray(a), np.asarray(b)
+    return np.sqrt(fit.cov[a, a] + fit.cov[b, b] - 2.0 * fit.cov[a, b])
+
+
 def lmm_contrasts(fit: LmmFit, alpha: float = 0.05) -> pd.DataFrame:
     """All pairwise contrasts of the estimated marginal means, with Wald z-tests.
 
@@ -843,7 +851,7 @@ def lmm_contrasts(fit: LmmFit, alpha: float = 0.05) -> pd.DataFrame:
     ia = pairs["model_a"].map(index).to_numpy()
     ib = pairs["model_b"].map(index).to_numpy()
     estimate = fit.fixed[ia] - fit.fixed[ib]
-    se = np.sqrt(fit.cov[ia, ia] + fit.cov[ib, ib] - 2.0 * fit.cov[ia, ib])
+    se = contrast_se(fit, ia, ib)
     z = estimate / se
     p = 2.0 * stats.norm.sf(np.abs(z))
     k = len(fit.models)

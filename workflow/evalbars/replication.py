@@ -72,12 +72,10 @@ PAPER_VALUES = pd.DataFrame(
 
 
 def _mean_contrast_se(fit: mixed.LmmFit) -> float:
-    """Mean over all pairs of :math:`\\sqrt{c^T \\hat\\Sigma c}`, the ``se`` of
-    :func:`evalbars.mixed.lmm_contrasts`, without its Tukey p-values (which cost
-    more than the fit and are not needed here; a test checks both agree)."""
+    """Mean over all pairs of the ``se`` of :func:`evalbars.mixed.lmm_contrasts`, without
+    its Tukey p-values (which cost more than the fit and are not needed here)."""
     a, b = np.triu_indices(len(fit.models), k=1)
-    cov = fit.cov
-    return float(np.sqrt(cov[a, a] + cov[b, b] - 2 * cov[a, b]).mean())
+    return float(mixed.contrast_se(fit, a, b).mean())
 
 
 def paper_quantities(wide: WideScores, alpha: float = 0.05, mixed_method: str = "exact") -> dict:
