@@ -82,7 +82,9 @@ def test_checksum_mismatch_deletes_and_fails_loudly(served, tmp_path):
     _, base, digest, _ = served
     target = tmp_path / "raw" / NAME
     wrong = "0" * 64
-    with pytest.raises(fetch.ChecksumError, match=f"has sha256 {digest}, but the pinned checksum is {wrong}"):
+    with pytest.raises(
+        fetch.ChecksumError, match=f"has sha256 {digest}, but the pinned checksum is {wrong}"
+    ):
         fetch.fetch_archive(NAME, target, wrong, mirror=base)
     assert not target.exists()
     assert list(target.parent.iterdir()) == []
@@ -106,10 +108,15 @@ def test_transient_errors_are_retried_with_backoff(served, tmp_path):
 def test_missing_file_fails_with_mirror_advice(served, tmp_path):
     server, base, digest, _ = served
     with pytest.raises(fetch.DownloadError) as info:
-        fetch.fetch_archive("model_outputs_Nope_5shots.zip", tmp_path / "x.zip", digest, mirror=base, backoff=0.01)
+        fetch.fetch_archive(
+            "model_outputs_Nope_5shots.zip", tmp_path / "x.zip", digest, mirror=base, backoff=0.01
+        )
     message = str(info.value)
     assert "Could not fetch model_outputs_Nope_5shots.zip" in message and "404" in message
-    assert "EVALBARS_MIRROR=/path/to/eval_results" in message and "`mirror: /path/to/eval_results`" in message
+    assert (
+        "EVALBARS_MIRROR=/path/to/eval_results" in message
+        and "`mirror: /path/to/eval_results`" in message
+    )
     assert len(server.requests) == 1  # a 404 is final, not retried
     assert not (tmp_path / "x.zip").exists()
 
@@ -117,7 +124,9 @@ def test_missing_file_fails_with_mirror_advice(served, tmp_path):
 def test_unreachable_host_fails_after_retries(tmp_path):
     # Port 9 on loopback: nothing listens, so the connection is refused at once.
     with pytest.raises(fetch.DownloadError, match="offline or cannot reach GitHub"):
-        fetch.fetch_archive(NAME, tmp_path / NAME, "0" * 64, mirror="http://127.0.0.1:9/x", attempts=2, backoff=0.01)
+        fetch.fetch_archive(
+            NAME, tmp_path / NAME, "0" * 64, mirror="http://127.0.0.1:9/x", attempts=2, backoff=0.01
+        )
 
 
 def test_folder_mirror_and_environment_precedence(served, tmp_path, monkeypatch):
@@ -125,7 +134,9 @@ def test_folder_mirror_and_environment_precedence(served, tmp_path, monkeypatch)
     fetch.fetch_archive(NAME, tmp_path / NAME, digest, mirror=str(root))
     assert fetch.sha256_file(tmp_path / NAME) == digest
     with pytest.raises(fetch.DownloadError, match="no such file in the mirror folder"):
-        fetch.fetch_archive("model_outputs_Nope_5shots.zip", tmp_path / "n.zip", digest, mirror=str(root))
+        fetch.fetch_archive(
+            "model_outputs_Nope_5shots.zip", tmp_path / "n.zip", digest, mirror=str(root)
+        )
     monkeypatch.setenv(fetch.MIRROR_ENV, "/from/env")
     assert fetch.resolve_mirror("/from/config") == "/from/env"
     monkeypatch.delenv(fetch.MIRROR_ENV)
@@ -140,5 +151,13 @@ def test_folder_mirror_and_environment_precedence(served, tmp_path, monkeypatch)
 def test_pinned_checksums_cover_the_default_models():
     pinned = fetch.pinned_checksums()
     assert len(pinned) == 29
-    assert pinned["model_outputs_Yi-6B_5shots.zip"] == "2a85c02303f8e9b98ebd689f239c9fa7bf329014ec911c589f2a91fa47bc377d"
-    assert fetch.pinned_checksums({"model_outputs_X_5shots.zip": "AB" * 32})["model_outputs_X_5shots.zip"] == "ab" * 32
+    assert (
+        pinned["model_outputs_Yi-6B_5shots.zip"]
+        == "2a85c02303f8e9b98ebd689f239c9fa7bf329014ec911c589f2a91fa47bc377d"
+    )
+    assert (
+        fetch.pinned_checksums({"model_outputs_X_5shots.zip": "AB" * 32})[
+            "model_outputs_X_5shots.zip"
+        ]
+        == "ab" * 32
+    )
