@@ -69,3 +69,34 @@ def default_items(default_raw):
 def default_subsample(default_items):
     """The default 1,497-question subsample (a :class:`evalbars.sampling.Subsample`)."""
     return sampling.stratified_subsample(default_items, **DEFAULT_SUBSAMPLE)
+
+
+@pytest.fixture(scope="session")
+def real_wide(default_subsample):
+    """The default subsample as a question-by-model matrix."""
+    return io.wide_scores(default_subsample.items)
+
+
+@pytest.fixture
+def reference_wide(request):
+    """``reference_wide(name)``: the score matrix behind R's reference numbers ``name``.
+
+    Synthetic fixtures are read from tests/data; for the real subsample only R's numbers
+    are committed, so the question ids are checked against the hash R recorded.
+    """
+    import hashlib
+
+    import pandas as pd
+
+    from .reference.r_results import R_RESULTS
+
+    def load(name):
+        if name != "mmlu_pro_default_subsample":
+            return io.wide_scores(pd.read_csv(DATA / f"{name}.csv"))
+        wide = request.getfixturevalue("real_wide")
+        ids = "\n".join(str(q) for q in sorted(wide.question_ids))
+        recorded = R_RESULTS[name]["source"]["question_ids_sha256"]
+        assert hashlib.sha256(ids.encode()).hexdigest() == recorded, "not the subsample R used"
+        return wide
+
+    return load

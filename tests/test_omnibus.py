@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -102,20 +101,10 @@ def test_cochran_q_with_two_models_is_uncorrected_mcnemar():
 # --- R reference values (tests/reference/make_r_reference.R), closed forms at 1e-8 ------------------
 
 
-@pytest.fixture(scope="module")
-def real_wide(default_subsample):
-    return io.wide_scores(default_subsample.items)
-
-
 @pytest.mark.parametrize("name", [*SYNTHETIC, "mmlu_pro_default_subsample"])
-def test_closed_forms_match_r(name, request):
+def test_closed_forms_match_r(name, reference_wide):
     ref = R_RESULTS[name]
-    if name == "mmlu_pro_default_subsample":  # R's numbers are committed, the data are not
-        wide = request.getfixturevalue("real_wide")
-        ids = "\n".join(str(q) for q in sorted(wide.question_ids))
-        assert hashlib.sha256(ids.encode()).hexdigest() == ref["source"]["question_ids_sha256"]
-    else:
-        wide = synthetic_wide(name)
+    wide = reference_wide(name)
     assert wide.complete
     rm = omnibus.rm_anova(wide.scores)
     one = omnibus.oneway_anova(wide.scores)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -197,11 +196,6 @@ def test_model_table_columns_and_order():
 # --- R reference values ------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def real_wide(default_subsample):
-    return io.wide_scores(default_subsample.items)
-
-
 @pytest.mark.parametrize(
     "name",
     [
@@ -212,14 +206,9 @@ def real_wide(default_subsample):
         "mmlu_pro_default_subsample",
     ],
 )
-def test_counts_and_mcnemar_match_r(name, request):
+def test_counts_and_mcnemar_match_r(name, reference_wide):
     ref = R_RESULTS[name]
-    if name == "mmlu_pro_default_subsample":  # R's numbers are committed, the data are not
-        wide = request.getfixturevalue("real_wide")
-        ids = "\n".join(str(q) for q in sorted(wide.question_ids))
-        assert hashlib.sha256(ids.encode()).hexdigest() == ref["source"]["question_ids_sha256"]
-    else:
-        wide = io.wide_scores(pd.read_csv(DATA / f"{name}.csv"))
+    wide = reference_wide(name)
     table = pairwise.pairwise_table(wide)
     models = pairwise.model_table(wide).set_index("model")
     for model, accuracy in ref["accuracy"].items():

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from . import fetch, io, mixed, sampling
+from .replication import PAPER_MODELS
 
 __all__ = [
     "DEFAULTS",
@@ -47,14 +48,7 @@ __all__ = [
 
 #: Used when no config/config.yaml is found (the shipped defaults).
 DEFAULTS = {
-    "models": [
-        "Yi-6B",
-        "Yi-6b-Chat",
-        "Qwen1.5-7B-Chat",
-        "Mistral-7B-v0.1",
-        "Mistral-7B-Instruct-v0.1",
-        "Mistral-7B-Instruct-v0.2",
-    ],
+    "models": list(PAPER_MODELS),
     "missing_prediction": "wrong",
     "missing_prediction_seed": 12345,
     "subsample": {"n": 1497, "seed": 2024},
