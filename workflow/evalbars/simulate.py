@@ -939,57 +939,39 @@ def time_settings(config: dict, root=".") -> pd.DataFrame:
     def grid(study):
         return pd.read_csv(Path(root) / sim_config[study]["grid"], sep="\t").to_dict("records")
 
-    jobs = [
-        (
-            "leaderboard",
-            row,
-            lambda row=row: simulate_leaderboard(
-                row["questions"],
-                row["spread"],
-                sim_config["leaderboard"]["runs"],
-                seed,
-                sim_config["leaderboard"]["true_rates"],
-                config["level"],
-            ),
-        )
-        for row in grid("leaderboard")
-    ]
-    fwer = sim_config["fwer"]
-    jobs += [
-        (
-            "fwer",
-            row,
-            lambda row=row: fwer_setting(
-                **row,
-                replications=fwer["replications"],
-                alpha=config["alpha"],
-                mean_accuracy=fwer["mean_accuracy"],
-                concentration=fwer["concentration"],
-                seed=seed,
-            ),
-        )
-        for row in grid("fwer")
-    ]
-    clustered = sim_config["clustered"]
-    jobs += [
-        (
-            "clustered",
-            row,
-            lambda row=row: simulate_clustered(
-                **row,
-                questions=clustered["questions"],
-                replications=clustered["replications"],
-                mean_accuracy=clustered["mean_accuracy"],
-                level=config["level"],
-                seed=seed,
-            ),
-        )
-        for row in grid("clustered")
-    ]
+    board, fwer, clustered = (sim_config[k] for k in ("leaderboard", "fwer", "clustered"))
+    # One runner per study, called with a grid row: the same calls the workflow's scripts make.
+    runners = {
+        "leaderboard": lambda row: simulate_leaderboard(
+            row["questions"],
+            row["spread"],
+            board["runs"],
+            seed,
+            board["true_rates"],
+            config["level"],
+        ),
+        "fwer": lambda row: fwer_setting(
+            **row,
+            replications=fwer["replications"],
+            alpha=config["alpha"],
+            mean_accuracy=fwer["mean_accuracy"],
+            concentration=fwer["concentration"],
+            seed=seed,
+        ),
+        "clustered": lambda row: simulate_clustered(
+            **row,
+            questions=clustered["questions"],
+            replications=clustered["replications"],
+            mean_accuracy=clustered["mean_accuracy"],
+            level=config["level"],
+            seed=seed,
+        ),
+    }
+    jobs = [(study, row, run) for study, run in runners.items() for row in grid(study)]
     rows = []
     for study, setting, run in jobs:
         wall, cpu = time.perf_counter(), time.process_time()
-        run()
+        run(setting)
         rows.append(
             {
                 "study": study,
