@@ -458,3 +458,23 @@ def test_refuses_what_it_cannot_fit():
     )
     with pytest.raises(ValueError, match="at least two categories"):
         mixed.fit_lmm(one, "category")
+
+
+def test_category_model_is_fitted_when_models_never_disagree():
+    # Identical columns leave no within-question variation: the nested model cannot split
+    # question from residual variance, but the category-only model is defined, and the exact
+    # path must agree with the general one.
+    rng = np.random.default_rng(1)
+    column = (rng.random(30) < 0.5).astype(float)
+    categories = np.array(list("abc"))[np.arange(30) % 3]
+    wide = io.WideScores(
+        np.column_stack([column] * 3), ["m1", "m2", "m3"], np.arange(30), categories
+    )
+    exact = mixed.fit_lmm(wide, "category", "exact")
+    general = mixed.fit_lmm(wide, "category", "general")
+    assert exact.variance["residual"] > 0
+    for component in ("category", "residual"):
+        assert exact.variance[component] == pytest.approx(general.variance[component], rel=1e-9)
+    assert exact.reml_criterion == pytest.approx(general.reml_criterion, rel=1e-12)
+    with pytest.raises(ValueError, match="no within-question variation"):
+        mixed.fit_lmm(wide, "category_question", "exact")

@@ -336,7 +336,9 @@ def _exact_variances(st: _StrataStats, model_spec: str) -> dict:
     is the category-only fit. Every candidate is scored with the exact deviance
     and the smallest wins (a tie goes to the boundary).
     """
-    if st.ss_within <= 0:
+    if st.ss_within <= 0 and model_spec == "category_question":
+        # Without within-question variation the question and residual variances cannot be
+        # told apart; the category-only model is still defined (its residual pools both).
         raise ValueError("no within-question variation: every model scores alike on each question")
     k, n = st.k, st.n
     candidates = []
