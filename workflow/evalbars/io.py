@@ -295,13 +295,8 @@ def read_long_table(path) -> pd.DataFrame:
     if "n_options" not in frame.columns:
         frame["n_options"] = DEFAULT_N_OPTIONS
     if has_correct:
+        # An explicit correct column wins; pred and answer, if given too, are kept as they are.
         frame["correct"] = _parse_correct(frame, path)
-        if (
-            "pred" in frame.columns
-            and frame["pred"].notna().any()
-            and frame["answer"].notna().any()
-        ):
-            pass  # an explicit correct column wins; pred/answer are kept as given
     else:
         frame["correct"] = _correct_from_pred(frame["pred"], frame["answer"])
     # A missing prediction is a null correct value; keep pred null there too.

@@ -347,6 +347,19 @@ def _format_number(value: float) -> str:
     return f"{value:g}"
 
 
+def _proportion_row(name, form, successes, n, note) -> dict:
+    """A canonical row for a proportion read from counts or from a score with its n."""
+    return dict(
+        name=name,
+        form=form,
+        score=successes / n,
+        n=n,
+        successes=successes,
+        se=math.nan,
+        note="; ".join(note),
+    )
+
+
 def _canonical_row(name, where, form, values, scale, bounds, source) -> dict:
     note = []
     if form == "counts":
@@ -367,15 +380,7 @@ def _canonical_row(name, where, form, values, scale, bounds, source) -> dict:
             note.append(f"fractional count {successes:g} of {n:g}")
         if not float(n).is_integer():
             note.append(f"fractional total {n:g}")
-        return dict(
-            name=name,
-            form=form,
-            score=successes / n,
-            n=n,
-            successes=successes,
-            se=math.nan,
-            note="; ".join(note),
-        )
+        return _proportion_row(name, form, successes, n, note)
     score = values["score"]
     if not 0 <= score <= scale:
         raise InputError(source, f"{where}: score {_format_number(score)} is outside {bounds}")
@@ -393,15 +398,7 @@ def _canonical_row(name, where, form, values, scale, bounds, source) -> dict:
             )
         if not float(n).is_integer():
             note.append(f"fractional n {n:g}")
-        return dict(
-            name=name,
-            form=form,
-            score=successes / n,
-            n=n,
-            successes=successes,
-            se=math.nan,
-            note="; ".join(note),
-        )
+        return _proportion_row(name, form, successes, n, note)
     se = values["se"]
     if se <= 0:
         raise InputError(source, f"{where}: se must be > 0, got {_format_number(se)}")
