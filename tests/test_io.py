@@ -313,3 +313,29 @@ def test_wide_scores_orders_rows_by_category_and_marks_gaps(tmp_path):
     assert not wide.complete
     np.testing.assert_array_equal(wide.scores, [[1, 0], [np.nan, 1], [1, np.nan]])
     assert wide.category_codes.tolist() == [0, 1, 1]
+
+
+def test_write_columns_reads_back_as_the_dataframe(tmp_path):
+    columns = {
+        "rule": np.array(["higher_score_wins", 'a, quoted "name"']),
+        "questions": [200, 5000],
+        "share": np.array([0.1 + 0.2, 1e-300]),  # shortest round-trip form keeps every bit
+        "missing": [np.nan, 0.5],
+        "flag": np.array([True, False]),
+        "small": np.array([1, 0], dtype=np.int8),
+    }
+    path = tmp_path / "table.csv"
+    io.write_columns(columns, path)
+    pd.testing.assert_frame_equal(pd.read_csv(path), pd.DataFrame(columns), check_dtype=False)
+    assert pd.read_csv(path)["share"].iloc[0] == 0.1 + 0.2
+    # pandas writes the same table to the same bytes.
+    pandas_path = tmp_path / "pandas.csv"
+    pd.DataFrame(columns).to_csv(pandas_path, index=False)
+    assert path.read_bytes() == pandas_path.read_bytes()
+
+
+def test_write_columns_refuses_ragged_columns(tmp_path):
+    with pytest.raises(ValueError, match="equal length"):
+        io.write_columns({"a": [1, 2], "b": [1]}, tmp_path / "x.csv")
+    with pytest.raises(ValueError, match="1-D"):
+        io.write_columns({"a": np.zeros((2, 2))}, tmp_path / "x.csv")

@@ -51,9 +51,21 @@ def assert_mc(value, se, target):
 # --- 1. The unpaired leaderboard (seed 000) ----------------------------------------------------
 
 
+def frames(result: sim.LeaderboardResult) -> sim.LeaderboardResult:
+    """A leaderboard result with each column mapping as a DataFrame."""
+    return sim.LeaderboardResult(*(pd.DataFrame(table) for table in result))
+
+
+def fwer_frame(models, *args, **kwargs) -> pd.DataFrame:
+    """:func:`simulate_fwer` for each K in ``models``, as one DataFrame."""
+    return pd.concat(
+        [pd.DataFrame(sim.simulate_fwer(k, *args, **kwargs)) for k in models], ignore_index=True
+    )
+
+
 @pytest.fixture(scope="module")
 def default_leaderboard():
-    return sim.simulate_leaderboard(200, 1.0, runs=10_000, seed=SEED)
+    return frames(sim.simulate_leaderboard(200, 1.0, runs=10_000, seed=SEED))
 
 
 def test_exact_values_match_the_seed():
@@ -89,7 +101,9 @@ def test_non_overlap_rule_is_almost_never_wrong_and_rarely_decides(default_leade
 
 
 def test_5000_questions_whiskers_about_a_point_and_b_rarely_above():
-    summary = sim.simulate_leaderboard(5000, 1.0, runs=10_000, seed=SEED).summary.iloc[0]
+    summary = pd.DataFrame(
+        sim.simulate_leaderboard(5000, 1.0, runs=10_000, seed=SEED).summary
+    ).iloc[0]
     exact_whisker = np.mean(100 * 1.959964 * np.sqrt(RATES * (1 - RATES) / 5000))
     assert summary["mean_whisker_points"] == pytest.approx(exact_whisker, abs=0.01)
     assert round(summary["mean_whisker_points"], 1) in (1.1, 1.2)  # "about a point each side"
@@ -103,14 +117,16 @@ def test_5000_questions_whiskers_about_a_point_and_b_rarely_above():
 
 
 def test_spread_zero_top1_is_one_in_five():
-    summary = sim.simulate_leaderboard(200, 0.0, runs=10_000, seed=SEED).summary.iloc[0]
+    summary = pd.DataFrame(sim.simulate_leaderboard(200, 0.0, runs=10_000, seed=SEED).summary).iloc[
+        0
+    ]
     assert_mc(summary["top1"], summary["top1_se"], 0.2)
     assert_mc(summary["wrong"], summary["wrong_se"], 0.5)
 
 
 def test_ties_for_first_are_broken_at_random():
     # With 10 questions ties for first are common; a fixed tie order would favour one model.
-    runs = sim.simulate_leaderboard(10, 0.0, runs=20_000, seed=SEED).runs
+    runs = pd.DataFrame(sim.simulate_leaderboard(10, 0.0, runs=20_000, seed=SEED).runs)
     shares = runs["top_model"].value_counts(normalize=True).reindex(list("ABCDE"))
     se = np.sqrt(0.2 * 0.8 / 20_000)
     assert np.all(np.abs(shares - 0.2) <= TOL_SE * se), shares
@@ -136,26 +152,21 @@ def test_one_run_is_consistent(default_leaderboard):
 
 
 def test_same_seed_same_frames_and_settings_are_order_independent():
-    first = sim.simulate_leaderboard(500, 1.0, runs=2000, seed=7)
+    first = frames(sim.simulate_leaderboard(500, 1.0, runs=2000, seed=7))
     sim.simulate_leaderboard(200, 0.0, runs=2000, seed=7)  # another setting in between
-    again = sim.simulate_leaderboard(500, 1.0, runs=2000, seed=7)
+    again = frames(sim.simulate_leaderboard(500, 1.0, runs=2000, seed=7))
     for a, b in zip(first, again):
         pd.testing.assert_frame_equal(a, b)
-    other = sim.simulate_leaderboard(500, 1.0, runs=2000, seed=8)
+    other = frames(sim.simulate_leaderboard(500, 1.0, runs=2000, seed=8))
     assert not first.runs.equals(other.runs)
+    fwer = pd.DataFrame(sim.simulate_fwer(3, 100, 0.5, replications=300, seed=7))
+    sim.simulate_fwer(4, 100, 0.5, replications=300, seed=7)
     pd.testing.assert_frame_equal(
-        sim.simulate_fwer(3, 100, 0.5, replications=300, seed=7),
-        sim.simulate_fwer(3, 100, 0.5, replications=300, seed=7),
+        fwer, pd.DataFrame(sim.simulate_fwer(3, 100, 0.5, replications=300, seed=7))
     )
     pd.testing.assert_frame_equal(
-        sim.simulate_clustered(4, 0.3, 400, 300, seed=7),
-        sim.simulate_clustered(4, 0.3, 400, 300, seed=7),
-    )
-    # K = 4 inside a range is the same stream as K = 4 alone.
-    ranged = sim.fwer_setting(3, 4, 100, 0.5, replications=300, seed=7)
-    pd.testing.assert_frame_equal(
-        ranged[ranged["models"] == 4].reset_index(drop=True),
-        sim.simulate_fwer(4, 100, 0.5, replications=300, seed=7),
+        pd.DataFrame(sim.simulate_clustered(4, 0.3, 400, 300, seed=7)),
+        pd.DataFrame(sim.simulate_clustered(4, 0.3, 400, 300, seed=7)),
     )
 
 
@@ -268,7 +279,9 @@ def test_studentized_range_fwer_matches_scipy_and_o12():
 
 @pytest.fixture(scope="module")
 def paper_fwer():
-    return sim.simulate_fwer(4, 400, 0.5, replications=2000, seed=SEED).set_index("method")
+    return pd.DataFrame(sim.simulate_fwer(4, 400, 0.5, replications=2000, seed=SEED)).set_index(
+        "method"
+    )
 
 
 def test_paper_fwer_targets(paper_fwer):
@@ -289,14 +302,14 @@ def test_paper_fwer_targets(paper_fwer):
 
 
 def test_fwer_across_models_follows_the_studentized_range():
-    table = sim.fwer_setting(2, 6, 400, 0.5, replications=1000, seed=SEED)
+    table = fwer_frame(range(2, 7), 400, 0.5, replications=1000, seed=SEED)
     uncorrected = table[table["method"] == "uncorrected"]
     for row in uncorrected.itertuples():
         assert_mc(row.fwer, row.fwer_se, row.studentized_range_fwer)
 
 
 def test_power_under_a_true_gap():
-    table = sim.fwer_setting(2, 4, 400, 0.5, 0.08, replications=2000, seed=SEED)
+    table = fwer_frame(range(2, 5), 400, 0.5, 0.08, replications=2000, seed=SEED)
     two = table[table["models"] == 2].set_index("method")
     # K = 2: one test; power = P(|Z| > 1.96) with Z ~ N(gap / SE, 1), SE from the design:
     # y = w A + (1 - w) mu, s0 ~ Bern(c + (1 - c) y), s1 ~ Bern(y), c = gap / (1 - mu).
@@ -415,7 +428,8 @@ def test_balanced_random_intercept_se_matches_statsmodels_and_miller():
 
 @pytest.mark.parametrize(("cluster_size", "target"), [(4, 1.4), (6, 1.6), (12, 2.1)])
 def test_clustered_settings_reproduce_the_paper_ratios(cluster_size, target):
-    table = sim.simulate_clustered(cluster_size, 0.31, 1200, 2000, seed=SEED).set_index("estimator")
+    table = pd.DataFrame(sim.simulate_clustered(cluster_size, 0.31, 1200, 2000, seed=SEED))
+    table = table.set_index("estimator")
     miller = table.loc["clustered_miller"]
     assert miller["se_ratio_to_naive"] == pytest.approx(target, abs=0.05)  # paper: ~1.4, 1.6, 2.1
     assert (
@@ -451,7 +465,7 @@ def test_combine_settings_sorts_independently_of_input_order():
 
 
 def test_figures_state_their_findings():
-    settings = [sim.simulate_leaderboard(n, 1.0, runs=2000, seed=1) for n in (100, 200)]
+    settings = [frames(sim.simulate_leaderboard(n, 1.0, runs=2000, seed=1)) for n in (100, 200)]
     table = sim.combine_settings([s.summary for s in settings], ["spread", "questions", "rule"])
     default = settings[1]
     figures = sim.leaderboard_figures(table, default.runs, default.one_run, spread=1.0)
@@ -476,13 +490,15 @@ def test_figures_state_their_findings():
     )
     fwer = pd.concat(
         [
-            sim.fwer_setting(2, 4, 200, 0.5, replications=200, seed=1),
-            sim.fwer_setting(2, 4, 200, 0.5, 0.08, replications=200, seed=1),
+            fwer_frame(range(2, 5), 200, 0.5, replications=200, seed=1),
+            fwer_frame(range(2, 5), 200, 0.5, 0.08, replications=200, seed=1),
         ]
     )
     fwer_figs = sim.fwer_figures(fwer, models=4, questions=200)
     assert set(fwer_figs) == {"methods", "models", "power"}
-    clustered = pd.concat([sim.simulate_clustered(m, 0.31, 240, 200, seed=1) for m in (4, 12)])
+    clustered = pd.concat(
+        [pd.DataFrame(sim.simulate_clustered(m, 0.31, 240, 200, seed=1)) for m in (4, 12)]
+    )
     title = sim.clustered_figure(clustered).get_suptitle()
     ratio = clustered[clustered["estimator"] == "clustered_miller"]["se_ratio_to_naive"]
     assert f"{ratio.min():.1f}×" in title and f"{ratio.max():.1f}×" in title

@@ -32,6 +32,7 @@ policy: ``wrong``, ``random_guess`` or ``exclude``.
 
 from __future__ import annotations
 
+import csv
 import json
 import logging
 import re
@@ -40,9 +41,12 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import numpy as np
-import pandas as pd
 
+from ._lazy import load
 from .errors import ConfigError, InputError
+
+# pandas loads on first use (see evalbars._lazy): numpy-only jobs skip it.
+pd = load("pandas")
 
 __all__ = [
     "ITEM_COLUMNS",
@@ -61,6 +65,7 @@ __all__ = [
     "WideScores",
     "wide_scores",
     "question_order",
+    "write_columns",
 ]
 
 log = logging.getLogger(__name__)
@@ -536,3 +541,34 @@ def wide_scores(items: pd.DataFrame, models=None) -> WideScores:
         question_ids=questions["question_id"].to_numpy(),
         categories=questions["category"].to_numpy().astype(str),
     )
+
+
+def write_columns(columns: dict, path) -> None:
+    """Write a tidy table given as columns ``{name: values}`` to CSV, without pandas.
+
+    The file reads back with :func:`pandas.read_csv` as ``pandas.DataFrame(columns)``
+    would: a header row, then one row per index; floats in shortest round-trip
+    form (so values survive exactly), NaN as an empty field, fields quoted only
+    where needed. Simulation jobs use it so that they never import pandas.
+
+    Raises :class:`ValueError` when the columns differ in length.
+    """
+    names = list(columns)
+    arrays = [np.asarray(columns[name]) for name in names]
+    lengths = {array.shape for array in arrays}
+    if len(lengths) != 1 or len(next(iter(lengths))) != 1:
+        shapes = ", ".join(f"{n}: {a.shape}" for n, a in zip(names, arrays))
+        raise ValueError(f"columns must be 1-D and of equal length, got {shapes}")
+    values = []
+    for array in arrays:
+        if array.dtype.kind == "f" and np.isnan(array).any():
+            # An empty field is what pandas writes for NaN and reads back as NaN.
+            blanked = array.astype(object)
+            blanked[np.isnan(array)] = ""
+            values.append(blanked.tolist())
+        else:
+            values.append(array.tolist())
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(names)
+        writer.writerows(zip(*values))

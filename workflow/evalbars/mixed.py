@@ -55,13 +55,20 @@ import itertools
 import logging
 import warnings
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
-from scipy import optimize, stats
 
-from .io import WideScores
+from ._lazy import load
 from .pairwise import accuracy_order, adjust_pvalues, model_pairs
+
+if TYPE_CHECKING:
+    from .io import WideScores
+
+# pandas and scipy load on first use (see evalbars._lazy): numpy-only jobs skip them.
+pd = load("pandas")
+optimize = load("scipy.optimize")
+stats = load("scipy.stats")
 
 __all__ = [
     "MODEL_SPECS",

@@ -18,13 +18,18 @@ replicates.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import pandas as pd
-from scipy import special
 
-from .io import WideScores
+from ._lazy import load
+
+if TYPE_CHECKING:
+    from .io import WideScores
+
+# pandas and scipy load on first use (see evalbars._lazy): numpy-only jobs skip them.
+pd = load("pandas")
+special = load("scipy.special")
 
 __all__ = [
     "RmAnova",

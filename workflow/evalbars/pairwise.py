@@ -7,11 +7,18 @@ in that order, so ``diff = accuracy_a - accuracy_b >= 0``.
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
-from scipy import special
+from typing import TYPE_CHECKING
 
-from .io import WideScores
+import numpy as np
+
+from ._lazy import load
+
+if TYPE_CHECKING:
+    from .io import WideScores
+
+# pandas and scipy load on first use (see evalbars._lazy): numpy-only jobs skip them.
+pd = load("pandas")
+special = load("scipy.special")
 
 __all__ = [
     "accuracy_order",

@@ -27,8 +27,12 @@ Studies
    Miller's clustered SE (:func:`evalbars.intervals.clustered_se`) and the SE of
    the balanced random-intercept model (:func:`balanced_random_intercept_se`).
 
-Figures for each study are built by the ``*_figures`` functions at the end of
-the module; they import matplotlib lazily so that simulation jobs do not pay for it.
+The studies return tidy tables as column mappings ``{column: values}``
+(``pandas.DataFrame(table)`` makes one a frame): a setting's Snakemake job then
+writes its CSV with :func:`evalbars.io.write_columns` and never imports pandas,
+which would cost it more than the simulation itself. Figures for each study are
+built by the ``*_figures`` functions at the end of the module; they import
+matplotlib lazily so that simulation jobs do not pay for it either.
 
 ``uv run python -m evalbars.simulate`` (from the repository root) runs every
 configured setting once in one process and prints its time (:func:`time_settings`).
@@ -39,13 +43,16 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
-from scipy import special
 
 from . import omnibus
+from ._lazy import load
 from .intervals import clustered_se, wilson_interval, z_for_level
 from .io import wide_scores
 from .pairwise import accuracy_order, adjust_pvalues, model_pairs, pair_statistics, paired_z_tests
+
+# A simulation setting's job needs numpy only; pandas and scipy load on first use (evalbars._lazy).
+pd = load("pandas")
+special = load("scipy.special")
 
 __all__ = [
     "LEADERBOARD_RATES",
@@ -69,7 +76,6 @@ __all__ = [
     "studentized_range_fwer",
     "independent_tests_fwer",
     "simulate_fwer",
-    "fwer_setting",
     "balanced_random_intercept_se",
     "simulate_clustered",
     "combine_settings",
@@ -118,6 +124,11 @@ def setting_rng(seed: int, study: str, *parameters) -> np.random.Generator:
     return np.random.default_rng(setting_seed_sequence(seed, study, *parameters))
 
 
+def _columns(rows: list[dict]) -> dict[str, list]:
+    """Rows (dicts with the same keys) as a column mapping, the form every study returns."""
+    return {key: [row[key] for row in rows] for key in rows[0]}
+
+
 def _share_and_se(indicator) -> tuple[float, float]:
     """Share of True and its Monte Carlo SE :math:`\\sqrt{p(1-p)/R}`."""
     indicator = np.asarray(indicator, dtype=bool)
@@ -148,20 +159,22 @@ def _model_labels(k: int) -> list[str]:
 class LeaderboardResult(NamedTuple):
     """One leaderboard setting.
 
+    Each attribute is a tidy table as a column mapping ``{column: values}``.
+
     Attributes
     ----------
-    summary : DataFrame
+    summary : dict
         One row per decision rule (see :func:`simulate_leaderboard`).
-    runs : DataFrame
+    runs : dict
         One row per run: ``run, a_minus_b_points, top_model``.
-    one_run : DataFrame
+    one_run : dict
         One run played out question by question: ``model, true_rate, question,
         correct, final_rank`` (one row per model and question).
     """
 
-    summary: pd.DataFrame
-    runs: pd.DataFrame
-    one_run: pd.DataFrame
+    summary: dict
+    runs: dict
+    one_run: dict
 
 
 def simulate_leaderboard(
@@ -267,9 +280,11 @@ def simulate_leaderboard(
             }
         )
     labels = np.asarray(_model_labels(k))
-    runs_frame = pd.DataFrame(
-        {"run": np.arange(1, runs + 1), "a_minus_b_points": diff_points, "top_model": labels[first]}
-    )
+    run_table = {
+        "run": np.arange(1, runs + 1),
+        "a_minus_b_points": diff_points,
+        "top_model": labels[first],
+    }
 
     # The single run played out needs question-level outcomes: K x N draws, once.
     one_rng = np.random.default_rng(one_run_seq)
@@ -277,16 +292,14 @@ def simulate_leaderboard(
     final_key = outcomes.sum(axis=1) + 0.5 * one_rng.random(k)
     final_rank = np.empty(k, dtype=int)
     final_rank[np.argsort(-final_key, kind="stable")] = np.arange(1, k + 1)
-    one_run = pd.DataFrame(
-        {
-            "model": np.repeat(labels, questions),
-            "true_rate": np.repeat(rates, questions),
-            "question": np.tile(np.arange(1, questions + 1), k),
-            "correct": outcomes.ravel().astype(np.int8),
-            "final_rank": np.repeat(final_rank, questions),
-        }
-    )
-    return LeaderboardResult(pd.DataFrame(rows), runs_frame, one_run)
+    one_run = {
+        "model": np.repeat(labels, questions),
+        "true_rate": np.repeat(rates, questions),
+        "question": np.tile(np.arange(1, questions + 1), k),
+        "correct": outcomes.ravel().astype(np.int8),
+        "final_rank": np.repeat(final_rank, questions),
+    }
+    return LeaderboardResult(_columns(rows), run_table, one_run)
 
 
 # --- 2. Precision and questions needed -------------------------------------------------------------
@@ -624,7 +637,7 @@ def simulate_fwer(
     mean_accuracy: float = 0.6,
     concentration: float = 1.0,
     seed: int = 0,
-) -> pd.DataFrame:
+) -> dict[str, list]:
     """Family-wise error and power of pairwise and omnibus tests on shared questions.
 
     Parameters
@@ -647,8 +660,8 @@ def simulate_fwer(
 
     Returns
     -------
-    DataFrame
-        One row per method (``uncorrected``, ``bonferroni``, ``holm``, ``rm_anova``,
+    dict
+        Tidy table as ``{column: values}``, one row per method (``uncorrected``, ``bonferroni``, ``holm``, ``rm_anova``,
         ``friedman``) with ``models, questions, rho, gap, replications, alpha,
         method, family, tests, fwer, fwer_se, power_any, power_any_se, power_all,
         power_all_se, studentized_range_fwer, studentized_range_fwer_bonferroni,
@@ -733,26 +746,7 @@ def simulate_fwer(
             "independent_tests_fwer": float(independent_tests_fwer(models, alpha)),
         }
         rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def fwer_setting(
-    models_from: int,
-    models_to: int,
-    questions: int = 400,
-    rho: float = 0.5,
-    gap: float = 0.0,
-    **kwargs,
-) -> pd.DataFrame:
-    """:func:`simulate_fwer` for every K from ``models_from`` to ``models_to`` (one grid row).
-
-    Each K has its own seeded stream, so a K's numbers do not depend on the range.
-    """
-    frames = [
-        simulate_fwer(k, questions, rho, gap, **kwargs)
-        for k in range(int(models_from), int(models_to) + 1)
-    ]
-    return pd.concat(frames, ignore_index=True)
+    return _columns(rows)
 
 
 # --- 4. Clustered questions ------------------------------------------------------------------------
@@ -813,7 +807,7 @@ def simulate_clustered(
     mean_accuracy: float = 0.6,
     level: float = 0.95,
     seed: int = 0,
-) -> pd.DataFrame:
+) -> dict[str, list]:
     """Naive, clustered (Miller) and mixed-model SEs of one model's mean score on clustered questions.
 
     Parameters
@@ -834,8 +828,8 @@ def simulate_clustered(
 
     Returns
     -------
-    DataFrame
-        One row per estimator (``naive``, ``clustered_miller``, ``mixed_model``) with
+    dict
+        Tidy table as ``{column: values}``, one row per estimator (``naive``, ``clustered_miller``, ``mixed_model``) with
         ``cluster_size, icc, clusters, questions, replications, mean_accuracy,
         design_effect, analytic_se_ratio, true_se, estimator, se_mean,
         se_ratio_to_naive, se_ratio_to_naive_se, coverage, coverage_se,
@@ -906,19 +900,20 @@ def simulate_clustered(
                 "boundary_share": float(boundary.mean()) if estimator == "mixed_model" else np.nan,
             }
         )
-    return pd.DataFrame(rows)
+    return _columns(rows)
 
 
 # --- Aggregation ----------------------------------------------------------------------------------
 
 
-def combine_settings(frames, sort_by) -> pd.DataFrame:
+def combine_settings(tables, sort_by) -> pd.DataFrame:
     """Concatenate per-setting tables and sort them by ``sort_by`` (stable, index reset).
 
+    ``tables`` are DataFrames or column mappings (what the studies return).
     Sorting makes the combined table independent of the order the settings were
     listed or finished in.
     """
-    combined = pd.concat(list(frames), ignore_index=True)
+    combined = pd.concat([pd.DataFrame(table) for table in tables], ignore_index=True)
     return combined.sort_values(list(sort_by), kind="stable").reset_index(drop=True)
 
 
@@ -950,7 +945,7 @@ def time_settings(config: dict, root=".") -> pd.DataFrame:
             board["true_rates"],
             config["level"],
         ),
-        "fwer": lambda row: fwer_setting(
+        "fwer": lambda row: simulate_fwer(
             **row,
             replications=fwer["replications"],
             alpha=config["alpha"],

@@ -5,6 +5,7 @@ import time
 from typing import TYPE_CHECKING
 
 from evalbars import simulate
+from evalbars.io import write_columns
 from evalbars.workflow import script_context
 
 if TYPE_CHECKING:
@@ -22,4 +23,4 @@ with script_context(snakemake.log[0]):
         seed=params.seed,
     )
     logging.info("simulated %s in %.3f s", params.setting, time.perf_counter() - start)
-    table.to_csv(snakemake.output.summary, index=False)
+    write_columns(table, snakemake.output.summary)

@@ -1,10 +1,11 @@
-"""Snakemake adapter: one FWER setting (K from models_from to models_to), paper section 5.1."""
+"""Snakemake adapter: one family-wise error setting (K models, n questions, rho, gap), paper section 5.1."""
 
 import logging
 import time
 from typing import TYPE_CHECKING
 
 from evalbars import simulate
+from evalbars.io import write_columns
 from evalbars.workflow import script_context
 
 if TYPE_CHECKING:
@@ -13,7 +14,7 @@ if TYPE_CHECKING:
 with script_context(snakemake.log[0]):
     params = snakemake.params
     start = time.perf_counter()
-    table = simulate.fwer_setting(
+    table = simulate.simulate_fwer(
         **params.setting,
         replications=params.replications,
         alpha=params.alpha,
@@ -22,4 +23,4 @@ with script_context(snakemake.log[0]):
         seed=params.seed,
     )
     logging.info("simulated %s in %.3f s", params.setting, time.perf_counter() - start)
-    table.to_csv(snakemake.output.summary, index=False)
+    write_columns(table, snakemake.output.summary)

@@ -5,6 +5,7 @@ import time
 from typing import TYPE_CHECKING
 
 from evalbars import simulate
+from evalbars.io import write_columns
 from evalbars.workflow import script_context
 
 if TYPE_CHECKING:
@@ -22,6 +23,5 @@ with script_context(snakemake.log[0]):
         params.level,
     )
     logging.info("simulated %s in %.3f s", setting, time.perf_counter() - start)
-    result.summary.to_csv(snakemake.output.summary, index=False)
-    result.runs.to_csv(snakemake.output.runs, index=False)
-    result.one_run.to_csv(snakemake.output.one_run, index=False)
+    for name, table in result._asdict().items():
+        write_columns(table, snakemake.output[name])
