@@ -366,3 +366,31 @@ def test_impossible_designs_fail_with_one_line(tmp_path, override, message):
     assert result.returncode != 0
     assert f"evalbars: {message}" in result.stderr
     assert not (workdir / "data" / "subsample" / "items.parquet").exists()
+
+
+def test_simulation_benchmark_times_the_stage_and_every_setting(tmp_path):
+    # The README's speed check (python -m evalbars.benchmark --simulations), at reduced sizes:
+    # it must run the real stage and report one job per grid row, whatever the timings.
+    from evalbars.benchmark import time_simulation_stage
+
+    simulation = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["simulation"]
+    simulation["leaderboard"]["runs"] = 200
+    simulation["fwer"]["replications"] = 50
+    simulation["clustered"]["replications"] = 50
+    simulation["precision"]["from_data"] = False  # no data stage: the stage alone
+    config_path = make_workdir(tmp_path, simulation=simulation) / "config" / "config.yaml"
+    table = time_simulation_stage(REPO, config_path, cores=2)
+    assert table["scope"].tolist()[0] == "stage"
+    assert table["job"].iloc[0] == "snakemake simulate_all --cores 2"
+    grid_rows = sum(
+        len(pd.read_csv(REPO / simulation[study]["grid"], sep="\t"))
+        for study in ("leaderboard", "fwer", "clustered")
+    )
+    jobs = table[table["scope"] == "job"]["job"]
+    assert len(jobs) == grid_rows == 30
+    assert jobs.str.startswith(("sim_leaderboard/", "sim_fwer/", "sim_clustered/")).all()
+    fwer_jobs = jobs[jobs.str.startswith("sim_fwer/")].tolist()
+    assert fwer_jobs.index("sim_fwer/models~9/questions~400/rho~0.5/gap~0.0") < fwer_jobs.index(
+        "sim_fwer/models~10/questions~400/rho~0.5/gap~0.0"
+    )
+    assert (table["seconds"] > 0).all()

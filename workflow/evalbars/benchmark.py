@@ -2,8 +2,9 @@
 
 Run from the repository root::
 
-    uv run python -m evalbars.benchmark            # our own code paths, ~10 s
-    uv run python -m evalbars.benchmark --full     # also statsmodels MixedLM on the subsample
+    uv run python -m evalbars.benchmark                # our own code paths, ~10 s
+    uv run python -m evalbars.benchmark --full         # also statsmodels MixedLM on the subsample
+    uv run python -m evalbars.benchmark --simulations  # the workflow's simulation stage
 
 It reads the configured models' MMLU-Pro archives from ``$EVALBARS_MIRROR`` if set, else the
 ``mirror`` key of ``config/config.yaml``, else ``../shared/mmlu-pro/eval_results`` beside the
@@ -15,6 +16,11 @@ exclude``; incomplete data, so the general path). Each stage is timed as the bes
 ``--repeat`` runs (loading once). It prints one table with columns
 ``data, stage, questions, seconds, note``; ``--output`` also writes it as CSV.
 
+``--simulations`` times the simulation stage as users run it instead
+(:func:`time_simulation_stage`): ``snakemake simulate_all`` on ``--cores``
+cores in a scratch copy of the configuration, from the DAG build to the last
+figure, and each setting's job from its Snakemake benchmark file.
+
 For comparison: R's lme4 1.1.31 ``lmer`` on this project's 2-core machine takes 0.12 s / 0.28 s
 (category / nested model) on the subsample and 0.86 s / 3.8 s on all 12,032 questions
 (``tests/reference/r_output/lmer_timing.txt``); the issue reports statsmodels MixedLM at about
@@ -24,7 +30,10 @@ For comparison: R's lme4 1.1.31 ``lmer`` on this project's 2-core machine takes 
 from __future__ import annotations
 
 import argparse
-import importlib
+import os
+import re
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -32,8 +41,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import yaml
 
-from . import fetch, io, mixed, sampling
+from . import fetch, io, mixed, omnibus, pairwise, sampling
 from .replication import PAPER_MODELS
 
 __all__ = [
@@ -43,6 +53,7 @@ __all__ = [
     "load_frames",
     "load_items",
     "time_stages",
+    "time_simulation_stage",
     "main",
 ]
 
@@ -63,8 +74,6 @@ def load_config(path) -> dict:
     config = dict(DEFAULTS)
     path = Path(path)
     if path.exists():
-        import yaml
-
         loaded = yaml.safe_load(path.read_text()) or {}
         config.update({key: loaded[key] for key in DEFAULTS if key in loaded})
     return config
@@ -115,31 +124,19 @@ def _best_of(repeat: int, func, *args, **kwargs):
     return best, result
 
 
-def _optional(module: str, name: str):
-    """A function of the analysis modules, or None while it does not exist yet."""
-    try:
-        return getattr(importlib.import_module(f"evalbars.{module}"), name)
-    except (ImportError, AttributeError):
-        return None
-
-
 def time_stages(items: pd.DataFrame, label: str, repeat: int = 3, statsmodels: bool = False):
     """Rows ``(data, stage, questions, seconds, note)`` for one item table."""
     rows = []
     seconds, wide = _best_of(repeat, io.wide_scores, items)
     n = wide.scores.shape[0]
     rows.append((label, "wide matrix", n, seconds, f"{len(wide.models)} models"))
-    for module, name in [
-        ("pairwise", "model_table"),
-        ("pairwise", "pairwise_table"),
-        ("omnibus", "omnibus_table"),
+    for module, func in [
+        ("pairwise", pairwise.model_table),
+        ("pairwise", pairwise.pairwise_table),
+        ("omnibus", omnibus.omnibus_table),
     ]:
-        func = _optional(module, name)
-        if func is None:
-            rows.append((label, f"{module}.{name}", n, float("nan"), "not available yet"))
-            continue
         seconds, _ = _best_of(repeat, func, wide)
-        rows.append((label, f"{module}.{name}", n, seconds, ""))
+        rows.append((label, f"{module}.{func.__name__}", n, seconds, ""))
     methods = ["exact", "general"] + (["statsmodels"] if statsmodels else [])
     for method in methods:
         for spec in mixed.MODEL_SPECS:
@@ -152,6 +149,61 @@ def time_stages(items: pd.DataFrame, label: str, repeat: int = 3, statsmodels: b
     return rows
 
 
+def _natural_key(path: Path) -> list:
+    """Sort key reading digit runs as numbers, so ``models~10`` sorts after ``models~9``."""
+    return [
+        (0, int(part), "") if part.isdigit() else (1, 0, part)
+        for part in re.split(r"(\d+)", path.as_posix())
+    ]
+
+
+def _snakemake(workdir: Path, root: Path, cores: int, targets, env: dict) -> float:
+    """Run the workflow on ``targets`` in ``workdir``; wall seconds. Raises on failure."""
+    # Targets first: --quiet takes a list of its own.
+    command = [sys.executable, "-m", "snakemake", *targets, "--snakefile", str(root / "Snakefile")]
+    command += ["--directory", str(workdir), "--cores", str(cores), "--quiet", "all"]
+    start = time.perf_counter()
+    finished = subprocess.run(command, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if finished.returncode:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{finished.stderr[-3000:]}")
+    return seconds
+
+
+def time_simulation_stage(
+    root=".", config_path="config/config.yaml", cores: int = 2, mirror: str | None = None
+) -> pd.DataFrame:
+    """Wall time of the workflow's simulation stage, and of each setting's job.
+
+    Copies ``config/`` (with ``config_path`` as its ``config.yaml``) into a
+    scratch directory, builds the stage's one data input untimed (the subsample,
+    for the paired questions-needed table, unless ``simulation.precision.from_data``
+    is false), then times ``snakemake
+    simulate_all --cores <cores>``: interpreter start, DAG build and every job,
+    as a user would run it. Returns ``scope, job, seconds`` with one ``stage``
+    row, then one row per simulation-setting job (its Snakemake benchmark, which
+    includes the job's own interpreter start and imports).
+    """
+    root = Path(root).resolve()
+    env = dict(os.environ)
+    if mirror:
+        env["EVALBARS_MIRROR"] = mirror
+    with tempfile.TemporaryDirectory(prefix="evalbars-simulations-") as scratch:
+        workdir = Path(scratch)
+        shutil.copytree(root / "config", workdir / "config")
+        shutil.copyfile(Path(config_path).resolve(), workdir / "config" / "config.yaml")
+        settings = yaml.safe_load((workdir / "config" / "config.yaml").read_text()) or {}
+        if settings.get("simulation", {}).get("precision", {}).get("from_data", True):
+            _snakemake(workdir, root, cores, ["data/subsample/items.parquet"], env)
+        seconds = _snakemake(workdir, root, cores, ["simulate_all"], env)
+        rows = [("stage", f"snakemake simulate_all --cores {cores}", seconds)]
+        benchmarks = workdir / "results" / "benchmarks"
+        for path in sorted(benchmarks.glob("sim_*/**/*.tsv"), key=_natural_key):
+            job = path.relative_to(benchmarks).with_suffix("").as_posix()
+            rows.append(("job", job, float(pd.read_csv(path, sep="\t")["s"].iloc[0])))
+    return pd.DataFrame(rows, columns=["scope", "job", "seconds"])
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m evalbars.benchmark",
@@ -162,6 +214,12 @@ def main(argv=None) -> int:
         action="store_true",
         help="also time statsmodels MixedLM on the subsample (about 30 s for both models)",
     )
+    parser.add_argument(
+        "--simulations",
+        action="store_true",
+        help="time the workflow's simulation stage (snakemake simulate_all) instead",
+    )
+    parser.add_argument("--cores", type=int, default=2, help="cores for --simulations (default 2)")
     parser.add_argument("--config", default="config/config.yaml", help="workflow config file")
     parser.add_argument("--repeat", type=int, default=3, help="runs per stage; the best counts")
     parser.add_argument("--output", help="also write the table to this CSV file")
@@ -171,6 +229,18 @@ def main(argv=None) -> int:
     config = load_config(root / args.config)
     mirror = archive_source(config, root)
     print(f"archives from: {mirror or 'upstream'} ({len(config['models'])} models)", flush=True)
+    if args.simulations:
+        table = time_simulation_stage(root, args.config, args.cores, mirror)
+        stage = table.iloc[0]
+        jobs = table[table["scope"] == "job"]
+        print(table.to_string(index=False, float_format=lambda x: f"{x:.2f}"))
+        print(
+            f"{stage['job']}: {stage['seconds']:.1f} s wall; {len(jobs)} setting jobs, "
+            f"{jobs['seconds'].sum():.1f} s in all"
+        )
+        if args.output:
+            table.to_csv(args.output, index=False)
+        return 0
     start = time.perf_counter()
     items = load_items(config, mirror)
     load_seconds = time.perf_counter() - start
@@ -202,9 +272,6 @@ def main(argv=None) -> int:
     table = pd.DataFrame(rows, columns=["data", "stage", "questions", "seconds", "note"])
     with pd.option_context("display.width", 200, "display.max_colwidth", 90):
         print(table.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
-    missing = table.loc[table["note"] == "not available yet", "stage"].tolist()
-    if missing:
-        print(f"not timed (functions not in the package yet): {', '.join(missing)}")
     if args.output:
         table.to_csv(args.output, index=False)
     return 0
