@@ -1,4 +1,4 @@
-"""Reading prediction files into the canonical item table, and reshaping it.
+"""Reading prediction files into the canonical item table, reshaping it, and writing tables.
 
 The canonical item table has one row per (model, question) and the columns
 :data:`ITEM_COLUMNS`. Every reader validates its input and raises
@@ -28,6 +28,9 @@ such as ``"total"`` between its records).
 Kept and counted, never dropped silently: predictions that could not be
 extracted (``pred`` null). What they count as is the ``missing_prediction``
 policy: ``wrong``, ``random_guess`` or ``exclude``.
+
+:func:`write_columns` writes a tidy table held as columns (what the simulation
+studies return) to CSV without pandas.
 """
 
 from __future__ import annotations
