@@ -706,18 +706,26 @@ def simulate_fwer(
         "friedman": omnibus.cochran_q(numeric).p,
     }
     del numeric
+    setting = {
+        "models": int(models),
+        "questions": int(questions),
+        "rho": float(rho),
+        "gap": float(gap),
+        "replications": int(replications),
+        "alpha": float(alpha),
+    }
+    # The exact benchmarks depend on the setting only: computed once, not per method.
+    exact = {
+        "studentized_range_fwer": float(studentized_range_fwer(models, alpha)),
+        "studentized_range_fwer_bonferroni": float(
+            studentized_range_fwer(models, alpha / (models * (models - 1) / 2))
+        ),
+        "independent_tests_fwer": float(independent_tests_fwer(models, alpha)),
+    }
+    nan_pair = (np.nan, np.nan)
     rows = []
     for method in _FWER_METHODS:
-        row = {
-            "models": int(models),
-            "questions": int(questions),
-            "rho": float(rho),
-            "gap": float(gap),
-            "replications": int(replications),
-            "alpha": float(alpha),
-            "method": method,
-        }
-        nan_pair = (np.nan, np.nan)
+        row = setting | {"method": method}
         if method in pvalues:
             reject = pvalues[method] < alpha
             false_claim = reject & (~true_gap | (z < 0))
@@ -739,12 +747,7 @@ def simulate_fwer(
             "power_any_se": power_any[1],
             "power_all": power_all[0],
             "power_all_se": power_all[1],
-            "studentized_range_fwer": float(studentized_range_fwer(models, alpha)),
-            "studentized_range_fwer_bonferroni": float(
-                studentized_range_fwer(models, alpha / (models * (models - 1) / 2))
-            ),
-            "independent_tests_fwer": float(independent_tests_fwer(models, alpha)),
-        }
+        } | exact
         rows.append(row)
     return _columns(rows)
 
