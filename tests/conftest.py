@@ -1,22 +1,28 @@
 """Shared fixtures: where the MMLU-Pro archives come from, and the default item tables.
 
 Real-data tests never skip: the archives come from ``$EVALBARS_MIRROR`` if set, else
-the shared mirror beside the repository (``../shared/mmlu-pro/eval_results``), else
-upstream; a failure to get them fails the test.
+the development mirror beside the repository (``../shared/mmlu-pro/eval_results``),
+else upstream; a failure to get them fails the test. :func:`mirror_location` is the
+one place that knows the development mirror; the package itself knows only
+``$EVALBARS_MIRROR``, the config's ``mirror`` and upstream.
 """
 
 from __future__ import annotations
 
-import os
+import hashlib
 from pathlib import Path
 
 import matplotlib
+import pandas as pd
 import pytest
 import yaml
 
 matplotlib.use("Agg")
 
-from evalbars import fetch, io, sampling  # noqa: E402
+from evalbars import fetch, items, readers, sampling  # noqa: E402
+from evalbars.scores import wide_scores  # noqa: E402
+
+from .reference.r_results import R_RESULTS  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"
@@ -28,13 +34,11 @@ DEFAULT_MODELS = DEFAULT_CONFIG["models"]
 DEFAULT_SUBSAMPLE = DEFAULT_CONFIG["subsample"]
 
 
-def mirror_location() -> str | None:
-    """The archive source tests use: $EVALBARS_MIRROR, the shared mirror, or None (upstream)."""
-    if os.environ.get(fetch.MIRROR_ENV):
-        return os.environ[fetch.MIRROR_ENV]
-    if SHARED_MIRROR.is_dir():
-        return str(SHARED_MIRROR)
-    return None
+def mirror_location(config_mirror: str | None = None) -> str | None:
+    """The archive source of tests and the benchmark: ``$EVALBARS_MIRROR``, the config's mirror,
+    the development mirror beside the repository, or None (upstream)."""
+    chosen = fetch.resolve_mirror(config_mirror)
+    return chosen or (str(SHARED_MIRROR) if SHARED_MIRROR.is_dir() else None)
 
 
 @pytest.fixture(scope="session")
@@ -48,7 +52,7 @@ def archive_dir(tmp_path_factory, mirror) -> Path:
     target = tmp_path_factory.mktemp("raw")
     pinned = fetch.pinned_checksums()
     for model in DEFAULT_MODELS:
-        name = io.archive_name(model)
+        name = fetch.archive_name(model)
         fetch.fetch_archive(name, target / name, pinned[name], mirror=mirror)
     return target
 
@@ -56,13 +60,13 @@ def archive_dir(tmp_path_factory, mirror) -> Path:
 @pytest.fixture(scope="session")
 def default_raw(archive_dir):
     """Raw prediction frames of the six default models (``correct`` null where pred is null)."""
-    return [io.read_mmlu_pro(archive_dir / io.archive_name(m)) for m in DEFAULT_MODELS]
+    return [readers.read_mmlu_pro(archive_dir / fetch.archive_name(m)) for m in DEFAULT_MODELS]
 
 
 @pytest.fixture(scope="session")
 def default_items(default_raw):
     """Canonical item table of the six default models, policy ``wrong`` (72,192 rows)."""
-    return io.build_item_table(default_raw, "wrong", 12345)
+    return items.build_item_table(default_raw, "wrong", 12345)
 
 
 @pytest.fixture(scope="session")
@@ -74,7 +78,7 @@ def default_subsample(default_items):
 @pytest.fixture(scope="session")
 def real_wide(default_subsample):
     """The default subsample as a question-by-model matrix."""
-    return io.wide_scores(default_subsample.items)
+    return wide_scores(default_subsample.items)
 
 
 @pytest.fixture
@@ -84,15 +88,10 @@ def reference_wide(request):
     Synthetic fixtures are read from tests/data; for the real subsample only R's numbers
     are committed, so the question ids are checked against the hash R recorded.
     """
-    import hashlib
-
-    import pandas as pd
-
-    from .reference.r_results import R_RESULTS
 
     def load(name):
         if name != "mmlu_pro_default_subsample":
-            return io.wide_scores(pd.read_csv(DATA / f"{name}.csv"))
+            return wide_scores(pd.read_csv(DATA / f"{name}.csv"))
         wide = request.getfixturevalue("real_wide")
         ids = "\n".join(str(q) for q in sorted(wide.question_ids))
         recorded = R_RESULTS[name]["source"]["question_ids_sha256"]

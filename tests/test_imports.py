@@ -1,60 +1,52 @@
-"""Import discipline: jobs that need numpy only must not pay for pandas, scipy.stats or matplotlib."""
+"""The package's layering: statistics never import matplotlib, and the DAG build stays light."""
 
+import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
-import pytest
+import evalbars
+from evalbars.smk import package_files
 
-from evalbars import _lazy
+PACKAGE = Path(evalbars.__file__).parent
+MODULES = sorted(m.name for m in pkgutil.walk_packages(evalbars.__path__, "evalbars."))
+STATISTICS = [m for m in MODULES if not m.startswith("evalbars.figures")]
 
-HEAVY = ("pandas.core", "scipy.special._ufuncs", "scipy.stats", "scipy.optimize", "matplotlib")
 
-
-def _loaded_after(statement: str) -> list[str]:
-    """Heavy modules actually executed by ``statement`` in a fresh interpreter."""
-    probe = (
-        f"{statement}\nimport sys\n"
-        f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules and "
-        "type(sys.modules[m]).__name__ != '_LazyModule'))"
-    )
+def _loaded_after(statement: str, modules) -> list[str]:
+    """Which of ``modules`` a fresh interpreter has imported after running ``statement``."""
+    probe = f"{statement}\nimport sys\nprint(' '.join(m for m in {list(modules)!r} if m in sys.modules))"
     result = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
     return result.stdout.split()
 
 
-def test_simulation_setting_path_imports_numpy_only():
-    # What the leaderboard and clustered jobs import, and run.
-    statement = (
-        "from evalbars import simulate\nfrom evalbars.workflow import script_context\n"
-        "simulate.simulate_leaderboard(50, 1.0, runs=20)\n"
-        "simulate.simulate_clustered(4, 0.3, 40, 20)"
-    )
-    assert _loaded_after(statement) == []
+def test_no_statistics_module_imports_matplotlib():
+    assert "evalbars.figures.style" in MODULES and "evalbars.mixed" in STATISTICS
+    statement = "\n".join(f"import {name}" for name in STATISTICS)
+    assert _loaded_after(statement, ["matplotlib"]) == []
 
 
-def test_fwer_setting_needs_scipy_special_only():
-    statement = "from evalbars import simulate\nsimulate.simulate_fwer(3, 20, 0.5, replications=10)"
-    assert _loaded_after(statement) == ["scipy.special._ufuncs"]
+def test_only_figures_and_their_scripts_depend_on_the_figures_package():
+    for module in PACKAGE.rglob("*.py"):
+        if "figures" in module.parts:
+            continue
+        imported = package_files(module, PACKAGE)
+        assert not [f for f in imported if "/figures/" in f], module
 
 
 def test_dag_build_helpers_stay_light():
-    # common.smk calls these while Snakemake parses the workflow, before every run.
-    statement = "from evalbars import workflow, mixed\nworkflow.replication_applies({'models': []})"
-    assert not {"scipy.stats", "scipy.optimize", "matplotlib"} & set(_loaded_after(statement))
+    # common.smk imports evalbars.smk while Snakemake parses the workflow, before every run.
+    heavy = ["scipy.stats", "scipy.optimize", "matplotlib", "statsmodels"]
+    assert _loaded_after("from evalbars import smk", heavy) == []
 
 
-def test_lazy_load_defers_execution_until_attribute_access():
-    statement = (
-        "from evalbars import _lazy\nimport sys\nm = _lazy.load('email.mime.text')\n"
-        "assert type(sys.modules['email.mime.text']).__name__ == '_LazyModule'\n"
-        "assert m.MIMEText.__name__ == 'MIMEText'\n"
-        "from email.mime import text\nassert text is m and text.MIMEText is m.MIMEText"
-    )
-    subprocess.run([sys.executable, "-c", statement], check=True)
-
-
-def test_lazy_load_returns_an_imported_module_and_rejects_a_missing_one():
-    assert _lazy.load("sys") is sys
-    with pytest.raises(ModuleNotFoundError, match="no_such_module_here"):
-        _lazy.load("no_such_module_here")
+def test_package_files_follows_absolute_relative_and_package_imports(tmp_path):
+    script = tmp_path / "job.py"
+    script.write_text("from evalbars.ranks import rank_table\nimport evalbars.precision\n")
+    found = {str(Path(f).relative_to(PACKAGE)) for f in package_files(script, PACKAGE)}
+    # ranks/__init__ imports every ranks module; ranks.paired imports pairwise -> scores ...
+    assert {"__init__.py", "ranks/__init__.py", "ranks/paired.py", "pairwise.py"} <= found
+    assert {"precision.py", "intervals.py", "scores.py"} <= found
+    assert not {f for f in found if f.startswith(("figures", "simulate", "mixed"))}

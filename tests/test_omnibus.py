@@ -12,8 +12,10 @@ from scipy import stats
 from statsmodels.stats.anova import AnovaRM
 from statsmodels.stats.contingency_tables import cochrans_q as sm_cochrans_q
 
-from evalbars import io, mixed, omnibus
-from tests.reference.r_results import R_RESULTS
+from evalbars import mixed, omnibus
+from evalbars.scores import WideScores, wide_scores
+
+from .reference.r_results import R_RESULTS
 
 DATA = Path(__file__).resolve().parent / "data"
 SYNTHETIC = ["synthetic_balanced", "synthetic_boundary", "synthetic_boundary_question"]
@@ -31,8 +33,8 @@ ROUNDING_TIMES = np.array(
 )  # fmt: skip
 
 
-def synthetic_wide(name: str) -> io.WideScores:
-    return io.wide_scores(pd.read_csv(DATA / f"{name}.csv"))
+def synthetic_wide(name: str) -> WideScores:
+    return wide_scores(pd.read_csv(DATA / f"{name}.csv"))
 
 
 def random_binary(shape, seed=0, p=0.4):
@@ -43,7 +45,7 @@ def random_binary(shape, seed=0, p=0.4):
 
 
 def test_rm_anova_matches_pingouin_docstring():
-    # O9: pingouin rm_anova(read_dataset("rm_anova_wide")), listwise deletion of the NaN row.
+    # pingouin's rm_anova docstring: rm_anova(read_dataset("rm_anova_wide")), listwise deletion of the NaN row.
     wide = pg.read_dataset("rm_anova_wide").dropna().to_numpy()
     result = omnibus.rm_anova(wide)
     assert (result.df1, result.df2) == (3.0, 24.0)
@@ -53,7 +55,7 @@ def test_rm_anova_matches_pingouin_docstring():
 
 
 def test_friedman_rounding_times_matches_r():
-    # O7: R friedman.test(RoundingTimes): chi-squared = 11.142857142857142, p = 0.00380504077551136.
+    # R friedman.test(RoundingTimes) (Hollander and Wolfe): chi-squared = 11.142857142857142, p = 0.00380504077551136.
     result = omnibus.friedman(ROUNDING_TIMES)
     assert result.df == 2
     assert result.statistic == pytest.approx(11.14285714285714, rel=1e-12)
@@ -63,13 +65,13 @@ def test_friedman_rounding_times_matches_r():
 @pytest.mark.parametrize(
     "matrix, statistic, p",
     [
-        # O7: evalstats tests/test_compare_prompts.py 6 x 3 (R: 10.333, p = 0.005704).
+        # evalstats' tests/test_compare_prompts.py, 6 x 3 (R: 10.333, p = 0.005704).
         (
             [[0.82, 0.79, 0.76], [0.91, 0.88, 0.86], [0.73, 0.71, 0.69],
              [0.65, 0.67, 0.63], [0.84, 0.82, 0.80], [0.77, 0.74, 0.72]],
             10.333, 0.005704,
         ),
-        # O7: rstatix PR #265 (A, B, C columns): 9.3333, p = 0.009404.
+        # rstatix PR #265 (A, B, C columns): 9.3333, p = 0.009404.
         (np.array([[4, 6, 3, 5, 4, 5], [7, 8, 6, 7, 9, 6], [6, 9, 7, 8, 8, 9]]).T, 9.3333, 0.009404),
     ],
 )  # fmt: skip
@@ -80,7 +82,7 @@ def test_friedman_printed_examples(matrix, statistic, p):
 
 
 def test_cochran_q_pingouin_dataset():
-    # O8: Q = 6.705882, df = 2, p = 0.034981; equal to the tie-corrected Friedman statistic.
+    # pingouin read_dataset("cochran"): Q = 6.705882, df = 2, p = 0.034981; equal to the tie-corrected Friedman statistic.
     data = pg.read_dataset("cochran")
     wide = data.pivot(index="Subject", columns="Time", values="Energetic").to_numpy(dtype=float)
     q = omnibus.cochran_q(wide)
@@ -91,7 +93,7 @@ def test_cochran_q_pingouin_dataset():
 
 
 def test_cochran_q_with_two_models_is_uncorrected_mcnemar():
-    # O17.1: K = 2 -> (b - c)^2 / (b + c).
+    # Exact identity: K = 2 -> (b - c)^2 / (b + c).
     x = random_binary((300, 2), seed=3)
     b = int(((x[:, 0] == 1) & (x[:, 1] == 0)).sum())
     c = int(((x[:, 0] == 0) & (x[:, 1] == 1)).sum())
@@ -253,7 +255,7 @@ def test_real_cochran_q_equals_tie_corrected_friedman(real_wide):
 
 
 def test_real_nested_lmm_matches_rm_anova(real_wide):
-    # O17.4: residual variance = RM-ANOVA MS_error; every contrast SE = sqrt(2 sigma^2 / n);
+    # Exact identities in balanced complete data: residual variance = RM-ANOVA MS_error; every contrast SE = sqrt(2 sigma^2 / n);
     # Wald chi-square / (K - 1) = RM-ANOVA F.
     rm = omnibus.rm_anova(real_wide.scores)
     fit = mixed.fit_lmm(real_wide, "category_question", "exact")

@@ -1,17 +1,19 @@
-"""Per-model and pairwise tables: published values, R reference values, brute force, identities."""
+"""Pairwise tables: published values, R reference values, brute force, identities."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 
-from evalbars import io, pairwise
-from tests.reference.r_results import R_RESULTS, r_pair
+from evalbars import pairwise
+from evalbars.accuracy import accuracy_table
+from evalbars.scores import WideScores, accuracy_order
+
+from .reference.r_results import R_RESULTS, r_pair
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -34,10 +36,10 @@ PAIR_COLUMNS = [
 ]  # fmt: skip
 
 
-def wide_from(columns, categories=None, models=None) -> io.WideScores:
+def wide_from(columns, categories=None, models=None) -> WideScores:
     scores = np.column_stack([np.asarray(c, dtype=float) for c in columns])
     n, k = scores.shape
-    return io.WideScores(
+    return WideScores(
         scores=scores,
         models=list(models or [f"m{i}" for i in range(k)]),
         question_ids=np.arange(n),
@@ -53,7 +55,7 @@ def ones_then_zeros(n, k):
 
 
 def test_exact_mcnemar_agresti_presidential_approval():
-    # O6: discordant 150 vs 86; R binom.test(86, 236): p = 3.71593613957143e-05.
+    # Agresti (1990), presidential approval: discordant 150 vs 86; R binom.test(86, 236): p = 3.71593613957143e-05.
     assert float(pairwise.exact_mcnemar_p(150, 86)) == pytest.approx(
         3.71593613957143e-05, rel=1e-10
     )
@@ -71,52 +73,25 @@ def test_exact_mcnemar_matches_statsmodels(b, c):
 
 
 def test_adjust_pvalues_published_example():
-    # O11.
+    # Bonferroni and Holm of p = (0.01, 0.04, 0.03, 0.005), as statsmodels' multipletests gives.
     p = [0.01, 0.04, 0.03, 0.005]
     np.testing.assert_allclose(pairwise.adjust_pvalues(p, "bonferroni"), [0.04, 0.16, 0.12, 0.02])
     np.testing.assert_allclose(pairwise.adjust_pvalues(p, "holm"), [0.03, 0.06, 0.06, 0.02])
 
 
 def test_miller_math_example_unpaired_se():
-    # O15: MATH, n = 5000, 65.5% vs 63.0%: SE 0.672% / 0.683%, unpaired difference SE 0.958%, z = 2.61.
+    # Miller (2024, arXiv:2411.00640), Galleon vs Dreadnought on MATH, n = 5000, 65.5% vs 63.0%: SE 0.672% / 0.683%, unpaired difference SE 0.958%, z = 2.61.
     wide = wide_from(
         [ones_then_zeros(5000, 3275), ones_then_zeros(5000, 3150)],
         models=["Galleon", "Dreadnought"],
     )
-    models = pairwise.model_table(wide)
+    models = accuracy_table(wide)
     assert models["model"].tolist() == ["Galleon", "Dreadnought"]
     np.testing.assert_allclose(models["se_naive"], [0.00672, 0.00683], atol=5e-6)
     row = pairwise.pairwise_table(wide).iloc[0]
     assert row["diff"] == pytest.approx(0.025, abs=1e-15)
     assert row["se_unpaired"] == pytest.approx(0.00958, abs=5e-6)
     assert row["z_unpaired"] == pytest.approx(2.61, abs=5e-3)
-
-
-def test_wilson_and_naive_se_real_counts():
-    # O19: gpt-4o biology, 622 of 717: Wilson (0.8407, 0.8904), naive SE 0.012661.
-    row = pairwise.model_table(wide_from([ones_then_zeros(717, 622)])).iloc[0]
-    assert (row["n"], row["correct"]) == (717, 622)
-    assert row["accuracy"] == pytest.approx(0.867503, abs=5e-7)
-    assert row["se_naive"] == pytest.approx(0.012661, abs=5e-7)
-    assert row["ci_low"] == pytest.approx(0.8407, abs=5e-5)
-    assert row["ci_high"] == pytest.approx(0.8904, abs=5e-5)
-    assert (
-        pairwise.model_table(wide_from([ones_then_zeros(717, 622)]), level=0.99).iloc[0]["ci_low"]
-        < 0.8407
-    )
-
-
-def test_clustered_se_convention_toy():
-    # O16: scores [1,1,0,0,1,0], clusters a,a,b,b,c,c. Miller without C/(C-1): 0.23570;
-    # naive with ddof = 0: sqrt(0.25 / 6) = 0.20412.
-    row = pairwise.model_table(wide_from([[1, 1, 0, 0, 1, 0]], categories=list("aabbcc"))).iloc[0]
-    assert row["se_clustered"] == pytest.approx(0.23570, abs=5e-6)
-    assert row["se_naive"] == pytest.approx(np.sqrt(0.25 / 6), rel=1e-12)
-    # One cluster: the deviations sum to zero, so the clustered SE is not estimable.
-    single = pairwise.model_table(wide_from([[1, 1, 0, 0, 1, 0]], categories=list("aaaaaa"))).iloc[
-        0
-    ]
-    assert np.isnan(single["se_clustered"])
 
 
 # --- Brute force and conventions -------------------------------------------------------------------
@@ -154,7 +129,7 @@ def test_pairwise_table_equals_a_loop_over_pairs(missing, binary):
     table = pairwise.pairwise_table(wide, alpha=0.05)
     assert table.columns.tolist() == PAIR_COLUMNS
     assert len(table) == 10
-    order = pairwise.accuracy_order(wide)
+    order = accuracy_order(wide)
     assert table[["model_a", "model_b"]].equals(pairwise.model_pairs(order))
     for row in table.itertuples(index=False):
         ref = brute_force_pair(
@@ -178,21 +153,6 @@ def test_identical_models_give_z_zero_p_one():
     assert (row["n10"], row["n01"], row["p_mcnemar"]) == (0, 0, 1.0)
 
 
-def test_model_table_columns_and_order():
-    wide = io.wide_scores(pd.read_csv(DATA / "synthetic_incomplete.csv"))
-    table = pairwise.model_table(wide)
-    assert table.columns.tolist() == MODEL_COLUMNS
-    assert table["model"].tolist() == pairwise.accuracy_order(wide)
-    answered = np.isfinite(wide.scores)
-    by_model = table.set_index("model")
-    for k, model in enumerate(wide.models):
-        assert by_model.loc[model, "n"] == answered[:, k].sum()
-        assert by_model.loc[model, "accuracy"] == pytest.approx(np.nanmean(wide.scores[:, k]))
-    assert (table["ci_low"] < table["accuracy"]).all() and (
-        table["accuracy"] < table["ci_high"]
-    ).all()
-
-
 # --- R reference values ------------------------------------------------------------------------------
 
 
@@ -210,7 +170,7 @@ def test_counts_and_mcnemar_match_r(name, reference_wide):
     ref = R_RESULTS[name]
     wide = reference_wide(name)
     table = pairwise.pairwise_table(wide)
-    models = pairwise.model_table(wide).set_index("model")
+    models = accuracy_table(wide).set_index("model")
     for model, accuracy in ref["accuracy"].items():
         assert models.loc[model, "accuracy"] == pytest.approx(accuracy, rel=1e-12)
     assert len(ref["mcnemar"]) == len(table)
@@ -224,7 +184,7 @@ def test_counts_and_mcnemar_match_r(name, reference_wide):
 
 
 def test_real_paired_z_squared_mcnemar_identity(real_wide):
-    # O17.3 with ddof = 0 (our convention), the factor is 1:
+    # Exact identity (ddof = 0, our convention, so no (n - 1)/n factor):
     # z_paired^2 = (b - c)^2 / ((b + c) - (b - c)^2 / n).
     table = pairwise.pairwise_table(real_wide)
     assert len(table) == 15 and (table["n"] == 1497).all()
@@ -239,13 +199,3 @@ def test_real_paired_z_squared_mcnemar_identity(real_wide):
     for row in table.itertuples():
         expected = mcnemar([[0, row.n10], [row.n01, 0]], exact=True).pvalue
         assert row.p_mcnemar == pytest.approx(expected, rel=1e-10)
-
-
-def test_real_model_table(real_wide):
-    table = pairwise.model_table(real_wide, level=0.95)
-    assert table["model"].tolist()[0] == "Mistral-7B-v0.1"
-    assert (table["n"] == 1497).all()
-    assert table["correct"].sum() == np.nansum(real_wide.scores)
-    assert table["accuracy"].is_monotonic_decreasing
-    # With 14 categories of very different difficulty, clustering inflates the SE.
-    assert (table["se_clustered"] > table["se_naive"]).all()

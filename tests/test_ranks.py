@@ -1,5 +1,6 @@
-"""Rank uncertainty (seed 001): intervals against published values and statsmodels, the seed's
-worked example on a constructed leaderboard, plausible ranks, determinism, and the paired reading.
+"""Rank uncertainty: intervals against published values and statsmodels, the rank-uncertainty
+calculator's worked example on a constructed leaderboard, plausible ranks, determinism, and the
+paired reading.
 """
 
 from __future__ import annotations
@@ -13,11 +14,16 @@ from scipy import integrate, stats
 from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
 
 from evalbars import ranks
+from evalbars.errors import InputError
+from evalbars.figures.ranks import forest_figure, rank_range_figure
+from evalbars.figures.style import save_figure
 from evalbars.intervals import mover_difference, wilson_interval, z_for_level
-from evalbars.io import InputError, WideScores
+from evalbars.pairwise import pairwise_table
+from evalbars.scores import WideScores, wide_scores
 
 DATA = Path(__file__).resolve().parent / "data"
-SEED001 = DATA / "seed001_leaderboard.csv"
+#: The rank-uncertainty calculator's worked example, on a leaderboard constructed to match it.
+CALCULATOR_EXAMPLE = DATA / "calculator_example.csv"
 
 
 def board_of(**columns) -> pd.DataFrame:
@@ -28,7 +34,7 @@ def board_of(**columns) -> pd.DataFrame:
 
 
 def points(x) -> np.ndarray:
-    """Proportions as percentage points rounded to one decimal, as the seed prints them."""
+    """Proportions as percentage points rounded to one decimal, as the rank-uncertainty calculator prints them."""
     return np.round(100 * np.asarray(x, dtype=float), 1)
 
 
@@ -40,7 +46,7 @@ def test_wilson_160_of_200_is_73_9_to_85_0():
     assert points([low[0], high[0]]).tolist() == [73.9, 85.0]
 
 
-# Newcombe (1998a), Stat Med 17:857, Wilson examples (peers-and-oracles.md, O1).
+# Newcombe (1998a), Stat Med 17:857, Wilson examples.
 WILSON_PUBLISHED = [
     (81, 263, 0.2553, 0.3662),
     (15, 148, 0.0624, 0.1605),
@@ -54,7 +60,7 @@ WILSON_PUBLISHED = [
 
 
 def test_score_intervals_match_newcombe_1998_wilson_examples():
-    k, n, low, high = map(np.array, zip(*WILSON_PUBLISHED))
+    k, n, low, high = map(np.array, zip(*WILSON_PUBLISHED, strict=True))
     got_low, got_high = ranks.score_intervals(board_of(correct=k, total=n))
     np.testing.assert_allclose(got_low, low, atol=5e-5)
     np.testing.assert_allclose(got_high, high, atol=5e-5)
@@ -91,7 +97,7 @@ def test_se_rows_get_score_plus_minus_z_se_unclipped():
 
 # --- Gap intervals -----------------------------------------------------------------------------
 
-# Newcombe (1998b), Stat Med 17:873, Table II, method 10 (peers-and-oracles.md, O3).
+# Newcombe (1998b), Stat Med 17:873, Table II, method 10.
 NEWCOMBE_PUBLISHED = [
     (56, 70, 48, 80, 0.0524, 0.3339),
     (9, 10, 3, 10, 0.1705, 0.8090),
@@ -174,30 +180,32 @@ def test_tiers_start_at_every_separated_pair():
     assert ranks.tiers_from_separated([pd.NA]).tolist() == [1]
 
 
-# --- The seed's worked example, on the leaderboard we constructed ------------------------------
+# --- The calculator's worked example, on the leaderboard we constructed ------------------------------
 
 
 @pytest.fixture(scope="module")
-def seed001():
-    return ranks.rank_table(ranks.read_leaderboard(SEED001))
+def calculator_example():
+    return ranks.rank_table(ranks.read_leaderboard(CALCULATOR_EXAMPLE))
 
 
-def test_seed001_board_is_eight_systems_on_500_items_from_62_6_to_84_2(seed001):
-    t = seed001.table
+def test_calculator_example_board_is_eight_systems_on_500_items_from_62_6_to_84_2(
+    calculator_example,
+):
+    t = calculator_example.table
     assert len(t) == 8 and (t["n"] == 500).all()
     assert t["name"].tolist() == [f"model-{c}" for c in "abcdefgh"]
     assert points(t["score"]).tolist() == [84.2, 83.0, 81.6, 78.4, 77.6, 70.8, 70.2, 62.6]
 
 
-def test_seed001_intervals(seed001):
-    t = seed001.table
+def test_seed001_intervals(calculator_example):
+    t = calculator_example.table
     assert points(t[["ci_low", "ci_high"]].iloc[0]).tolist() == [80.7, 87.1]
     width = 100 * (t["ci_high"] - t["ci_low"])
     assert width.between(6, 8.5).all(), width.tolist()
 
 
-def test_seed001_exactly_two_separated_adjacent_pairs(seed001):
-    t = seed001.table
+def test_seed001_exactly_two_separated_adjacent_pairs(calculator_example):
+    t = calculator_example.table
     assert t["separated"].tolist()[:-1] == [False, False, False, False, True, False, True]
     e, g = t.iloc[4], t.iloc[6]  # model-e over model-f, model-g over model-h
     assert points([e["gap"], e["gap_low"], e["gap_high"]]).tolist() == [6.8, 1.4, 12.2]
@@ -206,11 +214,11 @@ def test_seed001_exactly_two_separated_adjacent_pairs(seed001):
     assert e["ci_low"] < t["ci_high"].iloc[5]
 
 
-def test_seed001_top_five_are_one_tier_though_a_versus_d_is_separated(seed001):
-    t = seed001.table
+def test_seed001_top_five_are_one_tier_though_a_versus_d_is_separated(calculator_example):
+    t = calculator_example.table
     assert t["tier"].tolist() == [1, 1, 1, 1, 1, 2, 2, 3]
-    assert seed001.n_tiers == 3
-    a_vs_d = ranks.adjacent_gaps(ranks.read_leaderboard(SEED001).iloc[[0, 3]])
+    assert calculator_example.n_tiers == 3
+    a_vs_d = ranks.adjacent_gaps(ranks.read_leaderboard(CALCULATOR_EXAMPLE).iloc[[0, 3]])
     assert points(a_vs_d["gap"].iloc[0]) == 5.8
     assert bool(a_vs_d["separated"].iloc[0])
 
@@ -225,8 +233,8 @@ def _exact_p_first(k, n):
     return integrate.quad(integrand, 0, 1, points=[k[0] / n[0]], limit=200)[0]
 
 
-def test_seed001_leader_first_in_about_64_percent_with_rank_range_1_to_3(seed001):
-    t = seed001.table
+def test_seed001_leader_first_in_about_64_percent_with_rank_range_1_to_3(calculator_example):
+    t = calculator_example.table
     p = t["p_first"].iloc[0]
     assert round(100 * p) == 64  # at the default seed and draw count
     exact = _exact_p_first(
@@ -235,7 +243,7 @@ def test_seed001_leader_first_in_about_64_percent_with_rank_range_1_to_3(seed001
     assert round(100 * exact) == 64
     assert abs(p - exact) < 4 * np.sqrt(exact * (1 - exact) / ranks.DEFAULT_DRAWS)
     assert (t["rank_low"].iloc[0], t["rank_high"].iloc[0]) == (1, 3)
-    assert seed001.headline == (
+    assert calculator_example.headline == (
         "8 systems, 3 tiers; the leader (model-a) is first in 64% of plausible worlds"
     )
 
@@ -260,7 +268,7 @@ def test_rank_summary_uses_inverse_cdf_quantiles():
 
 
 def test_jeffreys_draws_reproduce_the_published_jeffreys_intervals():
-    # O2: Beta(k + 1/2, n - k + 1/2) quantiles: 5/10 -> (0.2235, 0.7765); 81/263 -> (0.2545, 0.3656).
+    # Jeffreys intervals, i.e. Beta(k + 1/2, n - k + 1/2) quantiles (statsmodels' proportion_confint): 5/10 -> (0.2235, 0.7765); 81/263 -> (0.2545, 0.3656).
     board = board_of(correct=[5, 81], total=[10, 263])
     draws = np.vstack(list(ranks.plausible_scores(board, 200_000, np.random.default_rng(0))))
     quantiles = np.quantile(draws, [0.025, 0.975], axis=0)
@@ -276,7 +284,7 @@ def test_se_rows_are_drawn_from_the_normal_law():
 
 
 def test_same_seed_same_table_and_other_seed_within_monte_carlo_error():
-    board = ranks.read_leaderboard(SEED001)
+    board = ranks.read_leaderboard(CALCULATOR_EXAMPLE)
     first = ranks.rank_table(board, seed=11)
     again = ranks.rank_table(board, seed=11)
     pd.testing.assert_frame_equal(first.table, again.table)
@@ -324,8 +332,8 @@ def test_bad_settings_are_refused():
 
 
 def test_percentages_proportions_percent_signs_and_score_n_give_the_same_table(tmp_path):
-    reference = ranks.rank_table(ranks.read_leaderboard(SEED001), draws=1000).table
-    counts = pd.read_csv(SEED001)
+    reference = ranks.rank_table(ranks.read_leaderboard(CALCULATOR_EXAMPLE), draws=1000).table
+    counts = pd.read_csv(CALCULATOR_EXAMPLE)
     variants = {
         "percent.csv": counts.assign(score=100 * counts.correct / 500, n=500)[
             ["name", "score", "n"]
@@ -359,7 +367,7 @@ def test_fractional_counts_are_kept_and_noted():
 
 def test_mixed_forms_fixture():
     board = ranks.read_leaderboard(DATA / "ranks_mixed.csv")
-    assert dict(zip(board["name"], board["form"])) == {
+    assert dict(zip(board["name"], board["form"], strict=True)) == {
         "alpha": "counts",
         "beta": "proportion",
         "gamma": "se",
@@ -482,8 +490,6 @@ def test_stratified_bootstrap_keeps_every_category_size():
 
 def test_bootstrap_spread_of_a_difference_matches_the_paired_standard_error():
     wide = _correlated_items()
-    from evalbars.pairwise import pairwise_table
-
     pair = pairwise_table(wide).set_index(["model_a", "model_b"]).loc[("m0", "m1")]
     means = np.vstack(
         list(ranks.bootstrap_accuracies(wide.scores, None, 20_000, np.random.default_rng(5)))
@@ -574,23 +580,21 @@ def test_markdown_renderings_show_both_readings():
 
 
 def test_figures_state_the_finding_and_save_deterministically(tmp_path):
-    from evalbars.plotting import save_figure
-
     table, _ = ranks.ranks_readings(_correlated_items(), draws=500, replicates=500, seed=1)
-    forest = ranks.forest_figure(table)
+    forest = forest_figure(table)
     assert forest._suptitle.get_text().startswith("4 models form 1 tier unpaired but")
-    rng_fig = ranks.rank_range_figure(table)
+    rng_fig = rank_range_figure(table)
     assert rng_fig._suptitle.get_text().startswith("m0 is first in")
     for name in ("a", "b"):
-        save_figure(ranks.forest_figure(table), tmp_path / f"forest_{name}.png")
-        save_figure(ranks.rank_range_figure(table), tmp_path / f"range_{name}.png")
+        save_figure(forest_figure(table), tmp_path / f"forest_{name}.png")
+        save_figure(rank_range_figure(table), tmp_path / f"range_{name}.png")
     for stem in ("forest", "range"):
         for ext in ("png", "svg"):
             assert (tmp_path / f"{stem}_a.{ext}").read_bytes() == (
                 tmp_path / f"{stem}_b.{ext}"
             ).read_bytes()
-    single = ranks.rank_range_figure(
-        ranks.rank_table(ranks.read_leaderboard(SEED001), draws=500).table
+    single = rank_range_figure(
+        ranks.rank_table(ranks.read_leaderboard(CALCULATOR_EXAMPLE), draws=500).table
     )
     assert single._suptitle.get_text().startswith("model-a is first in")
 
@@ -612,10 +616,10 @@ def test_figures_label_each_reading_when_the_orders_differ():
     table, _ = ranks.ranks_readings(wide, draws=500, replicates=500, seed=1)
     order = {r: t.sort_values("position")["name"].tolist() for r, t in table.groupby("reading")}
     assert order["unpaired"][0] == "a" and order["paired"][0] == "b"
-    forest = ranks.forest_figure(table)
+    forest = forest_figure(table)
     labels = [[tick.get_text() for tick in ax.get_yticklabels()] for ax in forest.axes]
     assert labels == [order["unpaired"], order["paired"]]
-    title = ranks.rank_range_figure(table)._suptitle.get_text()
+    title = rank_range_figure(table)._suptitle.get_text()
     assert title.startswith("unpaired: a first in") and "paired: b first in" in title
 
 
@@ -624,9 +628,7 @@ def test_figures_label_each_reading_when_the_orders_differ():
 
 @pytest.mark.realdata
 def test_default_subsample_pairing_narrows_every_adjacent_gap(default_subsample):
-    from evalbars import io
-
-    wide = io.wide_scores(default_subsample.items)
+    wide = wide_scores(default_subsample.items)
     table, reports = ranks.ranks_readings(
         wide, draws=2000, replicates=2000, seed=ranks.DEFAULT_SEED
     )

@@ -9,9 +9,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evalbars import fetch, io, sampling
+from evalbars import fetch, sampling
+from evalbars.items import ITEM_COLUMNS, build_item_table
+from evalbars.readers import read_mmlu_pro
 
-from .conftest import DEFAULT_MODELS, DEFAULT_SUBSAMPLE
+from .conftest import DEFAULT_MODELS, DEFAULT_SUBSAMPLE, mirror_location
 from .test_sampling import exact_hamilton
 
 # Upstream's question counts per category (MMLU-Pro test split, 12,032 questions).
@@ -43,7 +45,7 @@ def direct_accuracy(path) -> float:
 
 def test_item_table_has_72192_rows_and_the_archives_accuracies(default_items, archive_dir):
     assert len(default_items) == 72_192 == 6 * 12_032
-    assert default_items.columns.tolist() == io.ITEM_COLUMNS
+    assert default_items.columns.tolist() == ITEM_COLUMNS
     assert default_items.groupby("model")["question_id"].nunique().eq(12_032).all()
     assert (
         default_items.groupby("question_id")["category"].first().value_counts().to_dict()
@@ -51,7 +53,7 @@ def test_item_table_has_72192_rows_and_the_archives_accuracies(default_items, ar
     )
     ours = default_items.groupby("model")["correct"].mean()
     for model in DEFAULT_MODELS:
-        assert ours[model] == direct_accuracy(archive_dir / io.archive_name(model))
+        assert ours[model] == direct_accuracy(archive_dir / fetch.archive_name(model))
     # Null predictions are kept (pred null) and scored wrong under the default policy.
     assert default_items.loc[default_items["pred"].isna(), "correct"].eq(0).all()
     assert default_items["pred"].isna().groupby(default_items["model"]).sum().to_dict() == {
@@ -76,7 +78,7 @@ def test_default_subsample_is_1497_proportional_questions(default_subsample):
 
 
 def test_exclude_policy_shrinks_the_eligible_set(default_raw):
-    items = io.build_item_table(default_raw, "exclude", 0)
+    items = build_item_table(default_raw, "exclude", 0)
     eligible, dropped = sampling.eligible_questions(items)
     # A question is eligible only when all six models produced an extractable answer.
     all_extracted = (
@@ -94,8 +96,6 @@ def test_exclude_policy_shrinks_the_eligible_set(default_raw):
 
 def mirror_archives():
     """Every archive the shared mirror holds (all 29 pinned ones when the mirror is absent)."""
-    from .conftest import mirror_location
-
     mirror = mirror_location()
     if mirror and "://" not in mirror:
         return sorted(p.name for p in Path(mirror).glob("model_outputs_*_5shots.zip"))
@@ -104,10 +104,10 @@ def mirror_archives():
 
 @pytest.mark.parametrize("name", mirror_archives())
 def test_every_mirror_archive_is_usable_by_name(name, mirror, tmp_path):
-    model = io.model_from_archive(name)
+    model = fetch.model_from_archive(name)
     path = fetch.fetch_archive(name, tmp_path / name, fetch.pinned_checksums()[name], mirror=mirror)
-    raw = io.read_mmlu_pro(path)
-    items = io.build_item_table([raw])
+    raw = read_mmlu_pro(path)
+    items = build_item_table([raw])
     assert items["model"].unique().tolist() == [model]
     assert items["correct"].mean() == pytest.approx(direct_accuracy(path), abs=0)
     assert items["question_id"].nunique() == len(items) > 10_000

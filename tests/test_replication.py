@@ -8,14 +8,19 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from evalbars import io, mixed, omnibus, pairwise, replication
+from evalbars import mixed, omnibus, pairwise, replication
+from evalbars.accuracy import accuracy_table
+from evalbars.figures.replication import replication_figure
+from evalbars.items import ITEM_COLUMNS, build_item_table, rescore
+from evalbars.paper import PAPER_MODELS, PAPER_VALUES
+from evalbars.scores import wide_scores
 
 
 def test_paper_values_are_internally_consistent():
     # The transcribed statistics must give the transcribed p-values at the paper's degrees of
-    # freedom (seed 002, section 5.2): F(5,7480) = 4.45, p = 4.8e-4; F(5,8976) = 2.90, p = .013;
+    # freedom (the paper's section 5.2): F(5,7480) = 4.45, p = 4.8e-4; F(5,8976) = 2.90, p = .013;
     # Friedman chi2(5) = 22.2, p = 4.8e-4. A typo in either column breaks this.
-    values = replication.PAPER_VALUES.set_index("quantity")["paper_value"]
+    values = PAPER_VALUES.set_index("quantity")["paper_value"]
     assert stats.f.sf(values["rm_anova_f"], 5, 7480) == pytest.approx(
         values["rm_anova_p"], rel=0.02
     )
@@ -26,18 +31,18 @@ def test_paper_values_are_internally_consistent():
     # Counts are out of the 15 pairs of six models; corrections can only remove pairs.
     assert values["n_significant_holm"] <= values["n_significant_paired"] <= 15
     assert values["n_significant_bonferroni"] <= values["n_significant_holm"]
-    assert len(replication.PAPER_MODELS) == 6 and len(values) == 14
+    assert len(PAPER_MODELS) == 6 and len(values) == 14
 
 
 @pytest.fixture(scope="module")
 def real_wide(default_subsample):
-    return io.wide_scores(default_subsample.items)
+    return wide_scores(default_subsample.items)
 
 
 def test_paper_quantities_match_the_analysis_tables(real_wide):
     ours = replication.paper_quantities(real_wide, alpha=0.05)
-    assert list(ours) == replication.PAPER_VALUES["quantity"].tolist()
-    models = pairwise.model_table(real_wide)
+    assert list(ours) == PAPER_VALUES["quantity"].tolist()
+    models = accuracy_table(real_wide)
     pairs = pairwise.pairwise_table(real_wide, alpha=0.05)
     tests = omnibus.omnibus_table(real_wide).set_index("test")
     contrasts = {
@@ -63,33 +68,13 @@ def test_paper_quantities_match_the_analysis_tables(real_wide):
 def test_rescore_reproduces_build_item_table(default_raw, default_items):
     # Re-scoring the `wrong` table under random_guess gives what the items rule would have built.
     # The item table keeps each question's n_options, so the guesses are exact.
-    rescored = replication.rescore(default_items, "random_guess", seed=12345)
-    built = io.build_item_table(default_raw, "random_guess", 12345)
-    assert rescored[io.ITEM_COLUMNS].equals(built)
-    missing = default_items["pred"].isna()
-    assert missing.sum() == 12049  # null predictions of the six default models
+    rescored = rescore(default_items, "random_guess", seed=12345)
+    built = build_item_table(default_raw, "random_guess", 12345)
+    assert rescored[ITEM_COLUMNS].equals(built)
+    missing = default_items["missing_prediction"]
+    assert missing.sum() == default_items["pred"].isna().sum() == 12049  # the six models' nulls
     assert 0 < rescored.loc[missing, "correct"].sum() < missing.sum()
-    assert replication.rescore(default_items, "wrong", seed=1).equals(default_items)
-
-
-def test_rescore_keeps_rows_without_an_answer():
-    # Long tables that give only `correct` have no pred/answer: their scores are not missing.
-    items = pd.DataFrame(
-        {
-            "model": ["a", "a", "b"],
-            "question_id": [1, 2, 1],
-            "category": "x",
-            "src": None,
-            "answer": [None, "B", "C"],
-            "pred": [None, None, "C"],
-            "correct": np.array([1, 0, 1], dtype="int8"),
-            "source_file": "f",
-            "n_options": 4,
-        }
-    )
-    rescored = replication.rescore(items, "random_guess", seed=0)
-    assert rescored.loc[0, "correct"] == 1  # kept
-    assert rescored.columns.tolist() == items.columns.tolist()
+    assert rescore(default_items, "wrong", seed=1).equals(default_items)
 
 
 def test_replication_runs_use_the_workflow_subsample(default_items, real_wide):
@@ -161,14 +146,12 @@ def test_replication_figure_has_one_panel_per_number():
     rng = np.random.default_rng(0)
     rows = []
     for policy in ("wrong", "random_guess"):
-        for quantity, value in replication.PAPER_VALUES[["quantity", "paper_value"]].itertuples(
-            index=False
-        ):
+        for quantity, value in PAPER_VALUES[["quantity", "paper_value"]].itertuples(index=False):
             values = value * np.exp(rng.normal(0, 0.2, 41))
             rows += [(policy, s, s == 0, quantity, v) for s, v in enumerate(values)]
     runs = pd.DataFrame(rows, columns=["policy", "seed", "configured", "quantity", "value"])
     table = replication.replication_table(runs)
-    fig = replication.replication_figure(runs, table)
+    fig = replication_figure(runs, table)
     assert isinstance(fig, matplotlib.figure.Figure)
     visible = [ax for ax in fig.axes if ax.get_visible()]
     assert len(visible) == 14

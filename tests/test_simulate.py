@@ -1,8 +1,8 @@
-"""Simulation studies: seed 000's leaderboard numbers, precision, the paper's FWER study, clustering.
+"""Simulation studies: the leaderboard-luck explainer's numbers, the paper's FWER study, clustering.
 
 Monte Carlo results are checked against exact values computed independently here
 (binomial enumeration, the studentized range, closed forms) within four Monte Carlo
-standard errors, and against the numbers the seeds and the paper state.
+standard errors, and against the numbers the explainer and the paper state.
 """
 
 from __future__ import annotations
@@ -10,12 +10,29 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+import statsmodels.formula.api as smf
 from scipy import stats
 
 from evalbars import omnibus, pairwise
-from evalbars import simulate as sim
-from evalbars.intervals import clustered_se, wilson_interval
-from evalbars.io import WideScores
+from evalbars.intervals import clustered_se
+from evalbars.pairwise import paired_z_tests
+from evalbars.scores import WideScores
+from evalbars.simulate import combine_settings
+from evalbars.simulate.clustered import balanced_random_intercept_se, simulate_clustered
+from evalbars.simulate.fwer import (
+    draw_conditional_means,
+    draw_shared_scores,
+    independent_tests_fwer,
+    shared_component_weight,
+    simulate_fwer,
+    studentized_range_fwer,
+)
+from evalbars.simulate.leaderboard import (
+    LeaderboardResult,
+    leaderboard_rates,
+    simulate_leaderboard,
+)
+from evalbars.simulate.seeding import setting_rng
 
 SEED = 2025  # the config default, so these are the workflow's own numbers
 TOL_SE = 4  # Monte Carlo tolerance, in standard errors
@@ -48,24 +65,24 @@ def assert_mc(value, se, target):
     assert abs(value - target) <= TOL_SE * se, f"{value} vs {target} (MC SE {se})"
 
 
-# --- 1. The unpaired leaderboard (seed 000) ----------------------------------------------------
+# --- 1. The unpaired leaderboard (the leaderboard-luck explainer) ----------------------------------------------------
 
 
-def frames(result: sim.LeaderboardResult) -> sim.LeaderboardResult:
+def frames(result: LeaderboardResult) -> LeaderboardResult:
     """A leaderboard result with each column mapping as a DataFrame."""
-    return sim.LeaderboardResult(*(pd.DataFrame(table) for table in result))
+    return LeaderboardResult(*(pd.DataFrame(table) for table in result))
 
 
 def fwer_frame(models, *args, **kwargs) -> pd.DataFrame:
     """:func:`simulate_fwer` for each K in ``models``, as one DataFrame."""
     return pd.concat(
-        [pd.DataFrame(sim.simulate_fwer(k, *args, **kwargs)) for k in models], ignore_index=True
+        [pd.DataFrame(simulate_fwer(k, *args, **kwargs)) for k in models], ignore_index=True
     )
 
 
 @pytest.fixture(scope="module")
 def default_leaderboard():
-    return frames(sim.simulate_leaderboard(200, 1.0, runs=10_000, seed=SEED))
+    return frames(simulate_leaderboard(200, 1.0, runs=10_000, seed=SEED))
 
 
 def test_exact_values_match_the_seed():
@@ -101,9 +118,7 @@ def test_non_overlap_rule_is_almost_never_wrong_and_rarely_decides(default_leade
 
 
 def test_5000_questions_whiskers_about_a_point_and_b_rarely_above():
-    summary = pd.DataFrame(
-        sim.simulate_leaderboard(5000, 1.0, runs=10_000, seed=SEED).summary
-    ).iloc[0]
+    summary = pd.DataFrame(simulate_leaderboard(5000, 1.0, runs=10_000, seed=SEED).summary).iloc[0]
     exact_whisker = np.mean(100 * 1.959964 * np.sqrt(RATES * (1 - RATES) / 5000))
     assert summary["mean_whisker_points"] == pytest.approx(exact_whisker, abs=0.01)
     assert round(summary["mean_whisker_points"], 1) in (1.1, 1.2)  # "about a point each side"
@@ -117,27 +132,25 @@ def test_5000_questions_whiskers_about_a_point_and_b_rarely_above():
 
 
 def test_spread_zero_top1_is_one_in_five():
-    summary = pd.DataFrame(sim.simulate_leaderboard(200, 0.0, runs=10_000, seed=SEED).summary).iloc[
-        0
-    ]
+    summary = pd.DataFrame(simulate_leaderboard(200, 0.0, runs=10_000, seed=SEED).summary).iloc[0]
     assert_mc(summary["top1"], summary["top1_se"], 0.2)
     assert_mc(summary["wrong"], summary["wrong_se"], 0.5)
 
 
 def test_ties_for_first_are_broken_at_random():
     # With 10 questions ties for first are common; a fixed tie order would favour one model.
-    runs = pd.DataFrame(sim.simulate_leaderboard(10, 0.0, runs=20_000, seed=SEED).runs)
+    runs = pd.DataFrame(simulate_leaderboard(10, 0.0, runs=20_000, seed=SEED).runs)
     shares = runs["top_model"].value_counts(normalize=True).reindex(list("ABCDE"))
     se = np.sqrt(0.2 * 0.8 / 20_000)
     assert np.all(np.abs(shares - 0.2) <= TOL_SE * se), shares
 
 
 def test_leaderboard_rates_spread():
-    assert sim.leaderboard_rates(1.0) == pytest.approx(RATES)
-    assert sim.leaderboard_rates(0.0) == pytest.approx(np.full(5, 0.78))
-    assert sim.leaderboard_rates(2.0) == pytest.approx(0.78 + 2 * (RATES - 0.78))
+    assert leaderboard_rates(1.0) == pytest.approx(RATES)
+    assert leaderboard_rates(0.0) == pytest.approx(np.full(5, 0.78))
+    assert leaderboard_rates(2.0) == pytest.approx(0.78 + 2 * (RATES - 0.78))
     with pytest.raises(ValueError):
-        sim.leaderboard_rates(10.0)
+        leaderboard_rates(10.0)
 
 
 def test_one_run_is_consistent(default_leaderboard):
@@ -152,134 +165,62 @@ def test_one_run_is_consistent(default_leaderboard):
 
 
 def test_same_seed_same_frames_and_settings_are_order_independent():
-    first = frames(sim.simulate_leaderboard(500, 1.0, runs=2000, seed=7))
-    sim.simulate_leaderboard(200, 0.0, runs=2000, seed=7)  # another setting in between
-    again = frames(sim.simulate_leaderboard(500, 1.0, runs=2000, seed=7))
-    for a, b in zip(first, again):
+    first = frames(simulate_leaderboard(500, 1.0, runs=2000, seed=7))
+    simulate_leaderboard(200, 0.0, runs=2000, seed=7)  # another setting in between
+    again = frames(simulate_leaderboard(500, 1.0, runs=2000, seed=7))
+    for a, b in zip(first, again, strict=True):
         pd.testing.assert_frame_equal(a, b)
-    other = frames(sim.simulate_leaderboard(500, 1.0, runs=2000, seed=8))
+    other = frames(simulate_leaderboard(500, 1.0, runs=2000, seed=8))
     assert not first.runs.equals(other.runs)
-    fwer = pd.DataFrame(sim.simulate_fwer(3, 100, 0.5, replications=300, seed=7))
-    sim.simulate_fwer(4, 100, 0.5, replications=300, seed=7)
+    fwer = pd.DataFrame(simulate_fwer(3, 100, 0.5, replications=300, seed=7))
+    simulate_fwer(4, 100, 0.5, replications=300, seed=7)
     pd.testing.assert_frame_equal(
-        fwer, pd.DataFrame(sim.simulate_fwer(3, 100, 0.5, replications=300, seed=7))
+        fwer, pd.DataFrame(simulate_fwer(3, 100, 0.5, replications=300, seed=7))
     )
     pd.testing.assert_frame_equal(
-        pd.DataFrame(sim.simulate_clustered(4, 0.3, 400, 300, seed=7)),
-        pd.DataFrame(sim.simulate_clustered(4, 0.3, 400, 300, seed=7)),
+        pd.DataFrame(simulate_clustered(4, 0.3, 400, 300, seed=7)),
+        pd.DataFrame(simulate_clustered(4, 0.3, 400, 300, seed=7)),
     )
 
 
 def test_setting_seed_depends_on_parameter_values():
-    a = sim.setting_rng(1, "fwer", 4, 400, 0.5).random(3)
-    assert np.array_equal(a, sim.setting_rng(1, "fwer", 4, 400, 0.5).random(3))
-    assert not np.array_equal(a, sim.setting_rng(1, "fwer", 4, 400, 0.05).random(3))
-    assert not np.array_equal(a, sim.setting_rng(1, "clustered", 4, 400, 0.5).random(3))
+    a = setting_rng(1, "fwer", 4, 400, 0.5).random(3)
+    assert np.array_equal(a, setting_rng(1, "fwer", 4, 400, 0.5).random(3))
+    assert not np.array_equal(a, setting_rng(1, "fwer", 4, 400, 0.05).random(3))
+    assert not np.array_equal(a, setting_rng(1, "clustered", 4, 400, 0.5).random(3))
     with pytest.raises(ValueError):
-        sim.setting_rng(1, "fwer", -1)
-
-
-# --- 2. Precision and questions needed -----------------------------------------------------------
-
-
-def test_wilson_160_of_200():
-    low, high = wilson_interval(160, 200)
-    assert (round(100 * float(low), 1), round(100 * float(high), 1)) == (73.9, 85.0)
-
-
-def test_half_widths_at_80_percent():
-    table = sim.precision_table((100, 200, 1000, 5000), 0.8, 0.95)
-    assert table["half_width_points"].round(1).tolist() == [7.8, 5.5, 2.5, 1.1]
-    assert sim.wilson_halfwidth(0.8, 200) * 100 == pytest.approx(table["half_width_points"][1])
-
-
-def test_questions_to_resolve_unpaired_is_1_28_over_gap_squared():
-    gaps = np.array([0.10, 0.05, 0.02, 0.01])
-    needed = sim.questions_to_resolve_unpaired(gaps)
-    assert needed == pytest.approx([128, 512, 3200, 12800])
-    assert needed == pytest.approx(1.28 / gaps**2)
-    assert needed == pytest.approx([130, 500, 3200, 12800], rel=0.03)  # the seed's rounding
-    table = sim.questions_needed_table(gaps, disagreements={"half": 0.5, "tiny": 0.015})
-    unpaired = table[table["design"] == "unpaired"]["questions_per_model"]
-    assert unpaired.tolist() == [128, 512, 3200, 12800]  # whole questions, no float noise
-    tiny = table[table["source"] == "tiny"]["questions_per_model"]
-    assert tiny.isna().tolist() == [True, True, True, False]  # a gap above the disagreement rate
-
-
-def test_questions_to_resolve_paired():
-    gaps = np.array([0.10, 0.05, 0.02, 0.01])
-    # Two independent models at 80% disagree on 2 * .8 * .2 = 32% of questions: k^2 fewer.
-    assert sim.questions_to_resolve_paired(gaps, 0.32) == pytest.approx(
-        sim.questions_to_resolve_unpaired(gaps) - 4
-    )
-    # Var(d) = delta - gap^2 for P(d = +-1) = (delta +- gap) / 2: N = 4 Var(d) / gap^2.
-    delta, gap = 0.2, 0.05
-    values, probs = (
-        np.array([-1, 0, 1]),
-        np.array([(delta - gap) / 2, 1 - delta, (delta + gap) / 2]),
-    )
-    var_d = probs @ values**2 - (probs @ values) ** 2
-    assert sim.questions_to_resolve_paired(gap, delta) == pytest.approx(4 * var_d / gap**2)
-    assert np.isnan(sim.questions_to_resolve_paired(0.3, 0.2))
-
-
-def _items(scores: dict) -> pd.DataFrame:
-    rows = [
-        {"model": m, "question_id": q, "category": "c", "correct": v}
-        for m, column in scores.items()
-        for q, v in enumerate(column)
-    ]
-    return pd.DataFrame(rows)
-
-
-def test_disagreement_rates_by_hand():
-    items = _items({"x": [1, 1, 1, 0, 0], "y": [1, 0, 1, 1, 0], "z": [0, 0, 0, 0, 1]})
-    table = sim.disagreement_rates(items).set_index(["model_a", "model_b"])
-    assert table.loc[("x", "y"), "disagreement"] == pytest.approx(2 / 5)
-    assert table.loc[("x", "z"), "disagreement"] == pytest.approx(4 / 5)
-    assert table.loc[("y", "z"), "disagreement"] == pytest.approx(4 / 5)
-    assert table.loc[("x", "y"), "diff"] == pytest.approx(0.0)
-    assert table.loc[("x", "z"), "diff"] == pytest.approx(2 / 5)
-    needed = sim.precision_tables(items=items).questions_needed
-    assert "data: median of 3 pairs" in set(needed["source"])
-    assert needed.loc[needed["source"].str.startswith("data"), "disagreement"].iloc[
-        0
-    ] == pytest.approx(0.8)
-
-
-@pytest.mark.realdata
-def test_disagreement_rates_on_the_default_subsample(default_subsample):
-    items = default_subsample.items
-    table = sim.disagreement_rates(items)
-    assert len(table) == 15
-    wide = items.pivot(index="question_id", columns="model", values="correct")
-    for row in table.itertuples():
-        direct = (wide[row.model_a] != wide[row.model_b]).mean()
-        assert row.disagreement == pytest.approx(direct)
-        assert row.diff >= 0
-        assert row.questions == 1497
+        setting_rng(1, "fwer", -1)
 
 
 # --- 3. The paper's FWER study (section 5.1) ------------------------------------------------------
 
-O12 = {3: 0.1223, 4: 0.2033, 5: 0.2858, 6: 0.3656, 8: 0.5093, 10: 0.6274, 12: 0.7208}
+# Exact FWER of uncorrected all-pairs tests (studentized range, df = infinity).
+STUDENTIZED_RANGE_FWER = {
+    3: 0.1223,
+    4: 0.2033,
+    5: 0.2858,
+    6: 0.3656,
+    8: 0.5093,
+    10: 0.6274,
+    12: 0.7208,
+}
 
 
-def test_studentized_range_fwer_matches_scipy_and_o12():
+def test_studentized_range_fwer_published_values():
     ks = np.arange(2, 13)
-    ours = sim.studentized_range_fwer(ks, 0.05)
+    ours = studentized_range_fwer(ks, 0.05)
     theirs = stats.studentized_range.sf(stats.norm.ppf(0.975) * np.sqrt(2), ks, np.inf)
     assert ours == pytest.approx(theirs, abs=1e-6)
     assert ours[0] == pytest.approx(0.05, abs=1e-9)
-    for k, value in O12.items():
-        assert round(float(sim.studentized_range_fwer(k)), 4) == value
-    assert sim.independent_tests_fwer(4) == pytest.approx(0.2649, abs=1e-4)
-    assert float(sim.studentized_range_fwer(4, 0.05 / 6)) == pytest.approx(0.0415, abs=1e-4)
+    for k, value in STUDENTIZED_RANGE_FWER.items():
+        assert round(float(studentized_range_fwer(k)), 4) == value
+    assert independent_tests_fwer(4) == pytest.approx(0.2649, abs=1e-4)
+    assert float(studentized_range_fwer(4, 0.05 / 6)) == pytest.approx(0.0415, abs=1e-4)
 
 
 @pytest.fixture(scope="module")
 def paper_fwer():
-    return pd.DataFrame(sim.simulate_fwer(4, 400, 0.5, replications=2000, seed=SEED)).set_index(
+    return pd.DataFrame(simulate_fwer(4, 400, 0.5, replications=2000, seed=SEED)).set_index(
         "method"
     )
 
@@ -314,7 +255,7 @@ def test_power_under_a_true_gap():
     # K = 2: one test; power = P(|Z| > 1.96) with Z ~ N(gap / SE, 1), SE from the design:
     # y = w A + (1 - w) mu, s0 ~ Bern(c + (1 - c) y), s1 ~ Bern(y), c = gap / (1 - mu).
     mu, kappa, gap = 0.6, 1.0, 0.08
-    w = sim.shared_component_weight(0.5)
+    w = shared_component_weight(0.5)
     c = gap / (1 - mu)
     second_moment = mu**2 + w**2 * mu * (1 - mu) / (kappa + 1)
     differ = (c + (1 - c) * mu) + mu - 2 * (c * mu + (1 - c) * second_moment)
@@ -332,7 +273,7 @@ def test_power_under_a_true_gap():
 def test_conditional_means_have_correlation_rho_and_the_right_means():
     rng = np.random.default_rng(3)
     for rho in (0.0, 0.5, 0.9):
-        x = sim.draw_conditional_means(rng, 200_000, 3, rho, gap=0.1, mean_accuracy=0.6)
+        x = draw_conditional_means(rng, 200_000, 3, rho, gap=0.1, mean_accuracy=0.6)
         corr = np.corrcoef(x, rowvar=False)
         assert corr[np.triu_indices(3, 1)] == pytest.approx(rho, abs=0.01)
         assert x.mean(axis=0) == pytest.approx([0.7, 0.6, 0.6], abs=0.003)
@@ -343,9 +284,9 @@ def test_integrating_out_the_model_component_keeps_the_score_distribution():
     # Explicit Bernoulli(x_ik) versus draw_shared_scores: same means and same between-model
     # score correlation w^2 / (kappa + 1) = 0.125 at rho = 0.5, kappa = 1.
     rng = np.random.default_rng(4)
-    x = sim.draw_conditional_means(rng, 400_000, 2, 0.5)
+    x = draw_conditional_means(rng, 400_000, 2, 0.5)
     explicit = rng.random(x.shape) < x
-    integrated = sim.draw_shared_scores(rng, 1, 400_000, 2, 0.5)[0]
+    integrated = draw_shared_scores(rng, 1, 400_000, 2, 0.5)[0]
     for scores in (explicit, integrated):
         assert scores.mean(axis=0) == pytest.approx([0.6, 0.6], abs=0.003)
         assert np.corrcoef(scores, rowvar=False)[0, 1] == pytest.approx(0.125, abs=0.006)
@@ -353,14 +294,14 @@ def test_integrating_out_the_model_component_keeps_the_score_distribution():
 
 def test_paired_z_tests_match_pairwise_table():
     rng = np.random.default_rng(5)
-    scores = sim.draw_shared_scores(rng, 3, 150, 4, 0.5, gap=0.1)
-    z, p = sim.paired_z_tests(scores)
+    scores = draw_shared_scores(rng, 3, 150, 4, 0.5, gap=0.1)
+    z, p = paired_z_tests(scores)
     models = ["m0", "m1", "m2", "m3"]
     a, b = np.triu_indices(4, 1)
     for r in range(3):
         wide = WideScores(scores[r].astype(float), models, np.arange(150), np.array(["c"] * 150))
         table = pairwise.pairwise_table(wide).set_index(["model_a", "model_b"])
-        for j, (i, k) in enumerate(zip(a, b)):
+        for j, (i, k) in enumerate(zip(a, b, strict=True)):
             key = (models[i], models[k])
             sign = 1
             if key not in table.index:
@@ -379,7 +320,7 @@ def test_adjusting_many_families_at_once_equals_one_at_a_time():
 
 
 def test_friedman_via_cochran_equals_friedman_and_scipy():
-    scores = sim.draw_shared_scores(np.random.default_rng(8), 5, 120, 4, 0.5).astype(float)
+    scores = draw_shared_scores(np.random.default_rng(8), 5, 120, 4, 0.5).astype(float)
     via_cochran = omnibus.cochran_q(scores)
     assert via_cochran.statistic == pytest.approx(omnibus.friedman(scores).statistic)
     reference = stats.friedmanchisquare(*scores[0].T)
@@ -390,7 +331,7 @@ def test_friedman_via_cochran_equals_friedman_and_scipy():
 # --- 4. Clustered questions --------------------------------------------------------------------------
 
 
-def test_o16_clustered_se_toy():
+def test_clustered_se_convention_toy():
     scores, clusters = [1, 1, 0, 0, 1, 0], list("aabbcc")
     assert clustered_se(scores, clusters) == pytest.approx(0.23570, abs=5e-6)
     assert np.std(scores, ddof=1) / np.sqrt(6) == pytest.approx(0.22361, abs=5e-6)
@@ -408,11 +349,9 @@ def test_o16_clustered_se_toy():
 
 
 def test_balanced_random_intercept_se_matches_statsmodels_and_miller():
-    import statsmodels.formula.api as smf
-
     rng = np.random.default_rng(9)
     nested = (rng.random((30, 5)) < rng.beta(1.5, 1.0, size=(30, 1))).astype(float)
-    se, boundary = sim.balanced_random_intercept_se(nested)
+    se, boundary = balanced_random_intercept_se(nested)
     assert not boundary
     frame = pd.DataFrame({"y": nested.ravel(), "cluster": np.repeat(np.arange(30), 5)})
     fit = smf.mixedlm("y ~ 1", frame, groups=frame["cluster"]).fit(reml=True)
@@ -421,14 +360,14 @@ def test_balanced_random_intercept_se_matches_statsmodels_and_miller():
     assert se == pytest.approx(miller * np.sqrt(30 / 29))
     # No between-cluster variation beyond chance: the boundary, and the naive (ddof=1) SE.
     flat = np.tile([1.0, 0.0, 1.0, 0.0], (10, 1))
-    se_flat, boundary_flat = sim.balanced_random_intercept_se(flat)
+    se_flat, boundary_flat = balanced_random_intercept_se(flat)
     assert boundary_flat
     assert se_flat == pytest.approx(flat.std(ddof=1) / np.sqrt(flat.size))
 
 
 @pytest.mark.parametrize(("cluster_size", "target"), [(4, 1.4), (6, 1.6), (12, 2.1)])
 def test_clustered_settings_reproduce_the_paper_ratios(cluster_size, target):
-    table = pd.DataFrame(sim.simulate_clustered(cluster_size, 0.31, 1200, 2000, seed=SEED))
+    table = pd.DataFrame(simulate_clustered(cluster_size, 0.31, 1200, 2000, seed=SEED))
     table = table.set_index("estimator")
     miller = table.loc["clustered_miller"]
     assert miller["se_ratio_to_naive"] == pytest.approx(target, abs=0.05)  # paper: ~1.4, 1.6, 2.1
@@ -456,70 +395,9 @@ def test_clustered_settings_reproduce_the_paper_ratios(cluster_size, target):
 
 
 def test_combine_settings_sorts_independently_of_input_order():
-    parts = [sim.simulate_leaderboard(n, 1.0, runs=500, seed=1).summary for n in (500, 100, 200)]
-    combined = sim.combine_settings(parts, ["spread", "questions", "rule"])
+    parts = [simulate_leaderboard(n, 1.0, runs=500, seed=1).summary for n in (500, 100, 200)]
+    combined = combine_settings(parts, ["spread", "questions", "rule"])
     assert combined["questions"].tolist() == [100, 100, 200, 200, 500, 500]
     pd.testing.assert_frame_equal(
-        combined, sim.combine_settings(parts[::-1], ["spread", "questions", "rule"])
+        combined, combine_settings(parts[::-1], ["spread", "questions", "rule"])
     )
-
-
-def test_figures_state_their_findings():
-    settings = [frames(sim.simulate_leaderboard(n, 1.0, runs=2000, seed=1)) for n in (100, 200)]
-    table = sim.combine_settings([s.summary for s in settings], ["spread", "questions", "rule"])
-    default = settings[1]
-    figures = sim.leaderboard_figures(table, default.runs, default.one_run, spread=1.0)
-    assert set(figures) == {
-        "one_run",
-        "leader_grid",
-        "difference_histogram",
-        "decision_rules",
-        "played_out",
-    }
-    share = (default.runs["a_minus_b_points"] < 0).mean()
-    assert f"{share:.0%} of runs" in figures["difference_histogram"].axes[0].get_title(loc="left")
-    wrong = table[(table["questions"] == 200) & (table["rule"] == "higher_score_wins")][
-        "wrong"
-    ].iloc[0]
-    assert f"{wrong:.0%}" in figures["decision_rules"].get_suptitle()
-    tables = sim.precision_tables()
-    precision = sim.precision_figures(tables.precision, tables.questions_needed)
-    assert "±7.8 points at 100 questions" in precision["halfwidth"].axes[0].get_title(loc="left")
-    assert "3,200 questions per model unpaired" in precision["questions_needed"].axes[0].get_title(
-        loc="left"
-    )
-    fwer = pd.concat(
-        [
-            fwer_frame(range(2, 5), 200, 0.5, replications=200, seed=1),
-            fwer_frame(range(2, 5), 200, 0.5, 0.08, replications=200, seed=1),
-        ]
-    )
-    fwer_figs = sim.fwer_figures(fwer, models=4, questions=200)
-    assert set(fwer_figs) == {"methods", "models", "power"}
-    clustered = pd.concat(
-        [pd.DataFrame(sim.simulate_clustered(m, 0.31, 240, 200, seed=1)) for m in (4, 12)]
-    )
-    title = sim.clustered_figure(clustered).get_suptitle()
-    ratio = clustered[clustered["estimator"] == "clustered_miller"]["se_ratio_to_naive"]
-    assert f"{ratio.min():.1f}×" in title and f"{ratio.max():.1f}×" in title
-
-
-def test_time_settings_runs_every_grid_row_of_the_shipped_config():
-    # The shipped grids' columns must match the simulation functions' parameters.
-    import yaml
-    from snakemake.utils import validate
-
-    from .conftest import REPO
-
-    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    validate(config, str(REPO / "workflow" / "schemas" / "config.schema.yaml"), set_default=True)
-    config["simulation"]["leaderboard"]["runs"] = 200
-    config["simulation"]["fwer"]["replications"] = 20
-    config["simulation"]["clustered"]["replications"] = 20
-    timings = sim.time_settings(config, root=REPO)
-    grids = {
-        study: pd.read_csv(REPO / config["simulation"][study]["grid"], sep="\t")
-        for study in ("leaderboard", "fwer", "clustered")
-    }
-    assert timings["study"].value_counts().to_dict() == {s: len(g) for s, g in grids.items()}
-    assert (timings["seconds"] > 0).all()

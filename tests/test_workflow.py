@@ -1,15 +1,22 @@
-"""The Snakemake workflow: lint, formatting, config schema, dry run, and real end-to-end runs."""
+"""The Snakemake workflow: lint, formatting, config schema, dry run, and real end-to-end runs.
+
+Expensive runs are shared: one default run (the README's configuration) serves every test
+that only reads its outputs, and byte-identity is checked on a reduced configuration.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
+import time
 import zipfile
 from pathlib import Path
 
@@ -18,9 +25,14 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from evalbars import workflow as wf
+import evalbars
+from evalbars import smk
+from evalbars.simulate.clustered import simulate_clustered
+from evalbars.simulate.fwer import simulate_fwer
+from evalbars.simulate.leaderboard import simulate_leaderboard
 
 from .conftest import DEFAULT_SUBSAMPLE, REPO, mirror_location
+from .test_fetch import ArchiveServer
 from .test_pairwise import MODEL_COLUMNS, PAIR_COLUMNS
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile")]
@@ -29,13 +41,21 @@ SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 pytestmark = pytest.mark.workflow
 
 
-def run_snakemake(workdir: Path, *args, check=True, mirror=None):
+def snakemake_env(mirror=None) -> dict:
     env = dict(os.environ)
     mirror = mirror or mirror_location()
     if mirror:
         env["EVALBARS_MIRROR"] = mirror
+    return env
+
+
+def run_snakemake(workdir: Path, *args, check=True, mirror=None):
     result = subprocess.run(
-        [*SNAKEMAKE, "-d", str(workdir), *args], capture_output=True, text=True, env=env, cwd=REPO
+        [*SNAKEMAKE, "-d", str(workdir), *args],
+        capture_output=True,
+        text=True,
+        env=snakemake_env(mirror),
+        cwd=REPO,
     )
     if check and result.returncode != 0:
         raise AssertionError(f"snakemake failed:\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}")
@@ -65,6 +85,14 @@ def test_lint_is_clean_apart_from_software_deployment():
     ]
     assert "Lints for" in output or result.returncode == 0, output[-2000:]
     assert others == [], output[-4000:]
+
+
+def test_ruff_lint_and_format_are_clean():
+    for command in (["check"], ["format", "--check"]):
+        result = subprocess.run(
+            [sys.executable, "-m", "ruff", *command, "."], capture_output=True, text=True, cwd=REPO
+        )
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
 
 
 def test_snakefmt_check():
@@ -101,23 +129,44 @@ def test_schema_rejects_bad_config(bad, message):
         validate(config, str(SCHEMA))
 
 
+@pytest.mark.parametrize(
+    ("study", "function"),
+    [
+        ("leaderboard", simulate_leaderboard),
+        ("fwer", simulate_fwer),
+        ("clustered", simulate_clustered),
+    ],
+)
+def test_shipped_grids_match_their_schema_and_simulation(study, function):
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    grid = pd.read_csv(REPO / config["simulation"][study]["grid"], sep="\t")
+    validate(grid, str(SCHEMA.with_name(f"grid_{study}.schema.yaml")))
+    for row in grid.to_dict("records"):
+        inspect.signature(function).bind_partial(**row)  # every column is a parameter
+    with pytest.raises(Exception, match="spred"):
+        validate(
+            grid.rename(columns={grid.columns[-1]: "spred"}),
+            str(SCHEMA.with_name(f"grid_{study}.schema.yaml")),
+        )
+
+
 def test_unknown_model_is_a_clear_config_error():
     with pytest.raises(
-        wf.ConfigError,
+        smk.ConfigError,
         match=r"no pinned checksum for Nonexistent-7B \(model_outputs_Nonexistent-7B_5shots\.zip\)",
     ):
-        wf.archives({"models": ["Nonexistent-7B"]})
-    with pytest.raises(wf.ConfigError, match="nothing to analyse"):
-        wf.prediction_sources({"models": [], "predictions": []})
+        smk.archives({"models": ["Nonexistent-7B"]})
+    with pytest.raises(smk.ConfigError, match="nothing to analyse"):
+        smk.prediction_sources({"models": [], "predictions": []})
 
 
 def test_replication_runs_only_on_the_papers_data():
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    assert wf.replication_applies(config)
-    assert not wf.replication_applies(config | {"predictions": ["mine.csv"]})
-    assert not wf.replication_applies(config | {"models": config["models"][:5]})
-    assert not wf.replication_applies(config | {"missing_prediction": "exclude"})
-    assert wf.replication_applies(config | {"models": list(reversed(config["models"]))})
+    assert smk.replication_applies(config)
+    assert not smk.replication_applies(config | {"predictions": ["mine.csv"]})
+    assert not smk.replication_applies(config | {"models": config["models"][:5]})
+    assert not smk.replication_applies(config | {"missing_prediction": "exclude"})
+    assert smk.replication_applies(config | {"models": list(reversed(config["models"]))})
 
 
 def test_dry_run_plans_every_stage(tmp_path):
@@ -233,6 +282,102 @@ def test_report_is_self_contained_html(default_run):
         assert name in report, name
 
 
+def test_rerun_is_a_no_op(default_run):
+    result = run_snakemake(default_run, "-n", "--cores", "1")
+    assert "Nothing to be done" in result.stdout + result.stderr
+
+
+RULE_SCRIPT = re.compile(
+    r'^rule (\w+):.*?^    script:\n        "\.\./scripts/(\w+)\.py"', re.M | re.S
+)
+
+
+def rule_scripts() -> dict:
+    """``{rule: script}`` for every rule that runs a script."""
+    return {
+        rule: script
+        for path in (REPO / "workflow" / "rules").glob("*.smk")
+        for rule, script in RULE_SCRIPT.findall(path.read_text())
+    }
+
+
+def rule_descendants(workdir: Path) -> dict:
+    """``{rule: rules downstream of it}`` from Snakemake's own rule graph."""
+    dot = run_snakemake(workdir, "--rulegraph", "--cores", "1").stdout
+    names = dict(re.findall(r'^\s*(\d+)\[label = "(\w+)"', dot, re.M))
+    children: dict = {}
+    for a, b in re.findall(r"^\s*(\d+) -> (\d+)", dot, re.M):
+        children.setdefault(names[a], set()).add(names[b])
+
+    def below(rule):
+        found = set(children.get(rule, ()))
+        for child in list(found):
+            found |= below(child)
+        return found
+
+    return {rule: below(rule) for rule in names.values()}
+
+
+def planned_jobs(dry_run_output: str) -> dict:
+    """``{rule: jobs}`` from the job-stats table of a dry run."""
+    return {
+        rule: int(count)
+        for rule, count in re.findall(r"^(\w+)\s+(\d+)$", dry_run_output, re.M)
+        if rule != "total"
+    }
+
+
+@pytest.mark.parametrize("module", ["omnibus.py", "intervals.py", "figures/ranks.py"])
+def test_editing_a_module_reruns_exactly_the_jobs_that_import_it(default_run, module):
+    path = Path(evalbars.__file__).parent / module
+    users = {
+        rule
+        for rule, script in rule_scripts().items()
+        if str(path) in smk.package_files(REPO / "workflow" / "scripts" / f"{script}.py")
+    }
+    assert users, f"no rule imports {module}"
+    downstream = rule_descendants(default_run)
+    original, stat = path.read_bytes(), path.stat()
+    try:
+        # Snakemake 9 reruns a job for a newer input only if its content changed (it compares
+        # checksums), so edit the module rather than touch it.
+        path.write_bytes(original + b"\n# an edit\n")
+        result = run_snakemake(default_run, "-n", "--cores", "1")
+    finally:
+        path.write_bytes(original)
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    planned = planned_jobs(result.stdout)
+    expected = users | set().union(*(downstream[rule] for rule in users))
+    assert set(planned) == expected, result.stdout[-3000:]
+    # The edit itself is the reason given for the jobs whose code imports the module (those
+    # downstream of another such job give the upstream job's output as their reason).
+    first = users - set().union(*(downstream[rule] for rule in users))
+    edited = result.stdout.count(f"Reason: Updated input files: {path}")
+    assert edited == sum(planned[rule] for rule in first)
+    assert "Nothing to be done" in run_snakemake(default_run, "-n", "--cores", "1").stdout
+
+
+def reduced_workdir(tmp_path: Path) -> Path:
+    """The default configuration made small: fewer seeds, draws, runs and grid rows."""
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    simulation = config["simulation"]
+    simulation["leaderboard"]["runs"] = 300
+    simulation["fwer"]["replications"] = 100
+    simulation["clustered"]["replications"] = 100
+    workdir = make_workdir(
+        tmp_path,
+        subsample={"n": 400, "seed": 2024},
+        replication={"n_seeds": 40, "seed": 1, "policies": ["wrong", "random_guess"]},
+        ranks={"draws": 500, "replicates": 500, "seed": 2024, "stratify": True},
+        simulation=simulation,
+    )
+    grids = workdir / "config" / "simulation"
+    for name, keep in (("leaderboard", [0, 1]), ("fwer", [0, 2, 15]), ("clustered", [0])):
+        grid = pd.read_csv(grids / f"{name}.tsv", sep="\t")
+        grid.iloc[keep].to_csv(grids / f"{name}.tsv", sep="\t", index=False)
+    return workdir
+
+
 def output_digests(workdir: Path) -> dict:
     folders = ["data/subsample", "results/tables", "results/simulations", "results/figures"]
     return {
@@ -243,17 +388,35 @@ def output_digests(workdir: Path) -> dict:
     }
 
 
-def test_same_config_gives_byte_identical_outputs(default_run):
-    before = output_digests(default_run)
-    run_snakemake(default_run, "--cores", "2", "--forceall")
-    after = output_digests(default_run)
-    assert len(before) > 80
-    assert after == before
-
-
-def test_rerun_is_a_no_op(default_run):
-    result = run_snakemake(default_run, "-n", "--cores", "1")
-    assert "Nothing to be done" in result.stdout + result.stderr
+def test_interrupted_run_then_the_same_command_gives_byte_identical_outputs(tmp_path):
+    # An uninterrupted run of the reduced configuration ...
+    whole = reduced_workdir(tmp_path / "whole")
+    run_snakemake(whole, "--cores", "2")
+    # ... and the same configuration interrupted with Ctrl-C (SIGINT) while jobs run, then
+    # started again with the same command: the default profile makes it redo the jobs the
+    # interruption left incomplete, without extra flags.
+    again = reduced_workdir(tmp_path / "again")
+    process = subprocess.Popen(
+        [*SNAKEMAKE, "-d", str(again), "--cores", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=snakemake_env(),
+        cwd=REPO,
+    )
+    logs = again / "results" / "logs"
+    deadline = time.monotonic() + 120
+    while not (logs / "subsample").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)  # a few jobs under way
+    process.send_signal(signal.SIGINT)
+    output = process.communicate(timeout=120)[0]
+    assert process.returncode != 0, output[-2000:]
+    assert "Nothing to be done" not in run_snakemake(again, "-n", "--cores", "1").stdout
+    run_snakemake(again, "--cores", "2")
+    digests = output_digests(again)
+    assert len(digests) > 40
+    assert digests == output_digests(whole)
 
 
 FIXTURE_MODELS = ("Fixture-1B", "Fixture-2B")
@@ -262,8 +425,6 @@ FIXTURE_MODELS = ("Fixture-1B", "Fixture-2B")
 @pytest.fixture
 def fixture_archive_server(tmp_path):
     """A loopback HTTP server serving two MMLU-Pro-style archives, as a mirror base URL."""
-    from .test_fetch import ArchiveServer
-
     root = tmp_path / "served"
     root.mkdir()
     checksums = {}
@@ -366,31 +527,3 @@ def test_impossible_designs_fail_with_one_line(tmp_path, override, message):
     assert result.returncode != 0
     assert f"evalbars: {message}" in result.stderr
     assert not (workdir / "data" / "subsample" / "items.parquet").exists()
-
-
-def test_simulation_benchmark_times_the_stage_and_every_setting(tmp_path):
-    # The README's speed check (python -m evalbars.benchmark --simulations), at reduced sizes:
-    # it must run the real stage and report one job per grid row, whatever the timings.
-    from evalbars.benchmark import time_simulation_stage
-
-    simulation = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["simulation"]
-    simulation["leaderboard"]["runs"] = 200
-    simulation["fwer"]["replications"] = 50
-    simulation["clustered"]["replications"] = 50
-    simulation["precision"]["from_data"] = False  # no data stage: the stage alone
-    config_path = make_workdir(tmp_path, simulation=simulation) / "config" / "config.yaml"
-    table = time_simulation_stage(REPO, config_path, cores=2)
-    assert table["scope"].tolist()[0] == "stage"
-    assert table["job"].iloc[0] == "snakemake simulate_all --cores 2"
-    grid_rows = sum(
-        len(pd.read_csv(REPO / simulation[study]["grid"], sep="\t"))
-        for study in ("leaderboard", "fwer", "clustered")
-    )
-    jobs = table[table["scope"] == "job"]["job"]
-    assert len(jobs) == grid_rows == 30
-    assert jobs.str.startswith(("sim_leaderboard/", "sim_fwer/", "sim_clustered/")).all()
-    fwer_jobs = jobs[jobs.str.startswith("sim_fwer/")].tolist()
-    assert fwer_jobs.index("sim_fwer/models~9/questions~400/rho~0.5/gap~0.0") < fwer_jobs.index(
-        "sim_fwer/models~10/questions~400/rho~0.5/gap~0.0"
-    )
-    assert (table["seconds"] > 0).all()

@@ -72,7 +72,9 @@ def check_dataset(name: str, csv: Path) -> None:
         n10 + n01,
         0,
     )
-    p_scipy = [stats.binomtest(a, a + b).pvalue if a + b else 1.0 for a, b in zip(n10, n01)]
+    p_scipy = [
+        stats.binomtest(a, a + b).pvalue if a + b else 1.0 for a, b in zip(n10, n01, strict=True)
+    ]
     check("exact McNemar p vs scipy binomtest", [m["p"] for m in mcn], p_scipy, 1e-12, True)
 
     for spec, fit in r["lmm"].items():

@@ -11,8 +11,8 @@
 # system.time() (reported under "timing_seconds"; off by default so that fixture output is
 # reproducible byte for byte apart from the date line).
 #
-# Then run `uv run python tests/reference/make_r_results_module.py` to regenerate
-# tests/reference/r_results.py from all JSON files.
+# The tests read every JSON file in r_output/ through tests/reference/r_results.py (R_RESULTS);
+# nothing else needs regenerating.
 #
 # Statistics (models are factor levels in C-locale sorted order; pairs are (level i, level j), i < j,
 # labelled as emmeans labels them):

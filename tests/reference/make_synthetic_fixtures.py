@@ -80,7 +80,7 @@ def balanced(rng: np.random.Generator) -> np.ndarray:
     """Logistic model: intercept + model + category (sd 0.9) + question (sd 1.2) effects."""
     categories, question_ids = _layout(rng)
     names = list(CATEGORY_SIZES)
-    category_effect = dict(zip(names, rng.normal(0.0, 0.9, size=len(names))))
+    category_effect = dict(zip(names, rng.normal(0.0, 0.9, size=len(names)), strict=True))
     question_effect = rng.normal(0.0, 1.2, size=categories.size)
     logit = (
         0.2
@@ -117,7 +117,7 @@ def boundary_question(rng: np.random.Generator):
     models, so model effects exist but question means are constant within each category."""
     categories, question_ids = _layout(rng)
     names = list(CATEGORY_SIZES)
-    correct_per_question = dict(zip(names, [1, 3, 2, 1, 3, 2, 3, 1]))
+    correct_per_question = dict(zip(names, [1, 3, 2, 1, 3, 2, 3, 1], strict=True))
     weights = np.exp(MODEL_LOGIT)
     # Gumbel-top-k: the k largest of log(w) + Gumbel noise are a weighted draw without replacement.
     keys = np.log(weights)[None, :] + rng.gumbel(size=(categories.size, len(MODELS)))

@@ -1,9 +1,7 @@
 """The ``evalbars`` command line.
 
-Subcommands register themselves in :data:`SUBCOMMANDS`: each entry names a
-function that adds the subcommand's arguments to its parser and a function that
-runs it and returns the exit status. To add one, write the two functions and add
-an entry; :func:`main` needs no change.
+Each subcommand has a function that adds its arguments and a function that runs
+it and returns the exit status; :func:`build_parser` wires them up.
 
 Exit status: 0 on success; 1 on bad input (the reason is printed as one line on
 stderr, no traceback); 2 on a bad command line (also one line).
@@ -18,12 +16,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass
-from typing import Callable
 
-from . import __version__
+from . import __version__, ranks
+from .errors import InputError
+from .ranks import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
 
-__all__ = ["Subcommand", "SUBCOMMANDS", "build_parser", "main"]
+__all__ = ["build_parser", "main"]
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -67,8 +65,6 @@ def _seed(text: str) -> int:
 
 
 def _add_ranks_arguments(parser: argparse.ArgumentParser) -> None:
-    from .ranks import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
-
     parser.add_argument(
         "file",
         metavar="FILE",
@@ -103,8 +99,6 @@ def _add_ranks_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_ranks(args: argparse.Namespace) -> int:
-    from . import ranks
-
     board = ranks.read_leaderboard(args.file)
     report = ranks.rank_table(board, level=args.level, draws=args.draws, seed=args.seed)
     if args.format == "markdown":
@@ -117,30 +111,11 @@ def _run_ranks(args: argparse.Namespace) -> int:
     return 0
 
 
-# --- Registry and entry point --------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Subcommand:
-    """One subcommand: its help line, how to add its arguments, how to run it."""
-
-    help: str
-    add_arguments: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace], int]
-
-
-#: Every subcommand of ``evalbars``, by name.
-SUBCOMMANDS: dict[str, Subcommand] = {
-    "ranks": Subcommand(
-        help="score intervals, separated neighbours, tiers and plausible ranks of a leaderboard",
-        add_arguments=_add_ranks_arguments,
-        run=_run_ranks,
-    ),
-}
+# --- Entry point -----------------------------------------------------------------------------------
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``evalbars`` parser with one subparser per entry of :data:`SUBCOMMANDS`."""
+    """The ``evalbars`` parser and its subcommands."""
     parser = _OneLineParser(
         prog="evalbars",
         description="Which ranking claims do benchmark results support?",
@@ -148,17 +123,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"evalbars {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
     commands.required = True
-    for name, sub in SUBCOMMANDS.items():
-        sub_parser = commands.add_parser(name, help=sub.help, description=sub.help)
-        sub.add_arguments(sub_parser)
-        sub_parser.set_defaults(run=sub.run)
+    ranks_help = "score intervals, separated neighbours, tiers and plausible ranks of a leaderboard"
+    ranks_parser = commands.add_parser("ranks", help=ranks_help, description=ranks_help)
+    _add_ranks_arguments(ranks_parser)
+    ranks_parser.set_defaults(run=_run_ranks)
     return parser
 
 
 def main(argv=None) -> int:
     """Run ``evalbars``; returns the exit status (0 ok, 1 bad input, 2 bad command line)."""
-    from .io import InputError
-
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -1,12 +1,28 @@
-"""The errors evalbars raises for problems the user can fix (as opposed to bugs).
+"""The errors evalbars raises for problems the user can fix (as opposed to bugs), and how
+a workflow job reports them.
 
-Workflow scripts turn any :class:`EvalbarsError` into one line on stderr and exit
-status 1 (see :func:`evalbars.workflow.script_context`); the command line does the same.
+Workflow scripts run their body in :func:`script_context`, which turns any
+:class:`EvalbarsError` into one line on stderr and exit status 1; the command
+line does the same.
 """
 
 from __future__ import annotations
 
-__all__ = ["EvalbarsError", "InputError", "ConfigError", "DownloadError", "ChecksumError"]
+import logging
+import sys
+from contextlib import contextmanager
+
+import numpy as np
+
+__all__ = [
+    "EvalbarsError",
+    "InputError",
+    "ConfigError",
+    "DownloadError",
+    "ChecksumError",
+    "plain",
+    "script_context",
+]
 
 
 class EvalbarsError(Exception):
@@ -34,3 +50,36 @@ class DownloadError(EvalbarsError, RuntimeError):
 
 class ChecksumError(DownloadError):
     """A fetched file does not match its pinned checksum."""
+
+
+def plain(value):
+    """A numpy scalar as the Python value it holds, so messages read ``1``, not ``np.int64(1)``."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+@contextmanager
+def script_context(log_path):
+    """Run a workflow script's body with logging to ``log_path``.
+
+    A problem the user can fix (:class:`EvalbarsError`: bad input,
+    a failed download, an impossible configuration) becomes one clear line on
+    stderr and in the log, and exit status 1, instead of a traceback; Snakemake
+    then removes the job's outputs. Any other exception is a bug: its traceback
+    goes to the log as well as to stderr.
+    """
+    logging.basicConfig(
+        filename=str(log_path),
+        level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        force=True,
+    )
+    logging.captureWarnings(True)
+    try:
+        yield
+    except EvalbarsError as exc:
+        logging.getLogger("evalbars").error("%s", exc)
+        print(f"evalbars: {exc}", file=sys.stderr)
+        sys.exit(1)
+    except Exception:
+        logging.getLogger("evalbars").exception("unexpected error (a bug; please report it)")
+        raise

@@ -1,4 +1,4 @@
-"""Fetching upstream's MMLU-Pro prediction archives, verified against pinned checksums.
+"""Upstream's MMLU-Pro prediction archives: their names, pinned checksums and verified fetching.
 
 Sources, in order of precedence: the environment variable ``EVALBARS_MIRROR``, the
 ``mirror`` config key, then upstream GitHub at :data:`PINNED_COMMIT`. A mirror is a
@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 import shutil
 import time
 import urllib.error
@@ -29,6 +30,9 @@ __all__ = [
     "PINNED_COMMIT",
     "UPSTREAM_BASE_URL",
     "MIRROR_ENV",
+    "ARCHIVE_PATTERN",
+    "archive_name",
+    "model_from_archive",
     "DownloadError",
     "ChecksumError",
     "pinned_checksums",
@@ -45,6 +49,31 @@ PINNED_COMMIT = "f418b116db00b065c2aea046518d8fcf74d39872"
 UPSTREAM_BASE_URL = f"https://github.com/{UPSTREAM_REPOSITORY}/raw/{PINNED_COMMIT}/eval_results"
 MIRROR_ENV = "EVALBARS_MIRROR"
 _CHUNK = 1 << 20
+
+#: Upstream's archive names, ``model_outputs_<model>_5shots.zip`` (some revisions hold the
+#: ``.json`` inside under the same stem). The one definition of the naming scheme.
+ARCHIVE_PATTERN = re.compile(
+    r"model_outputs_(?P<model>[A-Za-z0-9][A-Za-z0-9._-]*)_5shots\.(?:zip|json)"
+)
+
+
+def archive_name(model: str) -> str:
+    """Upstream's archive file name for ``model``.
+
+    Examples
+    --------
+    >>> archive_name("Yi-6B")
+    'model_outputs_Yi-6B_5shots.zip'
+    >>> model_from_archive("data/raw/" + archive_name("Yi-6B"))
+    'Yi-6B'
+    """
+    return f"model_outputs_{model}_5shots.zip"
+
+
+def model_from_archive(path) -> str | None:
+    """The model named by an upstream archive name (any folder), or None for another name."""
+    match = ARCHIVE_PATTERN.fullmatch(Path(path).name)
+    return match["model"] if match else None
 
 
 def pinned_checksums(extra: dict | None = None) -> dict:

@@ -11,27 +11,14 @@ from statistics import NormalDist
 
 import numpy as np
 
-from ._lazy import load
-
-# scipy.special, not scipy.stats, and only on first use (evalbars._lazy): most jobs need neither.
-special = load("scipy.special")
-
-__all__ = [
-    "z_for_level",
-    "wilson_interval",
-    "jeffreys_interval",
-    "newcombe_interval",
-    "mover_difference",
-    "clustered_se",
-]
+__all__ = ["z_for_level", "wilson_interval", "mover_difference", "clustered_se"]
 
 
 def z_for_level(level: float) -> float:
     """Two-sided standard-normal critical value, e.g. 1.959964 for ``level=0.95``.
 
     :math:`\\Phi^{-1}(1/2 + \\text{level}/2)` by :meth:`statistics.NormalDist.inv_cdf`,
-    Wichura's algorithm AS 241 (the one R's ``qnorm`` uses, accurate to about 1e-16),
-    which spares numpy-only jobs the import of scipy.
+    Wichura's algorithm AS 241 (the one R's ``qnorm`` uses, accurate to about 1e-16).
     """
     if not 0 < level < 1:
         raise ValueError(f"confidence level must be in (0, 1), got {level!r}")
@@ -86,20 +73,6 @@ def wilson_interval(successes, n, level: float = 0.95):
     return np.clip(centre - half, 0.0, p), np.clip(centre + half, p, 1.0)
 
 
-def jeffreys_interval(successes, n, level: float = 0.95):
-    """Equal-tailed Jeffreys interval: quantiles of Beta(k + 1/2, n - k + 1/2).
-
-    Following Brown, Cai and DasGupta (2001, Stat Sci 16, 101-133) the lower bound
-    is 0 when ``k == 0`` and the upper bound 1 when ``k == n``.
-    """
-    k = np.asarray(successes, dtype=float)
-    n = np.asarray(n, dtype=float)
-    alpha = 1 - level
-    low = special.betaincinv(k + 0.5, n - k + 0.5, alpha / 2)
-    high = special.betaincinv(k + 0.5, n - k + 0.5, 1 - alpha / 2)
-    return np.where(k <= 0, 0.0, low), np.where(k >= n, 1.0, high)
-
-
 def mover_difference(est_a, low_a, high_a, est_b, low_b, high_b):
     """MOVER interval for ``est_a - est_b`` from the two single-estimate intervals.
 
@@ -113,50 +86,32 @@ def mover_difference(est_a, low_a, high_a, est_b, low_b, high_b):
         L = d - \\sqrt{(\\hat a - l_a)^2 + (u_b - \\hat b)^2}, \\qquad
         U = d + \\sqrt{(u_a - \\hat a)^2 + (\\hat b - l_b)^2}.
 
-    With two Wilson intervals it is Newcombe's hybrid score interval
-    (:func:`newcombe_interval`); with two symmetric normal intervals it is
-    :math:`d \\pm z\\sqrt{se_a^2 + se_b^2}`.
+    With two Wilson intervals it is Newcombe's hybrid score interval for a
+    difference of independent proportions (Newcombe 1998, method 10); with two
+    symmetric normal intervals it is :math:`d \\pm z\\sqrt{se_a^2 + se_b^2}`.
 
     References
     ----------
     .. [1] Zou, G. Y. and Donner, A. (2008). Construction of confidence limits
        about effect measures: a general approach. Stat Med 27, 1693-1702.
-    """
-    d = est_a - est_b
-    low = d - np.sqrt((est_a - low_a) ** 2 + (high_b - est_b) ** 2)
-    high = d + np.sqrt((high_a - est_a) ** 2 + (est_b - low_b) ** 2)
-    return low, high
-
-
-def newcombe_interval(successes_a, n_a, successes_b, n_b, level: float = 0.95):
-    """Newcombe's hybrid score interval for ``p_a - p_b`` (independent samples).
-
-    Notes
-    -----
-    :func:`mover_difference` fed with the two Wilson intervals
-    :math:`(l_a, u_a)`, :math:`(l_b, u_b)`: with :math:`d = p_a - p_b`,
-
-    .. math::
-
-        L = d - \\sqrt{(p_a - l_a)^2 + (u_b - p_b)^2}, \\qquad
-        U = d + \\sqrt{(u_a - p_a)^2 + (p_b - l_b)^2}.
-
-    References
-    ----------
-    .. [1] Newcombe, R. G. (1998). Interval estimation for the difference between
+    .. [2] Newcombe, R. G. (1998). Interval estimation for the difference between
        independent proportions: comparison of eleven methods. Stat Med 17,
        873-890 (method 10).
 
     Examples
     --------
-    >>> low, high = newcombe_interval(56, 70, 48, 80)
+    Newcombe's (1998) Table II example 56/70 - 48/80, with Wilson bounds:
+
+    >>> low_a, high_a = wilson_interval(56, 70)
+    >>> low_b, high_b = wilson_interval(48, 80)
+    >>> low, high = mover_difference(56 / 70, low_a, high_a, 48 / 80, low_b, high_b)
     >>> round(float(low), 4), round(float(high), 4)
     (0.0524, 0.3339)
     """
-    ka, na, kb, nb = (np.asarray(x, dtype=float) for x in (successes_a, n_a, successes_b, n_b))
-    la, ua = wilson_interval(ka, na, level)
-    lb, ub = wilson_interval(kb, nb, level)
-    return mover_difference(ka / na, la, ua, kb / nb, lb, ub)
+    d = est_a - est_b
+    low = d - np.sqrt((est_a - low_a) ** 2 + (high_b - est_b) ** 2)
+    high = d + np.sqrt((high_a - est_a) ** 2 + (est_b - low_b) ** 2)
+    return low, high
 
 
 def clustered_se(scores, clusters):

@@ -12,7 +12,7 @@ parametrisation (lme4's ``correct ~ 0 + model``):
 with :math:`u_c \\sim N(0, \\tau^2)`, :math:`v_q \\sim N(0, \\sigma_q^2)`,
 :math:`e_{qm} \\sim N(0, \\sigma^2)`, all independent.
 
-Three ways to fit them (``method`` of :func:`fit_lmm`):
+Two ways to fit them (``method`` of :func:`fit_lmm`):
 
 ``exact``
     Complete data only (every model scored on every question). An orthonormal
@@ -31,11 +31,6 @@ Three ways to fit them (``method`` of :func:`fit_lmm`):
     per-category sums (no N x N matrix), and minimised by L-BFGS-B over the
     variance ratios with bounds at zero; each boundary is checked by refitting
     with that component fixed at zero.
-``statsmodels``
-    statsmodels' ``MixedLM`` with the pitfalls handled (kept as an independent
-    oracle and for the benchmark; slow on large data, and its optimisers can stop
-    short of the optimum while reporting convergence, which is logged).
-
 ``auto`` uses ``exact`` when the data are complete and ``general`` otherwise.
 
 References
@@ -53,22 +48,14 @@ from __future__ import annotations
 
 import itertools
 import logging
-import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
+from scipy import optimize, stats
 
-from ._lazy import load
-from .pairwise import accuracy_order, adjust_pvalues, model_pairs
-
-if TYPE_CHECKING:
-    from .io import WideScores
-
-# pandas and scipy load on first use (see evalbars._lazy): numpy-only jobs skip them.
-pd = load("pandas")
-optimize = load("scipy.optimize")
-stats = load("scipy.stats")
+from .pairwise import adjust_pvalues, model_pairs
+from .scores import WideScores, accuracy_order
 
 __all__ = [
     "MODEL_SPECS",
@@ -84,7 +71,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 MODEL_SPECS = ("category", "category_question")
-METHODS = ("auto", "exact", "general", "statsmodels")
+METHODS = ("auto", "exact", "general")
 #: Variance components of each specification, in table order.
 COMPONENTS = {
     "category": ("category", "residual"),
@@ -105,7 +92,7 @@ class LmmFit:
         ``"category"`` (``correct ~ 0 + model + (1|category)``) or
         ``"category_question"`` (the same ``+ (1|category:question)``).
     method : str
-        The path that ran: ``"exact"``, ``"general"`` or ``"statsmodels"``.
+        The path that ran: ``"exact"`` or ``"general"``.
     models : list of str
         Order of the fixed effects (the column order of the input).
     fixed : ndarray, shape (K,)
@@ -159,7 +146,9 @@ def _prepare(wide: WideScores, model_spec: str):
     scores, observed = scores[keep], observed[keep]
     categories = np.asarray(wide.categories)[keep]
     names, codes = np.unique(categories, return_inverse=True)
-    empty_models = [m for m, seen in zip(wide.models, observed.any(axis=0)) if not seen]
+    empty_models = [
+        m for m, seen in zip(wide.models, observed.any(axis=0), strict=True) if not seen
+    ]
     if empty_models:
         raise ValueError(f"models without any score: {empty_models}")
     if names.size < 2:
@@ -572,7 +561,7 @@ def _newton_polish(objective, x, dev, max_steps: int = 20):
         hessian = np.column_stack(
             [
                 (objective(x + h * e)[1] - objective(x - h * e)[1]) / (2 * h)
-                for h, e in zip(steps, np.eye(x.size))
+                for h, e in zip(steps, np.eye(x.size), strict=True)
             ]
         )
         try:
@@ -650,82 +639,6 @@ def _general_deviance(variance: dict, d: _GeneralData) -> float:
 
 
 # --------------------------------------------------------------------------------------
-# statsmodels path (oracle)
-# --------------------------------------------------------------------------------------
-
-
-def _fit_statsmodels(scores, observed, codes, n_cat, model_spec, models):
-    import statsmodels.formula.api as smf
-    from statsmodels.tools.sm_exceptions import ModelWarning
-
-    rows, cols = np.nonzero(observed)
-    frame = pd.DataFrame(
-        {
-            "correct": scores[rows, cols],
-            "model": pd.Categorical(np.asarray(models, dtype=object)[cols], categories=models),
-            "question": rows,
-            "category": codes[rows],
-        }
-    )
-    # re_formula="1" is required: with vc_formula alone statsmodels drops the category
-    # intercept without a word (statsmodels MixedLM.from_formula).
-    kwargs = {"groups": "category", "re_formula": "1", "use_sparse": True}
-    if model_spec == "category_question":
-        kwargs["vc_formula"] = {"question": "0 + C(question)"}
-    model = smf.mixedlm("correct ~ 0 + C(model)", frame, **kwargs)
-    # statsmodels' optimisers can stop far from the optimum while reporting convergence
-    # (lbfgs did so on our synthetic fixture: category variance 1.28 instead of 0.0121),
-    # so run two of them and keep the higher restricted log-likelihood.
-    problems, results = [], []
-    for method in ("bfgs", "lbfgs"):
-        with warnings.catch_warnings():
-            # "MLE may be on the boundary" (ConvergenceWarning) is printed for interior fits
-            # too, and singular-covariance warnings for boundary fits; fit_lmm flags
-            # boundaries itself, and keeping the better of two optimisers covers the rest.
-            warnings.simplefilter("ignore", ModelWarning)
-            warnings.simplefilter("ignore", RuntimeWarning)
-            try:
-                result = model.fit(reml=True, method=method, maxiter=2000)
-            except np.linalg.LinAlgError as exc:  # a singular X'V^-1X on the way
-                problems.append(f"{method}: {exc}")
-                continue
-        # statsmodels issue 10239: fixed effects can come back as exactly 0 when a random
-        # effect variance falls below tol; a cell mean of 0 with nonzero scores is that bug.
-        fe = np.asarray(result.fe_params)
-        if np.any((fe == 0) & (np.where(observed, scores, 0).sum(axis=0) != 0)):
-            problems.append(f"{method}: fixed effects returned as 0 (statsmodels issue 10239)")
-            log.warning("statsmodels %s", problems[-1])
-            continue
-        results.append(result)
-    if not results:
-        raise RuntimeError(f"statsmodels MixedLM failed: {'; '.join(problems)}")
-    result = max(results, key=lambda r: r.llf)
-    fe = np.asarray(result.fe_params)
-    sigma2 = float(result.scale)
-    variance = {"category": float(np.asarray(result.cov_re)[0, 0])}
-    if model_spec == "category_question":
-        variance["question"] = float(np.asarray(result.vcomp)[0])
-    variance["residual"] = sigma2
-    k = len(models)
-    cov = np.asarray(result.cov_params())[:k, :k]
-    d = _general_data(scores, observed, codes, n_cat)
-    est = variance | {"deviance": _general_deviance(variance, d)}
-    # statsmodels can stop far from the optimum and call it converged (on the real 1,497
-    # subsample it puts the category-only model's tau2 at 0, 465 deviance units above the
-    # optimum); say so when the general path finds a better fit.
-    best = _fit_general(scores, observed, codes, n_cat, model_spec)[2]["deviance"]
-    if est["deviance"] > best + 1e-6:
-        log.warning(
-            "statsmodels MixedLM stopped short of the REML optimum for %s: REML criterion "
-            "%.6f, the general path reaches %.6f",
-            model_spec,
-            est["deviance"],
-            best,
-        )
-    return fe, cov, est
-
-
-# --------------------------------------------------------------------------------------
 # Public API
 # --------------------------------------------------------------------------------------
 
@@ -739,7 +652,7 @@ def fit_lmm(wide: WideScores, model_spec: str, method: str = "auto") -> LmmFit:
         Question-by-model scores (NaN where a model has no score).
     model_spec : {"category", "category_question"}
         Random effects: ``(1|category)``, or ``(1|category) + (1|category:question)``.
-    method : {"auto", "exact", "general", "statsmodels"}
+    method : {"auto", "exact", "general"}
         ``auto`` takes ``exact`` for complete data and ``general`` otherwise; see
         the module docstring. ``exact`` refuses incomplete data.
 
@@ -775,18 +688,11 @@ def fit_lmm(wide: WideScores, model_spec: str, method: str = "auto") -> LmmFit:
                 "use method='general' (or 'auto') for incomplete data"
             )
         fixed, cov, est = _fit_exact(scores, codes, model_spec)
-    elif method == "general":
-        fixed, cov, est = _fit_general(scores, observed, codes, n_cat, model_spec)
     else:
-        fixed, cov, est = _fit_statsmodels(scores, observed, codes, n_cat, model_spec, wide.models)
+        fixed, cov, est = _fit_general(scores, observed, codes, n_cat, model_spec)
     names = COMPONENTS[model_spec]
     variance = {name: float(est[name]) for name in names}
     boundary = {name: bool(variance[name] <= 0.0) for name in names}
-    if method == "statsmodels":
-        # statsmodels stops near, not at, zero; use lme4's isSingular tolerance on the
-        # relative standard deviation theta = sqrt(variance / sigma2).
-        theta = {n: np.sqrt(max(variance[n], 0.0) / variance["residual"]) for n in names}
-        boundary = {n: bool(n != "residual" and theta[n] < 1e-4) for n in names}
     flagged = [n for n, b in boundary.items() if b]
     if flagged:
         log.info("%s fit is singular: %s variance at the boundary 0", model_spec, flagged)
@@ -854,7 +760,7 @@ def lmm_contrasts(fit: LmmFit, alpha: float = 0.05) -> pd.DataFrame:
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    order = fit.order or [m for _, m in sorted(zip(-fit.fixed, fit.models))]
+    order = fit.order or [m for _, m in sorted(zip(-fit.fixed, fit.models, strict=True))]
     pairs = model_pairs(order)
     index = {m: i for i, m in enumerate(fit.models)}
     ia = pairs["model_a"].map(index).to_numpy()

@@ -13,23 +13,19 @@ replicates.
 - :func:`cochran_q`: Cochran's Q for 0/1 scores (equal to the tie-corrected
   Friedman statistic on 0/1 data).
 
-:func:`omnibus_table` applies all four to a :class:`~evalbars.io.WideScores`.
+:func:`omnibus_table` applies all four to a :class:`~evalbars.scores.WideScores`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
+from scipy import special
+from scipy.stats import rankdata
 
-from ._lazy import load
-
-if TYPE_CHECKING:
-    from .io import WideScores
-
-# pandas and scipy load on first use (see evalbars._lazy): numpy-only jobs skip them.
-pd = load("pandas")
-special = load("scipy.special")
+from .scores import WideScores
 
 __all__ = [
     "RmAnova",
@@ -212,8 +208,6 @@ def friedman(scores) -> ChiSquareTest:
     """
     x = _as_stack(scores)
     n, k = x.shape[-2:]
-    from scipy.stats import rankdata  # imported here: scipy.stats costs ~2 s to import
-
     ranks = rankdata(x, axis=-1)
     rank_sums = ranks.sum(axis=-2)
     numerator = (k - 1) * ((rank_sums - n * (k + 1) / 2) ** 2).sum(axis=-1)

@@ -1,42 +1,27 @@
 """Pairwise comparisons of models on a shared question set, and multiplicity adjustment.
 
 Pair convention used by every table: models are ordered by accuracy (highest
-first, ties by name) and each pair ``(model_a, model_b)`` has ``model_a`` earlier
+first, ties by name; :func:`evalbars.scores.accuracy_order`) and each pair ``(model_a, model_b)`` has ``model_a`` earlier
 in that order, so ``diff = accuracy_a - accuracy_b >= 0``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
+import pandas as pd
+from scipy import special
 
-from ._lazy import load
-
-if TYPE_CHECKING:
-    from .io import WideScores
-
-# pandas and scipy load on first use (see evalbars._lazy): numpy-only jobs skip them.
-pd = load("pandas")
-special = load("scipy.special")
+from .scores import WideScores, accuracy_order
 
 __all__ = [
-    "accuracy_order",
     "model_pairs",
     "adjust_pvalues",
     "two_sided_normal_p",
     "pair_statistics",
     "paired_z_tests",
-    "model_table",
     "exact_mcnemar_p",
     "pairwise_table",
 ]
-
-
-def accuracy_order(wide: WideScores) -> list:
-    """Model names sorted by mean score, highest first; ties broken by name."""
-    means = np.nanmean(wide.scores, axis=0)
-    return [m for _, m in sorted(zip(-means, wide.models))]
 
 
 def model_pairs(models) -> pd.DataFrame:
@@ -88,76 +73,7 @@ def adjust_pvalues(p, method: str) -> np.ndarray:
     raise ValueError(f"unknown adjustment {method!r}; use 'bonferroni' or 'holm'")
 
 
-# --- Table 1: per-model accuracy ------------------------------------------------------------------
-
-
-def model_table(wide: WideScores, level: float = 0.95) -> pd.DataFrame:
-    """Per-model accuracy with naive, Wilson and category-clustered uncertainty (Table 1).
-
-    Parameters
-    ----------
-    wide : WideScores
-        Question-by-model scores (0/1); NaN entries (no score) are left out of
-        that model's counts.
-    level : float
-        Confidence level of the Wilson interval.
-
-    Returns
-    -------
-    DataFrame
-        ``model, n, correct, accuracy, se_naive, ci_low, ci_high, se_clustered``,
-        one row per model, sorted by :func:`accuracy_order` (best first).
-
-    Notes
-    -----
-    ``se_naive`` is the CLT standard error with the population variance
-    (``ddof=0``): :math:`\\sqrt{\\hat p(1-\\hat p)/n}`, the Bernoulli SE of Miller
-    (2024, Eq. 1-2). ``ci_low, ci_high`` is the Wilson score interval
-    (:func:`evalbars.intervals.wilson_interval`). ``se_clustered`` is Miller's
-    clustered SE (2024, Eq. 4) with the question's category as the cluster,
-    :math:`\\sqrt{\\sum_c (\\sum_{i \\in c} (s_i - \\bar s))^2}/n`, without the
-    small-sample factor C/(C-1) (:func:`evalbars.intervals.clustered_se`).
-
-    References
-    ----------
-    .. [1] Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640.
-    """
-    from .intervals import clustered_se, wilson_interval
-
-    answered = np.isfinite(wide.scores)
-    n = answered.sum(axis=0)
-    correct = np.where(answered, wide.scores, 0.0).sum(axis=0)
-    accuracy = correct / n
-    low, high = wilson_interval(correct, n, level)
-    if answered.all():
-        se_clustered = clustered_se(wide.scores.T, wide.categories)
-    else:  # each model over its own answered questions (a loop over the K models only)
-        se_clustered = np.array(
-            [
-                clustered_se(wide.scores[answered[:, k], k], wide.categories[answered[:, k]])
-                for k in range(len(wide.models))
-            ],
-            dtype=float,
-        )
-    table = pd.DataFrame(
-        {
-            "model": wide.models,
-            "n": n.astype(int),
-            "correct": correct,
-            "accuracy": accuracy,
-            "se_naive": np.sqrt(accuracy * (1 - accuracy) / n),
-            "ci_low": low,
-            "ci_high": high,
-            "se_clustered": se_clustered,
-        }
-    )
-    if np.all(correct == np.round(correct)):
-        table["correct"] = correct.astype(int)
-    order = accuracy_order(wide)
-    return table.set_index("model").loc[order].reset_index()
-
-
-# --- Table 3: all pairwise comparisons ------------------------------------------------------------
+# --- The paper's Table 3: all pairwise comparisons ------------------------------------------------------------
 
 
 def pair_statistics(scores) -> dict:
@@ -256,8 +172,8 @@ def exact_mcnemar_p(n10, n01) -> np.ndarray:
 
     Examples
     --------
-    >>> float(exact_mcnemar_p(150, 86))  # Agresti (1990) presidential approval
-    3.716...e-05
+    >>> f"{float(exact_mcnemar_p(150, 86)):.4e}"  # Agresti (1990) presidential approval
+    '3.7159e-05'
     """
     b = np.asarray(n10, dtype=np.int64)
     c = np.asarray(n01, dtype=np.int64)

@@ -1,7 +1,8 @@
 """Replication check: the paper's reported numbers against our pipeline over many subsample seeds.
 
-The paper (seed 002, section 5.2) analyses six ~7B models on a category-stratified
-subsample of 1,497 MMLU-Pro questions, but does not publish which questions. We
+The paper (:mod:`evalbars.paper`, section 5.2) analyses six ~7B models on a
+category-stratified subsample of 1,497 MMLU-Pro questions, but does not publish
+which questions. We
 therefore compare distributions, not digits: for each number the paper reports we
 compute our value at the configured subsample seed and its distribution over many
 other subsample seeds, for each ``missing_prediction`` policy, and ask whether the
@@ -21,54 +22,20 @@ import logging
 import numpy as np
 import pandas as pd
 
-from . import io, mixed, omnibus, pairwise, sampling
-from .io import WideScores
+from . import mixed, omnibus, pairwise, sampling
+from .items import rescore
+from .paper import PAPER_VALUES
+from .scores import WideScores, wide_scores
 
 __all__ = [
-    "PAPER_MODELS",
-    "PAPER_VALUES",
     "paper_quantities",
-    "rescore",
     "subsample_seeds",
     "replication_runs",
     "replication_table",
     "replication_summary",
-    "replication_figure",
 ]
 
 log = logging.getLogger(__name__)
-
-#: The numbers seed 002 reports in section 5.2 (text and Tables 1, 3, 4): key, what it
-#: is, the paper's value, and the axis label of its figure panel (p-values on log10).
-#: The six ~7B models of the paper's Section 5.2 (upstream archive names).
-PAPER_MODELS = (
-    "Yi-6B",
-    "Yi-6b-Chat",
-    "Qwen1.5-7B-Chat",
-    "Mistral-7B-v0.1",
-    "Mistral-7B-Instruct-v0.1",
-    "Mistral-7B-Instruct-v0.2",
-)
-
-PAPER_VALUES = pd.DataFrame(
-    [
-        ("spread_points", "top minus bottom accuracy", 5.3, "accuracy points"),
-        ("n_significant_unpaired", "pairs with unpaired p < alpha", 5, "pairs of 15"),
-        ("n_significant_paired", "pairs with paired p < alpha", 5, "pairs of 15"),
-        ("n_significant_bonferroni", "pairs significant after Bonferroni", 3, "pairs of 15"),
-        ("n_significant_holm", "pairs significant after Holm", 3, "pairs of 15"),
-        ("contrast_se_lmm_category", "contrast SE, (1|category) LMM", 0.0157, "SE (proportion)"),
-        ("contrast_se_lmm_nested", "contrast SE, nested LMM", 0.0130, "SE (proportion)"),
-        ("contrast_se_paired", "paired contrast SE (mean over pairs)", 0.0128, "SE (proportion)"),
-        ("rm_anova_f", "RM-ANOVA F(5, 7480)", 4.45, "F"),
-        ("rm_anova_p", "RM-ANOVA p", 4.8e-4, "log10 p"),
-        ("oneway_f", "one-way ANOVA F(5, 8976)", 2.90, "F"),
-        ("oneway_p", "one-way ANOVA p", 0.013, "log10 p"),
-        ("friedman_chi2", "Friedman chi-square(5)", 22.2, "chi-square"),
-        ("friedman_p", "Friedman p", 4.8e-4, "log10 p"),
-    ],
-    columns=["quantity", "description", "paper_value", "axis_label"],
-)
 
 
 def _mean_contrast_se(fit: mixed.LmmFit) -> float:
@@ -111,21 +78,6 @@ def paper_quantities(wide: WideScores, alpha: float = 0.05, mixed_method: str = 
         "friedman_chi2": float(fr.statistic),
         "friedman_p": float(fr.p),
     }
-
-
-def rescore(items: pd.DataFrame, policy: str, seed: int) -> pd.DataFrame:
-    """The item table re-scored under another ``missing_prediction`` policy.
-
-    A row counts as a missing prediction when ``pred`` is null but ``answer`` is
-    not (rows from tables that give only ``correct`` keep their score). Its
-    ``correct`` is set to null and :func:`evalbars.io.apply_missing_policy` scores
-    it again; ``random_guess`` uses each question's ``n_options``.
-    """
-    frame = items.copy()
-    missing = frame["pred"].isna() & frame["answer"].notna()
-    frame["correct"] = frame["correct"].astype("Int8").mask(missing)
-    scored = io.apply_missing_policy(frame, policy, seed)
-    return scored[[c for c in items.columns]].reset_index(drop=True)
 
 
 def subsample_seeds(n_seeds: int, seed: int) -> np.ndarray:
@@ -190,7 +142,7 @@ def replication_runs(
     rows = []
     for policy in policies:
         scored = items if policy == items_policy else rescore(items, policy, policy_seed)
-        wide = io.wide_scores(scored, models)
+        wide = wide_scores(scored, models)
         eligible, _ = sampling.eligible_questions(scored[scored["model"].isin(wide.models)])
         position = pd.Index(wide.question_ids)
         for i, seed in enumerate(all_seeds):
@@ -271,78 +223,3 @@ def replication_summary(table: pd.DataFrame) -> str:
         )
         sentences.append(sentence)
     return " ".join(sentences)
-
-
-def replication_figure(runs: pd.DataFrame, table: pd.DataFrame, paper: pd.DataFrame = PAPER_VALUES):
-    """One small panel per reported number: histogram over seeds, our value, the paper's value.
-
-    Histograms are drawn per policy (step outlines); a dashed line marks our value
-    at the configured seed (policy colour), a solid black line the paper's value.
-    p-values are shown on a log10 axis.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    from matplotlib.ticker import MaxNLocator
-
-    from .plotting import PALETTE, figure
-
-    policies = list(runs["policy"].drop_duplicates())
-    quantities = list(paper["quantity"])
-    ncols = 4
-    nrows = -(-len(quantities) // ncols)
-    counts = table.groupby("policy", sort=False)["reproduced"].agg(["sum", "size"])
-    finding = ", ".join(f"{int(r['sum'])} of {int(r['size'])} ({p})" for p, r in counts.iterrows())
-    n_seeds = int(table["n_seeds"].iloc[0])
-    with figure(nrows, ncols, figsize=(3.1 * ncols, 2.3 * nrows)) as (fig, axes):
-        axes = np.atleast_1d(axes).ravel()
-        for ax, quantity in zip(axes, quantities):
-            spec = paper.set_index("quantity").loc[quantity]
-            log_scale = spec["axis_label"].startswith("log10")
-
-            def shown(v):
-                return np.log10(v) if log_scale else np.asarray(v, dtype=float)
-
-            subset = runs[runs["quantity"] == quantity]
-            all_values = shown(
-                np.append(subset["value"].to_numpy(dtype=float), spec["paper_value"])
-            )
-            if quantity.startswith("n_significant"):
-                bins = np.arange(all_values.min() - 0.5, all_values.max() + 1.5)
-            else:
-                bins = np.linspace(all_values.min(), all_values.max(), 25)
-            for colour, policy in zip(PALETTE, policies):
-                sel = subset[subset["policy"] == policy]
-                ax.hist(
-                    shown(sel.loc[~sel["configured"], "value"]),
-                    bins=bins,
-                    histtype="step",
-                    color=colour,
-                    linewidth=1.4,
-                    label=f"{policy}: {n_seeds} seeds",
-                )
-                ax.axvline(
-                    float(shown(sel.loc[sel["configured"], "value"].iloc[0])),
-                    color=colour,
-                    linestyle="--",
-                    linewidth=1.2,
-                    label=f"{policy}: configured seed",
-                )
-            ax.axvline(
-                float(shown(spec["paper_value"])), color="black", linewidth=1.8, label="paper"
-            )
-            ax.set_title(spec["description"], fontsize=9)
-            ax.set_xlabel(spec["axis_label"], fontsize=8)
-            ax.set_ylabel("seeds", fontsize=8)
-            ax.tick_params(labelsize=7)
-            ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
-        for ax in axes[len(quantities) :]:
-            ax.set_visible(False)
-        handles, labels = axes[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), fontsize=8)
-        fig.suptitle(
-            f"Paper's numbers inside the middle 95% of {n_seeds} subsample redraws: {finding}",
-            fontweight="bold",
-        )
-    return fig

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ConfigError
-from .io import question_order
+from .scores import question_order
 
 __all__ = [
     "allocate_proportional",
@@ -200,7 +200,7 @@ def stratified_subsample(items: pd.DataFrame, n, seed: int) -> Subsample:
     Parameters
     ----------
     items : DataFrame
-        Canonical item table (see :mod:`evalbars.io`).
+        Canonical item table (see :mod:`evalbars.items`).
     n : int or "all"
         Questions to draw; ``"all"`` keeps every eligible question.
     seed : int

@@ -6,6 +6,7 @@
 rule analysis_models:
     input:
         item_table=rules.subsample.output.item_table,
+        code=package_code("analysis_models"),
     output:
         csv=report(
             "results/tables/models.csv",
@@ -19,7 +20,6 @@ rule analysis_models:
         "results/logs/analysis_models/analysis_models.log",
     params:
         level=lookup(dpath="level", within=config),
-        version=EVALBARS_VERSION,
     message:
         "--- Per-model accuracy table."
     script:
@@ -30,6 +30,7 @@ rule analysis_models:
 rule analysis_pairwise:
     input:
         item_table=rules.subsample.output.item_table,
+        code=package_code("analysis_pairwise"),
     output:
         csv=report(
             "results/tables/pairwise.csv",
@@ -43,7 +44,6 @@ rule analysis_pairwise:
         "results/logs/analysis_pairwise/analysis_pairwise.log",
     params:
         alpha=lookup(dpath="alpha", within=config),
-        version=EVALBARS_VERSION,
     message:
         "--- Pairwise tests."
     script:
@@ -54,6 +54,7 @@ rule analysis_pairwise:
 rule analysis_omnibus:
     input:
         item_table=rules.subsample.output.item_table,
+        code=package_code("analysis_omnibus"),
     output:
         csv=report(
             "results/tables/omnibus.csv",
@@ -65,8 +66,6 @@ rule analysis_omnibus:
         tex="results/tables/omnibus.tex",
     log:
         "results/logs/analysis_omnibus/analysis_omnibus.log",
-    params:
-        version=EVALBARS_VERSION,
     message:
         "--- Omnibus tests."
     script:
@@ -77,6 +76,7 @@ rule analysis_omnibus:
 rule analysis_mixed:
     input:
         item_table=rules.subsample.output.item_table,
+        code=package_code("analysis_mixed"),
     output:
         components_csv=report(
             "results/tables/variance_components.csv",
@@ -96,10 +96,11 @@ rule analysis_mixed:
         contrasts_tex="results/tables/mixed_contrasts.tex",
     log:
         "results/logs/analysis_mixed/analysis_mixed.log",
+    benchmark:
+        "results/benchmarks/analysis_mixed/analysis_mixed.tsv"
     params:
         method=lookup(dpath="analysis/mixed_method", within=config),
         alpha=lookup(dpath="alpha", within=config),
-        version=EVALBARS_VERSION,
     message:
         "--- Mixed models: variance components and contrasts."
     script:
@@ -112,6 +113,7 @@ rule analysis_naive_vs_blocked:
         pairwise=rules.analysis_pairwise.output.csv,
         omnibus=rules.analysis_omnibus.output.csv,
         contrasts=rules.analysis_mixed.output.contrasts_csv,
+        code=package_code("analysis_naive_vs_blocked"),
     output:
         csv=report(
             "results/tables/naive_vs_blocked.csv",
@@ -125,7 +127,6 @@ rule analysis_naive_vs_blocked:
         "results/logs/analysis_naive_vs_blocked/analysis_naive_vs_blocked.log",
     params:
         alpha=lookup(dpath="alpha", within=config),
-        version=EVALBARS_VERSION,
     message:
         "--- Naive versus blocked summary."
     script:

@@ -1,28 +1,30 @@
 # --- Imports, config validation and helpers shared by every stage -------------------------------
-# Helpers delegate to evalbars.workflow, where they are unit-tested. No rules in this file.
+# Helpers delegate to evalbars.smk, where they are unit-tested. No rules in this file.
+
+import re
+from pathlib import Path
 
 import pandas as pd
 from snakemake.utils import Paramspace, validate
 
-import evalbars
-from evalbars import workflow as wf
+from evalbars import smk
 
 validate(config, schema="../schemas/config.schema.yaml")
 
-ARCHIVES = wf.archives(config)
-PREDICTION_SOURCES = wf.prediction_sources(config)
-EVALBARS_VERSION = evalbars.__version__
+ARCHIVES = smk.archives(config)
+PREDICTION_SOURCES = smk.prediction_sources(config)
 # The replication check compares with the paper, so it runs only on the paper's data.
-REPLICATION_APPLIES = wf.replication_applies(config)
+REPLICATION_APPLIES = smk.replication_applies(config)
+SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
 
 
 wildcard_constraints:
-    archive=r"model_outputs_[A-Za-z0-9._-]+_5shots\.zip",
+    archive="|".join(re.escape(name) for name in ARCHIVES) or "no-archive",
 
 
 def archive_sha256(wildcards):
     """Pinned checksum of the archive a download job fetches."""
-    return wf.archive_checksum(config, wildcards.archive)
+    return smk.archive_checksum(config, wildcards.archive)
 
 
 def item_inputs(wildcards):
@@ -31,3 +33,15 @@ def item_inputs(wildcards):
         "archives": [f"data/raw/{name}" for name in ARCHIVES],
         "predictions": [source["path"] for source in PREDICTION_SOURCES],
     }
+
+
+def package_code(script):
+    """Every evalbars module a script imports: as inputs, an edit to one reruns its jobs."""
+    return smk.package_files(SCRIPTS / f"{script}.py")
+
+
+def simulation_grid(study):
+    """The Paramspace of a simulation study's grid, validated against its schema."""
+    grid = pd.read_csv(lookup(dpath=f"simulation/{study}/grid", within=config), sep="\t")
+    validate(grid, schema=f"../schemas/grid_{study}.schema.yaml")
+    return Paramspace(grid)

@@ -2,6 +2,8 @@
 # The source (mirror or upstream) is resolved inside the job, so changing the mirror never
 # re-downloads a file that is already verified.
 rule download:
+    input:
+        code=package_code("download"),
     output:
         archive="data/raw/{archive}",
     log:

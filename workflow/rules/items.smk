@@ -2,6 +2,7 @@
 rule items:
     input:
         unpack(item_inputs),
+        code=package_code("items"),
     output:
         item_table="data/items.parquet",
         missing=report(
@@ -17,7 +18,6 @@ rule items:
         prediction_models=[source["model"] for source in PREDICTION_SOURCES],
         policy=lookup(dpath="missing_prediction", within=config),
         seed=lookup(dpath="missing_prediction_seed", within=config),
-        version=EVALBARS_VERSION,
     message:
         "--- Building the canonical item table."
     script:

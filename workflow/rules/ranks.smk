@@ -1,4 +1,4 @@
-# --- Rank uncertainty (seed 001): score intervals, separated neighbours, tiers, plausible ranks ---
+# --- Rank uncertainty (the rank-uncertainty calculator): intervals, neighbours, tiers, ranks ---
 # Two readings of the subsample's ordering in one table: unpaired (each model an independent
 # estimate; the `evalbars ranks` calculator) and paired (bootstrap over the shared questions).
 
@@ -7,6 +7,7 @@
 rule ranks_table:
     input:
         item_table=rules.subsample.output.item_table,
+        code=package_code("ranks_table"),
     output:
         csv=report(
             "results/tables/ranks.csv",
@@ -17,13 +18,14 @@ rule ranks_table:
         md="results/tables/ranks.md",
     log:
         "results/logs/ranks_table/ranks_table.log",
+    benchmark:
+        "results/benchmarks/ranks_table/ranks_table.tsv"
     params:
         level=lookup(dpath="level", within=config),
         draws=lookup(dpath="ranks/draws", within=config),
         replicates=lookup(dpath="ranks/replicates", within=config),
         seed=lookup(dpath="ranks/seed", within=config),
         stratify=lookup(dpath="ranks/stratify", within=config),
-        version=EVALBARS_VERSION,
     message:
         "--- Rank uncertainty: unpaired and paired readings."
     script:
@@ -34,6 +36,7 @@ rule ranks_table:
 rule ranks_figures:
     input:
         table=rules.ranks_table.output.csv,
+        code=package_code("ranks_figures"),
     output:
         forest_png=report(
             "results/figures/ranks_forest.png",
@@ -53,7 +56,6 @@ rule ranks_figures:
         "results/logs/ranks_figures/ranks_figures.log",
     params:
         level=lookup(dpath="level", within=config),
-        version=EVALBARS_VERSION,
     message:
         "--- Rank uncertainty figures."
     script:

@@ -5,10 +5,13 @@
 rule replication_runs:
     input:
         item_table=rules.items.output.item_table,
+        code=package_code("replication_runs"),
     output:
         runs="results/tables/replication_seeds.csv",
     log:
         "results/logs/replication_runs/replication_runs.log",
+    benchmark:
+        "results/benchmarks/replication_runs/replication_runs.tsv"
     params:
         policies=lookup(dpath="replication/policies", within=config),
         n_seeds=lookup(dpath="replication/n_seeds", within=config),
@@ -18,7 +21,6 @@ rule replication_runs:
         items_policy=lookup(dpath="missing_prediction", within=config),
         policy_seed=lookup(dpath="missing_prediction_seed", within=config),
         alpha=lookup(dpath="alpha", within=config),
-        version=EVALBARS_VERSION,
     message:
         "--- Replication check: the paper's quantities over subsample seeds."
     script:
@@ -29,6 +31,7 @@ rule replication_runs:
 rule replication_table:
     input:
         runs=rules.replication_runs.output.runs,
+        code=package_code("replication_table"),
     output:
         csv=report(
             "results/tables/replication.csv",
@@ -47,8 +50,6 @@ rule replication_table:
         svg="results/figures/replication.svg",
     log:
         "results/logs/replication_table/replication_table.log",
-    params:
-        version=EVALBARS_VERSION,
     message:
         "--- Replication table and figure."
     script:

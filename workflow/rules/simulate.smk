@@ -1,21 +1,19 @@
 # --- Simulate stage: seeded simulation studies -----------------------------------------------------
 # Every row of a grid under config/simulation/ is its own job; its numbers depend only on the row's
-# values and simulation/seed (evalbars.simulate.setting_seed_sequence), never on job order.
+# values and simulation/seed (evalbars.simulate.seeding), never on job order.
 
-LEADERBOARD_GRID = Paramspace(
-    pd.read_csv(lookup(dpath="simulation/leaderboard/grid", within=config), sep="\t")
-)
-FWER_GRID = Paramspace(pd.read_csv(lookup(dpath="simulation/fwer/grid", within=config), sep="\t"))
-CLUSTERED_GRID = Paramspace(
-    pd.read_csv(lookup(dpath="simulation/clustered/grid", within=config), sep="\t")
-)
+LEADERBOARD_GRID = simulation_grid("leaderboard")
+FWER_GRID = simulation_grid("fwer")
+CLUSTERED_GRID = simulation_grid("clustered")
 LEADERBOARD_FIGURE_SETTING = LEADERBOARD_GRID.wildcard_pattern.format(
     **lookup(dpath="simulation/leaderboard/figure", within=config)
 )
 
 
-# --- 1. The unpaired leaderboard (seed 000): one job per (questions, spread) ----------------------
+# --- 1. The unpaired leaderboard (leaderboard-luck explainer): one job per (questions, spread) ---
 rule sim_leaderboard:
+    input:
+        code=package_code("sim_leaderboard"),
     output:
         summary=f"results/simulations/leaderboard/{LEADERBOARD_GRID.wildcard_pattern}/summary.csv",
         runs=f"results/simulations/leaderboard/{LEADERBOARD_GRID.wildcard_pattern}/runs.csv",
@@ -30,7 +28,6 @@ rule sim_leaderboard:
         true_rates=lookup(dpath="simulation/leaderboard/true_rates", within=config),
         seed=lookup(dpath="simulation/seed", within=config),
         level=lookup(dpath="level", within=config),
-        version=EVALBARS_VERSION,
     message:
         "--- Leaderboard simulation: {wildcards}."
     script:
@@ -43,6 +40,7 @@ rule sim_leaderboard_table:
             "results/simulations/leaderboard/{setting}/summary.csv",
             setting=LEADERBOARD_GRID.instance_patterns,
         ),
+        code=package_code("sim_combine"),
     output:
         table=report(
             "results/simulations/leaderboard.csv",
@@ -66,6 +64,7 @@ rule sim_leaderboard_figures:
         table=rules.sim_leaderboard_table.output.table,
         runs=f"results/simulations/leaderboard/{LEADERBOARD_FIGURE_SETTING}/runs.csv",
         one_run=f"results/simulations/leaderboard/{LEADERBOARD_FIGURE_SETTING}/one_run.csv",
+        code=package_code("sim_leaderboard_figures"),
     output:
         one_run_png=report(
             "results/figures/sim_leaderboard_one_run.png",
@@ -125,6 +124,7 @@ rule sim_precision:
             lookup(dpath="simulation/precision/from_data", within=config),
             then=rules.subsample.output.item_table,
         ),
+        code=package_code("sim_precision"),
     output:
         precision=report(
             "results/simulations/precision.csv",
@@ -155,6 +155,7 @@ rule sim_precision_figures:
     input:
         precision=rules.sim_precision.output.precision,
         questions_needed=rules.sim_precision.output.questions_needed,
+        code=package_code("sim_precision_figures"),
     output:
         halfwidth_png=report(
             "results/figures/sim_precision_halfwidth.png",
@@ -182,8 +183,10 @@ rule sim_precision_figures:
         "../scripts/sim_precision_figures.py"
 
 
-# --- 3. Family-wise error and power on shared questions (paper section 5.1) -----------------------
+# --- 3. Family-wise error and power on shared questions (the paper's section 5.1) ----------------
 rule sim_fwer:
+    input:
+        code=package_code("sim_fwer"),
     output:
         summary=f"results/simulations/fwer/{FWER_GRID.wildcard_pattern}/summary.csv",
     log:
@@ -197,7 +200,6 @@ rule sim_fwer:
         concentration=lookup(dpath="simulation/fwer/concentration", within=config),
         seed=lookup(dpath="simulation/seed", within=config),
         alpha=lookup(dpath="alpha", within=config),
-        version=EVALBARS_VERSION,
     message:
         "--- FWER simulation: {wildcards}."
     script:
@@ -209,6 +211,7 @@ rule sim_fwer_table:
         settings=expand(
             "results/simulations/fwer/{setting}/summary.csv", setting=FWER_GRID.instance_patterns
         ),
+        code=package_code("sim_combine"),
     output:
         table=report(
             "results/simulations/fwer.csv",
@@ -230,6 +233,7 @@ rule sim_fwer_table:
 rule sim_fwer_figures:
     input:
         table=rules.sim_fwer_table.output.table,
+        code=package_code("sim_fwer_figures"),
     output:
         methods_png=report(
             "results/figures/sim_fwer_methods.png",
@@ -267,6 +271,8 @@ rule sim_fwer_figures:
 
 # --- 4. Clustered questions: naive vs clustered vs mixed-model SE ---------------------------------
 rule sim_clustered:
+    input:
+        code=package_code("sim_clustered"),
     output:
         summary=f"results/simulations/clustered/{CLUSTERED_GRID.wildcard_pattern}/summary.csv",
     log:
@@ -280,7 +286,6 @@ rule sim_clustered:
         mean_accuracy=lookup(dpath="simulation/clustered/mean_accuracy", within=config),
         seed=lookup(dpath="simulation/seed", within=config),
         level=lookup(dpath="level", within=config),
-        version=EVALBARS_VERSION,
     message:
         "--- Clustered-questions simulation: {wildcards}."
     script:
@@ -293,6 +298,7 @@ rule sim_clustered_table:
             "results/simulations/clustered/{setting}/summary.csv",
             setting=CLUSTERED_GRID.instance_patterns,
         ),
+        code=package_code("sim_combine"),
     output:
         table=report(
             "results/simulations/clustered.csv",
@@ -314,6 +320,7 @@ rule sim_clustered_table:
 rule sim_clustered_figure:
     input:
         table=rules.sim_clustered_table.output.table,
+        code=package_code("sim_clustered_figure"),
     output:
         png=report(
             "results/figures/sim_clustered.png",

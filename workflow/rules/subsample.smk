@@ -2,6 +2,7 @@
 rule subsample:
     input:
         item_table=rules.items.output.item_table,
+        code=package_code("subsample"),
     output:
         questions="data/subsample/questions.csv",
         item_table="data/subsample/items.parquet",
@@ -17,7 +18,6 @@ rule subsample:
     params:
         n=lookup(dpath="subsample/n", within=config),
         seed=lookup(dpath="subsample/seed", within=config),
-        version=EVALBARS_VERSION,
     message:
         "--- Drawing the seeded category-stratified subsample."
     script:

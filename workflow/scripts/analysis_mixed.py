@@ -5,25 +5,26 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import io, mixed, report
-from evalbars.workflow import script_context
+from evalbars import mixed, tables
+from evalbars.errors import script_context
+from evalbars.scores import wide_scores
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    wide = io.wide_scores(pd.read_parquet(snakemake.input.item_table))
+    wide = wide_scores(pd.read_parquet(snakemake.input.item_table))
     fits = [mixed.fit_lmm(wide, spec, snakemake.params.method) for spec in mixed.MODEL_SPECS]
     logging.info("mixed models fitted by the %s path", [fit.method for fit in fits])
     out = snakemake.output
-    report.write_table(
+    tables.write_table(
         mixed.variance_components(fits),
         out.components_csv,
         out.components_md,
         out.components_tex,
         caption="REML variance components of (1|category) and (1|category) + (1|category:question).",
     )
-    report.write_table(
+    tables.write_table(
         pd.concat([mixed.lmm_contrasts(fit, snakemake.params.alpha) for fit in fits]),
         out.contrasts_csv,
         out.contrasts_md,

@@ -4,16 +4,18 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import io, pairwise, report
-from evalbars.workflow import script_context
+from evalbars import tables
+from evalbars.accuracy import accuracy_table
+from evalbars.errors import script_context
+from evalbars.scores import wide_scores
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    wide = io.wide_scores(pd.read_parquet(snakemake.input.item_table))
-    table = pairwise.model_table(wide, snakemake.params.level)
-    report.write_table(
+    wide = wide_scores(pd.read_parquet(snakemake.input.item_table))
+    table = accuracy_table(wide, snakemake.params.level)
+    tables.write_table(
         table,
         snakemake.output.csv,
         snakemake.output.md,

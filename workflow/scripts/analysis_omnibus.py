@@ -4,16 +4,17 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import io, omnibus, report
-from evalbars.workflow import script_context
+from evalbars import omnibus, tables
+from evalbars.errors import script_context
+from evalbars.scores import wide_scores
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    wide = io.wide_scores(pd.read_parquet(snakemake.input.item_table))
+    wide = wide_scores(pd.read_parquet(snakemake.input.item_table))
     table = omnibus.omnibus_table(wide)
-    report.write_table(
+    tables.write_table(
         table,
         snakemake.output.csv,
         snakemake.output.md,

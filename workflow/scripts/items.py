@@ -2,9 +2,10 @@
 
 from typing import TYPE_CHECKING
 
-from evalbars import io
+from evalbars.errors import script_context
+from evalbars.items import build_item_table, missing_prediction_counts
+from evalbars.readers import read_predictions
 from evalbars.sampling import require_comparison_design
-from evalbars.workflow import script_context
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
@@ -12,12 +13,14 @@ if TYPE_CHECKING:
 with script_context(snakemake.log[0]):
     models = snakemake.params.archive_models
     archives = snakemake.input.archives
-    raw = [io.read_predictions(path, models[path.rsplit("/", 1)[-1]]) for path in archives]
+    raw = [read_predictions(path, models[path.rsplit("/", 1)[-1]]) for path in archives]
     raw += [
-        io.read_predictions(path, model)
-        for path, model in zip(snakemake.input.predictions, snakemake.params.prediction_models)
+        read_predictions(path, model)
+        for path, model in zip(
+            snakemake.input.predictions, snakemake.params.prediction_models, strict=True
+        )
     ]
-    items = io.build_item_table(raw, snakemake.params.policy, snakemake.params.seed)
+    items = build_item_table(raw, snakemake.params.policy, snakemake.params.seed)
     require_comparison_design(items)
-    io.missing_prediction_counts(raw).to_csv(snakemake.output.missing, index=False)
+    missing_prediction_counts(raw).to_csv(snakemake.output.missing, index=False)
     items.to_parquet(snakemake.output.item_table, index=False)

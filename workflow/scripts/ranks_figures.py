@@ -2,15 +2,16 @@
 
 from typing import TYPE_CHECKING
 
-from evalbars import ranks
-from evalbars.plotting import save_figure
-from evalbars.workflow import script_context
+from evalbars.errors import script_context
+from evalbars.figures.ranks import forest_figure, rank_range_figure
+from evalbars.figures.style import save_figure
+from evalbars.ranks import read_rank_table
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    table = ranks.read_rank_table(snakemake.input.table)
+    table = read_rank_table(snakemake.input.table)
     out, level = snakemake.output, snakemake.params.level
-    save_figure(ranks.forest_figure(table, level), out.forest_png, out.forest_svg)
-    save_figure(ranks.rank_range_figure(table, level), out.range_png, out.range_svg)
+    save_figure(forest_figure(table, level), out.forest_png, out.forest_svg)
+    save_figure(rank_range_figure(table, level), out.range_png, out.range_svg)

@@ -5,15 +5,16 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import io, ranks
-from evalbars.workflow import script_context
+from evalbars import ranks
+from evalbars.errors import script_context
+from evalbars.scores import wide_scores
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
     p = snakemake.params
-    wide = io.wide_scores(pd.read_parquet(snakemake.input.item_table))
+    wide = wide_scores(pd.read_parquet(snakemake.input.item_table))
     table, reports = ranks.ranks_readings(
         wide, p.level, draws=p.draws, replicates=p.replicates, seed=p.seed, stratify=p.stratify
     )

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from evalbars import replication
-from evalbars.workflow import script_context
+from evalbars.errors import script_context
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

@@ -4,9 +4,10 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import replication, report
-from evalbars.plotting import save_figure
-from evalbars.workflow import script_context
+from evalbars import replication, tables
+from evalbars.errors import script_context
+from evalbars.figures.replication import replication_figure
+from evalbars.figures.style import save_figure
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
@@ -15,7 +16,7 @@ with script_context(snakemake.log[0]):
     runs = pd.read_csv(snakemake.input.runs)
     table = replication.replication_table(runs)
     out = snakemake.output
-    report.write_table(
+    tables.write_table(
         table,
         out.csv,
         out.md,
@@ -23,4 +24,4 @@ with script_context(snakemake.log[0]):
         caption=replication.replication_summary(table),
         formats={"paper_percentile": ".1f"},
     )
-    save_figure(replication.replication_figure(runs, table), out.png, out.svg)
+    save_figure(replication_figure(runs, table), out.png, out.svg)

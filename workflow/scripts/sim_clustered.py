@@ -4,9 +4,8 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
-from evalbars import simulate
-from evalbars.io import write_columns
-from evalbars.workflow import script_context
+from evalbars.errors import script_context
+from evalbars.simulate.clustered import simulate_clustered
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
@@ -14,7 +13,7 @@ if TYPE_CHECKING:
 with script_context(snakemake.log[0]):
     params = snakemake.params
     start = time.perf_counter()
-    table = simulate.simulate_clustered(
+    table = simulate_clustered(
         **params.setting,
         questions=params.questions,
         replications=params.replications,
@@ -23,4 +22,4 @@ with script_context(snakemake.log[0]):
         seed=params.seed,
     )
     logging.info("simulated %s in %.3f s", params.setting, time.perf_counter() - start)
-    write_columns(table, snakemake.output.summary)
+    table.to_csv(snakemake.output.summary, index=False)

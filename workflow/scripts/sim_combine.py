@@ -4,13 +4,13 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import simulate
-from evalbars.workflow import script_context
+from evalbars.errors import script_context
+from evalbars.simulate import combine_settings
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
     frames = [pd.read_csv(path) for path in snakemake.input.settings]
-    table = simulate.combine_settings(frames, snakemake.params.sort_by)
+    table = combine_settings(frames, snakemake.params.sort_by)
     table.to_csv(snakemake.output.table, index=False)

@@ -4,17 +4,17 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import simulate
-from evalbars.plotting import save_figure
-from evalbars.workflow import script_context
+from evalbars.errors import script_context
+from evalbars.figures.fwer import methods_figure, models_figure, power_figure
+from evalbars.figures.style import save_figure
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    shown = snakemake.params.figure
-    figures = simulate.fwer_figures(
-        pd.read_csv(snakemake.input.table), shown["models"], shown["questions"]
-    )
-    for name, fig in figures.items():
-        save_figure(fig, snakemake.output[f"{name}_png"], snakemake.output[f"{name}_svg"])
+    table = pd.read_csv(snakemake.input.table)
+    shown, out = snakemake.params.figure, snakemake.output
+    models, questions = shown["models"], shown["questions"]
+    save_figure(methods_figure(table, models, questions), out.methods_png, out.methods_svg)
+    save_figure(models_figure(table, questions), out.models_png, out.models_svg)
+    save_figure(power_figure(table, models), out.power_png, out.power_svg)

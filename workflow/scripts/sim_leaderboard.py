@@ -1,12 +1,11 @@
-"""Snakemake adapter: one setting of the unpaired leaderboard simulation (seed 000)."""
+"""Snakemake adapter: one setting of the unpaired leaderboard simulation (leaderboard-luck explainer)."""
 
 import logging
 import time
 from typing import TYPE_CHECKING
 
-from evalbars import simulate
-from evalbars.io import write_columns
-from evalbars.workflow import script_context
+from evalbars.errors import script_context
+from evalbars.simulate.leaderboard import simulate_leaderboard
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
@@ -14,7 +13,7 @@ if TYPE_CHECKING:
 with script_context(snakemake.log[0]):
     setting, params = snakemake.params.setting, snakemake.params
     start = time.perf_counter()
-    result = simulate.simulate_leaderboard(
+    result = simulate_leaderboard(
         setting["questions"],
         setting["spread"],
         params.runs,
@@ -24,4 +23,4 @@ with script_context(snakemake.log[0]):
     )
     logging.info("simulated %s in %.3f s", setting, time.perf_counter() - start)
     for name, table in result._asdict().items():
-        write_columns(table, snakemake.output[name])
+        table.to_csv(snakemake.output[name], index=False)

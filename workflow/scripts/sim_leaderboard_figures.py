@@ -4,15 +4,15 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import simulate
-from evalbars.plotting import save_figure
-from evalbars.workflow import script_context
+from evalbars.errors import script_context
+from evalbars.figures.leaderboard import leaderboard_figures
+from evalbars.figures.style import save_figure
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    figures = simulate.leaderboard_figures(
+    figures = leaderboard_figures(
         pd.read_csv(snakemake.input.table),
         pd.read_csv(snakemake.input.runs),
         pd.read_csv(snakemake.input.one_run),

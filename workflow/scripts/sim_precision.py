@@ -4,8 +4,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import simulate
-from evalbars.workflow import script_context
+from evalbars.errors import script_context
+from evalbars.precision import precision_tables
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
@@ -15,7 +15,7 @@ with script_context(snakemake.log[0]):
     items = (
         pd.read_parquet(snakemake.input.item_table) if snakemake.input.get("item_table") else None
     )
-    tables = simulate.precision_tables(
+    tables = precision_tables(
         p["questions"],
         p["gaps"],
         p["rate"],

@@ -4,18 +4,18 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import simulate
-from evalbars.plotting import save_figure
-from evalbars.workflow import script_context
+from evalbars.errors import script_context
+from evalbars.figures.precision import halfwidth_figure, questions_needed_figure
+from evalbars.figures.style import save_figure
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    figures = simulate.precision_figures(
-        pd.read_csv(snakemake.input.precision),
-        pd.read_csv(snakemake.input.questions_needed),
-        snakemake.params.level,
-    )
-    for name, fig in figures.items():
-        save_figure(fig, snakemake.output[f"{name}_png"], snakemake.output[f"{name}_svg"])
+    precision = pd.read_csv(snakemake.input.precision)
+    needed = pd.read_csv(snakemake.input.questions_needed)
+    level, out = snakemake.params.level, snakemake.output
+    save_figure(halfwidth_figure(precision, level), out.halfwidth_png, out.halfwidth_svg)
+    rate = float(precision["rate"].iloc[0])
+    figure = questions_needed_figure(needed, rate)
+    save_figure(figure, out.questions_needed_png, out.questions_needed_svg)

@@ -5,8 +5,9 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+import evalbars
+from evalbars.errors import script_context
 from evalbars.sampling import stratified_subsample
-from evalbars.workflow import script_context
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
@@ -23,7 +24,7 @@ with script_context(snakemake.log[0]):
         "questions": len(drawn.questions),
         "models": sorted(drawn.items["model"].unique()),
         "not_eligible": drawn.n_dropped,
-        "evalbars_version": snakemake.params.version,
+        "evalbars_version": evalbars.__version__,
     }
     with open(snakemake.output.manifest, "w") as fh:
         json.dump(manifest, fh, indent=2)

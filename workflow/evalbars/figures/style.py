@@ -16,6 +16,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import PercentFormatter  # noqa: E402
 
 __all__ = ["STYLE", "PALETTE", "figure", "save_figure", "percent_axis"]
 
@@ -51,8 +52,6 @@ def figure(*args, **kwargs):
 
 def percent_axis(axis, decimals: int = 0) -> None:
     """Format an axis holding proportions as percentages."""
-    from matplotlib.ticker import PercentFormatter
-
     axis.set_major_formatter(PercentFormatter(xmax=1.0, decimals=decimals))
 
 

@@ -1,4 +1,4 @@
-"""Rendering tables as Markdown and LaTeX, and the naive-versus-blocked summary table.
+"""Rendering tidy tables as Markdown and LaTeX, and writing every table a stage makes.
 
 :func:`to_markdown` and :func:`to_latex` take any tidy DataFrame and return a
 string; every stage uses them so numbers look the same everywhere. Cells are
@@ -32,14 +32,11 @@ __all__ = [
     "to_markdown",
     "to_latex",
     "write_table",
-    "naive_vs_blocked",
-    "naive_vs_blocked_display",
-    "PROCEDURE_LABELS",
-    "QUANTITY_LABELS",
 ]
 
 
-def _is_missing(value) -> bool:
+def is_missing(value) -> bool:
+    """True for None, pandas NA and float NaN (what a table shows as a dash)."""
     return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
 
 
@@ -59,7 +56,7 @@ def format_p(p: float) -> str:
     >>> format_p(0.01297), format_p(4.8e-4), format_p(1.0)
     ('0.0130', '4.80e-04', '1.0000')
     """
-    if _is_missing(p):
+    if is_missing(p):
         return "—"
     return f"{p:.2e}" if p < 1e-3 else f"{p:.4f}"
 
@@ -76,10 +73,10 @@ def format_cell(column: str, value, formats: dict | None = None) -> str:
     """Format one cell of column ``column`` (see the module docstring for the rules)."""
     if formats and column in formats:
         spec = formats[column]
-        if _is_missing(value):
+        if is_missing(value):
             return "—"
         return spec(value) if callable(spec) else format(value, spec)
-    if _is_missing(value):
+    if is_missing(value):
         return "—"
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
@@ -153,12 +150,15 @@ def to_markdown(
     header = [escape(str(c)) for c in table.columns]
     rows = [[escape(cell) for cell in row] for row in text.itertuples(index=False)]
     widths = [max([len(h), 3] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
-    rule = ["-" * (w - 1) + ":" if c in right else "-" * w for c, w in zip(table.columns, widths)]
+    rule = [
+        "-" * (w - 1) + ":" if c in right else "-" * w
+        for c, w in zip(table.columns, widths, strict=True)
+    ]
 
     def line(cells):
         padded = [
             cell.rjust(w) if c in right else cell.ljust(w)
-            for cell, w, c in zip(cells, widths, table.columns)
+            for cell, w, c in zip(cells, widths, table.columns, strict=True)
         ]
         return "| " + " | ".join(padded) + " |"
 
@@ -270,158 +270,3 @@ def write_table(
         Path(latex_path).write_text(
             to_latex(shown, caption=caption, label=label, formats=formats, align_right=align_right)
         )
-
-
-# --- The naive-versus-blocked summary ------------------------------------------------------------
-
-#: Human-readable names of the quantities in :func:`naive_vs_blocked`.
-QUANTITY_LABELS = {
-    "contrast_se": "Pairwise contrast SE (mean over pairs)",
-    "omnibus_f": "Omnibus F test (all models equal)",
-    "significant_pairs": "Pairs declared different",
-}
-
-#: Human-readable names of the procedures in :func:`naive_vs_blocked`.
-PROCEDURE_LABELS = {
-    "unpaired_z": "unpaired z-test (naive)",
-    "lmm_category": "mixed model, (1|category) only",
-    "paired_z": "paired z-test",
-    "lmm_category_question": "mixed model, (1|category) + (1|category:question)",
-    "oneway_anova": "one-way ANOVA (naive)",
-    "rm_anova": "repeated-measures ANOVA",
-    "unpaired_uncorrected": "unpaired z, uncorrected (naive)",
-    "paired_uncorrected": "paired z, uncorrected",
-    "paired_bonferroni": "paired z, Bonferroni",
-    "paired_holm": "paired z, Holm",
-    "lmm_category_question_holm": "nested mixed model, Holm",
-}
-
-_ACCOUNTS_FOR = {
-    "unpaired_z": "nothing",
-    "lmm_category": "category",
-    "paired_z": "question",
-    "lmm_category_question": "category + question",
-    "oneway_anova": "nothing",
-    "rm_anova": "question",
-    "unpaired_uncorrected": "nothing",
-    "paired_uncorrected": "question",
-    "paired_bonferroni": "question + multiplicity",
-    "paired_holm": "question + multiplicity",
-    "lmm_category_question_holm": "category + question + multiplicity",
-}
-
-
-def naive_vs_blocked(
-    pairwise: pd.DataFrame,
-    omnibus: pd.DataFrame,
-    mixed_contrasts: pd.DataFrame,
-    alpha: float = 0.05,
-) -> pd.DataFrame:
-    """Naive and blocked versions of the same quantities, side by side, with their ratio.
-
-    Parameters
-    ----------
-    pairwise : DataFrame
-        :func:`evalbars.pairwise.pairwise_table`.
-    omnibus : DataFrame
-        :func:`evalbars.omnibus.omnibus_table`.
-    mixed_contrasts : DataFrame
-        :func:`evalbars.mixed.lmm_contrasts` rows for the model specs ``category`` and
-        ``category_question``.
-    alpha : float
-        Significance level for counting significant pairs.
-
-    Returns
-    -------
-    DataFrame
-        One row per (quantity, procedure): ``quantity`` (``contrast_se``,
-        ``omnibus_f``, ``significant_pairs``), ``procedure`` (keys of
-        :data:`PROCEDURE_LABELS`), ``accounts_for`` (the structure the procedure
-        uses), ``value`` (mean SE over the pairs; F; number of pairs with p < alpha),
-        ``value_min``, ``value_max`` (range of the SE over pairs), ``df1``, ``df2``,
-        ``p`` (for the F rows), ``n_pairs`` and ``ratio_to_naive`` (``value`` over the
-        first, naive, row of the same quantity).
-    """
-    rows = []
-
-    def add(quantity, procedure, values, df1=np.nan, df2=np.nan, p=np.nan, count=False):
-        values = np.asarray(values, dtype=float)
-        rows.append(
-            {
-                "quantity": quantity,
-                "procedure": procedure,
-                "accounts_for": _ACCOUNTS_FOR[procedure],
-                "value": float(values.sum()) if count else float(values.mean()),
-                "value_min": np.nan if count else float(values.min()),
-                "value_max": np.nan if count else float(values.max()),
-                "df1": float(df1),
-                "df2": float(df2),
-                "p": float(p),
-                "n_pairs": len(pairwise),
-            }
-        )
-
-    def spec(name):
-        chosen = mixed_contrasts[mixed_contrasts["model_spec"] == name]
-        if len(chosen) != len(pairwise):
-            raise ValueError(
-                f"mixed_contrasts has {len(chosen)} rows for model_spec {name!r}, "
-                f"expected one per pair ({len(pairwise)})"
-            )
-        return chosen
-
-    category, nested = spec("category"), spec("category_question")
-    add("contrast_se", "unpaired_z", pairwise["se_unpaired"])
-    add("contrast_se", "lmm_category", category["se"])
-    add("contrast_se", "paired_z", pairwise["se_paired"])
-    add("contrast_se", "lmm_category_question", nested["se"])
-    tests = omnibus.set_index("test")
-    for name in ("oneway_anova", "rm_anova"):
-        test = tests.loc[name]
-        add("omnibus_f", name, [test["statistic"]], test["df1"], test["df2"], test["p"])
-    add("significant_pairs", "unpaired_uncorrected", pairwise["p_unpaired"] < alpha, count=True)
-    add("significant_pairs", "paired_uncorrected", pairwise["p_paired"] < alpha, count=True)
-    add("significant_pairs", "paired_bonferroni", pairwise["p_bonferroni"] < alpha, count=True)
-    add("significant_pairs", "paired_holm", pairwise["p_holm"] < alpha, count=True)
-    add("significant_pairs", "lmm_category_question_holm", nested["p_holm"] < alpha, count=True)
-    table = pd.DataFrame(rows)
-    naive = table.groupby("quantity", sort=False)["value"].transform("first")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        table["ratio_to_naive"] = np.where(naive != 0, table["value"] / naive, np.nan)
-    return table
-
-
-def naive_vs_blocked_display(table: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
-    """The human-readable form of :func:`naive_vs_blocked` for Markdown and LaTeX.
-
-    Each quantity is named once, each value carries its context (the SE range
-    over pairs; ``F(df1, df2)`` and p; the number of pairs compared) and the
-    ratio is written as ``0.82×``.
-    """
-    shown = []
-    previous = None
-    for row in table.itertuples(index=False):
-        if row.quantity == "contrast_se":
-            value = f"{row.value:.4f}"
-            if f"{row.value_min:.4f}" != f"{row.value_max:.4f}":
-                value += f" (range {row.value_min:.4f}–{row.value_max:.4f})"
-        elif row.quantity == "omnibus_f":
-            value = f"F({row.df1:g}, {row.df2:g}) = {row.value:.2f}, p = {format_p(row.p)}"
-        else:
-            value = f"{row.value:.0f} of {row.n_pairs}"
-        quantity = QUANTITY_LABELS.get(row.quantity, row.quantity)
-        if row.quantity == "significant_pairs":
-            quantity += f" (α = {alpha:g})"
-        shown.append(
-            {
-                "Quantity": quantity if row.quantity != previous else "",
-                "Procedure": PROCEDURE_LABELS.get(row.procedure, row.procedure),
-                "Accounts for": row.accounts_for,
-                "Value": value,
-                "vs naive": "—"
-                if _is_missing(row.ratio_to_naive)
-                else f"{row.ratio_to_naive:.2f}×",
-            }
-        )
-        previous = row.quantity
-    return pd.DataFrame(shown)

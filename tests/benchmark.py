@@ -1,14 +1,14 @@
-"""Time each analysis stage on the default subsample and on all questions.
+"""The benchmark command: time each analysis stage on the default subsample and on all questions.
 
-Run from the repository root::
+A development tool, not part of the evalbars package. Run from the repository root::
 
-    uv run python -m evalbars.benchmark                # our own code paths, ~10 s
-    uv run python -m evalbars.benchmark --full         # also statsmodels MixedLM on the subsample
-    uv run python -m evalbars.benchmark --simulations  # the workflow's simulation stage
+    uv run python -m tests.benchmark                # every analysis stage, ~10 s
+    uv run python -m tests.benchmark --simulations  # the workflow's simulation stage
 
-It reads the configured models' MMLU-Pro archives from ``$EVALBARS_MIRROR`` if set, else the
-``mirror`` key of ``config/config.yaml``, else ``../shared/mmlu-pro/eval_results`` beside the
-repository, else upstream (fetched and checksum-verified into a temporary folder), builds the
+It reads the configured models' MMLU-Pro archives from where the tests read them
+(:func:`tests.conftest.mirror_location`: ``$EVALBARS_MIRROR``, the config's ``mirror``, the
+development mirror beside the repository, else upstream), fetching and checksum-verifying each
+into a temporary folder, builds the
 item table under the configured ``missing_prediction`` policy, draws the configured subsample,
 and times every stage on the subsample and on every question all models answered, then the
 mixed models on all questions with unparsed predictions dropped (``missing_prediction:
@@ -23,8 +23,8 @@ figure, and each setting's job from its Snakemake benchmark file.
 
 For comparison: R's lme4 1.1.31 ``lmer`` on this project's 2-core machine takes 0.12 s / 0.28 s
 (category / nested model) on the subsample and 0.86 s / 3.8 s on all 12,032 questions
-(``tests/reference/r_output/lmer_timing.txt``); the issue reports statsmodels MixedLM at about
-23 s for the nested model on the subsample and 17 minutes on all questions.
+(``tests/reference/r_output/lmer_timing.txt``); statsmodels' MixedLM takes about 23 s for the
+nested model on the subsample and 17 minutes on all questions.
 """
 
 from __future__ import annotations
@@ -42,72 +42,42 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import yaml
+from snakemake.utils import validate
 
-from . import fetch, io, mixed, omnibus, pairwise, sampling
-from .replication import PAPER_MODELS
+from evalbars import fetch, mixed, omnibus, pairwise, sampling
+from evalbars.accuracy import accuracy_table
+from evalbars.items import build_item_table
+from evalbars.readers import read_mmlu_pro
+from evalbars.scores import wide_scores
 
-__all__ = [
-    "DEFAULTS",
-    "load_config",
-    "archive_source",
-    "load_frames",
-    "load_items",
-    "time_stages",
-    "time_simulation_stage",
-    "main",
-]
+from .conftest import REPO, mirror_location
 
-#: Used when no config/config.yaml is found (the shipped defaults).
-DEFAULTS = {
-    "models": list(PAPER_MODELS),
-    "missing_prediction": "wrong",
-    "missing_prediction_seed": 12345,
-    "subsample": {"n": 1497, "seed": 2024},
-    "mirror": "",
-    "checksums": {},
-}
-_SHARED_MIRROR = Path("..") / "shared" / "mmlu-pro" / "eval_results"
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def load_config(path) -> dict:
-    """The benchmark's settings from a config file, defaults for keys it leaves out."""
-    config = dict(DEFAULTS)
-    path = Path(path)
-    if path.exists():
-        loaded = yaml.safe_load(path.read_text()) or {}
-        config.update({key: loaded[key] for key in DEFAULTS if key in loaded})
+    """The workflow configuration in ``path``, validated, with the schema's defaults filled in."""
+    config = yaml.safe_load(Path(path).read_text()) or {}
+    validate(config, str(SCHEMA), set_default=True)
     return config
 
 
-def archive_source(config: dict, root: Path) -> str | None:
-    """Mirror to read from: $EVALBARS_MIRROR, the config's mirror, the shared mirror, or None."""
-    chosen = fetch.resolve_mirror(config.get("mirror") or None)
-    if chosen:
-        return chosen
-    shared = (root / _SHARED_MIRROR).resolve()
-    return str(shared) if shared.is_dir() else None
-
-
 def load_frames(config: dict, mirror: str | None) -> list:
-    """Raw prediction frames of the configured models (local mirror read in place)."""
-    names = [io.archive_name(model) for model in config["models"]]
-    if mirror and "://" not in mirror and Path(mirror).is_dir():
-        paths = [Path(mirror) / name for name in names]
-        frames = [io.read_mmlu_pro(path) for path in paths]
-    else:
-        pinned = fetch.pinned_checksums(config.get("checksums"))
-        with tempfile.TemporaryDirectory() as tmp:
-            frames = []
-            for name in names:
-                target = Path(tmp) / name
-                fetch.fetch_archive(name, target, pinned[name], mirror=mirror)
-                frames.append(io.read_mmlu_pro(target))
+    """Raw prediction frames of the configured models, each archive fetched and verified."""
+    pinned = fetch.pinned_checksums(config.get("checksums"))
+    frames = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for model in config["models"]:
+            name = fetch.archive_name(model)
+            target = Path(tmp) / name
+            fetch.fetch_archive(name, target, pinned[name], mirror=mirror)
+            frames.append(read_mmlu_pro(target))
     return frames
 
 
 def load_items(config: dict, mirror: str | None, policy: str | None = None) -> pd.DataFrame:
     """Canonical item table of the configured models under a missing-prediction policy."""
-    return io.build_item_table(
+    return build_item_table(
         load_frames(config, mirror),
         policy or config["missing_prediction"],
         config["missing_prediction_seed"],
@@ -124,25 +94,23 @@ def _best_of(repeat: int, func, *args, **kwargs):
     return best, result
 
 
-def time_stages(items: pd.DataFrame, label: str, repeat: int = 3, statsmodels: bool = False):
+def time_stages(items: pd.DataFrame, label: str, repeat: int = 3):
     """Rows ``(data, stage, questions, seconds, note)`` for one item table."""
     rows = []
-    seconds, wide = _best_of(repeat, io.wide_scores, items)
+    seconds, wide = _best_of(repeat, wide_scores, items)
     n = wide.scores.shape[0]
     rows.append((label, "wide matrix", n, seconds, f"{len(wide.models)} models"))
-    for module, func in [
-        ("pairwise", pairwise.model_table),
-        ("pairwise", pairwise.pairwise_table),
-        ("omnibus", omnibus.omnibus_table),
+    for name, func in [
+        ("accuracy.accuracy_table", accuracy_table),
+        ("pairwise.pairwise_table", pairwise.pairwise_table),
+        ("omnibus.omnibus_table", omnibus.omnibus_table),
     ]:
         seconds, _ = _best_of(repeat, func, wide)
-        rows.append((label, f"{module}.{func.__name__}", n, seconds, ""))
-    methods = ["exact", "general"] + (["statsmodels"] if statsmodels else [])
-    for method in methods:
+        rows.append((label, name, n, seconds, ""))
+    for method in ("exact", "general"):
         for spec in mixed.MODEL_SPECS:
-            runs = 1 if method == "statsmodels" else repeat
-            seconds, fit = _best_of(runs, mixed.fit_lmm, wide, spec, method)
-            contrast_seconds, _ = _best_of(runs, mixed.lmm_contrasts, fit)
+            seconds, fit = _best_of(repeat, mixed.fit_lmm, wide, spec, method)
+            contrast_seconds, _ = _best_of(repeat, mixed.lmm_contrasts, fit)
             note = ", ".join(f"{k} {v:.6g}" for k, v in fit.variance.items())
             rows.append((label, f"mixed {spec} ({method})", n, seconds, note))
             rows.append((label, f"mixed {spec} contrasts", n, contrast_seconds, method))
@@ -206,13 +174,8 @@ def time_simulation_stage(
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m evalbars.benchmark",
+        prog="python -m tests.benchmark",
         description="Time each analysis stage on the configured subsample and on all questions.",
-    )
-    parser.add_argument(
-        "--full",
-        action="store_true",
-        help="also time statsmodels MixedLM on the subsample (about 30 s for both models)",
     )
     parser.add_argument(
         "--simulations",
@@ -225,9 +188,9 @@ def main(argv=None) -> int:
     parser.add_argument("--output", help="also write the table to this CSV file")
     args = parser.parse_args(argv)
 
-    root = Path.cwd()
+    root = REPO
     config = load_config(root / args.config)
-    mirror = archive_source(config, root)
+    mirror = mirror_location(config["mirror"] or None)
     print(f"archives from: {mirror or 'upstream'} ({len(config['models'])} models)", flush=True)
     if args.simulations:
         table = time_simulation_stage(root, args.config, args.cores, mirror)
@@ -253,14 +216,14 @@ def main(argv=None) -> int:
         ("all", "load archives + item table", n_all, load_seconds, "read once"),
         ("subsample", "draw subsample", n_sub, seconds, f"seed {config['subsample']['seed']}"),
     ]
-    rows += time_stages(subsample.items, "subsample", args.repeat, statsmodels=args.full)
+    rows += time_stages(subsample.items, "subsample", args.repeat)
     eligible = items[
         items["question_id"].isin(sampling.eligible_questions(items)[0]["question_id"])
     ]
     rows += time_stages(eligible, "all", args.repeat)
     # The general path where it is needed: predictions the extractor could not parse dropped
     # (missing_prediction = exclude), so the models no longer share every question.
-    wide = io.wide_scores(load_items(config, mirror, policy="exclude"))
+    wide = wide_scores(load_items(config, mirror, policy="exclude"))
     share = 1.0 - float(np.isfinite(wide.scores).mean())
     for spec in mixed.MODEL_SPECS:
         seconds, fit = _best_of(args.repeat, mixed.fit_lmm, wide, spec)

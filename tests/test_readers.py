@@ -1,0 +1,195 @@
+"""Parsing and validation of prediction files (evalbars.readers)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import zipfile
+
+import pandas as pd
+import pytest
+
+from evalbars import readers
+from evalbars.errors import InputError
+from evalbars.fetch import archive_name, model_from_archive
+
+
+def record(qid, category="math", answer="A", pred="A", options=4, src="ori"):
+    return {
+        "question_id": qid,
+        "category": category,
+        "answer": answer,
+        "pred": pred,
+        "src": src,
+        "options": [f"option {i}" for i in range(options)],
+    }
+
+
+def write_json(path, document):
+    path.write_text(json.dumps(document))
+    return path
+
+
+def write_zip(path, document, member="model_outputs_M_5shots.json"):
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(member, json.dumps(document))
+    return path
+
+
+# --- MMLU-Pro JSON ---------------------------------------------------------------------------
+
+
+def test_reads_plain_and_zipped_json_identically(tmp_path):
+    doc = [record(1), record(2, pred="B"), record(3, pred=None, category="law")]
+    plain = readers.read_mmlu_pro(write_json(tmp_path / "model_outputs_M_5shots.json", doc))
+    zipped = readers.read_mmlu_pro(write_zip(tmp_path / "model_outputs_M_5shots.zip", doc))
+    cols = ["model", "question_id", "category", "answer", "pred", "correct", "n_options"]
+    pd.testing.assert_frame_equal(plain[cols], zipped[cols])
+    assert plain["model"].unique().tolist() == ["M"]
+    assert plain["correct"].tolist() == [1, 0, pd.NA]
+    assert plain["n_options"].tolist() == [4, 4, 4]
+
+
+def test_model_name_from_archive_name_or_file_stem(tmp_path):
+    assert model_from_archive("data/raw/model_outputs_Yi-6b-Chat_5shots.zip") == "Yi-6b-Chat"
+    assert model_from_archive("my_model.json") is None
+    assert archive_name("Yi-6B") == "model_outputs_Yi-6B_5shots.zip"
+    # A JSON file with another name is read as the model named by its stem.
+    assert readers.read_mmlu_pro(write_json(tmp_path / "my_model.json", [record(1)]))[
+        "model"
+    ].tolist() == ["my_model"]
+
+
+def test_non_record_entries_are_skipped_with_a_warning(tmp_path, caplog):
+    doc = [record(1), "total", record(2), 17]
+    with caplog.at_level(logging.WARNING):
+        frame = readers.read_mmlu_pro(write_json(tmp_path / "m.json", doc))
+    assert frame["question_id"].tolist() == [1, 2]
+    assert "skipped 2 entries that are not records" in caplog.text
+    assert "1 ('total')" in caplog.text and "m.json" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        ({"question_id": 1}, r"m\.json: expected a JSON list of records, got a JSON dict"),
+        (
+            [record(1), {"category": "x", "answer": "A", "pred": "A"}],
+            r"m\.json, record 1: missing field 'question_id'",
+        ),
+        ([{"question_id": 1, "category": "x", "answer": "A"}], r"record 0: missing field 'pred'"),
+        (
+            [record(1), record(2), record(1, pred="C")],
+            r"record 2: question_id 1 occurs 2 times for model 'm' \(records \[0, 2\]\)",
+        ),
+        ([record(1, category="")], r"record 0: category must be a non-empty string"),
+        ([record(None)], r"record 0: question_id must be a non-empty integer or string, got None"),
+        ([record(1, answer=3)], r"record 0: answer must be a non-empty string, got 3"),
+        ([record(1, pred=["A"])], r"record 0: pred must be a string or null"),
+    ],
+)
+def test_bad_records_are_fatal_with_file_record_and_problem(tmp_path, document, message):
+    with pytest.raises(InputError, match=message):
+        readers.read_mmlu_pro(write_json(tmp_path / "m.json", document))
+
+
+def test_empty_inputs_are_fatal(tmp_path):
+    with pytest.raises(InputError, match=r"empty\.json: the JSON list holds no records"):
+        readers.read_mmlu_pro(write_json(tmp_path / "empty.json", []))
+    (tmp_path / "header.csv").write_text("model,question_id,correct\n")
+    with pytest.raises(InputError, match=r"header\.csv: the table has no rows"):
+        readers.read_long_table(tmp_path / "header.csv")
+
+
+def test_invalid_json_names_the_file(tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text("[{")
+    with pytest.raises(InputError, match=r"broken\.json: not valid JSON"):
+        readers.read_mmlu_pro(path)
+
+
+@pytest.mark.parametrize("member", ["/etc/evil.json", "../evil.json", "a/../../evil.json"])
+def test_archive_members_with_unsafe_paths_are_refused(tmp_path, member):
+    path = write_zip(tmp_path / "evil.zip", [record(1)], member=member)
+    with pytest.raises(InputError, match="unsafe path"):
+        readers.read_mmlu_pro(path)
+
+
+def test_archive_members_above_the_size_limit_are_refused(tmp_path, monkeypatch):
+    path = write_zip(tmp_path / "bomb.zip", [record(i) for i in range(200)])
+    monkeypatch.setattr(readers, "MAX_MEMBER_BYTES", 1000)
+    with pytest.raises(InputError, match="would unpack to .* bytes, more than the 1000 allowed"):
+        readers.read_mmlu_pro(path)
+
+
+def test_archive_needs_exactly_one_json_member(tmp_path):
+    path = tmp_path / "two.zip"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("a.json", "[]")
+        zf.writestr("b.json", "[]")
+    with pytest.raises(InputError, match="expected exactly one .json member"):
+        readers.read_mmlu_pro(path)
+
+
+# --- long tables -----------------------------------------------------------------------------
+
+
+def test_long_csv_with_correct_column(tmp_path):
+    path = tmp_path / "preds.csv"
+    path.write_text(
+        "model,question_id,correct,category\nA,q1,1,x\nA,q2,0,x\nB,q1,true,x\nB,q2,,x\n"
+    )
+    frame = readers.read_long_table(path)
+    assert frame["correct"].tolist() == [1, 0, 1, pd.NA]
+    assert frame["question_id"].tolist() == ["q1", "q2", "q1", "q2"]
+
+
+def test_long_table_with_pred_and_answer_and_integer_ids(tmp_path):
+    path = tmp_path / "preds.parquet"
+    pd.DataFrame(
+        {"model": ["A", "A"], "question_id": ["7", "10"], "pred": ["b", None], "answer": ["B", "C"]}
+    ).to_parquet(path)
+    frame = readers.read_long_table(path)
+    assert frame["question_id"].tolist() == [7, 10]
+    assert frame["correct"].tolist() == [1, pd.NA]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("model,question_id\nA,1\n", r"missing column\(s\): correct \(or pred and answer\)"),
+        ("question_id,correct\n1,1\n", r"missing column\(s\): model"),
+        (
+            "model,question_id,correct\nA,1,yes\n",
+            r"preds\.csv, record 1: correct must be 0/1 or true/false, got 'yes'",
+        ),
+        (
+            "model,question_id,correct\nA,1,1\nA,2,2\n",
+            r"record 2: correct must be 0/1 or true/false, got 2$",
+        ),
+        ("model,question_id,correct\nA,1,1\nA,,0\n", r"record 2: empty question_id"),
+        (
+            "model,question_id,correct\nA,1,1\nA,1,0\n",
+            r"record 2: question_id 1 occurs 2 times for model 'A'",
+        ),
+    ],
+)
+def test_bad_long_tables(tmp_path, text, message):
+    path = tmp_path / "preds.csv"
+    path.write_text(text)
+    with pytest.raises(InputError, match=message):
+        readers.read_long_table(path)
+
+
+def test_ids_with_leading_zeros_stay_strings(tmp_path):
+    path = tmp_path / "ids.csv"
+    path.write_text("model,question_id,correct\nA,007,1\nA,7,0\nA,10,1\n")
+    assert readers.read_long_table(path)["question_id"].tolist() == ["007", "7", "10"]
+
+
+def test_unsupported_and_missing_files(tmp_path):
+    with pytest.raises(InputError, match="file does not exist"):
+        readers.read_predictions(tmp_path / "nope.csv")
+    (tmp_path / "x.txt").write_text("")
+    with pytest.raises(InputError, match="unsupported file type '.txt'"):
+        readers.read_predictions(tmp_path / "x.txt")

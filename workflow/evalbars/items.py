@@ -1,0 +1,201 @@
+"""The canonical item table: one row per (model, question), scored under one policy.
+
+:func:`build_item_table` joins the raw rows of every source (:mod:`evalbars.readers`),
+checks them against each other (one source per model, one category per
+question) and scores missing predictions. Columns: :data:`ITEM_COLUMNS`.
+
+A **missing prediction** is a row whose source gives no prediction: ``pred`` null
+in MMLU-Pro-style JSON (upstream's answer extractor failed), an empty
+``correct`` in a long table. The item table records it once, in the boolean
+column ``missing_prediction``; the ``missing_prediction`` policy decides what it
+scores (:data:`MISSING_POLICIES`): ``wrong`` (0, as upstream's per-category
+summaries count it), ``random_guess`` (a seeded uniform guess among the
+question's ``n_options``) or ``exclude`` (the row is dropped).
+:func:`rescore` applies another policy to a built table, using that column.
+
+What is fatal and what is filled
+--------------------------------
+Fatal (:class:`~evalbars.errors.InputError`): a question whose category differs
+between models or files; a model that appears in two sources. Fatal
+(:class:`~evalbars.errors.ConfigError`): a model that the ``exclude`` policy
+leaves with no question. Filled with a warning: a question that no source gives
+a category is put in the category ``uncategorised``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pandas as pd
+
+from .errors import ConfigError, InputError, plain
+
+__all__ = [
+    "ITEM_COLUMNS",
+    "MISSING_POLICIES",
+    "apply_missing_policy",
+    "build_item_table",
+    "rescore",
+    "missing_prediction_counts",
+]
+
+log = logging.getLogger(__name__)
+
+#: Columns of the canonical item table. ``n_options`` (how many answer options the question
+#: has) is kept so that missing predictions can be re-scored as random guesses later, and
+#: ``missing_prediction`` says which rows had no prediction (whatever they now score).
+ITEM_COLUMNS = [
+    "model",
+    "question_id",
+    "category",
+    "src",
+    "answer",
+    "pred",
+    "correct",
+    "source_file",
+    "n_options",
+    "missing_prediction",
+]
+MISSING_POLICIES = ("wrong", "random_guess", "exclude")
+
+
+def apply_missing_policy(frame: pd.DataFrame, policy: str, seed: int) -> pd.DataFrame:
+    """Score the rows marked ``missing_prediction``, according to ``policy``.
+
+    ``wrong`` scores them 0 (upstream's per-category summaries do this);
+    ``exclude`` drops them, so the question drops out of the shared set;
+    ``random_guess`` draws a uniform guess among the question's ``n_options``
+    options, independently per (model, question), from a generator seeded by
+    ``seed`` over the rows sorted by model and question. (Upstream's
+    ``compute_accuracy.py`` reseeds inside its loop, so every failed extraction
+    gets the same letter; we do not copy that.)
+    """
+    if policy not in MISSING_POLICIES:
+        raise ValueError(f"missing_prediction must be one of {MISSING_POLICIES}, got {policy!r}")
+    frame = frame.sort_values(["model", "question_id"], kind="stable").reset_index(drop=True)
+    missing = frame["missing_prediction"].to_numpy(dtype=bool)
+    if policy == "exclude":
+        kept = frame.loc[~missing].reset_index(drop=True)
+        lost = frame["question_id"].nunique() - kept["question_id"].nunique()
+        log.warning(
+            "missing_prediction=exclude: dropped %d rows with no extracted answer; "
+            "%d questions lost every model's answer",
+            int(missing.sum()),
+            lost,
+        )
+        return kept
+    correct = frame["correct"].astype("Int8")
+    if policy == "wrong":
+        correct = correct.fillna(0)
+    else:
+        rng = np.random.default_rng(seed)
+        n_options = frame.loc[missing, "n_options"].to_numpy(dtype=float)
+        # A guess is right with probability 1/n_options; draw all guesses at once.
+        guesses_right = rng.random(int(missing.sum())) * n_options < 1.0
+        correct = correct.copy()
+        correct[missing] = guesses_right.astype("int8")
+    frame["correct"] = correct.astype("int8")
+    return frame
+
+
+def _check_categories(frame: pd.DataFrame) -> pd.DataFrame:
+    """Fill categories a long table left empty from other sources; refuse conflicts."""
+    known = frame.dropna(subset=["category"])
+    per_question = known.groupby("question_id")["category"].nunique()
+    conflicts = per_question[per_question > 1]
+    if len(conflicts):
+        qid = plain(conflicts.index[0])
+        rows = known.loc[
+            known["question_id"] == qid, ["model", "category", "source_file", "record"]
+        ]
+        first = rows.drop_duplicates("category").iloc[:2]
+        a, b = first.iloc[0], first.iloc[1]
+        raise InputError(
+            b["source_file"],
+            f"question {qid!r} has category {b['category']!r} for model {b['model']!r} but "
+            f"{a['category']!r} for model {a['model']!r} ({a['source_file']}); "
+            f"{len(conflicts)} question(s) conflict in all",
+            int(b["record"]),
+        )
+    lookup = known.drop_duplicates("question_id").set_index("question_id")["category"]
+    filled = frame["category"].fillna(frame["question_id"].map(lookup))
+    if filled.isna().any():
+        log.warning(
+            "%d rows have no category in any source; they are put in the category 'uncategorised'",
+            int(filled.isna().sum()),
+        )
+        filled = filled.fillna("uncategorised")
+    frame["category"] = filled.astype(str)
+    return frame
+
+
+def build_item_table(frames, policy: str = "wrong", seed: int = 0) -> pd.DataFrame:
+    """Concatenate raw prediction frames into the canonical item table.
+
+    Checks that no model comes from two files and that every question has one
+    category across models, then applies the missing-prediction policy.
+
+    Returns
+    -------
+    DataFrame
+        :data:`ITEM_COLUMNS`, sorted by model and question id.
+    """
+    frames = list(frames)
+    if not frames:
+        raise ValueError("no prediction sources were given")
+    seen: dict[str, str] = {}
+    for frame in frames:
+        for model in frame["model"].unique():
+            source = frame["source_file"].iloc[0]
+            if model in seen:
+                raise InputError(
+                    source,
+                    f"model {model!r} also comes from {seen[model]}; each model needs one source",
+                )
+            seen[model] = source
+    ids_are_int = [pd.api.types.is_integer_dtype(f["question_id"]) for f in frames]
+    combined = pd.concat(frames, ignore_index=True)
+    if not all(ids_are_int):
+        combined["question_id"] = combined["question_id"].astype(str)
+    combined = _check_categories(combined)
+    combined["missing_prediction"] = combined["correct"].isna()
+    scored = apply_missing_policy(combined, policy, seed)
+    lost = sorted(set(combined["model"]) - set(scored["model"]))
+    if lost:
+        sources = ", ".join(f"{m} ({seen[m]})" for m in lost)
+        raise ConfigError(
+            f"missing_prediction=exclude leaves no scored question for model(s) {sources}: "
+            "none of their answers could be extracted; use `wrong` or `random_guess`, or drop them"
+        )
+    items = scored[ITEM_COLUMNS].copy()
+    items["src"] = items["src"].astype("string")
+    items["pred"] = items["pred"].astype("string")
+    items["answer"] = items["answer"].astype("string")
+    items["n_options"] = items["n_options"].astype("int16")
+    return items.reset_index(drop=True)
+
+
+def missing_prediction_counts(raw_frames) -> pd.DataFrame:
+    """Per model: questions read, predictions missing, and their share."""
+    rows = [
+        (model, len(group), int(group["correct"].isna().sum()), group["source_file"].iloc[0])
+        for frame in raw_frames
+        for model, group in frame.groupby("model", sort=False)
+    ]
+    table = pd.DataFrame(rows, columns=["model", "questions", "missing_predictions", "source_file"])
+    table["missing_share"] = table["missing_predictions"] / table["questions"]
+    return table.sort_values("model").reset_index(drop=True)
+
+
+def rescore(items: pd.DataFrame, policy: str, seed: int) -> pd.DataFrame:
+    """The item table scored under another ``missing_prediction`` policy.
+
+    The rows marked ``missing_prediction`` are scored again by
+    :func:`apply_missing_policy`; every other row keeps its score. A table built
+    with ``exclude`` holds no missing predictions, so nothing changes there.
+    """
+    frame = items.copy()
+    frame["correct"] = frame["correct"].astype("Int8").mask(frame["missing_prediction"])
+    scored = apply_missing_policy(frame, policy, seed)
+    return scored[list(items.columns)].reset_index(drop=True)

@@ -1,0 +1,341 @@
+"""Reading a leaderboard copied from a web page, and validating every row.
+
+A leaderboard has one system per row and, per row, one of three forms:
+``correct`` + ``total`` (counts), ``score`` + ``n`` (a published score and its
+item count) or ``score`` + ``se`` (a score with a standard error).
+:func:`parse_leaderboard` brings every row to proportions; bad rows raise
+:class:`~evalbars.errors.InputError` naming the row.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..accuracy import accuracy_table
+from ..errors import InputError
+from ..scores import WideScores
+
+__all__ = ["FORMS", "read_leaderboard", "parse_leaderboard", "leaderboard_from_wide"]
+
+#: Row forms, in the order a row is tried.
+FORMS = ("counts", "proportion", "se")
+_NAME_ALIASES = ("name", "system", "model")
+_VALUE_COLUMNS = ("correct", "total", "score", "n", "se")
+_FORM_COLUMNS = {
+    "counts": ("correct", "total"),
+    "proportion": ("score", "n"),
+    "se": ("score", "se"),
+}
+_FORM_LABELS = {"counts": "correct+total", "proportion": "score+n", "se": "score+se"}
+#: A score times n closer than this to a whole number is that whole number (float round-off).
+_WHOLE_TOLERANCE = 1e-6
+
+
+def _sniff_delimiter(text: str) -> str:
+    """The field delimiter of a CSV/TSV text: csv.Sniffer, else the most frequent header candidate."""
+    sample = "\n".join(text.splitlines()[:50])
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=",\t;|").delimiter
+    except csv.Error:
+        header = text.splitlines()[0] if text.strip() else ""
+        counts = {d: header.count(d) for d in ("\t", ",", ";", "|")}
+        best = max(counts, key=counts.get)
+        return best if counts[best] else ","
+
+
+def read_leaderboard(path) -> pd.DataFrame:
+    """Read and validate a leaderboard CSV or TSV file (``-`` reads standard input).
+
+    The delimiter (comma, tab, semicolon or bar) is sniffed. See
+    :func:`parse_leaderboard` for the columns and the checks.
+
+    Raises
+    ------
+    InputError
+        The file cannot be read, or a row is bad; the message names the file and the row.
+    """
+    source = "<stdin>" if str(path) == "-" else str(path)
+    try:
+        text = sys.stdin.read() if str(path) == "-" else Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError(source, f"cannot read file: {reason}") from exc
+    if not text.strip():
+        raise InputError(source, "the file is empty")
+    delimiter = _sniff_delimiter(text)
+    rows = [
+        row
+        for row in csv.reader(io.StringIO(text), delimiter=delimiter)
+        if any(c.strip() for c in row)
+    ]
+    header, body = rows[0], rows[1:]
+    for number, row in enumerate(body, start=1):
+        if len(row) != len(header):
+            raise InputError(
+                source, f"row {number} has {len(row)} fields but the header has {len(header)}"
+            )
+    frame = pd.DataFrame(body, columns=[c.strip() for c in header], dtype=object)
+    return parse_leaderboard(frame, source=source)
+
+
+def _parse_number(text, column: str, where: str, source: str):
+    """A cell as (float or NaN, had_percent_sign)."""
+    if text is None or (isinstance(text, float) and math.isnan(text)):
+        return math.nan, False
+    if isinstance(text, (int, float, np.integer, np.floating)) and not isinstance(text, bool):
+        return float(text), False
+    cell = str(text).strip()
+    if cell == "" or cell.lower() in ("na", "nan", "n/a", "-", "—"):
+        return math.nan, False
+    percent = cell.endswith("%")
+    try:
+        value = float(cell.rstrip("%").strip())
+    except ValueError:
+        raise InputError(source, f"{where}: {column} {cell!r} is not a number") from None
+    if not math.isfinite(value):
+        raise InputError(source, f"{where}: {column} {cell!r} is not a finite number")
+    return value, percent
+
+
+def _check_columns(columns, source: str) -> tuple[str, list]:
+    """The name column and the value columns of a header, or an InputError saying what is wrong."""
+    normal = [str(c).strip().lower() for c in columns]
+    if len(set(normal)) != len(normal):
+        dup = sorted({c for c in normal if normal.count(c) > 1})
+        raise InputError(source, f"duplicate column(s): {', '.join(dup)}")
+    names = [c for c in normal if c in _NAME_ALIASES]
+    expected = "expected a name column and correct+total, score+n or score+se"
+    if len(names) != 1:
+        problem = "no name column" if not names else f"several name columns ({', '.join(names)})"
+        raise InputError(source, f"{problem}; {expected}")
+    unknown = [c for c in normal if c not in _NAME_ALIASES and c not in _VALUE_COLUMNS]
+    if unknown:
+        raise InputError(source, f"unknown column(s) {', '.join(map(repr, unknown))}; {expected}")
+    values = [c for c in normal if c in _VALUE_COLUMNS]
+    usable = {
+        c for form in FORMS if set(_FORM_COLUMNS[form]) <= set(values) for c in _FORM_COLUMNS[form]
+    }
+    if not usable or set(values) - usable:
+        raise InputError(
+            source,
+            f"columns {', '.join(normal)} do not make a known combination; {expected}",
+        )
+    return names[0], values
+
+
+def parse_leaderboard(frame: pd.DataFrame, source: str = "leaderboard") -> pd.DataFrame:
+    """Validate a leaderboard and bring every row to proportions.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        One system per row. Columns (case-insensitive): a name column (``name``,
+        ``system`` or ``model``) and the columns of at least one form:
+        ``correct`` + ``total`` (counts), ``score`` + ``n`` (a published score and
+        its item count) or ``score`` + ``se`` (a score with a standard error, for
+        metrics that are not plain accuracies). Forms may be mixed across rows;
+        each row fills exactly one form and leaves the other cells empty. Cells
+        may be strings (as read from a file) or numbers.
+    source : str
+        File name used in error messages.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``name, form, score, n, successes, se, note``, in input order;
+        ``score`` and ``se`` as proportions, ``successes = score * n`` for count
+        and proportion rows.
+
+    Notes
+    -----
+    Scores (and standard errors) are percentages when any score exceeds 1 or
+    carries a ``%`` sign, proportions otherwise; the scale is one for the whole
+    table. A ``score * n`` (or a ``correct``) that is not a whole number is kept
+    fractional, never snapped to a nearby count: the closed forms are evaluated at
+    the fractional proportion and the row's note says so.
+
+    Raises
+    ------
+    InputError
+        Naming the row (``row 3 (model-c)``; rows count from 1 after the header):
+        a missing name, duplicate names, a value that is not a number, a row that
+        fills no form or more than one, a score outside [0, 1] (or [0, 100] for
+        percentages), ``n`` or ``total`` <= 0, ``correct`` < 0 or > ``total``, ``se`` <= 0;
+        and for the header: no name column, unknown columns, or columns that make no form.
+    """
+    name_column, value_columns = _check_columns(frame.columns, source)
+    frame = frame.copy()
+    frame.columns = [str(c).strip().lower() for c in frame.columns]
+    if frame.empty:
+        raise InputError(source, "the leaderboard has no rows")
+
+    names, parsed, percent_any = [], [], False
+    for number, row in enumerate(frame.to_dict("records"), start=1):
+        raw_name = row[name_column]
+        name = (
+            ""
+            if raw_name is None or (isinstance(raw_name, float) and math.isnan(raw_name))
+            else str(raw_name).strip()
+        )
+        where = f"row {number} ({name})" if name else f"row {number}"
+        if not name:
+            raise InputError(source, f"{where}: missing name")
+        values = {}
+        for column in value_columns:
+            value, percent = _parse_number(row[column], column, where, source)
+            values[column] = value
+            percent_any |= percent and column == "score"
+        names.append(name)
+        parsed.append((where, values))
+
+    seen = {}
+    for (where, _), name in zip(parsed, names, strict=True):
+        if name in seen:
+            raise InputError(source, f"{where}: duplicate name, also on {seen[name]}")
+        seen[name] = where.split(" (")[0]
+
+    scores = [v.get("score", math.nan) for _, v in parsed]
+    percent_scale = percent_any or any(s > 1 for s in scores if not math.isnan(s))
+    scale, bounds = (100.0, "[0, 100]") if percent_scale else (1.0, "[0, 1]")
+
+    records = []
+    for (where, values), name in zip(parsed, names, strict=True):
+        given = {c for c, v in values.items() if not math.isnan(v)}
+        complete = [f for f in FORMS if set(_FORM_COLUMNS[f]) <= given]
+        if len(complete) > 1:
+            labels = " and ".join(_FORM_LABELS[f] for f in complete)
+            raise InputError(source, f"{where}: fills both {labels}; give one form per row")
+        if not complete:
+            raise InputError(source, f"{where}: {_missing_description(given)}")
+        form = complete[0]
+        stray = given - set(_FORM_COLUMNS[form])
+        if stray:
+            raise InputError(
+                source,
+                f"{where}: {', '.join(sorted(stray))} given beside {_FORM_LABELS[form]}; "
+                f"leave the cells of other forms empty",
+            )
+        records.append(_canonical_row(name, where, form, values, scale, bounds, source))
+    return pd.DataFrame.from_records(
+        records, columns=["name", "form", "score", "n", "successes", "se", "note"]
+    )
+
+
+def _missing_description(given: set) -> str:
+    if not given:
+        return "missing values: the row has no numbers"
+    if "correct" in given and "total" not in given:
+        return "missing value: correct is given but total is empty"
+    if "total" in given and "correct" not in given:
+        return "missing value: total is given but correct is empty"
+    if "score" in given:
+        return "missing value: score is given but neither n nor se"
+    # Only n and/or se: the score is what is missing.
+    return f"missing value: {' and '.join(sorted(given))} given but score is empty"
+
+
+def _format_number(value: float) -> str:
+    return f"{value:g}"
+
+
+def _proportion_row(name, form, successes, n, note) -> dict:
+    """A canonical row for a proportion read from counts or from a score with its n."""
+    return dict(
+        name=name,
+        form=form,
+        score=successes / n,
+        n=n,
+        successes=successes,
+        se=math.nan,
+        note="; ".join(note),
+    )
+
+
+def _canonical_row(name, where, form, values, scale, bounds, source) -> dict:
+    """One validated row in proportions, from whichever form it fills."""
+    if form == "counts":
+        return _counts_row(name, where, values, source)
+    return _score_row(name, where, form, values, scale, bounds, source)
+
+
+def _counts_row(name, where, values, source) -> dict:
+    correct, total = values["correct"], values["total"]
+    if total <= 0:
+        raise InputError(source, f"{where}: total must be > 0, got {_format_number(total)}")
+    if correct < 0:
+        raise InputError(source, f"{where}: correct must be >= 0, got {_format_number(correct)}")
+    if correct > total:
+        raise InputError(
+            source,
+            f"{where}: correct {_format_number(correct)} exceeds total {_format_number(total)}",
+        )
+    note = []
+    if not float(correct).is_integer():
+        note.append(f"fractional count {correct:g} of {total:g}")
+    if not float(total).is_integer():
+        note.append(f"fractional total {total:g}")
+    return _proportion_row(name, "counts", correct, total, note)
+
+
+def _score_row(name, where, form, values, scale, bounds, source) -> dict:
+    score = values["score"]
+    if not 0 <= score <= scale:
+        raise InputError(source, f"{where}: score {_format_number(score)} is outside {bounds}")
+    score = score / scale
+    if form == "se":
+        se = values["se"]
+        if se <= 0:
+            raise InputError(source, f"{where}: se must be > 0, got {_format_number(se)}")
+        return dict(
+            name=name,
+            form=form,
+            score=score,
+            n=math.nan,
+            successes=math.nan,
+            se=se / scale,
+            note="",
+        )
+    n = values["n"]
+    if n <= 0:
+        raise InputError(source, f"{where}: n must be > 0, got {_format_number(n)}")
+    note = []
+    successes = score * n
+    if abs(successes - round(successes)) < _WHOLE_TOLERANCE:
+        successes = float(round(successes))
+    else:
+        note.append(
+            f"fractional count {successes:.2f} (score x n); intervals at the fractional proportion"
+        )
+    if not float(n).is_integer():
+        note.append(f"fractional n {n:g}")
+    return _proportion_row(name, form, successes, n, note)
+
+
+def leaderboard_from_wide(wide: WideScores) -> pd.DataFrame:
+    """A counts leaderboard (:func:`parse_leaderboard` layout) from item-level scores.
+
+    Uses :func:`evalbars.accuracy.accuracy_table`, so systems come in
+    :func:`evalbars.scores.accuracy_order` (best first, ties by name) and each
+    model's counts are over the questions it answered.
+    """
+    models = accuracy_table(wide)
+    correct = models["correct"].to_numpy(dtype=float)
+    n = models["n"].to_numpy(dtype=float)
+    return pd.DataFrame(
+        {
+            "name": models["model"].astype(str).to_numpy(),
+            "form": "counts",
+            "score": correct / n,
+            "n": n,
+            "successes": correct,
+            "se": math.nan,
+            "note": "",
+        }
+    )

@@ -1,0 +1,247 @@
+"""Rank uncertainty that respects pairing: a bootstrap over the shared questions.
+
+When per-question outcomes are available, every system answered the same
+questions, so their errors are positively correlated; resampling questions
+(the same questions for every model) and paired z intervals for the gaps keep
+that, and read the ordering more sharply than the unpaired calculator.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..intervals import z_for_level
+from ..pairwise import pairwise_table
+from ..scores import WideScores, accuracy_order
+from .leaderboard import leaderboard_from_wide
+from .unpaired import (
+    DEFAULT_DRAWS,
+    DEFAULT_LEVEL,
+    DEFAULT_SEED,
+    DRAW_CHUNK,
+    RANK_COLUMNS,
+    RankReport,
+    _assemble,
+    _check_settings,
+    headline,
+    rank_counts,
+    rank_summary,
+    rank_table,
+    score_intervals,
+)
+
+__all__ = ["bootstrap_accuracies", "paired_rank_table", "ranks_readings", "read_rank_table"]
+
+
+def _shared_questions(wide: WideScores) -> WideScores:
+    """The questions every model answered."""
+    keep = np.isfinite(wide.scores).all(axis=1)
+    if not keep.any():
+        raise ValueError(
+            "no question was answered by every model; a paired reading needs shared questions"
+        )
+    return WideScores(
+        wide.scores[keep], list(wide.models), wide.question_ids[keep], wide.categories[keep]
+    )
+
+
+def bootstrap_accuracies(
+    scores: np.ndarray,
+    strata,
+    replicates: int,
+    rng: np.random.Generator,
+    chunk: int = DRAW_CHUNK,
+):
+    """Yield chunks of stratified-bootstrap mean scores, shape (replicates, models).
+
+    Every replicate resamples, within each stratum h of size :math:`n_h`, :math:`n_h`
+    questions with replacement and takes each model's mean over the resampled
+    question set, **the same questions for every model** (so pairing is kept).
+    The replicate mean is :math:`\\bar s^*_m = \\frac1n \\sum_i c_i s_{im}` where
+    :math:`c_i` counts how often question i was drawn: each chunk draws indices
+    with one vectorised ``rng.integers`` call, turns them into a (chunk, questions)
+    count matrix with ``bincount`` and multiplies it by the score matrix, so memory
+    is O(chunk x questions) whatever the number of replicates.
+
+    Parameters
+    ----------
+    scores : ndarray, shape (questions, models)
+        Complete scores (no NaN).
+    strata : array_like of length questions, or None
+        Stratum label of each question (category); None for an unstratified bootstrap.
+    replicates : int
+    rng : numpy.random.Generator
+
+    References
+    ----------
+    .. [1] Efron, B. and Tibshirani, R. J. (1993). An Introduction to the
+       Bootstrap. Chapman & Hall (the nonparametric bootstrap).
+    .. [2] Davison, A. C. and Hinkley, D. V. (1997). Bootstrap Methods and their
+       Application. Cambridge University Press, section 3.7 (stratified resampling).
+    """
+    scores = np.asarray(scores, dtype=float)
+    n_questions = scores.shape[0]
+    codes = (
+        np.zeros(n_questions, dtype=np.int64)
+        if strata is None
+        else np.unique(np.asarray(strata), return_inverse=True)[1]
+    )
+    order = np.argsort(codes, kind="stable")
+    sorted_codes = codes[order]
+    starts = np.searchsorted(sorted_codes, sorted_codes, side="left")
+    ends = np.searchsorted(sorted_codes, sorted_codes, side="right")
+    sorted_scores = scores[order]
+    for start in range(0, replicates, chunk):
+        size = min(chunk, replicates - start)
+        picks = rng.integers(starts, ends, size=(size, n_questions))
+        picks += (np.arange(size) * n_questions)[:, None]
+        counts = np.bincount(picks.ravel(), minlength=size * n_questions).reshape(size, n_questions)
+        # Float counts: the product then runs in BLAS (integer matmul does not), still exact.
+        yield counts.astype(np.float64) @ sorted_scores / n_questions
+
+
+def paired_rank_table(
+    wide: WideScores,
+    level: float = DEFAULT_LEVEL,
+    replicates: int = DEFAULT_DRAWS,
+    seed: int = DEFAULT_SEED,
+    stratify: bool = True,
+) -> RankReport:
+    """Rank uncertainty that respects pairing, from item-level scores.
+
+    Parameters
+    ----------
+    wide : WideScores
+        Question-by-model scores; only the questions every model answered are used.
+    level : float
+        Confidence level of intervals and rank ranges.
+    replicates : int
+        Bootstrap replicates of the question set (:func:`bootstrap_accuracies`).
+    seed : int
+        Seed of ``numpy.random.default_rng``; same inputs and seed, same table.
+    stratify : bool
+        Resample within categories (default), so each replicate keeps the
+        benchmark's category mix.
+
+    Returns
+    -------
+    RankReport
+        Same columns as :func:`rank_table`, models in
+        :func:`evalbars.pairwise.accuracy_order`.
+
+    Notes
+    -----
+    - ``score``, ``ci_low``, ``ci_high``: accuracy and Wilson interval on the
+      shared questions (pairing does not change one model's own precision).
+    - Gap to the next model: the paired z interval :math:`\\bar d \\pm z\\, SE_p`
+      with :math:`SE_p = \\sqrt{\\frac1n \\cdot \\frac1n \\sum_i (d_i - \\bar d)^2}`, the
+      per-question differences :math:`d_i = s_{ia} - s_{ib}` (Miller 2024, Eq. 7;
+      ``se_paired`` of :func:`evalbars.pairwise.pairwise_table`). For 0/1 scores
+      its test is the large-sample McNemar test. ``separated``: the interval
+      excludes zero; tiers as in :func:`rank_table`.
+    - Plausible ranks: every bootstrap replicate is one world; ranks with ties
+      sharing the better rank (ties are common, since replicate accuracies are
+      multiples of 1/n), then ``p_first`` and the central rank range. Because all
+      models are resampled on the same questions, the question-difficulty
+      variance they share cancels from their differences (Hall and Miller 2009
+      use this bootstrap to judge the authority of an empirical ranking).
+
+    References
+    ----------
+    .. [1] Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640.
+    .. [2] Efron, B. and Tibshirani, R. J. (1993). An Introduction to the Bootstrap.
+    .. [3] Hall, P. and Miller, H. (2009). Using the bootstrap to quantify the
+       authority of an empirical ranking. Annals of Statistics 37, 3929-3959.
+    .. [4] McNemar, Q. (1947). Note on the sampling error of the difference
+       between correlated proportions or percentages. Psychometrika 12, 153-157.
+    """
+    _check_settings(level, replicates)
+    shared = _shared_questions(wide)
+    order = accuracy_order(shared)
+    columns = [shared.models.index(m) for m in order]
+    scores = shared.scores[:, columns]
+    n_questions = scores.shape[0]
+    board = leaderboard_from_wide(WideScores(scores, order, shared.question_ids, shared.categories))
+    low, high = score_intervals(board, level)
+    board = board.assign(ci_low=low, ci_high=high)
+
+    pairs = pairwise_table(WideScores(scores, order, shared.question_ids, shared.categories))
+    adjacent = pairs.set_index(["model_a", "model_b"]).reindex(
+        list(zip(order[:-1], order[1:], strict=True))
+    )
+    z = z_for_level(level)
+    gap = np.append(adjacent["diff"].to_numpy(dtype=float), np.nan)
+    se = np.append(adjacent["se_paired"].to_numpy(dtype=float), np.nan)
+    separated = pd.array(gap - z * se > 0, dtype="boolean")
+    separated[len(order) - 1] = pd.NA
+    gaps = pd.DataFrame(
+        {
+            "gap": gap,
+            "gap_low": gap - z * se,
+            "gap_high": gap + z * se,
+            "separated": separated,
+            "pair_kind": np.where(np.isnan(gap), "", "paired"),
+        }
+    )
+    rng = np.random.default_rng(seed)
+    strata = shared.categories if stratify else None
+    counts = rank_counts(bootstrap_accuracies(scores, strata, int(replicates), rng), len(order))
+    table = _assemble(board, gaps, rank_summary(counts, level))
+    n_strata = len(np.unique(shared.categories))
+    dropped = wide.scores.shape[0] - n_questions
+    method = (
+        f"Paired: {int(replicates):,} bootstrap replicates of the {n_questions:,} shared questions"
+        + (f" stratified by {n_strata} categories" if stratify else "")
+        + f" (seed {seed}); paired z gap intervals"
+        + (f"; {dropped:,} questions not answered by every model left out" if dropped else "")
+        + "."
+    )
+    return RankReport(table, headline(table), "paired", level, int(replicates), seed, method)
+
+
+def ranks_readings(
+    wide: WideScores,
+    level: float = DEFAULT_LEVEL,
+    draws: int = DEFAULT_DRAWS,
+    replicates: int = DEFAULT_DRAWS,
+    seed: int = DEFAULT_SEED,
+    stratify: bool = True,
+) -> tuple[pd.DataFrame, list[RankReport]]:
+    """Unpaired and paired readings of the same item data, in one tidy table.
+
+    The unpaired reading is :func:`rank_table` on each model's counts
+    (:func:`leaderboard_from_wide`, so running ``evalbars ranks`` on those counts
+    with the same seed gives the same numbers); the paired reading is
+    :func:`paired_rank_table`. Both use ``seed``.
+
+    Returns
+    -------
+    table : DataFrame
+        ``reading`` (``unpaired`` then ``paired``) followed by :data:`RANK_COLUMNS`.
+    reports : list of RankReport
+        The two readings, for headlines and method sentences.
+    """
+    unpaired = rank_table(leaderboard_from_wide(wide), level, draws, seed)
+    paired = paired_rank_table(wide, level, replicates, seed, stratify)
+    reports = [unpaired, paired]
+    table = pd.concat([r.table.assign(reading=r.reading) for r in reports], ignore_index=True)[
+        ["reading"] + RANK_COLUMNS
+    ]
+    return table, reports
+
+
+def read_rank_table(path) -> pd.DataFrame:
+    """Read a rank table CSV (one or both readings) back with its column types.
+
+    ``separated`` becomes a nullable boolean (missing on each reading's last row),
+    ``name`` and ``note`` stay strings (a model called ``NA`` is not a missing value).
+    """
+    table = pd.read_csv(path, keep_default_na=False, na_values={c: [""] for c in _NUMERIC_COLUMNS})
+    table["separated"] = (
+        table["separated"].map({"True": True, "False": False, "": pd.NA}).astype("boolean")
+    )
+    return table
+
+
+_NUMERIC_COLUMNS = ["n", "score", "ci_low", "ci_high", "gap", "gap_low", "gap_high", "p_first"]

@@ -1,0 +1,141 @@
+"""Rank tables as text: a readable view, Markdown and JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+
+from ..tables import to_markdown
+from .unpaired import DEFAULT_LEVEL, RankReport
+
+__all__ = [
+    "display_table",
+    "readings_display",
+    "report_markdown",
+    "readings_markdown",
+    "report_json",
+]
+
+
+def _points(value: float, signed: bool = False) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    text = f"{100 * value:+.1f}" if signed else f"{100 * value:.1f}"
+    return text.replace("-", "−")
+
+
+def _range_text(low, high) -> str:
+    return f"{int(low)}" if int(low) == int(high) else f"{int(low)}–{int(high)}"
+
+
+def _share_text(p: float) -> str:
+    if 0.9995 <= p < 1:
+        return ">99.9%"
+    if 0 < p < 0.0005:
+        return "<0.1%"
+    return f"{100 * p:.1f}%"
+
+
+def display_table(table: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
+    """A human-readable view of a rank table: points for scores and gaps, ranges as text."""
+    pct = f"{100 * level:g}%"
+    rows = []
+    for row in table.itertuples(index=False):
+        gap = (
+            "—"
+            if pd.isna(row.gap)
+            else f"{_points(row.gap, True)} ({_points(row.gap_low, True)} to {_points(row.gap_high, True)})"
+        )
+        rows.append(
+            {
+                "#": int(row.position),
+                "system": row.name,
+                "score %": _points(row.score),
+                f"{pct} CI": f"{_points(row.ci_low)}–{_points(row.ci_high)}",
+                f"gap to next, points ({pct} CI)": gap,
+                "separated": "—" if pd.isna(row.separated) else ("yes" if row.separated else "no"),
+                "tier": int(row.tier),
+                "P(first)": _share_text(float(row.p_first)),
+                f"{pct} rank range": _range_text(row.rank_low, row.rank_high),
+                "note": row.note or "",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def readings_display(table: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
+    """Unpaired and paired readings side by side, one row per system (for Markdown)."""
+    pct = f"{100 * level:g}%"
+    unpaired = table[table["reading"] == "unpaired"].set_index("name")
+    paired = table[table["reading"] == "paired"].set_index("name")
+    rows = []
+    for name, u in unpaired.iterrows():
+        p = paired.loc[name] if name in paired.index else None
+
+        def gap_text(r):
+            if r is None or pd.isna(r["gap"]):
+                return "—"
+            mark = " *" if bool(r["separated"]) else ""
+            return f"{_points(r['gap_low'], True)} to {_points(r['gap_high'], True)}{mark}"
+
+        rows.append(
+            {
+                "#": int(u["position"]),
+                "model": name,
+                "score %": f"{_points(u['score'])} ({_points(u['ci_low'])}–{_points(u['ci_high'])})",
+                "gap to next": _points(u["gap"], True) if not pd.isna(u["gap"]) else "—",
+                "gap CI, unpaired": gap_text(u),
+                "gap CI, paired": gap_text(p),
+                "tier unpaired / paired": f"{int(u['tier'])} / {int(p['tier']) if p is not None else '—'}",
+                "P(first) unpaired / paired": f"{_share_text(u['p_first'])} / "
+                + (_share_text(p["p_first"]) if p is not None else "—"),
+                f"{pct} rank range unpaired / paired": f"{_range_text(u['rank_low'], u['rank_high'])} / "
+                + (_range_text(p["rank_low"], p["rank_high"]) if p is not None else "—"),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def report_markdown(report: RankReport) -> str:
+    """The headline, a Markdown table of the report and its method line."""
+    shown = display_table(report.table, report.level)
+    right = [c for c in shown.columns if c not in ("system", "note", "separated")]
+    if not shown["note"].astype(bool).any():
+        shown = shown.drop(columns="note")
+    return f"{report.headline}\n\n" + to_markdown(shown, align_right=right) + f"\n{report.method}\n"
+
+
+def readings_markdown(table: pd.DataFrame, reports) -> str:
+    """Both readings side by side, with both headlines (the workflow's ranks.md)."""
+    level = reports[0].level
+    shown = readings_display(table, level)
+    right = [c for c in shown.columns if c != "model"]
+    lines = [f"- **{r.reading}**: {r.headline}. {r.method}" for r in reports]
+    return (
+        "\n".join(lines)
+        + "\n\n"
+        + to_markdown(
+            shown,
+            caption=f"Scores with {100 * level:g}% Wilson intervals; gap intervals to the next model "
+            "(* = separated, the interval excludes zero); tiers start at every separated "
+            "adjacent pair; P(first) and central rank ranges over the plausible worlds.",
+            align_right=right,
+        )
+    )
+
+
+def report_json(report: RankReport) -> str:
+    """The report as a JSON document: settings, headline and one record per system."""
+    records = json.loads(report.table.to_json(orient="records", double_precision=15))
+    document = {
+        "headline": report.headline,
+        "reading": report.reading,
+        "level": report.level,
+        "draws": report.draws,
+        "seed": report.seed,
+        "method": report.method,
+        "systems": records,
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

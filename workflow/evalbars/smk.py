@@ -1,0 +1,136 @@
+"""Functions of the workflow configuration, called while Snakemake builds the DAG.
+
+``workflow/rules/common.smk`` calls these; they live in the package (not in the
+rule files) so that they are unit-tested like the statistics. Named ``smk`` so
+that it never shadows Snakemake's own ``workflow`` object inside rule files.
+The scripts' side (one clear line per user error) is
+:func:`evalbars.errors.script_context`.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from .errors import ConfigError
+from .fetch import archive_name, model_from_archive, pinned_checksums
+from .paper import PAPER_MODELS
+
+__all__ = [
+    "ConfigError",
+    "archives",
+    "archive_checksum",
+    "prediction_sources",
+    "replication_applies",
+    "package_files",
+]
+
+
+def archives(config: dict) -> dict:
+    """``{archive file name: model}`` for the configured MMLU-Pro models.
+
+    Raises :class:`ConfigError` for a model whose archive has no pinned checksum.
+    """
+    known = pinned_checksums(config.get("checksums"))
+    selected = {archive_name(model): model for model in config.get("models", [])}
+    unknown = [f"{model} ({name})" for name, model in selected.items() if name not in known]
+    if unknown:
+        available = sorted(filter(None, map(model_from_archive, known)))
+        raise ConfigError(
+            f"no pinned checksum for {', '.join(unknown)}. Models with pinned checksums: "
+            f"{', '.join(available)}. For another upstream archive, add its sha256 under "
+            "`checksums:` in config/config.yaml after checking the file yourself."
+        )
+    return selected
+
+
+def archive_checksum(config: dict, name: str) -> str:
+    """Pinned sha256 of archive ``name``."""
+    return pinned_checksums(config.get("checksums"))[name]
+
+
+def prediction_sources(config: dict) -> list[dict]:
+    """The user's prediction files as ``[{"path": str, "model": str | None}]``.
+
+    Raises :class:`ConfigError` when neither ``models`` nor ``predictions`` is given.
+    """
+    sources = [
+        {"path": str(entry), "model": None}
+        if isinstance(entry, (str, Path))
+        else {"path": str(entry["path"]), "model": entry.get("model")}
+        for entry in config.get("predictions", [])
+    ]
+    if not sources and not config.get("models"):
+        raise ConfigError("nothing to analyse: set `models:` and/or `predictions:` in the config")
+    return sources
+
+
+def replication_applies(config: dict) -> bool:
+    """Whether the replication check against the paper's numbers makes sense for ``config``.
+
+    It does when the data are the paper's: exactly its six MMLU-Pro models, no
+    prediction files of the user's, and missing predictions re-scorable (any
+    policy but ``exclude``, which drops them from the item table).
+    """
+    return (
+        sorted(config.get("models", [])) == sorted(PAPER_MODELS)
+        and not config.get("predictions")
+        and config.get("missing_prediction", "wrong") != "exclude"
+    )
+
+
+def _imported_package_modules(path: Path, package_root: Path) -> set[Path]:
+    """Files of the package that one Python file imports directly (absolute or relative)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    if path.is_relative_to(package_root):
+        # A module's own package, as a dotted path relative to the package root's parent.
+        here = path.parent.relative_to(package_root.parent).parts
+    else:
+        here = ()
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = list(here[: len(here) - node.level + 1]) if node.level else []
+            module = base + (node.module.split(".") if node.module else [])
+            names.append(".".join(module))
+            # `from evalbars import mixed` imports the module evalbars.mixed
+            names += [".".join([*module, alias.name]) for alias in node.names]
+    files = set()
+    for name in names:
+        parts = name.split(".")
+        if parts[0] != package_root.name:
+            continue
+        # Importing a.b.c runs a/__init__.py, a/b/__init__.py and a/b/c(.py | /__init__.py).
+        for depth in range(1, len(parts) + 1):
+            stem = package_root.parent.joinpath(*parts[:depth])
+            for candidate in (stem.with_suffix(".py"), stem / "__init__.py"):
+                if candidate.is_file():
+                    files.add(candidate)
+    return files
+
+
+def package_files(script, package_root=None) -> list[str]:
+    """Every file of the evalbars package that ``script`` imports, directly or not.
+
+    A rule lists these as inputs, so that editing a module reruns exactly the
+    jobs whose code imports it (Snakemake's own ``code`` trigger covers only the
+    script file itself). Imports are read statically with :mod:`ast`, the way
+    Python resolves them: ``from evalbars import mixed`` and ``from .scores
+    import WideScores`` both count, and importing a module also runs its
+    packages' ``__init__.py``.
+
+    Returns
+    -------
+    list of str
+        Sorted paths (absolute).
+    """
+    package_root = Path(package_root or Path(__file__).resolve().parent)
+    pending = [Path(script).resolve()]
+    seen: set[Path] = set()
+    while pending:
+        found = _imported_package_modules(pending.pop(), package_root) - seen
+        seen |= found
+        pending += sorted(found)
+    return sorted(str(path) for path in seen)
