@@ -1,0 +1,109 @@
+# Shared by .ci/slurm/start and .ci/slurm/stop (sourced, not run).
+#
+# Everything the test cluster owns lives in one state directory, so that `stop` can remove it whole
+# and the next `start` begins with an empty queue. The only file outside it is /etc/slurm/slurm.conf,
+# because every SLURM client (sinfo, srun, sbatch, and the ones Snakemake's plugin calls) reads that
+# path without being told; `start` marks it as ours and `stop` removes it.
+
+STATE="${EVALBARS_SLURM_STATE:-/tmp/evalbars-slurm}"
+SLURM_CONF_PATH=/etc/slurm/slurm.conf
+CONF_MARK="# evalbars-test-cluster: written by .ci/slurm/start; removed by .ci/slurm/stop"
+PIDS_FILE="$STATE/pids"            # one line per daemon we started: NAME PID STARTTIME
+LOCK_FILE="${STATE%/}.lock"         # beside the state dir, which `stop` deletes
+MUNGE_SOCKET="$STATE/munge/munge.socket.2"
+# `stop` deletes the state directory only if it carries this file, which `start` puts there: a
+# mistyped EVALBARS_SLURM_STATE must never make it remove someone else's directory.
+STATE_MARK="$STATE/.evalbars-slurm-state"
+case "$STATE" in
+/?*) ;;
+*) echo "evalbars-slurm: EVALBARS_SLURM_STATE must be an absolute path, not '$STATE'" >&2; exit 1 ;;
+esac
+
+say() { printf 'evalbars-slurm: %s\n' "$*"; }
+
+# Start time of a process in clock ticks since boot (field 22 of /proc/PID/stat). Together with the
+# PID it names one process for good: after a reboot or PID reuse the pair no longer matches, so
+# `stop` can never signal a stranger that happens to have inherited a recorded PID.
+pid_starttime() {
+    local stat
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    stat=${stat##*) }                    # drop "PID (comm) ", comm may contain spaces
+    # shellcheck disable=SC2086
+    set -- $stat                         # now $1 is field 3 (state), so field 22 is ${20}
+    printf '%s\n' "${20}"
+}
+
+# True when PID is alive and is the very process recorded with STARTTIME.
+pid_matches() {
+    local now
+    now=$(pid_starttime "$1") || return 1
+    [ "$now" = "$2" ]
+}
+
+# True when every process in the pids file is still the one we started.
+recorded_all_alive() {
+    [ -s "$PIDS_FILE" ] || return 1
+    local name pid start
+    while read -r name pid start; do
+        pid_matches "$pid" "$start" || return 1
+    done <"$PIDS_FILE"
+}
+
+# Cancel the cluster's jobs, then stop exactly the recorded daemons: SIGTERM, up to 10 s of grace,
+# SIGKILL for what remains. Never by name: other SLURM or munge daemons on the machine are not ours.
+# Jobs go first, through SLURM itself, so that no slurmstepd (which detaches from slurmd) outlives
+# the daemons. Prints "TERMED KILLED" counts. $1=keep-logs leaves $STATE/log for a failed start.
+stop_cluster() {
+    local keep_logs="${1:-}" name pid start ids i termed=0 killed=0 alive
+    if [ -s "$PIDS_FILE" ] && command -v squeue >/dev/null 2>&1 && [ -f "$SLURM_CONF_PATH" ]; then
+        ids=$(timeout 10 squeue -h -o %A -t PENDING,RUNNING,SUSPENDED,CONFIGURING,COMPLETING \
+            2>/dev/null | tr '\n' ' ') || ids=""
+        if [ -n "${ids// /}" ]; then
+            # shellcheck disable=SC2086
+            timeout 10 scancel $ids >/dev/null 2>&1 || true
+            for i in $(seq 30); do
+                ids=$(timeout 5 squeue -h -o %A -t RUNNING,CONFIGURING,COMPLETING 2>/dev/null) || break
+                [ -z "$ids" ] && break
+                sleep 0.5
+            done
+        fi
+    fi
+    if [ -s "$PIDS_FILE" ]; then
+        # Reverse start order: slurmd, slurmctld, munged (the SLURM daemons still need munge to exit
+        # cleanly).
+        while read -r name pid start; do
+            if pid_matches "$pid" "$start"; then kill -TERM "$pid" 2>/dev/null && termed=$((termed + 1)); fi
+        done < <(tac "$PIDS_FILE")
+        for i in $(seq 100); do
+            alive=0
+            while read -r name pid start; do
+                pid_matches "$pid" "$start" && alive=1
+            done <"$PIDS_FILE"
+            [ "$alive" = 0 ] && break
+            sleep 0.1
+        done
+        while read -r name pid start; do
+            if pid_matches "$pid" "$start"; then kill -KILL "$pid" 2>/dev/null && killed=$((killed + 1)); fi
+        done <"$PIDS_FILE"
+        for i in $(seq 50); do
+            alive=0
+            while read -r name pid start; do
+                pid_matches "$pid" "$start" && alive=1
+            done <"$PIDS_FILE"
+            [ "$alive" = 0 ] && break
+            sleep 0.1
+        done
+    fi
+    if [ -f "$SLURM_CONF_PATH" ] && grep -qxF "$CONF_MARK" "$SLURM_CONF_PATH"; then
+        rm -f "$SLURM_CONF_PATH"
+    fi
+    if [ -f "$STATE_MARK" ]; then
+        if [ -n "$keep_logs" ]; then
+            find "$STATE" -mindepth 1 -maxdepth 1 ! -name log ! -name "${STATE_MARK##*/}" \
+                -exec rm -rf {} +
+        else
+            rm -rf "$STATE"
+        fi
+    fi
+    echo "$termed $killed"
+}
