@@ -49,13 +49,37 @@ recorded_all_alive() {
     done <"$PIDS_FILE"
 }
 
+# Wait up to $1 tenths of a second until no recorded process is alive.
+wait_recorded_gone() {
+    local i name pid start alive
+    for i in $(seq "$1"); do
+        alive=0
+        while read -r name pid start; do
+            pid_matches "$pid" "$start" && alive=1
+        done <"$PIDS_FILE"
+        [ "$alive" = 0 ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+controller_alive() {
+    local name pid start
+    [ -s "$PIDS_FILE" ] || return 1
+    while read -r name pid start; do
+        [ "$name" = slurmctld ] && pid_matches "$pid" "$start" && return 0
+    done <"$PIDS_FILE"
+    return 1
+}
+
 # Cancel the cluster's jobs, then stop exactly the recorded daemons: SIGTERM, up to 10 s of grace,
 # SIGKILL for what remains. Never by name: other SLURM or munge daemons on the machine are not ours.
 # Jobs go first, through SLURM itself, so that no slurmstepd (which detaches from slurmd) outlives
 # the daemons. Prints "TERMED KILLED" counts. $1=keep-logs leaves $STATE/log for a failed start.
 stop_cluster() {
-    local keep_logs="${1:-}" name pid start ids i termed=0 killed=0 alive
-    if [ -s "$PIDS_FILE" ] && command -v squeue >/dev/null 2>&1 && [ -f "$SLURM_CONF_PATH" ]; then
+    local keep_logs="${1:-}" name pid start ids i termed=0 killed=0
+    # Only ask a live controller: squeue against a dead one retries for 10 s.
+    if controller_alive && command -v squeue >/dev/null 2>&1 && [ -f "$SLURM_CONF_PATH" ]; then
         ids=$(timeout 10 squeue -h -o %A -t PENDING,RUNNING,SUSPENDED,CONFIGURING,COMPLETING \
             2>/dev/null | tr '\n' ' ') || ids=""
         if [ -n "${ids// /}" ]; then
@@ -69,30 +93,17 @@ stop_cluster() {
         fi
     fi
     if [ -s "$PIDS_FILE" ]; then
-        # Reverse start order: slurmd, slurmctld, munged (the SLURM daemons still need munge to exit
-        # cleanly).
+        # All at once, not one by one: slurmd, slurmctld and munged each take 1-2 s to exit, and in
+        # parallel the whole cluster is down in about 1.5 s. (slurmd alone takes ~10 s when its
+        # controller is already dead; that only happens after a crash.)
         while read -r name pid start; do
-            if pid_matches "$pid" "$start"; then kill -TERM "$pid" 2>/dev/null && termed=$((termed + 1)); fi
+            pid_matches "$pid" "$start" && kill -TERM "$pid" 2>/dev/null && termed=$((termed + 1))
         done < <(tac "$PIDS_FILE")
-        for i in $(seq 100); do
-            alive=0
-            while read -r name pid start; do
-                pid_matches "$pid" "$start" && alive=1
-            done <"$PIDS_FILE"
-            [ "$alive" = 0 ] && break
-            sleep 0.1
-        done
+        wait_recorded_gone 100
         while read -r name pid start; do
-            if pid_matches "$pid" "$start"; then kill -KILL "$pid" 2>/dev/null && killed=$((killed + 1)); fi
+            pid_matches "$pid" "$start" && kill -KILL "$pid" 2>/dev/null && killed=$((killed + 1))
         done <"$PIDS_FILE"
-        for i in $(seq 50); do
-            alive=0
-            while read -r name pid start; do
-                pid_matches "$pid" "$start" && alive=1
-            done <"$PIDS_FILE"
-            [ "$alive" = 0 ] && break
-            sleep 0.1
-        done
+        wait_recorded_gone 50
     fi
     if [ -f "$SLURM_CONF_PATH" ] && grep -qxF "$CONF_MARK" "$SLURM_CONF_PATH"; then
         rm -f "$SLURM_CONF_PATH"
