@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # sourced; the variables are used by start and stop
 # Shared by .ci/slurm/start and .ci/slurm/stop (sourced, not run).
 #
 # Everything the test cluster owns lives in one state directory, so that `stop` can remove it whole
@@ -51,8 +52,8 @@ recorded_all_alive() {
 
 # Wait up to $1 tenths of a second until no recorded process is alive.
 wait_recorded_gone() {
-    local i name pid start alive
-    for i in $(seq "$1"); do
+    local name pid start alive
+    for _ in $(seq "$1"); do
         alive=0
         while read -r name pid start; do
             pid_matches "$pid" "$start" && alive=1
@@ -75,9 +76,10 @@ controller_alive() {
 # Cancel the cluster's jobs, then stop exactly the recorded daemons: SIGTERM, up to 10 s of grace,
 # SIGKILL for what remains. Never by name: other SLURM or munge daemons on the machine are not ours.
 # Jobs go first, through SLURM itself, so that no slurmstepd (which detaches from slurmd) outlives
-# the daemons. Prints "TERMED KILLED" counts. $1=keep-logs leaves $STATE/log for a failed start.
+# the daemons. Prints "TERMED KILLED" counts. $1: "all" removes the whole state directory,
+# "keep-logs" leaves $STATE/log (after a failed start).
 stop_cluster() {
-    local keep_logs="${1:-}" name pid start ids i termed=0 killed=0
+    local what=$1 name pid start ids termed=0 killed=0
     # Only ask a live controller: squeue against a dead one retries for 10 s.
     if controller_alive && command -v squeue >/dev/null 2>&1 && [ -f "$SLURM_CONF_PATH" ]; then
         ids=$(timeout 10 squeue -h -o %A -t PENDING,RUNNING,SUSPENDED,CONFIGURING,COMPLETING \
@@ -85,7 +87,7 @@ stop_cluster() {
         if [ -n "${ids// /}" ]; then
             # shellcheck disable=SC2086
             timeout 10 scancel $ids >/dev/null 2>&1 || true
-            for i in $(seq 30); do
+            for _ in $(seq 30); do
                 ids=$(timeout 5 squeue -h -o %A -t RUNNING,CONFIGURING,COMPLETING 2>/dev/null) || break
                 [ -z "$ids" ] && break
                 sleep 0.5
@@ -109,7 +111,7 @@ stop_cluster() {
         rm -f "$SLURM_CONF_PATH"
     fi
     if [ -f "$STATE_MARK" ]; then
-        if [ -n "$keep_logs" ]; then
+        if [ "$what" = keep-logs ]; then
             find "$STATE" -mindepth 1 -maxdepth 1 ! -name log ! -name "${STATE_MARK##*/}" \
                 -exec rm -rf {} +
         else
