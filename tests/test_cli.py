@@ -149,6 +149,11 @@ BAD_BOARDS = {
     "no_name_column": ("correct,total\n8,10\n", "no name column"),
     "ragged": ("name,correct,total\na,8,10\nb,7\n", "row 2 has 2 fields but the header has 3"),
     "header_only": ("name,correct,total\n", "the leaderboard has no rows"),
+    "mixed_scales": (
+        "name,score,n\na,0.84,500\nb,83,500\nc,0.79,500\nd,80%,500\n",
+        "scores mix proportions and percentages: row 1 (a) (0.84), row 3 (c) (0.79) look like "
+        "proportions while row 2 (b) gives 83",
+    ),
     "empty_file": ("", "the file is empty"),
 }
 

@@ -90,6 +90,17 @@ def test_checksum_mismatch_deletes_and_fails_loudly(served, tmp_path):
     assert list(target.parent.iterdir()) == []
 
 
+def test_checksum_mismatch_says_which_copy_was_deleted(served, tmp_path):
+    _, _, _, root = served
+    target = tmp_path / "raw" / NAME
+    with pytest.raises(fetch.ChecksumError) as caught:
+        fetch.fetch_archive(NAME, target, "0" * 64, mirror=str(root))
+    message = str(caught.value)
+    assert f"The downloaded copy was deleted ({target} was not written)" in message
+    assert f"the source itself ({root / NAME}) was not changed" in message
+    assert (root / NAME).exists()  # the mirror's copy is untouched
+
+
 def test_corrupt_existing_file_is_replaced(served, tmp_path):
     _, base, digest, _ = served
     target = tmp_path / NAME

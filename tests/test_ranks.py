@@ -251,20 +251,49 @@ def test_seed001_leader_first_in_about_64_percent_with_rank_range_1_to_3(calcula
 # --- Plausible ranks ---------------------------------------------------------------------------
 
 
+def counted_ranges(ranks_by_world: np.ndarray, level: float) -> pd.DataFrame:
+    """The definition itself, by full tabulation: counts[i, r - 1] of worlds giving system i rank r,
+    then the smallest r whose cumulative count reaches (1 -/+ level)/2 of the worlds."""
+    worlds, k = ranks_by_world.shape
+    counts = np.stack([np.bincount(ranks_by_world[:, i] - 1, minlength=k) for i in range(k)])
+    cumulative = counts.cumsum(axis=1)
+    low = 1 + np.argmax(cumulative >= (1 - level) / 2 * worlds * (1 - 1e-12), axis=1)
+    high = 1 + np.argmax(cumulative >= (1 + level) / 2 * worlds * (1 - 1e-12), axis=1)
+    return pd.DataFrame({"p_first": counts[:, 0] / worlds, "rank_low": low, "rank_high": high})
+
+
 def test_ties_share_the_better_rank():
-    counts = ranks.rank_counts([np.array([[0.5, 0.5, 0.1], [0.2, 0.9, 0.9]])], 3)
-    # world 1: ranks 1, 1, 3; world 2: ranks 3, 1, 1
-    assert counts.tolist() == [[1, 0, 1], [2, 0, 0], [1, 0, 1]]
+    worlds = np.array([[0.5, 0.5, 0.1], [0.2, 0.9, 0.9]])  # ranks 1, 1, 3 and 3, 1, 1
+    summary = ranks.rank_ranges([worlds], 2, level=0.5)
+    assert summary["p_first"].tolist() == [0.5, 1.0, 0.5]
+    assert summary["rank_low"].tolist() == [1, 1, 1] and summary["rank_high"].tolist() == [3, 1, 3]
 
 
-def test_rank_summary_uses_inverse_cdf_quantiles():
-    # 100 worlds: rank 1 in 3, rank 2 in 94, rank 3 in 3 -> central 95% range 1..3; 90% range 2..2.
-    counts = np.array([[3, 94, 3], [94, 3, 3], [3, 3, 94]])
-    wide = ranks.rank_summary(counts, 0.95)
+def test_rank_ranges_use_inverse_cdf_quantiles():
+    # 100 worlds: system 0 ranks 1 in 3, 2 in 94 and 3 in 3 -> central 95% range 1..3, 90% 2..2.
+    order = [(0, 1, 2)] * 3 + [(1, 0, 2)] * 91 + [(1, 2, 0)] * 3 + [(2, 0, 1)] * 3
+    worlds = np.array([[3.0 - r for r in np.argsort(o)] for o in order])
+    wide = ranks.rank_ranges([worlds[:40], worlds[40:]], 100, 0.95)
     assert wide.loc[0, ["rank_low", "rank_high"]].tolist() == [1, 3]
-    narrow = ranks.rank_summary(counts, 0.90)
+    narrow = ranks.rank_ranges([worlds], 100, 0.90)
     assert narrow.loc[0, ["rank_low", "rank_high"]].tolist() == [2, 2]
     assert wide["p_first"].tolist() == [0.03, 0.94, 0.03]
+
+
+@pytest.mark.parametrize("level", [0.5, 0.9, 0.95, 0.99])
+def test_streamed_rank_ranges_equal_a_full_tabulation_for_any_chunking(level):
+    rng = np.random.default_rng(4)
+    # 1,003 worlds of 40 systems with many ties (scores on a coarse grid).
+    worlds = np.round(rng.normal(np.linspace(0.8, 0.6, 40), 0.05, size=(1003, 40)), 2)
+    expected = counted_ranges(stats.rankdata(-worlds, axis=1, method="min").astype(int), level)
+    for size in (1, 7, 512, 1003):
+        chunks = [worlds[i : i + size] for i in range(0, len(worlds), size)]
+        pd.testing.assert_frame_equal(ranks.rank_ranges(chunks, len(worlds), level), expected)
+
+
+def test_rank_ranges_refuse_a_wrong_world_count():
+    with pytest.raises(ValueError, match="held 2 worlds, not the 3 announced"):
+        ranks.rank_ranges([np.zeros((2, 3))], 3)
 
 
 def test_jeffreys_draws_reproduce_the_published_jeffreys_intervals():
@@ -641,3 +670,61 @@ def test_default_subsample_pairing_narrows_every_adjacent_gap(default_subsample)
     width_p = (paired["gap_high"] - paired["gap_low"]).iloc[:-1]
     assert (width_p < width_u).all()
     assert reports[1].n_tiers >= reports[0].n_tiers
+
+
+# --- Tiers that do not chain -------------------------------------------------------------------
+
+
+def newcombe_separated(board: pd.DataFrame, a: int, b: int) -> bool:
+    """Is system a separated from system b: Newcombe's interval by statsmodels, independently."""
+    low, _ = confint_proportions_2indep(
+        board["successes"][a], board["n"][a], board["successes"][b], board["n"][b], method="newcomb"
+    )
+    return low > 0
+
+
+def test_anchored_tiers_stop_the_chain_on_a_long_leaderboard():
+    # 60 systems 1 point apart on 300 questions: no neighbour is separated, so the adjacent-gap
+    # tiers chain the 90% leader to the 31% last system; anchored tiers do not.
+    correct = np.round(np.linspace(0.90, 0.31, 60) * 300).astype(int)
+    board = board_of(correct=correct, total=[300] * 60)
+    table = ranks.rank_table(board, draws=200, seed=0).table
+    assert table["tier"].max() == 1
+    tiers = table["tier_anchored"].to_numpy()
+    assert tiers.max() > 5 and (np.diff(tiers) >= 0).all()
+    # The definition, checked pair by pair with statsmodels' Newcombe interval: every system is
+    # unseparated from its tier's top, and each tier's top is separated from the previous top.
+    ordered = ranks.parse_leaderboard(table.rename(columns={"n": "n"})[["name", "score", "n"]])
+    tops = [int(np.flatnonzero(tiers == t)[0]) for t in range(1, tiers.max() + 1)]
+    for t, top in enumerate(tops):
+        for member in np.flatnonzero(tiers == t + 1):
+            assert member == top or not newcombe_separated(ordered, top, member)
+        if t:
+            previous = tops[t - 1]
+            assert newcombe_separated(ordered, previous, top)
+            assert not any(
+                newcombe_separated(ordered, previous, m) for m in range(previous + 1, top)
+            )
+
+
+def test_anchored_and_adjacent_tiers_agree_on_a_short_clear_board():
+    t = ranks.rank_table(ranks.read_leaderboard(CALCULATOR_EXAMPLE), draws=500).table
+    # The worked example's three adjacent-gap tiers, and anchored tiers that split no further
+    # than the data allow (each tier's members unseparated from its top).
+    assert t["tier"].tolist() == [1, 1, 1, 1, 1, 2, 2, 3]
+    assert t["tier_anchored"].max() >= t["tier"].max()
+
+
+def test_paired_anchored_tiers_use_the_paired_interval():
+    wide = _correlated_items()
+    report = ranks.paired_rank_table(wide, replicates=200, seed=0)
+    table = report.table
+    order = table["name"].tolist()
+    pairs = pairwise_table(wide).set_index(["model_a", "model_b"])
+    z = z_for_level(0.95)
+    tiers = table["tier_anchored"].to_numpy()
+    for member, tier in enumerate(tiers):
+        top = int(np.flatnonzero(tiers == tier)[0])
+        if member != top:
+            row = pairs.loc[(order[top], order[member])]
+            assert row["diff"] - z * row["se_paired"] <= 0

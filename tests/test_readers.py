@@ -193,3 +193,19 @@ def test_unsupported_and_missing_files(tmp_path):
     (tmp_path / "x.txt").write_text("")
     with pytest.raises(InputError, match="unsupported file type '.txt'"):
         readers.read_predictions(tmp_path / "x.txt")
+
+
+def test_archives_are_recognised_by_content_and_damage_is_named(tmp_path):
+    whole = write_zip(tmp_path / "model_outputs_M_5shots.zip", [record(q) for q in range(50)])
+    truncated = tmp_path / "truncated.zip"
+    truncated.write_bytes(whole.read_bytes()[:200])
+    with pytest.raises(InputError, match=r"truncated\.zip: the zip archive is damaged"):
+        readers.read_mmlu_pro(truncated)
+    # A zip whose name says JSON is still read as the archive it is.
+    disguised = tmp_path / "disguised.json"
+    disguised.write_bytes(whole.read_bytes())
+    assert len(readers.read_mmlu_pro(disguised, model="M")) == 50
+    # A file named .zip that holds something else is not a zip archive.
+    fake = write_json(tmp_path / "fake.zip", [record(1)])
+    with pytest.raises(InputError, match=r"fake\.zip: named \.zip but is not a zip archive"):
+        readers.read_mmlu_pro(fake, model="M")

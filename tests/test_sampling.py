@@ -123,12 +123,23 @@ def test_each_question_is_equally_likely_within_its_category():
 
 def test_the_analysis_needs_two_models_and_two_categories():
     items = toy_items(n_questions=30)
-    sampling.require_comparison_design(items)
+    sampling.check_design(items, "all")
     with pytest.raises(
         ConfigError, match=r"evalbars compares models, but the data hold 1: \['A'\]"
     ):
-        sampling.require_comparison_design(items[items["model"] == "A"])
+        sampling.check_design(items[items["model"] == "A"], "all")
     with pytest.raises(
-        ConfigError, match=r"at least two categories .* every question is in \['x'\]"
+        ConfigError,
+        match=r"the 30 questions every model answered are all in category 'x' \(no source gives "
+        r"another category\)",
     ):
-        sampling.require_comparison_design(items.assign(category="x"))
+        sampling.check_design(items.assign(category="x"), "all")
+
+
+def test_the_design_is_judged_on_the_shared_questions():
+    items = toy_items(n_questions=30)
+    # Model A keeps only the questions of the first category: the shared set has one category.
+    first = items["category"].iloc[0]
+    narrowed = items[(items["model"] != "A") | (items["category"] == first)]
+    with pytest.raises(ConfigError, match=rf"all in category '{first}' \(A answered no question"):
+        sampling.check_design(narrowed, "all")

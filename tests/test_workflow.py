@@ -273,6 +273,7 @@ def test_report_is_self_contained_html(default_run):
     for name in (
         "subsample_allocation.csv",
         "missing_predictions.csv",
+        "question_coverage.csv",
         "naive_vs_blocked.csv",
         "replication.png",
         "ranks.csv",
@@ -409,6 +410,12 @@ def test_interrupted_run_then_the_same_command_gives_byte_identical_outputs(tmp_
     while not (logs / "subsample").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     time.sleep(1.0)  # a few jobs under way
+    # A second run started meanwhile in the same directory is told about the lock (not about
+    # incomplete files) and changes nothing.
+    second = run_snakemake(again, "--cores", "1", check=False)
+    assert second.returncode != 0
+    assert "Directory cannot be locked" in second.stdout + second.stderr
+    assert "incomplete" not in (second.stdout + second.stderr).lower()
     process.send_signal(signal.SIGINT)
     output = process.communicate(timeout=120)[0]
     assert process.returncode != 0, output[-2000:]
@@ -470,17 +477,150 @@ def test_download_rule_verifies_checksums_from_a_loopback_server(tmp_path, fixtu
     assert not (bad / "data" / "raw" / "model_outputs_Fixture-1B_5shots.zip").exists()
 
 
-def test_bad_user_predictions_fail_cleanly(tmp_path):
+def mmlu_style_zip(path: Path, model: str, questions: int = 40) -> Path:
+    records = [
+        {"question_id": q, "category": "ab"[q % 2], "answer": "A", "pred": "AB"[q % 3 == 0]}
+        for q in range(questions)
+    ]
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(f"{model}.json", json.dumps(records))
+    return path
+
+
+def long_table(path: Path, models, ids=range(40), categories="ab") -> Path:
+    rows = [
+        f"{m},{q},{(k * 7 + i) % 3 == 0:d},{categories[k % len(categories)]}"
+        for i, m in enumerate(models)
+        for k, q in enumerate(ids)
+    ]
+    path.write_text("model,question_id,correct,category\n" + "\n".join(rows) + "\n")
+    return path
+
+
+def _bad_correct(tmp_path):
     bad = tmp_path / "mine.csv"
     bad.write_text("model,question_id,correct,category\nM,1,1,x\nM,2,maybe,x\n")
-    before = hashlib.sha256(bad.read_bytes()).hexdigest()
-    workdir = make_workdir(tmp_path, models=[], predictions=[str(bad)], subsample={"n": "all"})
-    result = run_snakemake(workdir, "--cores", "1", "data_all", check=False)
+    return [str(bad)], {}, f"{bad}, record 2: correct must be 0/1 or true/false, got 'maybe'"
+
+
+def _truncated_zip(tmp_path):
+    whole = mmlu_style_zip(tmp_path / "whole.zip", "M1").read_bytes()
+    cut = tmp_path / "cut.zip"
+    cut.write_bytes(whole[: len(whole) // 2])
+    (tmp_path / "whole.zip").unlink()
+    other = long_table(tmp_path / "other.csv", ["M2"])
+    return (
+        [{"path": str(cut), "model": "M1"}, str(other)],
+        {},
+        f"{cut}: the zip archive is damaged (truncated or corrupt; download it again): "
+        "File is not a zip file",
+    )
+
+
+def _ids_with_leading_zeros(tmp_path):
+    padded = long_table(tmp_path / "padded.csv", ["M1"], ids=[f"{q:03d}" for q in range(40)])
+    plain = long_table(tmp_path / "plain.csv", ["M2"])
+    return (
+        [str(padded), str(plain)],
+        {},
+        "80 of 80 questions (100.0%) are in some prediction sources but not all (M1 (padded.csv) "
+        "lacks 40, M2 (plain.csv) lacks 40), so the paired analyses would leave them out (the ids "
+        "'000' in padded.csv and '0' in plain.csv differ only by leading zeros); check that "
+        "question ids are written alike in every file, or raise `max_unshared_share` (now 0.01) "
+        "to accept the loss",
+    )
+
+
+def _one_category_model(tmp_path):
+    both = long_table(tmp_path / "both.csv", ["M1", "M2"])
+    narrow = long_table(tmp_path / "narrow.csv", ["M3"], ids=range(0, 40, 2), categories="a")
+    return (
+        [str(both), str(narrow)],
+        {"max_unshared_share": 1.0},
+        "the 20 questions every model answered are all in category 'a' (M3 answered no question "
+        "outside it); the analysis needs shared questions in at least two categories: give every "
+        "model questions in two or more of the same categories, or a `category` column",
+    )
+
+
+def _category_conflict(tmp_path):
+    first = long_table(tmp_path / "first.csv", ["M1"])
+    second = long_table(tmp_path / "second.csv", ["M2"], categories="ba")
+    return (
+        [str(first), str(second)],
+        {},
+        f"{second}, record 1: question 0 has category 'b' for model 'M2' but 'a' for model 'M1' "
+        f"({first}); 40 question(s) conflict in all",
+    )
+
+
+def _one_model(tmp_path):
+    mine = long_table(tmp_path / "mine.csv", ["M1"])
+    return (
+        [str(mine)],
+        {},
+        "evalbars compares models, but the data hold 1: ['M1']; list at least two in `models:` "
+        "or `predictions:`",
+    )
+
+
+def _subsample_too_large(tmp_path):
+    mine = long_table(tmp_path / "mine.csv", ["M1", "M2"])
+    return (
+        [str(mine)],
+        {"subsample": {"n": 99999}},
+        "subsample.n = 99999 does not fit: cannot draw 99999 questions from 40 eligible questions "
+        "in 2 categories (need 2 <= n <= 40); set `subsample: {n: all}` to keep every question",
+    )
+
+
+def _subsample_one_per_category(tmp_path):
+    mine = long_table(tmp_path / "mine.csv", ["M1", "M2"])
+    return (
+        [str(mine)],
+        {"subsample": {"n": 2}},
+        "subsample.n = 2 draws one question from each of the 2 categories, so the nested mixed "
+        "model cannot tell question from category variance; set `subsample: {n: ...}` above 2",
+    )
+
+
+BAD_INPUTS = {
+    case.__name__.lstrip("_"): case
+    for case in (
+        _bad_correct,
+        _truncated_zip,
+        _ids_with_leading_zeros,
+        _one_category_model,
+        _category_conflict,
+        _one_model,
+        _subsample_too_large,
+        _subsample_one_per_category,
+    )
+}
+
+
+def files_of(folder: Path) -> list:
+    """Files under ``folder`` (none when it does not exist)."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_bad_input_stops_before_anything_is_written(tmp_path, case):
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    predictions, overrides, message = BAD_INPUTS[case](inputs)
+    before = {path: hashlib.sha256(path.read_bytes()).hexdigest() for path in inputs.iterdir()}
+    config = {"models": [], "predictions": predictions, "subsample": {"n": "all"}} | overrides
+    workdir = make_workdir(tmp_path, **config)
+    # The analysis target: a design problem must stop the first job, not a late one.
+    result = run_snakemake(workdir, "--cores", "1", "analysis_all", check=False)
     assert result.returncode != 0
-    assert "mine.csv, record 2: correct must be 0/1 or true/false, got 'maybe'" in result.stderr
-    assert not (workdir / "data" / "items.parquet").exists()
-    assert not (workdir / "results" / "tables" / "missing_predictions.csv").exists()
-    assert hashlib.sha256(bad.read_bytes()).hexdigest() == before
+    errors = [line for line in result.stderr.splitlines() if line.startswith("evalbars: ")]
+    assert errors == [f"evalbars: {message}"], result.stderr[-3000:]
+    assert "Traceback" not in result.stderr
+    assert files_of(workdir / "data") == []
+    assert files_of(workdir / "results" / "tables") == []
+    assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in inputs.iterdir()} == before
 
 
 def test_user_predictions_run_through_every_analysis_stage(tmp_path):
@@ -490,13 +630,43 @@ def test_user_predictions_run_through_every_analysis_stage(tmp_path):
         for m in ("M1", "M22", "M333")
         for q in range(60)
     ]
+    # Two scores missing (an empty cell, a NaN), and one question M333 does not have: all three
+    # must be reported on the console and in the tables, and kept out of nothing silently.
+    rows[3] = rows[3].replace(",1,", ",,").replace(",0,", ",,")
+    rows[4] = rows[4].replace(",1,", ",NaN,").replace(",0,", ",NaN,")
+    del rows[-1]
     mine.write_text("model,question_id,correct,category\n" + "\n".join(rows) + "\n")
     workdir = make_workdir(
-        tmp_path, models=[], predictions=[str(mine)], subsample={"n": 40, "seed": 3}
+        tmp_path,
+        models=[],
+        predictions=[str(mine)],
+        subsample={"n": 40, "seed": 3},
+        max_unshared_share=0.02,
     )
-    run_snakemake(
+    result = run_snakemake(
         workdir, "--cores", "2", "data_all", "analysis_all", "ranks_all", "replication_all"
     )
+    console = [line for line in result.stderr.splitlines() if line.startswith("evalbars: ")]
+    assert console == [
+        "evalbars: M1: 2 missing predictions (correct empty or NaN (no score)) scored as 0 "
+        "(missing_prediction: wrong)",
+        "evalbars: M333: its source mine.csv lacks 1 of the 60 questions the sources hold",
+        "evalbars: the paired analyses use the 59 questions every model answered; 1 of 60 leave "
+        "that set (per model: question_coverage.csv)",
+        "evalbars: subsample: 1 question(s) not answered by every model are not eligible",
+    ], result.stderr[-2000:]
+    missing = pd.read_csv(workdir / "results" / "tables" / "missing_predictions.csv")
+    assert missing.set_index("model").loc["M1", ["missing_predictions", "scored_as"]].tolist() == [
+        2,
+        "0 (missing_prediction: wrong)",
+    ]
+    coverage = pd.read_csv(workdir / "results" / "tables" / "question_coverage.csv")
+    assert coverage.set_index("model")["lacks_in_source"].to_dict() == {
+        "M1": 0,
+        "M22": 0,
+        "M333": 1,
+    }
+    assert (coverage["shared"] == 59).all() and (coverage["questions"] == 60).all()
     drawn = pd.read_parquet(workdir / "data" / "subsample" / "items.parquet")
     assert len(drawn) == 120
     assert drawn.groupby("category")["question_id"].nunique().to_dict() == {"a": 20, "b": 20}
@@ -505,25 +675,3 @@ def test_user_predictions_run_through_every_analysis_stage(tmp_path):
     assert len(pd.read_csv(workdir / "results" / "tables" / "ranks.csv")) == 6
     # The replication check compares with the paper's six models, so it is skipped here.
     assert not (workdir / "results" / "tables" / "replication.csv").exists()
-
-
-@pytest.mark.parametrize(
-    ("override", "message"),
-    [
-        (
-            {"subsample": {"n": 99999}},
-            "subsample.n = 99999 does not fit: cannot draw 99999 questions from 60",
-        ),
-        ({"one_model": True}, "evalbars compares models, but the data hold 1: ['M1']"),
-    ],
-)
-def test_impossible_designs_fail_with_one_line(tmp_path, override, message):
-    mine = tmp_path / "mine.csv"
-    models = ("M1",) if override.pop("one_model", False) else ("M1", "M2")
-    rows = [f"{m},{q},{q % 2},{'ab'[q % 2]}" for m in models for q in range(60)]
-    mine.write_text("model,question_id,correct,category\n" + "\n".join(rows) + "\n")
-    workdir = make_workdir(tmp_path, models=[], predictions=[str(mine)], **override)
-    result = run_snakemake(workdir, "--cores", "1", "data_all", check=False)
-    assert result.returncode != 0
-    assert f"evalbars: {message}" in result.stderr
-    assert not (workdir / "data" / "subsample" / "items.parquet").exists()

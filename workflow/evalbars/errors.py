@@ -61,11 +61,12 @@ def plain(value):
 def script_context(log_path):
     """Run a workflow script's body with logging to ``log_path``.
 
-    A problem the user can fix (:class:`EvalbarsError`: bad input,
-    a failed download, an impossible configuration) becomes one clear line on
-    stderr and in the log, and exit status 1, instead of a traceback; Snakemake
-    then removes the job's outputs. Any other exception is a bug: its traceback
-    goes to the log as well as to stderr.
+    A problem the user can fix (:class:`EvalbarsError`: bad input, a failed
+    download, an impossible configuration) becomes one clear line on stderr and
+    in the log, and exit status 1, instead of a traceback; Snakemake then removes
+    the job's outputs. Any other exception is a bug: its traceback goes to the log
+    as well as to stderr. Warnings (log records of level WARNING) are printed on
+    stderr too, as ``evalbars: <message>``.
     """
     logging.basicConfig(
         filename=str(log_path),
@@ -73,6 +74,12 @@ def script_context(log_path):
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         force=True,
     )
+    # Warnings (anything that drops or re-scores data) also reach the console, where the user
+    # watching the run sees them, not only the log file.
+    console = logging.StreamHandler(sys.stderr)
+    console.addFilter(lambda record: record.levelno == logging.WARNING)
+    console.setFormatter(logging.Formatter("evalbars: %(message)s"))
+    logging.getLogger().addHandler(console)
     logging.captureWarnings(True)
     try:
         yield

@@ -207,8 +207,9 @@ def fetch_archive(
         if actual != sha256.lower():
             raise ChecksumError(
                 f"{name} from {location} has sha256 {actual}, but the pinned checksum is "
-                f"{sha256.lower()}. The file was deleted. The source may be corrupt or a "
-                "different version of upstream's archive; check your mirror."
+                f"{sha256.lower()}. The downloaded copy was deleted ({destination} was not "
+                f"written); the source itself ({location}) was not changed. It may be corrupt or "
+                "a different version of upstream's archive; check your mirror."
             )
         os.replace(partial, destination)
     finally:

@@ -35,6 +35,8 @@ __all__ = [
     "ITEM_COLUMNS",
     "MISSING_POLICIES",
     "apply_missing_policy",
+    "join_sources",
+    "score_sources",
     "build_item_table",
     "rescore",
     "missing_prediction_counts",
@@ -107,14 +109,14 @@ def _check_categories(frame: pd.DataFrame) -> pd.DataFrame:
     if len(conflicts):
         qid = plain(conflicts.index[0])
         rows = known.loc[
-            known["question_id"] == qid, ["model", "category", "source_file", "record"]
+            known["question_id"] == qid, ["model", "category", "source_path", "record"]
         ]
         first = rows.drop_duplicates("category").iloc[:2]
         a, b = first.iloc[0], first.iloc[1]
         raise InputError(
-            b["source_file"],
+            b["source_path"],
             f"question {qid!r} has category {b['category']!r} for model {b['model']!r} but "
-            f"{a['category']!r} for model {a['model']!r} ({a['source_file']}); "
+            f"{a['category']!r} for model {a['model']!r} ({a['source_path']}); "
             f"{len(conflicts)} question(s) conflict in all",
             int(b["record"]),
         )
@@ -130,24 +132,20 @@ def _check_categories(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def build_item_table(frames, policy: str = "wrong", seed: int = 0) -> pd.DataFrame:
-    """Concatenate raw prediction frames into the canonical item table.
+def join_sources(frames) -> pd.DataFrame:
+    """Concatenate raw prediction frames into one table, before any scoring.
 
-    Checks that no model comes from two files and that every question has one
-    category across models, then applies the missing-prediction policy.
-
-    Returns
-    -------
-    DataFrame
-        :data:`ITEM_COLUMNS`, sorted by model and question id.
+    Checks that no model comes from two sources and that every question has one
+    category across sources (filling a category a long table left empty), and
+    marks each row's ``missing_prediction``. Every row of every source is kept.
     """
     frames = list(frames)
     if not frames:
         raise ValueError("no prediction sources were given")
     seen: dict[str, str] = {}
     for frame in frames:
+        source = frame["source_path"].iloc[0]
         for model in frame["model"].unique():
-            source = frame["source_file"].iloc[0]
             if model in seen:
                 raise InputError(
                     source,
@@ -160,12 +158,24 @@ def build_item_table(frames, policy: str = "wrong", seed: int = 0) -> pd.DataFra
         combined["question_id"] = combined["question_id"].astype(str)
     combined = _check_categories(combined)
     combined["missing_prediction"] = combined["correct"].isna()
+    return combined
+
+
+def score_sources(combined: pd.DataFrame, policy: str = "wrong", seed: int = 0) -> pd.DataFrame:
+    """The canonical item table from :func:`join_sources`' table, missing predictions scored.
+
+    Returns
+    -------
+    DataFrame
+        :data:`ITEM_COLUMNS`, sorted by model and question id.
+    """
     scored = apply_missing_policy(combined, policy, seed)
     lost = sorted(set(combined["model"]) - set(scored["model"]))
     if lost:
-        sources = ", ".join(f"{m} ({seen[m]})" for m in lost)
+        sources = combined.drop_duplicates("model").set_index("model")["source_path"]
+        named = ", ".join(f"{m} ({sources[m]})" for m in lost)
         raise ConfigError(
-            f"missing_prediction=exclude leaves no scored question for model(s) {sources}: "
+            f"missing_prediction=exclude leaves no scored question for model(s) {named}: "
             "none of their answers could be extracted; use `wrong` or `random_guess`, or drop them"
         )
     items = scored[ITEM_COLUMNS].copy()
@@ -176,16 +186,57 @@ def build_item_table(frames, policy: str = "wrong", seed: int = 0) -> pd.DataFra
     return items.reset_index(drop=True)
 
 
-def missing_prediction_counts(raw_frames) -> pd.DataFrame:
-    """Per model: questions read, predictions missing, and their share."""
-    rows = [
-        (model, len(group), int(group["correct"].isna().sum()), group["source_file"].iloc[0])
-        for frame in raw_frames
-        for model, group in frame.groupby("model", sort=False)
-    ]
-    table = pd.DataFrame(rows, columns=["model", "questions", "missing_predictions", "source_file"])
-    table["missing_share"] = table["missing_predictions"] / table["questions"]
-    return table.sort_values("model").reset_index(drop=True)
+def build_item_table(frames, policy: str = "wrong", seed: int = 0) -> pd.DataFrame:
+    """:func:`join_sources` then :func:`score_sources`: raw frames to the canonical item table."""
+    return score_sources(join_sources(frames), policy, seed)
+
+
+#: What counts as a missing prediction in each kind of source, for the missing-predictions table.
+_MISSING_MEANS = {
+    "pred": "pred null (the answer could not be extracted)",
+    "correct": "correct empty or NaN (no score)",
+}
+#: What a missing prediction is scored as under each policy.
+_SCORED_AS = {
+    "wrong": "0 (missing_prediction: wrong)",
+    "random_guess": "a seeded guess among the options (missing_prediction: random_guess)",
+    "exclude": "dropped (missing_prediction: exclude)",
+}
+
+
+def missing_prediction_counts(raw_frames, policy: str = "wrong") -> pd.DataFrame:
+    """Per model: questions read, predictions missing, their share, and what they count as.
+
+    Returns
+    -------
+    DataFrame
+        ``model, questions, missing_predictions, missing_share, missing_means, scored_as,
+        skipped_entries, source_file``: ``missing_means`` says what made a row a missing
+        prediction in that source, ``scored_as`` what the policy made of it, and
+        ``skipped_entries`` how many entries of the file were not records at all.
+    """
+    rows = []
+    for frame in raw_frames:
+        # JSON predictions say "no answer" with a null pred; tables with a correct column with
+        # an empty cell.
+        means = (
+            "pred" if frame["pred"].notna().any() or frame["answer"].notna().any() else "correct"
+        )
+        for model, group in frame.groupby("model", sort=False):
+            missing = int(group["correct"].isna().sum())
+            rows.append(
+                {
+                    "model": model,
+                    "questions": len(group),
+                    "missing_predictions": missing,
+                    "missing_share": missing / len(group),
+                    "missing_means": _MISSING_MEANS[means],
+                    "scored_as": _SCORED_AS[policy] if missing else "",
+                    "skipped_entries": int(frame.attrs.get("skipped_entries", 0)),
+                    "source_file": group["source_file"].iloc[0],
+                }
+            )
+    return pd.DataFrame(rows).sort_values("model").reset_index(drop=True)
 
 
 def rescore(items: pd.DataFrame, policy: str, seed: int) -> pd.DataFrame:

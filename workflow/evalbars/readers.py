@@ -2,9 +2,11 @@
 
 Every reader raises :class:`~evalbars.errors.InputError`, whose message names the
 file, the record and the problem. Raw rows carry ``model, question_id, category,
-src, answer, pred, n_options, correct, source_file, record``; ``correct`` is null
-where the source has no prediction (:mod:`evalbars.items` decides what that
-counts as).
+src, answer, pred, n_options, correct, source_file, source_path, record``
+(``source_file`` the file's name, ``source_path`` the path as given, for
+messages); ``correct`` is null where the source has no prediction
+(:mod:`evalbars.items` decides what that counts as). ``frame.attrs["skipped_entries"]``
+counts entries a reader skipped.
 
 What is fatal and what is skipped
 ---------------------------------
@@ -27,6 +29,7 @@ import json
 import logging
 import re
 import zipfile
+import zlib
 from pathlib import Path, PurePosixPath
 
 import numpy as np
@@ -38,6 +41,8 @@ from .fetch import model_from_archive
 __all__ = [
     "MAX_MEMBER_BYTES",
     "DEFAULT_N_OPTIONS",
+    "ZIP_SIGNATURES",
+    "is_zip_archive",
     "read_json_document",
     "read_mmlu_pro",
     "read_long_table",
@@ -83,21 +88,50 @@ def _read_capped(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path) -> bytes:
     return data
 
 
+#: The first bytes of a zip archive (a local file header, or an empty archive's end record).
+ZIP_SIGNATURES = (b"PK\x03\x04", b"PK\x05\x06")
+
+
+def is_zip_archive(path) -> bool:
+    """Whether a file is a zip archive by its content (its first bytes), whatever its name."""
+    with open(path, "rb") as fh:
+        return fh.read(4) in ZIP_SIGNATURES
+
+
 def read_json_document(path):
-    """Parse a ``.json`` file, or the single JSON member of a ``.zip`` archive."""
+    """Parse a JSON file, or the single JSON member of a zip archive.
+
+    Archives are recognised by content, not by suffix, so a truncated or corrupt
+    ``.zip`` is reported as a damaged archive, never as invalid JSON.
+    """
     path = Path(path)
     try:
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as zf:
-                raw = _read_capped(zf, _safe_member(zf, path), path)
+        archive = is_zip_archive(path)
+        if archive:
+            raw = _read_archive(path)
         else:
             raw = path.read_bytes()
-    except (OSError, zipfile.BadZipFile) as exc:
-        raise InputError(path, f"cannot read file: {exc}") from exc
+    except OSError as exc:
+        raise InputError(path, f"cannot read file: {exc.strerror or exc}") from exc
+    if not archive and path.suffix.lower() == ".zip":
+        raise InputError(path, f"named .zip but is not a zip archive (it starts with {raw[:8]!r})")
     try:
         return json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(path, f"not valid JSON: {exc}") from exc
+
+
+def _read_archive(path: Path) -> bytes:
+    """The JSON member of a zip archive, or an InputError saying the archive is damaged."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return _read_capped(zf, _safe_member(zf, path), path)
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        # A download cut short loses the central directory at the end of the file (BadZipFile);
+        # damage inside a member shows as a CRC or decompression error while reading it.
+        raise InputError(
+            path, f"the zip archive is damaged (truncated or corrupt; download it again): {exc}"
+        ) from exc
 
 
 def _check_question_id(value, path, record):
@@ -170,6 +204,8 @@ def read_mmlu_pro(path, model: str | None = None) -> pd.DataFrame:
     )
     frame["model"] = model
     frame["source_file"] = path.name
+    frame["source_path"] = str(path)
+    frame.attrs["skipped_entries"] = len(skipped)
     frame["correct"] = _correct_from_pred(frame["pred"], frame["answer"])
     _check_unique_questions(frame, path)
     return frame
@@ -250,6 +286,8 @@ def read_long_table(path) -> pd.DataFrame:
     # A missing prediction is a null correct value; keep pred null there too.
     frame.loc[frame["correct"].isna(), "pred"] = None
     frame["source_file"] = path.name
+    frame["source_path"] = str(path)
+    frame.attrs["skipped_entries"] = 0
     _check_unique_questions(frame, path)
     return frame
 

@@ -16,14 +16,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .coverage import categories_by_model, narrowest_models, shared_questions
 from .errors import ConfigError
 from .scores import question_order
 
 __all__ = [
     "allocate_proportional",
     "eligible_questions",
+    "check_design",
     "draw_questions",
-    "require_comparison_design",
     "Subsample",
     "stratified_subsample",
 ]
@@ -92,7 +93,7 @@ def allocate_proportional(sizes: pd.Series, n: int) -> pd.DataFrame:
 
 
 def eligible_questions(items: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """Questions every model in ``items`` has a score for.
+    """Questions every model in ``items`` has a score for (:func:`evalbars.coverage.shared_questions`).
 
     Returns
     -------
@@ -101,21 +102,20 @@ def eligible_questions(items: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     n_dropped : int
         Questions some model did not answer.
     """
-    n_models = items["model"].nunique()
-    per_question = items.groupby("question_id").agg(
-        category=("category", "first"), answered=("model", "nunique")
-    )
-    complete = per_question["answered"] == n_models
-    eligible = question_order(per_question.loc[complete, ["category"]].reset_index())
-    return eligible.reset_index(drop=True), int((~complete).sum())
+    return shared_questions(items)
 
 
-def require_comparison_design(items: pd.DataFrame) -> None:
-    """Refuse item tables the analysis cannot compare.
+def check_design(items: pd.DataFrame, n) -> None:
+    """Refuse, before anything is written, an item table the analysis cannot compare.
 
-    The analysis needs at least two models (it compares them) and at least two
-    categories (the mixed models' category random effect and the clustered SE
-    need them). Raises :class:`~evalbars.errors.ConfigError` naming what is short.
+    The analysis compares at least two models, on the questions every model
+    answered (the shared set), which must span at least two categories (the
+    mixed models estimate a category variance and the clustered SE needs two
+    clusters); the subsample of ``n`` of them must fit (at least one per
+    category) and give some category two questions (else the nested model's
+    question variance cannot be told from its category variance). Raises
+    :class:`~evalbars.errors.ConfigError` with one line naming the models and
+    categories that cause the problem and what to change.
     """
     models = sorted(items["model"].unique())
     if len(models) < 2:
@@ -123,12 +123,36 @@ def require_comparison_design(items: pd.DataFrame) -> None:
             f"evalbars compares models, but the data hold {len(models)}: {models}; "
             "list at least two in `models:` or `predictions:`"
         )
-    categories = sorted(items["category"].unique())
-    if len(categories) < 2:
+    shared, _ = shared_questions(items)
+    if shared.empty:
+        sizes = items.groupby("model")["question_id"].nunique().sort_values(kind="stable")
         raise ConfigError(
-            f"the analysis needs questions in at least two categories (the mixed models estimate a "
-            f"category variance), but every question is in {categories}; give your predictions a "
-            "`category` column"
+            f"no question was answered by every model (the fewest: {sizes.index[0]} with "
+            f"{int(sizes.iloc[0]):,}); the paired analyses need questions all models answered"
+        )
+    categories = sorted(shared["category"].unique())
+    if len(categories) < 2:
+        only = categories[0]
+        others = sorted(set(items["category"]) - {only})
+        culprits = narrowest_models(items, only)
+        if not others:
+            reason = "no source gives another category"
+        elif all(categories_by_model(items)[m] == [only] for m in culprits):
+            reason = f"{', '.join(culprits)} answered no question outside it"
+        else:
+            reason = f"{', '.join(culprits)} share no question outside it with every other model"
+        raise ConfigError(
+            f"the {len(shared):,} questions every model answered are all in category {only!r} "
+            f"({reason}); the analysis needs shared questions in at least two categories: give "
+            "every model questions in two or more of the same categories, or a `category` column"
+        )
+    sizes = shared.groupby("category").size()
+    allocation = allocate_proportional(sizes, len(shared) if n == "all" else int(n))
+    if allocation["allocated"].max() < 2:
+        raise ConfigError(
+            f"subsample.n = {n} draws one question from each of the {len(sizes)} categories, so "
+            "the nested mixed model cannot tell question from category variance; set "
+            f"`subsample: {{n: ...}}` above {len(sizes)}"
         )
 
 
@@ -212,7 +236,9 @@ def stratified_subsample(items: pd.DataFrame, n, seed: int) -> Subsample:
     """
     eligible, n_dropped = eligible_questions(items)
     if n_dropped:
-        log.warning("%d questions are not answered by every model and are not eligible", n_dropped)
+        log.warning(
+            "subsample: %d question(s) not answered by every model are not eligible", n_dropped
+        )
     questions, allocation = draw_questions(eligible, n, seed)
     subset = items[items["question_id"].isin(questions["question_id"])]
     subset = subset.sort_values(["model", "question_id"]).reset_index(drop=True)

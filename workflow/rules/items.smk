@@ -11,6 +11,12 @@ rule items:
             category="1. Data",
             labels={"table": "missing predictions"},
         ),
+        coverage=report(
+            "results/tables/question_coverage.csv",
+            caption="../report/question_coverage.rst",
+            category="1. Data",
+            labels={"table": "question coverage"},
+        ),
     log:
         "results/logs/items/items.log",
     params:
@@ -18,6 +24,8 @@ rule items:
         prediction_models=[source["model"] for source in PREDICTION_SOURCES],
         policy=lookup(dpath="missing_prediction", within=config),
         seed=lookup(dpath="missing_prediction_seed", within=config),
+        max_unshared_share=lookup(dpath="max_unshared_share", within=config),
+        subsample_n=lookup(dpath="subsample/n", within=config),
     message:
         "--- Building the canonical item table."
     script:

@@ -1,26 +1,37 @@
-"""Snakemake adapter: read every prediction source into the canonical item table."""
+"""Snakemake adapter: read every prediction source into the canonical item table.
 
+Everything that can make the run fail is checked before anything is written: the sources
+against each other (ids, categories, coverage) and the design the analysis will compare.
+"""
+
+import logging
 from typing import TYPE_CHECKING
 
+from evalbars.coverage import check_source_coverage, coverage_table, data_changes
 from evalbars.errors import script_context
-from evalbars.items import build_item_table, missing_prediction_counts
+from evalbars.items import join_sources, missing_prediction_counts, score_sources
 from evalbars.readers import read_predictions
-from evalbars.sampling import require_comparison_design
+from evalbars.sampling import check_design
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    models = snakemake.params.archive_models
+    p = snakemake.params
     archives = snakemake.input.archives
-    raw = [read_predictions(path, models[path.rsplit("/", 1)[-1]]) for path in archives]
+    raw = [read_predictions(path, p.archive_models[path.rsplit("/", 1)[-1]]) for path in archives]
     raw += [
         read_predictions(path, model)
-        for path, model in zip(
-            snakemake.input.predictions, snakemake.params.prediction_models, strict=True
-        )
+        for path, model in zip(snakemake.input.predictions, p.prediction_models, strict=True)
     ]
-    items = build_item_table(raw, snakemake.params.policy, snakemake.params.seed)
-    require_comparison_design(items)
-    missing_prediction_counts(raw).to_csv(snakemake.output.missing, index=False)
+    combined = join_sources(raw)
+    check_source_coverage(combined, p.max_unshared_share)
+    items = score_sources(combined, p.policy, p.seed)
+    check_design(items, p.subsample_n)
+    missing = missing_prediction_counts(raw, p.policy)
+    coverage = coverage_table(combined, items)
+    for line in data_changes(missing, coverage):
+        logging.getLogger("evalbars").warning("%s", line)
+    missing.to_csv(snakemake.output.missing, index=False)
+    coverage.to_csv(snakemake.output.coverage, index=False)
     items.to_parquet(snakemake.output.item_table, index=False)

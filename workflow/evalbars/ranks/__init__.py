@@ -33,7 +33,12 @@ descending, ties in input order):
 ``separated``
     The gap interval excludes zero (empty on the last row).
 ``tier``
-    1 + the number of separated adjacent pairs above this system.
+    1 + the number of separated adjacent pairs above this system (the
+    rank-uncertainty calculator's definition; tiers chain through unseparated
+    neighbours).
+``tier_anchored``
+    Tiers that do not chain: a tier starts at the first system separated from the
+    current tier's top (the leader for tier 1), by the same difference interval.
 ``p_first``
     Share of plausible worlds in which this system ranks first (ties share the
     better rank, so shares can add up to more than 1).
@@ -68,10 +73,10 @@ from .unpaired import (
     RANK_COLUMNS,
     RankReport,
     adjacent_gaps,
+    anchored_tiers,
     headline,
     plausible_scores,
-    rank_counts,
-    rank_summary,
+    rank_ranges,
     rank_table,
     score_intervals,
     tiers_from_separated,
@@ -93,8 +98,8 @@ __all__ = [
     "paired_rank_table",
     "parse_leaderboard",
     "plausible_scores",
-    "rank_counts",
-    "rank_summary",
+    "anchored_tiers",
+    "rank_ranges",
     "rank_table",
     "ranks_readings",
     "read_leaderboard",

@@ -176,7 +176,7 @@ def parse_leaderboard(frame: pd.DataFrame, source: str = "leaderboard") -> pd.Da
     if frame.empty:
         raise InputError(source, "the leaderboard has no rows")
 
-    names, parsed, percent_any = [], [], False
+    names, parsed, percent_rows = [], [], []
     for number, row in enumerate(frame.to_dict("records"), start=1):
         raw_name = row[name_column]
         name = (
@@ -187,13 +187,14 @@ def parse_leaderboard(frame: pd.DataFrame, source: str = "leaderboard") -> pd.Da
         where = f"row {number} ({name})" if name else f"row {number}"
         if not name:
             raise InputError(source, f"{where}: missing name")
-        values = {}
+        values, percent_sign = {}, False
         for column in value_columns:
             value, percent = _parse_number(row[column], column, where, source)
             values[column] = value
-            percent_any |= percent and column == "score"
+            percent_sign |= percent and column == "score"
         names.append(name)
         parsed.append((where, values))
+        percent_rows.append(percent_sign)
 
     seen = {}
     for (where, _), name in zip(parsed, names, strict=True):
@@ -201,9 +202,7 @@ def parse_leaderboard(frame: pd.DataFrame, source: str = "leaderboard") -> pd.Da
             raise InputError(source, f"{where}: duplicate name, also on {seen[name]}")
         seen[name] = where.split(" (")[0]
 
-    scores = [v.get("score", math.nan) for _, v in parsed]
-    percent_scale = percent_any or any(s > 1 for s in scores if not math.isnan(s))
-    scale, bounds = (100.0, "[0, 100]") if percent_scale else (1.0, "[0, 1]")
+    scale, bounds = _score_scale(parsed, percent_rows, source)
 
     records = []
     for (where, values), name in zip(parsed, names, strict=True):
@@ -226,6 +225,37 @@ def parse_leaderboard(frame: pd.DataFrame, source: str = "leaderboard") -> pd.Da
     return pd.DataFrame.from_records(
         records, columns=["name", "form", "score", "n", "successes", "se", "note"]
     )
+
+
+def _score_scale(parsed, percent_rows, source) -> tuple[float, str]:
+    """The one scale of the table's scores: percentages or proportions.
+
+    Scores are percentages when any carries a ``%`` sign or exceeds 1. A table on
+    the percentage scale whose other rows give a score in (0, 1] without a ``%``
+    sign mixes the two scales (0.84 next to 83): it is refused, naming those rows,
+    rather than read as 0.84%.
+    """
+    scores = [values.get("score", math.nan) for _, values in parsed]
+    percent = [sign or score > 1 for sign, score in zip(percent_rows, scores, strict=True)]
+    if not any(percent):
+        return 1.0, "[0, 1]"
+    ambiguous = [
+        f"{where} ({_format_number(score)})"
+        for (where, _), score, sign in zip(parsed, scores, percent_rows, strict=True)
+        if not sign and 0 < score <= 1
+    ]
+    if ambiguous:
+        example = next(i for i, p in enumerate(percent) if p)
+        shown = ", ".join(ambiguous[:3]) + (
+            f" and {len(ambiguous) - 3} more" if len(ambiguous) > 3 else ""
+        )
+        raise InputError(
+            source,
+            f"scores mix proportions and percentages: {shown} look like proportions while "
+            f"{parsed[example][0]} gives {_format_number(scores[example])}; write every score on "
+            "one scale (a score below 1% as e.g. 0.5%)",
+        )
+    return 100.0, "[0, 100]"
 
 
 def _missing_description(given: set) -> str:

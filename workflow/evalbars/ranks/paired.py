@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 
 from ..intervals import z_for_level
-from ..pairwise import pairwise_table
 from ..scores import WideScores, accuracy_order
 from .leaderboard import leaderboard_from_wide
 from .unpaired import (
@@ -24,9 +23,9 @@ from .unpaired import (
     RankReport,
     _assemble,
     _check_settings,
+    anchored_tiers,
     headline,
-    rank_counts,
-    rank_summary,
+    rank_ranges,
     rank_table,
     score_intervals,
 )
@@ -44,6 +43,43 @@ def _shared_questions(wide: WideScores) -> WideScores:
     return WideScores(
         wide.scores[keep], list(wide.models), wide.question_ids[keep], wide.categories[keep]
     )
+
+
+class _PairedMoments:
+    """Column moments of a complete score matrix, for paired gaps between any two columns.
+
+    For columns a and b over n questions, with :math:`d_i = s_{ia} - s_{ib}`:
+    :math:`\bar d = \bar s_a - \bar s_b` and
+    :math:`SE_p^2 = (\\overline{d^2} - \bar d^2)/n`, where
+    :math:`\\overline{d^2} = \\overline{s_a^2} + \\overline{s_b^2} - 2\\,\\overline{s_a s_b}`
+    (population variance, as ``se_paired`` of :func:`evalbars.pairwise.pairwise_table`).
+    Cross moments of neighbours come from one elementwise product, those of one
+    column with all later ones from one matrix-vector product: never a K x K table.
+    """
+
+    def __init__(self, scores: np.ndarray):
+        self.scores = scores
+        self.n = scores.shape[0]
+        self.mean = scores.mean(axis=0)
+        self.mean_sq = (scores * scores).mean(axis=0)
+
+    def _gaps(self, a, b, cross) -> tuple[np.ndarray, np.ndarray]:
+        diff = self.mean[a] - self.mean[b]
+        mean_sq_diff = self.mean_sq[a] + self.mean_sq[b] - 2 * cross
+        # Clip round-off below zero (two identical columns).
+        return diff, np.sqrt(np.maximum(mean_sq_diff - diff**2, 0.0) / self.n)
+
+    def adjacent(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(diff, se_paired)`` of every column and the next one."""
+        cross = np.einsum("ij,ij->j", self.scores[:, :-1], self.scores[:, 1:]) / self.n
+        columns = np.arange(self.scores.shape[1])
+        return self._gaps(columns[:-1], columns[1:], cross)
+
+    def from_column(self, top: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(diff, se_paired)`` of column ``top`` and each column after it."""
+        below = np.arange(top + 1, self.scores.shape[1])
+        cross = self.scores[:, top] @ self.scores[:, below] / self.n
+        return self._gaps(np.full(below.size, top), below, cross)
 
 
 def bootstrap_accuracies(
@@ -166,13 +202,10 @@ def paired_rank_table(
     low, high = score_intervals(board, level)
     board = board.assign(ci_low=low, ci_high=high)
 
-    pairs = pairwise_table(WideScores(scores, order, shared.question_ids, shared.categories))
-    adjacent = pairs.set_index(["model_a", "model_b"]).reindex(
-        list(zip(order[:-1], order[1:], strict=True))
-    )
     z = z_for_level(level)
-    gap = np.append(adjacent["diff"].to_numpy(dtype=float), np.nan)
-    se = np.append(adjacent["se_paired"].to_numpy(dtype=float), np.nan)
+    moments = _PairedMoments(scores)
+    gap, se = moments.adjacent()
+    gap, se = np.append(gap, np.nan), np.append(se, np.nan)
     separated = pd.array(gap - z * se > 0, dtype="boolean")
     separated[len(order) - 1] = pd.NA
     gaps = pd.DataFrame(
@@ -184,10 +217,16 @@ def paired_rank_table(
             "pair_kind": np.where(np.isnan(gap), "", "paired"),
         }
     )
+
+    def separated_from(top):
+        diff, diff_se = moments.from_column(top)
+        return diff - z * diff_se > 0
+
     rng = np.random.default_rng(seed)
     strata = shared.categories if stratify else None
-    counts = rank_counts(bootstrap_accuracies(scores, strata, int(replicates), rng), len(order))
-    table = _assemble(board, gaps, rank_summary(counts, level))
+    replicate_means = bootstrap_accuracies(scores, strata, int(replicates), rng)
+    summary = rank_ranges(replicate_means, int(replicates), level)
+    table = _assemble(board, gaps, summary, anchored_tiers(separated_from, len(order)))
     n_strata = len(np.unique(shared.categories))
     dropped = wide.scores.shape[0] - n_questions
     method = (

@@ -57,6 +57,7 @@ def display_table(table: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataF
                 f"gap to next, points ({pct} CI)": gap,
                 "separated": "—" if pd.isna(row.separated) else ("yes" if row.separated else "no"),
                 "tier": int(row.tier),
+                "tier (anchored)": int(row.tier_anchored),
                 "P(first)": _share_text(float(row.p_first)),
                 f"{pct} rank range": _range_text(row.rank_low, row.rank_high),
                 "note": row.note or "",
@@ -89,6 +90,8 @@ def readings_display(table: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.Da
                 "gap CI, unpaired": gap_text(u),
                 "gap CI, paired": gap_text(p),
                 "tier unpaired / paired": f"{int(u['tier'])} / {int(p['tier']) if p is not None else '—'}",
+                "anchored tier unpaired / paired": f"{int(u['tier_anchored'])} / "
+                + (f"{int(p['tier_anchored'])}" if p is not None else "—"),
                 "P(first) unpaired / paired": f"{_share_text(u['p_first'])} / "
                 + (_share_text(p["p_first"]) if p is not None else "—"),
                 f"{pct} rank range unpaired / paired": f"{_range_text(u['rank_low'], u['rank_high'])} / "
@@ -120,7 +123,8 @@ def readings_markdown(table: pd.DataFrame, reports) -> str:
             shown,
             caption=f"Scores with {100 * level:g}% Wilson intervals; gap intervals to the next model "
             "(* = separated, the interval excludes zero); tiers start at every separated "
-            "adjacent pair; P(first) and central rank ranges over the plausible worlds.",
+            "adjacent pair, anchored tiers at the first model separated from the tier's top; "
+            "P(first) and central rank ranges over the plausible worlds.",
             align_right=right,
         )
     )

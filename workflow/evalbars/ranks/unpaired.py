@@ -7,11 +7,11 @@ gaps between neighbours, tiers, and plausible ranks from Jeffreys posterior draw
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ..intervals import mover_difference, wilson_interval, z_for_level
 
@@ -25,8 +25,8 @@ __all__ = [
     "score_intervals",
     "adjacent_gaps",
     "tiers_from_separated",
-    "rank_counts",
-    "rank_summary",
+    "rank_ranges",
+    "anchored_tiers",
     "plausible_scores",
     "headline",
     "percent_text",
@@ -40,9 +40,10 @@ DEFAULT_SEED = 2024
 #: Confidence level of intervals and rank ranges when none is given.
 DEFAULT_LEVEL = 0.95
 #: Plausible worlds (or bootstrap replicates) generated and ranked at a time. It bounds
-#: memory (a chunk of the bootstrap holds DRAW_CHUNK x questions counts) and is a fixed
-#: constant, so results depend on the seed and the number of draws only.
-DRAW_CHUNK = 512
+#: memory (a chunk holds DRAW_CHUNK x systems draws, and the bootstrap DRAW_CHUNK x questions
+#: counts) whatever the number of draws; numpy draws array arguments element by element, so
+#: the chunk size does not change the numbers, which depend on the seed and the draws only.
+DRAW_CHUNK = 128
 #: Columns of every rank table, in order.
 RANK_COLUMNS = [
     "position",
@@ -57,6 +58,7 @@ RANK_COLUMNS = [
     "gap_high",
     "separated",
     "tier",
+    "tier_anchored",
     "p_first",
     "rank_low",
     "rank_high",
@@ -204,59 +206,133 @@ def tiers_from_separated(separated) -> np.ndarray:
 
 
 def _min_ranks(samples: np.ndarray) -> np.ndarray:
-    """Rank of each column within each row, 1 = highest; ties share the better (smaller) rank."""
-    return stats.rankdata(-samples, axis=1, method="min").astype(np.int64)
+    """Rank of each column within each row, 1 = highest; ties share the better (smaller) rank.
+
+    What ``scipy.stats.rankdata(-samples, axis=1, method="min")`` returns, from one
+    argsort per row: after sorting, a tie group's rank is the position of its
+    first member.
+    """
+    order = np.argsort(-samples, axis=1)
+    ordered = np.take_along_axis(samples, order, axis=1)
+    starts = np.ones(ordered.shape, dtype=bool)
+    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    positions = np.arange(1, samples.shape[1] + 1, dtype=np.int32)
+    group_rank = np.maximum.accumulate(np.where(starts, positions, 0), axis=1)
+    ranks = np.empty(samples.shape, dtype=np.int32)
+    np.put_along_axis(ranks, order, group_rank, axis=1)
+    return ranks
 
 
-def rank_counts(sample_chunks, n_systems: int) -> np.ndarray:
-    """Tabulate ranks over plausible worlds.
+def _quantile_positions(worlds: int, level: float) -> tuple[int, int]:
+    """1-based order statistics ``(k_low, k_high)`` of a rank's central ``level`` range.
+
+    With :math:`t_- = (1 - level)/2 \\cdot W` and :math:`t_+ = (1 + level)/2 \\cdot W`
+    over W worlds, the smallest rank r with :math:`F(r) \\ge t` is the
+    :math:`\\lceil t \rceil`-th smallest rank (inverse-CDF quantile); the factor
+    1 - 1e-12 keeps a product such as 0.025 * 10,000 from rounding up past 250.
+    """
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    lower = math.ceil((1 - level) / 2 * worlds * (1 - 1e-12))
+    upper = math.ceil((1 + level) / 2 * worlds * (1 - 1e-12))
+    return max(1, lower), min(worlds, max(1, upper))
+
+
+def rank_ranges(sample_chunks, worlds: int, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
+    r"""P(first) and the central rank range of every system, streamed over plausible worlds.
 
     Parameters
     ----------
-    sample_chunks : iterable of ndarray, each (worlds, n_systems)
-        Plausible scores; every row is one world.
-    n_systems : int
-
-    Returns
-    -------
-    ndarray, shape (n_systems, n_systems), int
-        ``counts[i, r - 1]``: worlds in which system i has rank r (ties share
-        the better rank, so a world can give rank 1 to several systems).
-    """
-    counts = np.zeros(n_systems * n_systems, dtype=np.int64)
-    offsets = np.arange(n_systems) * n_systems
-    for chunk in sample_chunks:
-        ranks = _min_ranks(chunk)
-        counts += np.bincount((ranks - 1 + offsets).ravel(), minlength=n_systems * n_systems)
-    return counts.reshape(n_systems, n_systems)
-
-
-def rank_summary(counts: np.ndarray, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
-    """P(first) and the central rank range from a rank-count matrix (:func:`rank_counts`).
-
-    ``rank_low`` is the smallest rank r with :math:`F(r) \\ge (1 - level)/2` and
-    ``rank_high`` the smallest with :math:`F(r) \\ge (1 + level)/2`, where F is the
-    system's rank distribution over the worlds (inverse-CDF quantiles), so at least
-    ``level`` of the worlds put the system inside ``[rank_low, rank_high]``.
+    sample_chunks : iterable of ndarray, each (worlds in the chunk, systems)
+        Plausible scores; every row is one world (:func:`plausible_scores`, or the
+        paired bootstrap's replicates).
+    worlds : int
+        Total rows over all chunks.
+    level : float
+        Central coverage of the rank range.
 
     Returns
     -------
     DataFrame
         ``p_first, rank_low, rank_high``, one row per system.
+
+    Notes
+    -----
+    Each world is ranked with ties sharing the better rank (several systems can
+    be first). ``rank_low`` is the smallest rank r with :math:`F(r) \ge (1 -
+    level)/2` and ``rank_high`` the smallest with :math:`F(r) \ge (1 + level)/2`,
+    F the system's rank distribution over the worlds, so at least ``level`` of the
+    worlds put the system inside ``[rank_low, rank_high]``. These are order
+    statistics of each system's ranks (:func:`_quantile_positions`), so only the
+    :math:`k_-` smallest and the :math:`W - k_+ + 1` largest ranks seen so far are
+    kept: memory is O(systems × (chunk + (1 - level) × worlds)), never
+    systems², and the result equals a full tabulation of the ranks exactly.
     """
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level!r}")
-    counts = np.asarray(counts)
-    worlds = counts[0].sum()
-    cumulative = np.cumsum(counts, axis=1)
-    # Integer comparison with a tolerance for the float product level * worlds.
-    lower_target = (1 - level) / 2 * worlds * (1 - 1e-12)
-    upper_target = (1 + level) / 2 * worlds * (1 - 1e-12)
-    rank_low = 1 + np.argmax(cumulative >= lower_target, axis=1)
-    rank_high = 1 + np.argmax(cumulative >= upper_target, axis=1)
+    k_low, k_high = _quantile_positions(int(worlds), level)
+    keep_high = int(worlds) - k_high + 1
+    smallest = largest = first = None
+    seen = 0
+    for chunk in sample_chunks:
+        ranks = _min_ranks(chunk)
+        seen += len(ranks)
+        if smallest is None:
+            smallest = np.empty((0, ranks.shape[1]), dtype=np.int32)
+            largest = np.empty((0, ranks.shape[1]), dtype=np.int32)
+            first = np.zeros(ranks.shape[1], dtype=np.int64)
+        first += (ranks == 1).sum(axis=0)
+        pool = np.vstack([smallest, ranks])
+        if len(pool) > k_low:
+            pool = np.partition(pool, k_low - 1, axis=0)[:k_low]
+        smallest = pool
+        pool = np.vstack([largest, ranks])
+        if len(pool) > keep_high:
+            pool = np.partition(pool, len(pool) - keep_high, axis=0)[-keep_high:]
+        largest = pool
+    if seen != worlds:
+        raise ValueError(f"the chunks held {seen} worlds, not the {worlds} announced")
     return pd.DataFrame(
-        {"p_first": counts[:, 0] / worlds, "rank_low": rank_low, "rank_high": rank_high}
+        {
+            "p_first": first / worlds,
+            "rank_low": smallest.max(axis=0).astype(np.int64),
+            "rank_high": largest.min(axis=0).astype(np.int64),
+        }
     )
+
+
+def anchored_tiers(separated_from, n_systems: int) -> np.ndarray:
+    """Tiers that do not chain: each tier starts at the first system separated from its top.
+
+    Parameters
+    ----------
+    separated_from : callable
+        ``separated_from(t)`` returns booleans for the systems ``t + 1, ..., n - 1``:
+        is the gap between system t and that system's interval above zero (the
+        same difference interval as for neighbours, applied to a non-adjacent pair).
+    n_systems : int
+
+    Returns
+    -------
+    ndarray of int
+        Tier of each system, 1-based, in nominal order.
+
+    Notes
+    -----
+    Adjacent-gap tiers (:func:`tiers_from_separated`, the rank-uncertainty
+    calculator's definition) chain: a run of unseparated neighbours can join a
+    20% system to a 95% leader when there are many systems. Here the first tier's
+    top is the leader; walking down, the first system separated from that top
+    starts the next tier and becomes its top, and so on. Every system in a tier
+    is unseparated from the tier's top (not necessarily from each other).
+    """
+    tiers = np.empty(n_systems, dtype=int)
+    top, tier = 0, 1
+    while top < n_systems:
+        separated = np.asarray(separated_from(top), dtype=bool)
+        hits = np.flatnonzero(separated)
+        end = top + 1 + int(hits[0]) if hits.size else n_systems
+        tiers[top:end] = tier
+        top, tier = end, tier + 1
+    return tiers
 
 
 def plausible_scores(
@@ -356,7 +432,7 @@ def headline(table: pd.DataFrame) -> str:
     )
 
 
-def _assemble(board, gaps, summary) -> pd.DataFrame:
+def _assemble(board, gaps, summary, tier_anchored) -> pd.DataFrame:
     notes = board["note"].astype(str).tolist()
     kinds = gaps["pair_kind"].tolist()
     for i, kind in enumerate(kinds):
@@ -378,6 +454,7 @@ def _assemble(board, gaps, summary) -> pd.DataFrame:
             "gap_high": gaps["gap_high"].to_numpy(),
             "separated": gaps["separated"].array,
             "tier": tiers_from_separated(gaps["separated"].tolist()),
+            "tier_anchored": tier_anchored,
             "p_first": summary["p_first"].to_numpy(),
             "rank_low": summary["rank_low"].to_numpy(),
             "rank_high": summary["rank_high"].to_numpy(),
@@ -418,9 +495,11 @@ def rank_table(
     -----
     Score intervals: :func:`score_intervals`; gaps: :func:`adjacent_gaps`; a new
     tier starts at every separated adjacent pair (no multiplicity adjustment
-    across the pairs). Plausible ranks: every world is ranked with ties sharing
-    the better rank, and :func:`rank_summary` gives ``p_first`` and the central
-    rank range. Every system is treated as an independent estimate; systems
+    across the pairs); ``tier_anchored`` starts a tier at the first system
+    separated from the current tier's top instead (:func:`anchored_tiers`), which
+    does not chain on long leaderboards. Plausible ranks: every world is ranked
+    with ties sharing the better rank, and :func:`rank_ranges` gives ``p_first``
+    and the central rank range, streaming over the draws. Every system is treated as an independent estimate; systems
     scored on the same items have positively correlated errors, so this is the
     conservative reading (see :func:`paired_rank_table`).
 
@@ -438,9 +517,18 @@ def rank_table(
     low, high = score_intervals(board, level)
     board = board.assign(ci_low=low, ci_high=high)
     gaps = adjacent_gaps(board, level)
+    score = board["score"].to_numpy(dtype=float)
+
+    def separated_from(top):
+        below = slice(top + 1, None)
+        gap_low, _ = mover_difference(
+            score[top], low[top], high[top], score[below], low[below], high[below]
+        )
+        return gap_low > 0
+
     rng = np.random.default_rng(seed)
-    counts = rank_counts(plausible_scores(board, int(draws), rng), len(board))
-    table = _assemble(board, gaps, rank_summary(counts, level))
+    summary = rank_ranges(plausible_scores(board, int(draws), rng), int(draws), level)
+    table = _assemble(board, gaps, summary, anchored_tiers(separated_from, len(board)))
     method = (
         f"Unpaired: Wilson (or score ± z·se) intervals, Newcombe gap intervals, "
         f"{int(draws):,} Jeffreys/normal draws (seed {seed})."

@@ -1,0 +1,189 @@
+"""Which questions each model answered, which every model answered, and what left that set.
+
+The paired analyses compare models on the questions every model answered (the
+shared question set). A question leaves that set when some model's source lacks
+it, or when the ``exclude`` policy drops a model's missing prediction.
+:func:`coverage_table` says, per model, how many questions left and why;
+:func:`check_source_coverage` stops the run, before anything is written, when
+sources disagree on more questions than the configured share, since that is
+more often a mismatch of question ids (``001`` in one file, ``1`` in another)
+than a real difference.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .errors import ConfigError, plain
+from .scores import question_order
+
+__all__ = [
+    "presence",
+    "shared_questions",
+    "coverage_table",
+    "check_source_coverage",
+    "categories_by_model",
+    "narrowest_models",
+    "data_changes",
+]
+
+
+def presence(items: pd.DataFrame) -> pd.DataFrame:
+    """Question-by-model table of booleans: does the model have a row for the question."""
+    return pd.crosstab(items["question_id"], items["model"]).astype(bool)
+
+
+def shared_questions(items: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """Questions every model in ``items`` has a row for.
+
+    Returns
+    -------
+    shared : DataFrame
+        ``question_id``, ``category`` in canonical order (category, question id).
+    n_dropped : int
+        Questions some model lacks.
+    """
+    answered = presence(items).all(axis=1)
+    categories = items.drop_duplicates("question_id").set_index("question_id")["category"]
+    shared = categories.loc[answered.index[answered.to_numpy()]].reset_index()
+    return question_order(shared).reset_index(drop=True), int((~answered).sum())
+
+
+def coverage_table(combined: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+    """Per model: how many questions it has, how many every model has, and why others left.
+
+    Parameters
+    ----------
+    combined : DataFrame
+        Every row of every source, before scoring (:func:`evalbars.items.join_sources`).
+    items : DataFrame
+        The item table the analysis reads (:func:`evalbars.items.score_sources`).
+
+    Returns
+    -------
+    DataFrame
+        One row per model: ``model, source_file, in_source`` (questions in its source),
+        ``lacks_in_source`` (questions some other source has and this one lacks),
+        ``excluded`` (missing predictions the ``exclude`` policy dropped), ``analysed``
+        (its questions in the item table), ``shared`` (questions every model has in
+        the item table, the same in every row), ``outside_shared`` (``analysed -
+        shared``: its questions the paired analyses leave out) and ``questions``
+        (distinct questions over all sources).
+    """
+    in_source = presence(combined)
+    analysed = presence(items).reindex(index=in_source.index, fill_value=False)
+    shared = int(analysed.all(axis=1).sum())
+    sources = combined.drop_duplicates("model").set_index("model")["source_file"]
+    models = list(in_source.columns)
+    counts = analysed.sum(axis=0).reindex(models, fill_value=0).to_numpy()
+    table = pd.DataFrame(
+        {
+            "model": models,
+            "source_file": sources.loc[models].to_numpy(),
+            "in_source": in_source.sum(axis=0).to_numpy(),
+            "lacks_in_source": (~in_source).sum(axis=0).to_numpy(),
+            "excluded": (in_source & ~analysed).sum(axis=0).to_numpy(),
+            "analysed": counts,
+            "shared": shared,
+            "outside_shared": counts - shared,
+            "questions": len(in_source),
+        }
+    )
+    return table
+
+
+def _leading_zero_example(combined: pd.DataFrame, unshared) -> str:
+    """`` ('001' in a.csv, '1' in b.csv)`` when two unshared ids differ only by leading zeros."""
+    rows = combined.loc[combined["question_id"].isin(unshared), ["question_id", "source_file"]]
+    rows = rows.drop_duplicates("question_id")
+    text = rows["question_id"].astype(str)
+    stripped = text.str.lstrip("0").replace("", "0")
+    clashing = rows[stripped.duplicated(keep=False).to_numpy()]
+    if clashing.empty:
+        return ""
+    first = stripped[clashing.index[0]]
+    pair = clashing[stripped.loc[clashing.index] == first].iloc[:2]
+    (id_a, file_a), (id_b, file_b) = pair.itertuples(index=False)
+    return f" (the ids {plain(id_a)!r} in {file_a} and {plain(id_b)!r} in {file_b} differ only by leading zeros)"
+
+
+def check_source_coverage(combined: pd.DataFrame, max_unshared_share: float) -> None:
+    """Stop when sources disagree on more than ``max_unshared_share`` of the questions.
+
+    A question is unshared when some source has it and another lacks it; the
+    paired analyses would leave it out for every model. Raises
+    :class:`~evalbars.errors.ConfigError` with one line naming the models that
+    lack most questions, a hint when ids differ only by leading zeros, and the
+    key that relaxes the check.
+    """
+    in_source = presence(combined)
+    unshared = ~in_source.all(axis=1).to_numpy()
+    share = float(unshared.mean())
+    if share <= max_unshared_share:
+        return
+    lacking = (~in_source).sum(axis=0).sort_values(ascending=False, kind="stable")
+    sources = combined.drop_duplicates("model").set_index("model")["source_file"]
+    worst = ", ".join(
+        f"{model} ({sources[model]}) lacks {int(n):,}" for model, n in lacking.iloc[:3].items() if n
+    )
+    more = (lacking > 0).sum() - min(3, int((lacking > 0).sum()))
+    worst += f" and {more} more model(s)" if more else ""
+    hint = _leading_zero_example(combined, in_source.index[unshared])
+    raise ConfigError(
+        f"{int(unshared.sum()):,} of {len(in_source):,} questions ({share:.1%}) are in some "
+        f"prediction sources but not all ({worst}), so the paired analyses would leave them "
+        f"out{hint}; check that question ids are written alike in every file, or raise "
+        f"`max_unshared_share` (now {max_unshared_share:g}) to accept the loss"
+    )
+
+
+def categories_by_model(items: pd.DataFrame) -> dict:
+    """``{model: sorted categories of its questions}``."""
+    return {m: sorted(g.unique()) for m, g in items.groupby("model")["category"]}
+
+
+def narrowest_models(items: pd.DataFrame, category: str) -> list:
+    """Models whose questions lie in ``category`` alone, else those lacking the most questions
+    outside it (who keep the shared set from reaching other categories)."""
+    outside = items[items["category"] != category]
+    only_there = [m for m, cats in categories_by_model(items).items() if cats == [category]]
+    if only_there:
+        return only_there
+    counts = outside.groupby("model")["question_id"].nunique()
+    counts = counts.reindex(sorted(items["model"].unique()), fill_value=0)
+    return list(counts.index[counts.to_numpy() == np.min(counts.to_numpy())])
+
+
+def data_changes(missing: pd.DataFrame, coverage: pd.DataFrame) -> list[str]:
+    """Plain sentences for everything that dropped or re-scored data, per model then overall.
+
+    ``missing`` is :func:`evalbars.items.missing_prediction_counts`, ``coverage``
+    :func:`coverage_table`. The workflow prints these on the console and logs them;
+    the two tables carry the same numbers into the report.
+    """
+    lines = []
+    for row in missing.itertuples(index=False):
+        if row.skipped_entries:
+            lines.append(
+                f"{row.model}: skipped {row.skipped_entries} entries of {row.source_file} that "
+                "are not records"
+            )
+        if row.missing_predictions:
+            lines.append(
+                f"{row.model}: {row.missing_predictions:,} missing predictions "
+                f"({row.missing_means}) scored as {row.scored_as}"
+            )
+    for row in coverage.itertuples(index=False):
+        if row.lacks_in_source:
+            lines.append(
+                f"{row.model}: its source {row.source_file} lacks {row.lacks_in_source:,} of the "
+                f"{row.questions:,} questions the sources hold"
+            )
+    total, shared = int(coverage["questions"].iloc[0]), int(coverage["shared"].iloc[0])
+    if shared < total:
+        lines.append(
+            f"the paired analyses use the {shared:,} questions every model answered; "
+            f"{total - shared:,} of {total:,} leave that set (per model: question_coverage.csv)"
+        )
+    return lines
