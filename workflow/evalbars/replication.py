@@ -149,10 +149,7 @@ def replication_runs(
             drawn = sampling.draw_questions(eligible, n, seed)[0]["question_id"]
             keep = np.zeros(len(position), dtype=bool)
             keep[position.get_indexer(drawn)] = True
-            sub = WideScores(
-                wide.scores[keep], wide.models, wide.question_ids[keep], wide.categories[keep]
-            )
-            for quantity, value in paper_quantities(sub, alpha, "exact").items():
+            for quantity, value in paper_quantities(wide.rows(keep), alpha, "exact").items():
                 rows.append((policy, seed, i == 0, quantity, value))
     return pd.DataFrame(rows, columns=["policy", "seed", "configured", "quantity", "value"])
 

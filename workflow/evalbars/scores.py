@@ -9,7 +9,7 @@ uses (best first).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -19,24 +19,36 @@ __all__ = ["WideScores", "wide_scores", "question_order", "accuracy_order"]
 
 @dataclass(frozen=True)
 class WideScores:
-    """Scores as a question-by-model matrix.
+    """Scores as a question-by-model matrix of cells, each the mean of its samples.
+
+    A cell is one model on one question. With one sample per cell (the usual
+    case) its score is that sample's; with repeated samples (epochs) it is their
+    mean, and ``samples`` and ``within_ss`` keep what the mean hides.
 
     Attributes
     ----------
     scores : ndarray, shape (n_questions, n_models)
-        0/1 (or continuous) scores; NaN where a model has no score for a question.
+        Mean score of each cell (0/1 data give proportions); NaN where the model
+        has no sample for the question.
     models : list of str
         Column labels, in the order given to :func:`wide_scores`.
     question_ids : ndarray
         Row labels, sorted by category then question id.
     categories : ndarray of str
         Category of each row.
+    samples : ndarray of int, shape (n_questions, n_models), optional
+        Samples (epochs) per cell, 0 where there are none; default one per scored cell.
+    within_ss : ndarray, shape (n_questions, n_models), optional
+        Sum of squared deviations of a cell's samples from the cell mean (0 for a
+        single sample); default zeros.
     """
 
     scores: np.ndarray
     models: list
     question_ids: np.ndarray
     categories: np.ndarray
+    samples: np.ndarray | None = None
+    within_ss: np.ndarray | None = None
 
     @property
     def complete(self) -> bool:
@@ -48,6 +60,48 @@ class WideScores:
         """Integer code of each row's category (codes follow sorted category names)."""
         return np.unique(self.categories, return_inverse=True)[1]
 
+    @property
+    def sample_counts(self) -> np.ndarray:
+        """Samples per cell (``samples``, or 1 per scored cell when not given)."""
+        if self.samples is not None:
+            return np.asarray(self.samples)
+        return np.isfinite(self.scores).astype(np.int64)
+
+    @property
+    def within_squares(self) -> np.ndarray:
+        """``within_ss``, or zeros when not given."""
+        if self.within_ss is not None:
+            return np.asarray(self.within_ss, dtype=float)
+        return np.zeros(self.scores.shape)
+
+    @property
+    def has_repeats(self) -> bool:
+        """True when some cell holds more than one sample (epochs)."""
+        return bool((self.sample_counts > 1).any())
+
+    def rows(self, keep) -> WideScores:
+        """The same matrix restricted to the rows (questions) selected by ``keep``."""
+        keep = np.asarray(keep)
+        return replace(
+            self,
+            scores=self.scores[keep],
+            question_ids=self.question_ids[keep],
+            categories=self.categories[keep],
+            samples=None if self.samples is None else np.asarray(self.samples)[keep],
+            within_ss=None if self.within_ss is None else np.asarray(self.within_ss)[keep],
+        )
+
+    def columns(self, models) -> WideScores:
+        """The same matrix with its columns in the order of ``models`` (a subset allowed)."""
+        index = [self.models.index(m) for m in models]
+        return replace(
+            self,
+            scores=self.scores[:, index],
+            models=list(models),
+            samples=None if self.samples is None else np.asarray(self.samples)[:, index],
+            within_ss=None if self.within_ss is None else np.asarray(self.within_ss)[:, index],
+        )
+
 
 def question_order(frame: pd.DataFrame) -> pd.DataFrame:
     """Sort a frame with ``category`` and ``question_id`` columns into the canonical order."""
@@ -55,9 +109,12 @@ def question_order(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def wide_scores(items: pd.DataFrame, models=None) -> WideScores:
-    """Pivot the long item table into a :class:`WideScores` matrix.
+    """Pivot the long item table into a :class:`WideScores` matrix of cell means.
 
-    ``models`` fixes the column order (default: sorted model names).
+    ``models`` fixes the column order (default: sorted model names). Rows with
+    several samples of one (question, model) cell (an ``epoch`` column) are
+    summarised by their count, mean and within-cell sum of squares, all by
+    ``bincount`` over cell codes.
     """
     models = list(models) if models is not None else sorted(items["model"].unique())
     unknown = set(models) - set(items["model"].unique())
@@ -65,13 +122,26 @@ def wide_scores(items: pd.DataFrame, models=None) -> WideScores:
         raise ValueError(f"models not in the item table: {sorted(unknown)}")
     subset = items[items["model"].isin(models)]
     questions = question_order(subset[["question_id", "category"]].drop_duplicates("question_id"))
-    matrix = subset.pivot(index="question_id", columns="model", values="correct")
-    matrix = matrix.reindex(index=questions["question_id"].to_numpy(), columns=models)
+    question_ids = questions["question_id"].to_numpy()
+    row = pd.Index(question_ids).get_indexer(subset["question_id"])
+    column = pd.Index(models).get_indexer(subset["model"])
+    cell = row * len(models) + column
+    size = len(question_ids) * len(models)
+    values = subset["correct"].to_numpy(dtype=float)
+    counts = np.bincount(cell, minlength=size)
+    sums = np.bincount(cell, weights=values, minlength=size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(counts > 0, sums / counts, np.nan)
+    deviations = values - means[cell]
+    within = np.bincount(cell, weights=deviations * deviations, minlength=size)
+    shape = (len(question_ids), len(models))
     return WideScores(
-        scores=matrix.to_numpy(dtype=float),
+        scores=means.reshape(shape),
         models=models,
-        question_ids=questions["question_id"].to_numpy(),
+        question_ids=question_ids,
         categories=questions["category"].to_numpy().astype(str),
+        samples=counts.reshape(shape),
+        within_ss=within.reshape(shape),
     )
 
 

@@ -40,9 +40,7 @@ def _shared_questions(wide: WideScores) -> WideScores:
         raise ValueError(
             "no question was answered by every model; a paired reading needs shared questions"
         )
-    return WideScores(
-        wide.scores[keep], list(wide.models), wide.question_ids[keep], wide.categories[keep]
-    )
+    return wide.rows(keep)
 
 
 class _PairedMoments:
@@ -195,10 +193,10 @@ def paired_rank_table(
     _check_settings(level, replicates)
     shared = _shared_questions(wide)
     order = accuracy_order(shared)
-    columns = [shared.models.index(m) for m in order]
-    scores = shared.scores[:, columns]
+    shared = shared.columns(order)
+    scores = shared.scores
     n_questions = scores.shape[0]
-    board = leaderboard_from_wide(WideScores(scores, order, shared.question_ids, shared.categories))
+    board = leaderboard_from_wide(shared)
     low, high = score_intervals(board, level)
     board = board.assign(ci_low=low, ci_high=high)
 
