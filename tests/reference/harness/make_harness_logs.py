@@ -642,6 +642,7 @@ def write_expected(root: Path) -> None:
             "rows": len(rows),
             "exercises": FEATURES.get(name, ""),
         })
+    manifest.sort(key=lambda m: m["expected"])  # log names are random within a second
     with open(out / "manifest.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=list(manifest[0]), lineterminator="\n")
         w.writeheader()
