@@ -110,7 +110,9 @@ def register_fake_lm() -> None:
         def __init__(self, pretrained: str, seed: int | str = 0, **kwargs) -> None:
             super().__init__()
             if pretrained not in LM_EVAL_SKILL:
-                raise ValueError(f"unknown fake model {pretrained!r}; one of {sorted(LM_EVAL_SKILL)}")
+                raise ValueError(
+                    f"unknown fake model {pretrained!r}; one of {sorted(LM_EVAL_SKILL)}"
+                )
             self.fake_name = pretrained
             self.seed = str(seed)
             self.skill = LM_EVAL_SKILL[pretrained]
@@ -264,15 +266,25 @@ def run_lm_eval(work: Path) -> Path:
     out = work / "lm_eval"
     for pretrained, seed in LM_EVAL_RUNS:
         cmd = [
-            sys.executable, str(Path(__file__).resolve()), "lm-eval-cli", "--",
-            "--model", "evalbars-fake",
-            "--model_args", f"pretrained={pretrained},seed={seed}",
-            "--tasks", LM_EVAL_TASK_LIST,
-            "--include_path", ".",
-            "--batch_size", "1",
-            "--device", "cpu",  # lm-eval's default is cuda:0, recorded in config.device
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "lm-eval-cli",
+            "--",
+            "--model",
+            "evalbars-fake",
+            "--model_args",
+            f"pretrained={pretrained},seed={seed}",
+            "--tasks",
+            LM_EVAL_TASK_LIST,
+            "--include_path",
+            ".",
+            "--batch_size",
+            "1",
+            "--device",
+            "cpu",  # lm-eval's default is cuda:0, recorded in config.device
             "--log_samples",
-            "--output_path", str(out),
+            "--output_path",
+            str(out),
         ]
         print("+", " ".join(cmd[2:]), flush=True)
         subprocess.run(cmd, cwd=tasks, env=child_env(work), check=True)
@@ -310,7 +322,16 @@ def inspect_task(name: str, *, flaky: bool = False, partial: bool = False):
     from inspect_ai import Task
     from inspect_ai.dataset import json_dataset
     from inspect_ai.scorer import (
-        CORRECT, INCORRECT, NOANSWER, PARTIAL, Score, Target, accuracy, match, scorer, stderr,
+        CORRECT,
+        INCORRECT,
+        NOANSWER,
+        PARTIAL,
+        Score,
+        Target,
+        accuracy,
+        match,
+        scorer,
+        stderr,
     )
     from inspect_ai.solver import TaskState, generate, solver
 
@@ -369,7 +390,9 @@ def inspect_eval(scenario: str, label: str, task_name: str, **kwargs) -> None:
     from inspect_ai.model import get_model
 
     task_kwargs = {k: kwargs.pop(k) for k in ("flaky", "partial") if k in kwargs}
-    model = get_model(f"mockllm/{label}", custom_outputs=inspect_fake_outputs(label, inspect_dataset_rows()))
+    model = get_model(
+        f"mockllm/{label}", custom_outputs=inspect_fake_outputs(label, inspect_dataset_rows())
+    )
     logs = inspect_eval_fn(
         inspect_task(task_name, **task_kwargs),
         model=model,
@@ -394,18 +417,44 @@ def run_inspect_current(work: Path) -> None:
         # Two scorers, one of which gives partial credit (P) and no-answer (N).
         inspect_eval("partial_credit", "fake-weak", "toyqa_partial", partial=True)
         # Errored samples in a log whose status is still "success".
-        inspect_eval("errored_samples", "fake-strong", "toyqa_flaky", flaky=True, fail_on_error=False)
+        inspect_eval(
+            "errored_samples", "fake-strong", "toyqa_flaky", flaky=True, fail_on_error=False
+        )
         # An eval that stops at the first error: status "error". One sample at a time so
         # the log holds the same samples on every regeneration.
-        inspect_eval("status_error", "fake-strong", "toyqa_flaky", flaky=True, fail_on_error=True, max_samples=1)
+        inspect_eval(
+            "status_error",
+            "fake-strong",
+            "toyqa_flaky",
+            flaky=True,
+            fail_on_error=True,
+            max_samples=1,
+        )
         # The JSON log format. Inspect pretty-prints it (~12 kB a sample), hence limit=10.
         inspect_eval("json", "fake-weak", "toyqa", log_format="json", limit=10)
     finally:
         os.chdir(cwd)
-    # A cancelled eval needs a real interrupt, so it runs in its own process.
+    # A cancelled eval needs a real interrupt, so it runs in its own process (whose exit
+    # status after the interrupt means nothing; check_inspect_statuses checks the log).
     cmd = [sys.executable, str(Path(__file__).resolve()), "inspect-cancelled"]
     print("+ inspect-cancelled", flush=True)
     subprocess.run(cmd, cwd=work, env=child_env(work), check=False)
+
+
+# The status each scenario's logs must have; anything else means a run went wrong.
+EXPECTED_STATUS = {"status_error": "error", "status_cancelled": "cancelled"}
+
+
+def check_inspect_statuses(work: Path) -> None:
+    """Fail unless every scenario folder holds its logs with the intended status."""
+    from inspect_ai.log import read_eval_log
+
+    for folder in sorted((work / "inspect").iterdir()):
+        logs = sorted(folder.glob("*.eval")) + sorted(folder.glob("*.json"))
+        want = EXPECTED_STATUS.get(folder.name, "success")
+        got = [read_eval_log(str(f), header_only=True).status for f in logs]
+        if not got or any(g != want for g in got):
+            raise SystemExit(f"{folder.name}: log statuses {got}, expected {want}")
 
 
 def inspect_cancelled() -> None:
@@ -414,26 +463,27 @@ def inspect_cancelled() -> None:
     Python's asyncio runner turns SIGINT into cancellation of the running task; Inspect
     then writes the log with status ``cancelled`` and the samples completed so far.
     """
-    from inspect_ai.model import ModelOutput
-
-    rows = inspect_dataset_rows()
-    inner = inspect_fake_outputs("fake-weak", rows)
+    inner = inspect_fake_outputs("fake-weak", inspect_dataset_rows())
 
     def interrupting(input, tools, tool_choice, config):  # noqa: A002
         from inspect_ai.solver._task_state import sample_state
 
         if sample_state().sample_id == CANCEL_AT:
             os.kill(os.getpid(), signal.SIGINT)
-        out: ModelOutput = inner(input, tools, tool_choice, config)
-        return out
+        return inner(input, tools, tool_choice, config)
 
     from inspect_ai import eval as inspect_eval_fn
     from inspect_ai.model import get_model
 
     model = get_model("mockllm/fake-weak", custom_outputs=interrupting)
     try:
-        inspect_eval_fn(inspect_task("toyqa"), model=model, log_dir="inspect/status_cancelled",
-                        display="none", max_samples=1)
+        inspect_eval_fn(
+            inspect_task("toyqa"),
+            model=model,
+            log_dir="inspect/status_cancelled",
+            display="none",
+            max_samples=1,
+        )
     except KeyboardInterrupt:
         pass
 
@@ -458,9 +508,26 @@ def inspect_deflate() -> None:
 # ---------------------------------------------------------------------------------------
 
 COLUMNS = [
-    "harness", "model", "task", "group", "question_id", "doc_id", "category", "subject",
-    "epoch", "metric", "filter", "value", "score", "errored", "error", "target", "response",
-    "status", "run", "source_file",
+    "harness",
+    "model",
+    "task",
+    "group",
+    "question_id",
+    "doc_id",
+    "category",
+    "subject",
+    "epoch",
+    "metric",
+    "filter",
+    "value",
+    "score",
+    "errored",
+    "error",
+    "target",
+    "response",
+    "status",
+    "run",
+    "source_file",
 ]
 
 
@@ -482,42 +549,46 @@ def lm_eval_tables(root: Path) -> list[tuple[str, list[dict], dict]]:
     runs_per_model: dict[str, int] = {}
     for results_file in sorted((root / "lm_eval").glob("*/results_*.json")):
         results = json.loads(results_file.read_text(encoding="utf-8"))
-        stamp = results_file.stem[len("results_"):]
+        stamp = results_file.stem[len("results_") :]
         model = results["model_name"]
-        group_of = {sub: grp for grp, subs in results.get("group_subtasks", {}).items() for sub in subs}
+        group_of = {
+            sub: grp for grp, subs in results.get("group_subtasks", {}).items() for sub in subs
+        }
         rows = []
         for samples_file in sorted(results_file.parent.glob(f"samples_*_{stamp}.jsonl")):
-            task = samples_file.name[len("samples_"):-len(f"_{stamp}.jsonl")]
+            task = samples_file.name[len("samples_") : -len(f"_{stamp}.jsonl")]
             assert task in results["configs"], (task, samples_file)
             for line in samples_file.read_text(encoding="utf-8").splitlines():
                 rec = json.loads(line)
                 doc = rec["doc"]
                 gen = results["configs"][task]["output_type"] == "generate_until"
                 for metric in rec["metrics"]:
-                    rows.append({
-                        "harness": "lm_eval",
-                        "model": model,
-                        "task": task,
-                        "group": group_of.get(task, ""),
-                        "question_id": doc["id"],
-                        "doc_id": rec["doc_id"],
-                        "category": doc["category"],
-                        "subject": doc.get("subject", ""),
-                        "epoch": 1,
-                        "metric": metric,
-                        "filter": rec["filter"],
-                        "value": rec[metric],
-                        "score": float(rec[metric]),
-                        "errored": False,
-                        "error": "",
-                        "target": rec["target"],
-                        # generate_until: the filtered answer; multiple_choice: the
-                        # filtered (log-likelihood, is_greedy) pairs are not one answer
-                        "response": rec["filtered_resps"][0] if gen else "",
-                        "status": "",
-                        "run": stamp,
-                        "source_file": rel(samples_file, root),
-                    })
+                    rows.append(
+                        {
+                            "harness": "lm_eval",
+                            "model": model,
+                            "task": task,
+                            "group": group_of.get(task, ""),
+                            "question_id": doc["id"],
+                            "doc_id": rec["doc_id"],
+                            "category": doc["category"],
+                            "subject": doc.get("subject", ""),
+                            "epoch": 1,
+                            "metric": metric,
+                            "filter": rec["filter"],
+                            "value": rec[metric],
+                            "score": float(rec[metric]),
+                            "errored": False,
+                            "error": "",
+                            "target": rec["target"],
+                            # generate_until: the filtered answer; multiple_choice: the
+                            # filtered (log-likelihood, is_greedy) pairs are not one answer
+                            "response": rec["filtered_resps"][0] if gen else "",
+                            "status": "",
+                            "run": stamp,
+                            "source_file": rel(samples_file, root),
+                        }
+                    )
         n = runs_per_model[model] = runs_per_model.get(model, 0) + 1
         short = model.split("/")[-1]
         info = {"log": rel(results_file, root), "model": model, "run": stamp, "run_of_model": n}
@@ -545,7 +616,10 @@ def inspect_tables(root: Path) -> list[tuple[str, list[dict], dict]]:
             continue
         log = read_eval_log(str(log_file))
         # The streaming reader must see the same samples (its order may differ).
-        streamed = [(s.id, s.epoch) for s in read_eval_log_samples(str(log_file), all_samples_required=False)]
+        streamed = [
+            (s.id, s.epoch)
+            for s in read_eval_log_samples(str(log_file), all_samples_required=False)
+        ]
         assert sorted(streamed) == sorted((s.id, s.epoch) for s in log.samples or []), log_file
         rows = []
         for s in log.samples or []:
@@ -571,10 +645,17 @@ def inspect_tables(root: Path) -> list[tuple[str, list[dict], dict]]:
             if not s.scores:
                 rows.append({**base, "metric": "", "value": "", "score": ""})
             for name, score in (s.scores or {}).items():
-                rows.append({**base, "metric": name, "value": score.value, "score": to_float(score.value)})
-        with zipfile.ZipFile(log_file) if log_file.suffix == ".eval" else _nullcontext() as zf:
-            types = sorted({i.compress_type for i in zf.infolist()}) if zf else []
-        compression = {(93,): "zstd", (8,): "deflate"}.get(tuple(types), "+".join(map(str, types)) or "none")
+                rows.append(
+                    {**base, "metric": name, "value": score.value, "score": to_float(score.value)}
+                )
+        # Compression of the zip members, as the zip's own directory records it.
+        types = []
+        if log_file.suffix == ".eval":
+            with zipfile.ZipFile(log_file) as zf:
+                types = sorted({i.compress_type for i in zf.infolist()})
+        compression = {(93,): "zstd", (8,): "deflate"}.get(
+            tuple(types), "+".join(map(str, types)) or "none"
+        )
         info = {
             "log": rel(log_file, root),
             "model": log.eval.model,
@@ -588,16 +669,6 @@ def inspect_tables(root: Path) -> list[tuple[str, list[dict], dict]]:
         label = log.eval.model.split("/")[-1]
         tables.append((f"inspect__{scenario}__{label}", rows, info))
     return tables
-
-
-class _nullcontext:
-    """``with`` target that yields None (a JSON log is no zip)."""
-
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
 
 
 # What each fixture exercises, for the manifest and the README.
@@ -629,19 +700,21 @@ def write_expected(root: Path) -> None:
             w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
             w.writeheader()
             w.writerows(rows)
-        manifest.append({
-            "expected": f"expected/{name}.csv",
-            "harness": rows[0]["harness"] if rows else name.split("__")[0],
-            "log": info["log"],
-            "model": info["model"],
-            "status": info.get("status", "success"),
-            "format": info.get("format", "jsonl"),
-            "compression": info.get("compression", "none"),
-            "written_by": info.get("written_by", "lm_eval"),
-            "newest_run_of_model": info.get("newest", True),
-            "rows": len(rows),
-            "exercises": FEATURES.get(name, ""),
-        })
+        manifest.append(
+            {
+                "expected": f"expected/{name}.csv",
+                "harness": rows[0]["harness"] if rows else name.split("__")[0],
+                "log": info["log"],
+                "model": info["model"],
+                "status": info.get("status", "success"),
+                "format": info.get("format", "jsonl"),
+                "compression": info.get("compression", "none"),
+                "written_by": info.get("written_by", "lm_eval"),
+                "newest_run_of_model": info.get("newest", True),
+                "rows": len(rows),
+                "exercises": FEATURES.get(name, ""),
+            }
+        )
     manifest.sort(key=lambda m: m["expected"])  # log names are random within a second
     with open(out / "manifest.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=list(manifest[0]), lineterminator="\n")
@@ -657,8 +730,11 @@ def write_expected(root: Path) -> None:
 def main() -> None:
     """Regenerate everything under tests/data/harness/ from scratch."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--deflate-python", required=True,
-                        help="python of the virtualenv with requirements-inspect-deflate.txt")
+    parser.add_argument(
+        "--deflate-python",
+        required=True,
+        help="python of the virtualenv with requirements-inspect-deflate.txt",
+    )
     parser.add_argument("--keep-work", action="store_true", help="keep the scratch folder")
     args = parser.parse_args()
 
@@ -667,6 +743,7 @@ def main() -> None:
     run_lm_eval(work)
     run_inspect_current(work)
     run_inspect_deflate(work, args.deflate_python)
+    check_inspect_statuses(work)
 
     # Replace the committed fixtures only once every run has succeeded.
     for sub in ("lm_eval", "inspect", "expected"):
