@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars.accuracy import accuracy_table
+from evalbars.accuracy import accuracy_table, sampling_variance_table
+from evalbars.intervals import clustered_se
 from evalbars.scores import accuracy_order, wide_scores
 
 from .test_pairwise import DATA, MODEL_COLUMNS, ones_then_zeros, wide_from
@@ -60,3 +61,66 @@ def test_real_accuracy_table(real_wide):
     assert table["accuracy"].is_monotonic_decreasing
     # With 14 categories of very different difficulty, clustering inflates the SE.
     assert (table["se_clustered"] > table["se_naive"]).all()
+
+
+def epochs_items(seed=0):
+    """Three models, 60 questions in 3 categories, 1 to 4 samples per cell, some cells empty."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for m, skill in (("A", 0.7), ("B", 0.5), ("C", 0.4)):
+        for q in range(60):
+            truth = np.clip(skill + rng.normal(0, 0.25), 0, 1)
+            for epoch in range(1, rng.integers(0, 5) + 1):
+                rows.append((m, q, epoch, "xyz"[q % 3], float(rng.random() < truth)))
+    return pd.DataFrame(rows, columns=["model", "question_id", "epoch", "category", "correct"])
+
+
+def test_accuracy_with_epochs_is_over_all_samples_and_clusters_by_question():
+    items = epochs_items()
+    wide = wide_scores(items)
+    table = accuracy_table(wide).set_index("model")
+    for model, group in items.groupby("model"):
+        row = table.loc[model]
+        assert row["samples"] == len(group) and row["n"] == group["question_id"].nunique()
+        assert row["accuracy"] == pytest.approx(group["correct"].mean(), rel=1e-12)
+        assert row["correct"] == group["correct"].sum()
+        # Brute force on the samples themselves: naive SE, then questions and categories as
+        # clusters (Miller's Eq. 4 over individual samples).
+        p = group["correct"].mean()
+        assert row["se_naive"] == pytest.approx(np.sqrt(p * (1 - p) / len(group)), rel=1e-12)
+        by_question = clustered_se(group["correct"], group["question_id"])
+        assert row["se_questions"] == pytest.approx(by_question, rel=1e-12)
+        assert row["se_clustered"] == pytest.approx(
+            clustered_se(group["correct"], group["category"]), rel=1e-12
+        )
+        # Repeated samples of a question are worth less than as many new questions.
+        assert row["se_questions"] > row["se_naive"]
+
+
+def test_one_sample_per_question_gives_the_classical_table():
+    wide = wide_scores(pd.read_csv(DATA / "synthetic_balanced.csv"))
+    table = accuracy_table(wide)
+    np.testing.assert_allclose(table["se_questions"], table["se_naive"], rtol=1e-12)
+    assert (table["samples"] == table["n"]).all()
+    variance = sampling_variance_table(wide)
+    assert variance["var_within"].isna().all() and (variance["mean_epochs"] == 1).all()
+
+
+def test_sampling_variance_split_by_hand():
+    items = epochs_items(seed=3)
+    variance = sampling_variance_table(wide_scores(items)).set_index("model")
+    for model, group in items.groupby("model"):
+        cells = group.groupby("question_id")["correct"]
+        k, means = cells.size(), cells.mean()
+        repeated = k >= 2
+        within = (cells.var(ddof=1)[repeated] * (k[repeated] - 1)).sum() / (k[repeated] - 1).sum()
+        between = max(means.var(ddof=1) - within * (1 / k).mean(), 0.0)
+        row = variance.loc[model]
+        assert row["var_within"] == pytest.approx(within, rel=1e-12)
+        assert row["var_between"] == pytest.approx(between, rel=1e-12)
+        n = len(k)
+        assert row["se_one_epoch"] == pytest.approx(np.sqrt((between + within) / n), rel=1e-12)
+        assert row["se_double_epochs"] == pytest.approx(
+            np.sqrt((between + within / (2 * k.mean())) / n), rel=1e-12
+        )
+        assert row["se_double_epochs"] < row["se_one_epoch"]

@@ -220,3 +220,43 @@ def test_installed_entry_point_runs(tmp_path):
     )
     assert done.returncode == 1
     assert done.stderr == f"evalbars ranks: error: {bad}: row 1 (a): correct 12 exceeds total 10\n"
+
+
+HARNESS = Path(__file__).resolve().parent / "data" / "harness"
+
+
+def test_read_previews_harness_logs_per_model(capsys, tmp_path):
+    output = tmp_path / "items.parquet"
+    status, out, err = run(
+        [
+            "read",
+            str(HARNESS / "lm_eval"),
+            "--runs",
+            "newest",
+            "--id-field",
+            "id",
+            "-o",
+            str(output),
+        ],
+        capsys,
+    )
+    assert status == 0
+    lines = [line for line in out.splitlines() if line.startswith("| evalbars/")]
+    assert [line.split("|")[1].strip() for line in lines] == [
+        "evalbars/fake-mid",
+        "evalbars/fake-strong",
+        "evalbars/fake-weak",
+    ]
+    strong = [cell.strip() for cell in lines[1].split("|")[2:9]]
+    # 39 questions in 3 tasks, one epoch, 1 [invalid] generation, accuracy 29/39.
+    assert strong == ["39", "3", "1", "39", "1", "0", "0.7436"]
+    assert "using 'strict-match' (set `filter:` to choose)" in err
+    items = pd.read_parquet(output)
+    assert len(items) == 117 and items["missing_prediction"].sum() == 8
+
+
+def test_read_states_a_bad_log_in_one_line(capsys):
+    status, out, err = run(["read", str(HARNESS / "lm_eval")], capsys)
+    assert status == 1 and out == ""
+    assert err.count("\n") == 1
+    assert "2 runs of model 'evalbars/fake-mid' on task" in err and "`runs: newest`" in err

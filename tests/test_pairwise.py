@@ -20,9 +20,11 @@ DATA = Path(__file__).resolve().parent / "data"
 MODEL_COLUMNS = [
     "model",
     "n",
+    "samples",
     "correct",
     "accuracy",
     "se_naive",
+    "se_questions",
     "ci_low",
     "ci_high",
     "se_clustered",

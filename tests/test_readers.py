@@ -117,7 +117,7 @@ def test_archive_members_with_unsafe_paths_are_refused(tmp_path, member):
 
 def test_archive_members_above_the_size_limit_are_refused(tmp_path, monkeypatch):
     path = write_zip(tmp_path / "bomb.zip", [record(i) for i in range(200)])
-    monkeypatch.setattr(readers, "MAX_MEMBER_BYTES", 1000)
+    monkeypatch.setattr(readers.archives, "MAX_MEMBER_BYTES", 1000)
     with pytest.raises(InputError, match="would unpack to .* bytes, more than the 1000 allowed"):
         readers.read_mmlu_pro(path)
 
@@ -161,11 +161,12 @@ def test_long_table_with_pred_and_answer_and_integer_ids(tmp_path):
         ("question_id,correct\n1,1\n", r"missing column\(s\): model"),
         (
             "model,question_id,correct\nA,1,yes\n",
-            r"preds\.csv, record 1: correct must be 0/1 or true/false, got 'yes'",
+            r"preds\.csv, record 1: correct must be a score in \[0, 1\] \(0/1, true/false or a "
+            r"fraction\), got 'yes'",
         ),
         (
             "model,question_id,correct\nA,1,1\nA,2,2\n",
-            r"record 2: correct must be 0/1 or true/false, got 2$",
+            r"record 2: correct must be a score in \[0, 1\] \(0/1, true/false or a fraction\), got 2$",
         ),
         ("model,question_id,correct\nA,1,1\nA,,0\n", r"record 2: empty question_id"),
         (
@@ -191,7 +192,7 @@ def test_unsupported_and_missing_files(tmp_path):
     with pytest.raises(InputError, match="file does not exist"):
         readers.read_predictions(tmp_path / "nope.csv")
     (tmp_path / "x.txt").write_text("")
-    with pytest.raises(InputError, match="unsupported file type '.txt'"):
+    with pytest.raises(InputError, match="x.txt: not a recognised prediction file"):
         readers.read_predictions(tmp_path / "x.txt")
 
 

@@ -675,3 +675,41 @@ def test_user_predictions_run_through_every_analysis_stage(tmp_path):
     assert len(pd.read_csv(workdir / "results" / "tables" / "ranks.csv")) == 6
     # The replication check compares with the paper's six models, so it is skipped here.
     assert not (workdir / "results" / "tables" / "replication.csv").exists()
+
+
+def test_inspect_example_with_epochs_and_unequal_coverage(tmp_path):
+    # The README's Inspect example: fake-mid answered 10 of the 20 questions, 3 epochs each;
+    # question_set: all keeps every question, and each table says which it used.
+    workdir = tmp_path / "results" / "examples" / "inspect"
+    workdir.mkdir(parents=True)
+    shutil.copytree(REPO / "tests", tmp_path / "tests")  # the example's relative paths
+    config = REPO / "config" / "examples" / "inspect.yaml"
+    subprocess.run(
+        [
+            *SNAKEMAKE,
+            "analysis_all",
+            "ranks_all",
+            "-d",
+            str(workdir),
+            "--cores",
+            "2",
+            "--configfile",
+            str(config),
+        ],
+        check=True,
+        capture_output=True,
+        cwd=REPO,
+    )
+    tables = workdir / "results" / "tables"
+    models = pd.read_csv(tables / "models.csv").set_index("model")
+    assert models.loc["mockllm/fake-mid", ["n", "samples", "correct"]].tolist() == [10, 30, 15]
+    assert models.loc["mockllm/fake-strong", ["n", "samples"]].tolist() == [20, 20]
+    pairs = pd.read_csv(tables / "pairwise.csv").set_index(["model_a", "model_b"])
+    assert pairs.loc[("mockllm/fake-strong", "mockllm/fake-weak"), "n"] == 20
+    assert pairs.loc[("mockllm/fake-strong", "mockllm/fake-mid"), "n"] == 10
+    assert (pd.read_csv(tables / "omnibus.csv")["n_questions"] == 10).all()
+    variance = pd.read_csv(tables / "sampling_variance.csv").set_index("model")
+    assert variance.loc["mockllm/fake-mid", "mean_epochs"] == 3.0
+    assert variance.loc["mockllm/fake-mid", "var_within"] > 0
+    ranks = pd.read_csv(tables / "ranks.csv")
+    assert set(ranks["reading"]) == {"unpaired", "paired"}

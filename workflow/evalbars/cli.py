@@ -10,16 +10,21 @@ Example::
 
     evalbars ranks leaderboard.csv
     evalbars ranks leaderboard.tsv --format json --seed 7 --draws 20000 --level 0.9
+    evalbars read lm_eval_output/ inspect_logs/ -o items.parquet
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 
 from . import __version__, ranks
-from .errors import InputError
+from .errors import EvalbarsError
+from .items import MISSING_POLICIES, join_sources, read_summary, score_sources
 from .ranks import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
+from .readers import FORMATS, SourceOptions, read_source
+from .tables import to_markdown
 
 __all__ = ["build_parser", "main"]
 
@@ -111,6 +116,58 @@ def _run_ranks(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- evalbars read ---------------------------------------------------------------------------------
+
+
+def _add_read_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="prediction files or folders of harness logs (lm-eval output folders, Inspect logs)",
+    )
+    parser.add_argument("--format", choices=FORMATS, default="auto", help="(default: auto)")
+    parser.add_argument("--model", help="model name of an MMLU-Pro-style JSON file")
+    parser.add_argument("--id-field", help="lm-eval: doc field that identifies a question")
+    parser.add_argument("--category-field", help="lm-eval doc field / Inspect metadata key")
+    parser.add_argument("--metric", help="lm-eval: per-sample metric (default acc / exact_match)")
+    parser.add_argument("--filter", help="lm-eval: filter to read when a task logs several")
+    parser.add_argument("--runs", choices=["only", "newest"], default="only")
+    parser.add_argument("--scorer", help="Inspect: the scorer to read (default: the only one)")
+    parser.add_argument(
+        "--allow-partial", action="store_true", help="Inspect: read error/cancelled logs too"
+    )
+    parser.add_argument(
+        "--missing-prediction",
+        choices=MISSING_POLICIES,
+        default="wrong",
+        help="what a missing prediction counts as (default: wrong)",
+    )
+    parser.add_argument("-o", "--output", help="write the item table to this Parquet file")
+
+
+def _run_read(args: argparse.Namespace) -> int:
+    options = SourceOptions(
+        format=args.format,
+        model=args.model,
+        id_field=args.id_field,
+        category_field=args.category_field,
+        metric=args.metric,
+        filter=args.filter,
+        runs=args.runs,
+        scorer=args.scorer,
+        allow_partial=args.allow_partial,
+    )
+    raw = [frame for path in args.paths for frame in read_source(path, options)]
+    items = score_sources(join_sources(raw), args.missing_prediction)
+    summary = read_summary(raw, items)
+    sys.stdout.write(to_markdown(summary, formats={"accuracy": ".4f"}))
+    if args.output:
+        items.to_parquet(args.output, index=False)
+        print(f"wrote {len(items):,} rows to {args.output}", file=sys.stderr)
+    return 0
+
+
 # --- Entry point -----------------------------------------------------------------------------------
 
 
@@ -127,6 +184,10 @@ def build_parser() -> argparse.ArgumentParser:
     ranks_parser = commands.add_parser("ranks", help=ranks_help, description=ranks_help)
     _add_ranks_arguments(ranks_parser)
     ranks_parser.set_defaults(run=_run_ranks)
+    read_help = "read prediction files and harness logs; print per model what was read"
+    read_parser = commands.add_parser("read", help=read_help, description=read_help)
+    _add_read_arguments(read_parser)
+    read_parser.set_defaults(run=_run_read)
     return parser
 
 
@@ -134,9 +195,11 @@ def main(argv=None) -> int:
     """Run ``evalbars``; returns the exit status (0 ok, 1 bad input, 2 bad command line)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    # Readers log what they chose or skipped (a filter, a run, stray entries): show it.
+    logging.basicConfig(level=logging.WARNING, format="evalbars: %(message)s", force=True)
     try:
         return args.run(args)
-    except InputError as exc:  # bad input; anything else is a bug and keeps its traceback
+    except EvalbarsError as exc:  # bad input; anything else is a bug and keeps its traceback
         reason = " ".join(str(exc).split())
         print(f"evalbars {args.command}: error: {reason}", file=sys.stderr)
         return 1

@@ -155,12 +155,16 @@ def narrowest_models(items: pd.DataFrame, category: str) -> list:
     return list(counts.index[counts.to_numpy() == np.min(counts.to_numpy())])
 
 
-def data_changes(missing: pd.DataFrame, coverage: pd.DataFrame) -> list[str]:
+def data_changes(
+    missing: pd.DataFrame, coverage: pd.DataFrame, question_set: str = "shared"
+) -> list[str]:
     """Plain sentences for everything that dropped or re-scored data, per model then overall.
 
     ``missing`` is :func:`evalbars.items.missing_prediction_counts`, ``coverage``
-    :func:`coverage_table`. The workflow prints these on the console and logs them;
-    the two tables carry the same numbers into the report.
+    :func:`coverage_table`, ``question_set`` what the analysis uses (with ``all``
+    no question leaves the analysis; only the paired comparisons are limited to
+    the questions both models answered). The workflow prints these on the console
+    and logs them; the two tables carry the same numbers into the report.
     """
     lines = []
     for row in missing.itertuples(index=False):
@@ -174,6 +178,8 @@ def data_changes(missing: pd.DataFrame, coverage: pd.DataFrame) -> list[str]:
                 f"{row.model}: {row.missing_predictions:,} missing predictions "
                 f"({row.missing_means}) scored as {row.scored_as}"
             )
+        if row.errored_samples:
+            lines.append(f"{row.model}: {row.errored_samples:,} samples errored in the harness")
     for row in coverage.itertuples(index=False):
         if row.lacks_in_source:
             lines.append(
@@ -181,9 +187,14 @@ def data_changes(missing: pd.DataFrame, coverage: pd.DataFrame) -> list[str]:
                 f"{row.questions:,} questions the sources hold"
             )
     total, shared = int(coverage["questions"].iloc[0]), int(coverage["shared"].iloc[0])
-    if shared < total:
+    if shared < total and question_set == "shared":
         lines.append(
             f"the paired analyses use the {shared:,} questions every model answered; "
             f"{total - shared:,} of {total:,} leave that set (per model: question_coverage.csv)"
+        )
+    elif shared < total:
+        lines.append(
+            f"question_set: all keeps the {total:,} questions any model answered; {shared:,} are "
+            "answered by every model (pairs use the questions both models answered)"
         )
     return lines

@@ -114,37 +114,46 @@ def mover_difference(est_a, low_a, high_a, est_b, low_b, high_b):
     return low, high
 
 
-def clustered_se(scores, clusters):
+def clustered_se(scores, clusters, weights=None):
     """Miller's clustered standard error of a mean score, without a small-sample factor.
 
     Parameters
     ----------
     scores : array_like, shape (..., n)
         Question scores (0/1 or continuous) of one model; leading axes are
-        independent stacks (e.g. simulation replicates) sharing one clustering.
+        independent stacks (e.g. simulation replicates, or models) sharing one
+        clustering. NaN where ``weights`` is 0.
     clusters : array_like, shape (n,)
         Cluster label of each question (any hashable labels; they need not be
         contiguous or sorted).
+    weights : array_like, shape (..., n), optional
+        Samples behind each score (each score the mean of its samples); 0 leaves
+        a question out. Default: one sample per score.
 
     Returns
     -------
     float or ndarray
-        The standard error of :math:`\\bar s`, with the leading shape of ``scores``.
+        The standard error of the (sample-weighted) mean :math:`\\bar s`, with the
+        leading shape of ``scores``.
 
     Notes
     -----
-    Miller (2024, Eq. 4), with :math:`\\bar s` the mean over all n questions:
+    Miller (2024, Eq. 4), with :math:`w_i` samples of mean :math:`s_i` behind
+    question i, :math:`W = \\sum_i w_i` and :math:`\\bar s = \\sum_i w_i s_i / W` the
+    mean over all samples:
 
     .. math::
 
-        SE_{C} = \\frac{1}{n}\\sqrt{\\sum_c \\Big(\\sum_{i \\in c} (s_i - \\bar s)\\Big)^2}.
+        SE_{C} = \\frac{1}{W}\\sqrt{\\sum_c \\Big(\\sum_{i \\in c} w_i (s_i - \\bar s)\\Big)^2}.
 
     This is the cluster-robust (CR0) variance of a mean, with **no** C/(C-1)
     factor (the "CR1" convention of inspect_ai multiplies the variance by it).
-    With one question per cluster it reduces to the naive SE with the population
-    variance (``ddof=0``). On the toy scores ``[1, 1, 0, 0, 1, 0]`` with clusters
-    ``a, a, b, b, c, c`` it gives :math:`\\sqrt2/6 = 0.23570`, against a naive
-    (``ddof=1``) SE of 0.22361. With a single cluster it is not estimable (NaN).
+    With one sample per question and one question per cluster it reduces to the
+    naive SE with the population variance (``ddof=0``); with the question itself
+    as the cluster it is the SE that treats a question's repeated samples as one
+    cluster. On the toy scores ``[1, 1, 0, 0, 1, 0]`` with clusters ``a, a, b, b,
+    c, c`` it gives :math:`\\sqrt2/6 = 0.23570`, against a naive (``ddof=1``) SE of
+    0.22361. With a single cluster it is not estimable (NaN).
 
     References
     ----------
@@ -157,22 +166,30 @@ def clustered_se(scores, clusters):
     0.2357
     """
     s = np.asarray(scores, dtype=float)
+    w = (
+        np.ones(s.shape)
+        if weights is None
+        else np.broadcast_to(np.asarray(weights, float), s.shape)
+    )
     labels = np.asarray(clusters)
     if labels.ndim != 1 or labels.shape[0] != s.shape[-1]:
         raise ValueError(f"clusters must have shape ({s.shape[-1]},), got {labels.shape}")
+    s = np.where(w > 0, s, 0.0)
     codes = np.unique(labels, return_inverse=True)[1].ravel()
+    total = w.sum(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = (w * s).sum(axis=-1, keepdims=True) / total
+    stack = (w * (s - mean)).reshape(-1, s.shape[-1])
+    used = (w > 0).reshape(-1, s.shape[-1])
     n_clusters = int(codes.max()) + 1 if codes.size else 0
-    deviations = s - s.mean(axis=-1, keepdims=True)
-    stack = deviations.reshape(-1, s.shape[-1])
     # One bincount over all stacks: offset each stack's cluster codes so they do not collide.
     offsets = (np.arange(stack.shape[0]) * n_clusters)[:, None]
-    cluster_sums = np.bincount(
-        (codes[None, :] + offsets).ravel(),
-        weights=stack.ravel(),
-        minlength=stack.shape[0] * n_clusters,
-    ).reshape(stack.shape[0], n_clusters)
-    se = np.sqrt((cluster_sums**2).sum(axis=-1)) / s.shape[-1]
-    if n_clusters < 2:
-        # One cluster's deviations sum to zero: the formula says 0, but the SE is not estimable.
-        se = np.full_like(se, np.nan)
+    flat = (codes[None, :] + offsets).ravel()
+    size = stack.shape[0] * n_clusters
+    cluster_sums = np.bincount(flat, weights=stack.ravel(), minlength=size)
+    cluster_sums = cluster_sums.reshape(stack.shape[0], n_clusters)
+    occupied = np.bincount(flat, weights=used.ravel(), minlength=size).reshape(cluster_sums.shape)
+    se = np.sqrt((cluster_sums**2).sum(axis=-1)) / total.reshape(-1)
+    # One cluster's deviations sum to zero: the formula says 0, but the SE is not estimable.
+    se = np.where((occupied > 0).sum(axis=-1) < 2, np.nan, se)
     return float(se[0]) if s.ndim == 1 else se.reshape(s.shape[:-1])

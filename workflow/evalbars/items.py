@@ -40,16 +40,20 @@ __all__ = [
     "build_item_table",
     "rescore",
     "missing_prediction_counts",
+    "read_summary",
 ]
 
 log = logging.getLogger(__name__)
 
-#: Columns of the canonical item table. ``n_options`` (how many answer options the question
-#: has) is kept so that missing predictions can be re-scored as random guesses later, and
+#: Columns of the canonical item table, one row per (model, question, epoch). ``epoch`` numbers
+#: repeated samples of a question (1 where there is one); ``correct`` is the score (int8 0/1, or
+#: float where a source gives partial credit); ``n_options`` (how many answer options the
+#: question has) is kept so that missing predictions can be re-scored as random guesses later;
 #: ``missing_prediction`` says which rows had no prediction (whatever they now score).
 ITEM_COLUMNS = [
     "model",
     "question_id",
+    "epoch",
     "category",
     "src",
     "answer",
@@ -68,14 +72,18 @@ def apply_missing_policy(frame: pd.DataFrame, policy: str, seed: int) -> pd.Data
     ``wrong`` scores them 0 (upstream's per-category summaries do this);
     ``exclude`` drops them, so the question drops out of the shared set;
     ``random_guess`` draws a uniform guess among the question's ``n_options``
-    options, independently per (model, question), from a generator seeded by
-    ``seed`` over the rows sorted by model and question. (Upstream's
+    options, independently per (model, question, epoch), from a generator seeded
+    by ``seed`` over the rows sorted by model, question and epoch. (Upstream's
     ``compute_accuracy.py`` reseeds inside its loop, so every failed extraction
-    gets the same letter; we do not copy that.)
+    gets the same letter; we do not copy that.) Scores stay int8 when every one
+    is 0 or 1, and become float64 when a source gives partial credit.
     """
     if policy not in MISSING_POLICIES:
         raise ValueError(f"missing_prediction must be one of {MISSING_POLICIES}, got {policy!r}")
-    frame = frame.sort_values(["model", "question_id"], kind="stable").reset_index(drop=True)
+    order = (
+        ["model", "question_id", "epoch"] if "epoch" in frame.columns else ["model", "question_id"]
+    )
+    frame = frame.sort_values(order, kind="stable").reset_index(drop=True)
     missing = frame["missing_prediction"].to_numpy(dtype=bool)
     if policy == "exclude":
         kept = frame.loc[~missing].reset_index(drop=True)
@@ -87,17 +95,16 @@ def apply_missing_policy(frame: pd.DataFrame, policy: str, seed: int) -> pd.Data
             lost,
         )
         return kept
-    correct = frame["correct"].astype("Int8")
+    correct = frame["correct"].to_numpy(dtype=float, na_value=np.nan, copy=True)
     if policy == "wrong":
-        correct = correct.fillna(0)
+        correct[missing] = 0.0
     else:
         rng = np.random.default_rng(seed)
         n_options = frame.loc[missing, "n_options"].to_numpy(dtype=float)
         # A guess is right with probability 1/n_options; draw all guesses at once.
-        guesses_right = rng.random(int(missing.sum())) * n_options < 1.0
-        correct = correct.copy()
-        correct[missing] = guesses_right.astype("int8")
-    frame["correct"] = correct.astype("int8")
+        correct[missing] = rng.random(int(missing.sum())) * n_options < 1.0
+    binary = np.isin(correct, (0.0, 1.0)).all()
+    frame["correct"] = correct.astype(np.int8) if binary else correct
     return frame
 
 
@@ -179,6 +186,7 @@ def score_sources(combined: pd.DataFrame, policy: str = "wrong", seed: int = 0) 
             "none of their answers could be extracted; use `wrong` or `random_guess`, or drop them"
         )
     items = scored[ITEM_COLUMNS].copy()
+    items["epoch"] = items["epoch"].astype("int32")
     items["src"] = items["src"].astype("string")
     items["pred"] = items["pred"].astype("string")
     items["answer"] = items["answer"].astype("string")
@@ -191,11 +199,6 @@ def build_item_table(frames, policy: str = "wrong", seed: int = 0) -> pd.DataFra
     return score_sources(join_sources(frames), policy, seed)
 
 
-#: What counts as a missing prediction in each kind of source, for the missing-predictions table.
-_MISSING_MEANS = {
-    "pred": "pred null (the answer could not be extracted)",
-    "correct": "correct empty or NaN (no score)",
-}
 #: What a missing prediction is scored as under each policy.
 _SCORED_AS = {
     "wrong": "0 (missing_prediction: wrong)",
@@ -205,35 +208,33 @@ _SCORED_AS = {
 
 
 def missing_prediction_counts(raw_frames, policy: str = "wrong") -> pd.DataFrame:
-    """Per model: questions read, predictions missing, their share, and what they count as.
+    """Per model: samples read, predictions missing, their share, and what they count as.
 
     Returns
     -------
     DataFrame
-        ``model, questions, missing_predictions, missing_share, missing_means, scored_as,
-        skipped_entries, source_file``: ``missing_means`` says what made a row a missing
-        prediction in that source, ``scored_as`` what the policy made of it, and
-        ``skipped_entries`` how many entries of the file were not records at all.
+        ``model, samples, missing_predictions, missing_share, missing_means, scored_as,
+        errored_samples, skipped_entries, source_file``: ``samples`` counts rows
+        (question × epoch), ``missing_means`` says what made a row a missing
+        prediction in that format (the reader's ``attrs``), ``scored_as`` what the
+        policy made of it, ``errored_samples`` how many the harness logged as
+        errored and ``skipped_entries`` how many entries were not records at all.
     """
     rows = []
     for frame in raw_frames:
-        # JSON predictions say "no answer" with a null pred; tables with a correct column with
-        # an empty cell.
-        means = (
-            "pred" if frame["pred"].notna().any() or frame["answer"].notna().any() else "correct"
-        )
         for model, group in frame.groupby("model", sort=False):
             missing = int(group["correct"].isna().sum())
             rows.append(
                 {
                     "model": model,
-                    "questions": len(group),
+                    "samples": len(group),
                     "missing_predictions": missing,
                     "missing_share": missing / len(group),
-                    "missing_means": _MISSING_MEANS[means],
+                    "missing_means": frame.attrs.get("missing_means", ""),
                     "scored_as": _SCORED_AS[policy] if missing else "",
+                    "errored_samples": int(frame.attrs.get("errored_samples", 0)),
                     "skipped_entries": int(frame.attrs.get("skipped_entries", 0)),
-                    "source_file": group["source_file"].iloc[0],
+                    "source_file": ", ".join(group["source_file"].unique()),
                 }
             )
     return pd.DataFrame(rows).sort_values("model").reset_index(drop=True)
@@ -247,6 +248,35 @@ def rescore(items: pd.DataFrame, policy: str, seed: int) -> pd.DataFrame:
     with ``exclude`` holds no missing predictions, so nothing changes there.
     """
     frame = items.copy()
-    frame["correct"] = frame["correct"].astype("Int8").mask(frame["missing_prediction"])
+    frame["correct"] = frame["correct"].astype(float).mask(frame["missing_prediction"])
     scored = apply_missing_policy(frame, policy, seed)
     return scored[list(items.columns)].reset_index(drop=True)
+
+
+def read_summary(raw_frames, items: pd.DataFrame) -> pd.DataFrame:
+    """What was read, per model: the table ``evalbars read`` prints before a workflow run.
+
+    Returns
+    -------
+    DataFrame
+        ``model, questions, categories, epochs, samples, missing_predictions,
+        errored_samples, accuracy, sources``: ``epochs`` the largest number of
+        samples of one question, ``accuracy`` the mean score over the model's
+        samples in ``items`` (missing predictions scored by its policy), ``sources``
+        the files the rows came from.
+    """
+    missing = missing_prediction_counts(raw_frames).set_index("model")
+    grouped = items.groupby("model")
+    table = pd.DataFrame(
+        {
+            "questions": grouped["question_id"].nunique(),
+            "categories": grouped["category"].nunique(),
+            "epochs": grouped["epoch"].max(),
+            "samples": grouped.size(),
+            "missing_predictions": missing["missing_predictions"],
+            "errored_samples": missing["errored_samples"],
+            "accuracy": grouped["correct"].mean(),
+            "sources": grouped["source_file"].agg(lambda files: ", ".join(sorted(set(files)))),
+        }
+    )
+    return table.rename_axis("model").reset_index()

@@ -263,10 +263,18 @@ def omnibus_table(wide: WideScores) -> pd.DataFrame:
         - ``cochran_q``: Cochran's Q (only when every score is 0 or 1).
 
         All rows use the same complete questions (rows with a missing score are
-        dropped, listwise), so the naive and the blocked tests see identical data.
+        dropped, listwise), so the naive and the blocked tests see identical data;
+        with fewer than two such questions every statistic is missing.
     """
     complete = np.isfinite(wide.scores).all(axis=1)
     x = wide.scores[complete]
+    if len(x) < 2:  # question_set: all with fewer than two questions every model answered
+        names = ["rm_anova", "rm_anova_gg", "oneway_anova", "friedman"]
+        table = pd.DataFrame({"test": names})
+        for column in ("statistic", "df1", "df2", "p", "epsilon"):
+            table[column] = np.nan
+        table["n_questions"] = len(x)
+        return table
     rm = rm_anova(x)
     one = oneway_anova(x)
     fr = friedman(x)

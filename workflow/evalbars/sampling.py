@@ -22,6 +22,7 @@ from .scores import question_order
 
 __all__ = [
     "allocate_proportional",
+    "QUESTION_SETS",
     "eligible_questions",
     "check_design",
     "draw_questions",
@@ -92,28 +93,39 @@ def allocate_proportional(sizes: pd.Series, n: int) -> pd.DataFrame:
     )
 
 
-def eligible_questions(items: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """Questions every model in ``items`` has a score for (:func:`evalbars.coverage.shared_questions`).
+QUESTION_SETS = ("shared", "all")
+
+
+def eligible_questions(
+    items: pd.DataFrame, question_set: str = "shared"
+) -> tuple[pd.DataFrame, int]:
+    """The questions the analysis uses: every model's (``shared``) or any model's (``all``).
 
     Returns
     -------
     eligible : DataFrame
         ``question_id``, ``category`` in canonical order (category, question id).
     n_dropped : int
-        Questions some model did not answer.
+        Questions left out (some model did not answer them; 0 for ``all``).
     """
-    return shared_questions(items)
+    if question_set not in QUESTION_SETS:
+        raise ValueError(f"question_set must be one of {QUESTION_SETS}, got {question_set!r}")
+    if question_set == "shared":
+        return shared_questions(items)
+    questions = items[["question_id", "category"]].drop_duplicates("question_id")
+    return question_order(questions).reset_index(drop=True), 0
 
 
-def check_design(items: pd.DataFrame, n) -> None:
+def check_design(items: pd.DataFrame, n, question_set: str = "shared") -> None:
     """Refuse, before anything is written, an item table the analysis cannot compare.
 
-    The analysis compares at least two models, on the questions every model
-    answered (the shared set), which must span at least two categories (the
-    mixed models estimate a category variance and the clustered SE needs two
-    clusters); the subsample of ``n`` of them must fit (at least one per
-    category) and give some category two questions (else the nested model's
-    question variance cannot be told from its category variance). Raises
+    The analysis compares at least two models, on the questions of
+    ``question_set`` (those every model answered, or all of them), which must
+    span at least two categories (the mixed models estimate a category variance
+    and the clustered SE needs two clusters); the subsample of ``n`` of them must
+    fit (at least one per category) and give some category two questions (else
+    the nested model's question variance cannot be told from its category
+    variance). Raises
     :class:`~evalbars.errors.ConfigError` with one line naming the models and
     categories that cause the problem and what to change.
     """
@@ -123,7 +135,7 @@ def check_design(items: pd.DataFrame, n) -> None:
             f"evalbars compares models, but the data hold {len(models)}: {models}; "
             "list at least two in `models:` or `predictions:`"
         )
-    shared, _ = shared_questions(items)
+    shared, _ = eligible_questions(items, question_set)
     if shared.empty:
         sizes = items.groupby("model")["question_id"].nunique().sort_values(kind="stable")
         raise ConfigError(
@@ -141,8 +153,9 @@ def check_design(items: pd.DataFrame, n) -> None:
             reason = f"{', '.join(culprits)} answered no question outside it"
         else:
             reason = f"{', '.join(culprits)} share no question outside it with every other model"
+        which = "every model answered" if question_set == "shared" else "the models answered"
         raise ConfigError(
-            f"the {len(shared):,} questions every model answered are all in category {only!r} "
+            f"the {len(shared):,} questions {which} are all in category {only!r} "
             f"({reason}); the analysis needs shared questions in at least two categories: give "
             "every model questions in two or more of the same categories, or a `category` column"
         )
@@ -218,7 +231,9 @@ def draw_questions(eligible: pd.DataFrame, n, seed: int) -> tuple[pd.DataFrame, 
     return questions, allocation.reset_index()
 
 
-def stratified_subsample(items: pd.DataFrame, n, seed: int) -> Subsample:
+def stratified_subsample(
+    items: pd.DataFrame, n, seed: int, question_set: str = "shared"
+) -> Subsample:
     """Draw the seeded category-stratified subsample of an item table.
 
     Parameters
@@ -229,17 +244,23 @@ def stratified_subsample(items: pd.DataFrame, n, seed: int) -> Subsample:
         Questions to draw; ``"all"`` keeps every eligible question.
     seed : int
         Seed of :func:`numpy.random.default_rng`.
+    question_set : {"shared", "all"}
+        Draw from the questions every model answered, or from all of them (a
+        question a model lacks then stays missing for that model only).
 
     See Also
     --------
     eligible_questions, draw_questions : the two steps.
     """
-    eligible, n_dropped = eligible_questions(items)
+    eligible, n_dropped = eligible_questions(items, question_set)
     if n_dropped:
         log.warning(
             "subsample: %d question(s) not answered by every model are not eligible", n_dropped
         )
     questions, allocation = draw_questions(eligible, n, seed)
     subset = items[items["question_id"].isin(questions["question_id"])]
-    subset = subset.sort_values(["model", "question_id"]).reset_index(drop=True)
+    order = (
+        ["model", "question_id", "epoch"] if "epoch" in subset.columns else ["model", "question_id"]
+    )
+    subset = subset.sort_values(order).reset_index(drop=True)
     return Subsample(items=subset, questions=questions, allocation=allocation, n_dropped=n_dropped)

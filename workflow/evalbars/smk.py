@@ -21,6 +21,7 @@ __all__ = [
     "archives",
     "archive_checksum",
     "prediction_sources",
+    "source_files",
     "replication_applies",
     "package_files",
 ]
@@ -50,19 +51,38 @@ def archive_checksum(config: dict, name: str) -> str:
 
 
 def prediction_sources(config: dict) -> list[dict]:
-    """The user's prediction files as ``[{"path": str, "model": str | None}]``.
+    """The user's predictions entries as dicts with a ``path`` and the reader's options.
 
-    Raises :class:`ConfigError` when neither ``models`` nor ``predictions`` is given.
+    A plain string entry is ``{"path": entry}``; a mapping keeps its keys (see
+    :class:`evalbars.readers.SourceOptions`). Raises :class:`ConfigError` when
+    neither ``models`` nor ``predictions`` is given.
     """
     sources = [
-        {"path": str(entry), "model": None}
+        {"path": str(entry)}
         if isinstance(entry, (str, Path))
-        else {"path": str(entry["path"]), "model": entry.get("model")}
+        else dict(entry, path=str(entry["path"]))
         for entry in config.get("predictions", [])
     ]
     if not sources and not config.get("models"):
         raise ConfigError("nothing to analyse: set `models:` and/or `predictions:` in the config")
     return sources
+
+
+def source_files(sources: list[dict]) -> list[str]:
+    """Every file the entries name: a file itself, every file under a directory (sorted).
+
+    The item table lists them as inputs, so that a log added to a directory, or
+    edited, rebuilds it. A path that does not exist is listed as it is, and the
+    item table job then says so in one line.
+    """
+    files = []
+    for source in sources:
+        path = Path(source["path"])
+        if path.is_dir():
+            files += sorted(str(p) for p in path.rglob("*") if p.is_file())
+        else:
+            files.append(str(path))
+    return files
 
 
 def replication_applies(config: dict) -> bool:

@@ -16,6 +16,13 @@ rule analysis_models:
         ),
         md="results/tables/models.md",
         tex="results/tables/models.tex",
+        sampling_csv=report(
+            "results/tables/sampling_variance.csv",
+            caption="../report/analysis_sampling_variance.rst",
+            category="2. Analysis",
+            labels={"table": "repeated samples (epochs)"},
+        ),
+        sampling_md="results/tables/sampling_variance.md",
     log:
         "results/logs/analysis_models/analysis_models.log",
     params:

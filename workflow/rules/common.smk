@@ -28,10 +28,11 @@ def archive_sha256(wildcards):
 
 
 def item_inputs(wildcards):
-    """Everything the item table is built from: verified archives and the user's files."""
+    """Everything the item table is built from: verified archives and the user's files
+    (every file under a directory entry)."""
     return {
         "archives": [f"data/raw/{name}" for name in ARCHIVES],
-        "predictions": [source["path"] for source in PREDICTION_SOURCES],
+        "predictions": smk.source_files(PREDICTION_SOURCES),
     }
 
 
@@ -41,7 +42,11 @@ def package_code(script):
 
 
 def simulation_grid(study):
-    """The Paramspace of a simulation study's grid, validated against its schema."""
-    grid = pd.read_csv(lookup(dpath=f"simulation/{study}/grid", within=config), sep="\t")
+    """The Paramspace of a simulation study's grid, validated against its schema. A relative
+    path is looked up in the run directory, then beside the Snakefile (the shipped grids)."""
+    path = Path(lookup(dpath=f"simulation/{study}/grid", within=config))
+    if not path.is_absolute() and not path.exists():
+        path = Path(workflow.basedir) / path
+    grid = pd.read_csv(path, sep="\t")
     validate(grid, schema=f"../schemas/grid_{study}.schema.yaml")
     return Paramspace(grid)

@@ -21,11 +21,12 @@ rule items:
         "results/logs/items/items.log",
     params:
         archive_models=ARCHIVES,
-        prediction_models=[source["model"] for source in PREDICTION_SOURCES],
+        sources=PREDICTION_SOURCES,
         policy=lookup(dpath="missing_prediction", within=config),
         seed=lookup(dpath="missing_prediction_seed", within=config),
         max_unshared_share=lookup(dpath="max_unshared_share", within=config),
         subsample_n=lookup(dpath="subsample/n", within=config),
+        question_set=lookup(dpath="question_set", within=config),
     message:
         "--- Building the canonical item table."
     script:

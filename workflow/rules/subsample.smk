@@ -18,6 +18,7 @@ rule subsample:
     params:
         n=lookup(dpath="subsample/n", within=config),
         seed=lookup(dpath="subsample/seed", within=config),
+        question_set=lookup(dpath="question_set", within=config),
     message:
         "--- Drawing the seeded category-stratified subsample."
     script:

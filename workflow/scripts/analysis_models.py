@@ -1,11 +1,11 @@
-"""Snakemake adapter: per-model accuracy table (the paper's Table 1, extended)."""
+"""Snakemake adapter: per-model accuracy (the paper's Table 1, extended) and what epochs buy."""
 
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from evalbars import tables
-from evalbars.accuracy import accuracy_table
+from evalbars.accuracy import accuracy_table, sampling_variance_table
 from evalbars.errors import script_context
 from evalbars.scores import wide_scores
 
@@ -14,12 +14,19 @@ if TYPE_CHECKING:
 
 with script_context(snakemake.log[0]):
     wide = wide_scores(pd.read_parquet(snakemake.input.item_table))
-    table = accuracy_table(wide, snakemake.params.level)
+    level, out = snakemake.params.level, snakemake.output
     tables.write_table(
-        table,
-        snakemake.output.csv,
-        snakemake.output.md,
-        snakemake.output.tex,
-        caption=f"Per-model accuracy, naive and category-clustered SE, "
-        f"{snakemake.params.level:.0%} Wilson interval.",
+        accuracy_table(wide, level),
+        out.csv,
+        out.md,
+        out.tex,
+        caption=f"Per-model accuracy over all samples, naive, question-clustered and "
+        f"category-clustered SE, {level:.0%} Wilson interval at the effective sample size.",
+    )
+    tables.write_table(
+        sampling_variance_table(wide),
+        out.sampling_csv,
+        out.sampling_md,
+        caption="Score variance between and within questions, and the SE at one epoch, the "
+        "observed epochs and twice as many (empty where no question has two samples).",
     )

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from evalbars.coverage import check_source_coverage, coverage_table, data_changes
 from evalbars.errors import script_context
 from evalbars.items import join_sources, missing_prediction_counts, score_sources
-from evalbars.readers import read_predictions
+from evalbars.readers import SourceOptions, read_source
 from evalbars.sampling import check_design
 
 if TYPE_CHECKING:
@@ -18,19 +18,26 @@ if TYPE_CHECKING:
 
 with script_context(snakemake.log[0]):
     p = snakemake.params
-    archives = snakemake.input.archives
-    raw = [read_predictions(path, p.archive_models[path.rsplit("/", 1)[-1]]) for path in archives]
+    raw = [
+        frame
+        for path in snakemake.input.archives
+        for frame in read_source(
+            path, SourceOptions(model=p.archive_models[path.rsplit("/", 1)[-1]])
+        )
+    ]
     raw += [
-        read_predictions(path, model)
-        for path, model in zip(snakemake.input.predictions, p.prediction_models, strict=True)
+        frame
+        for source in p.sources
+        for frame in read_source(source["path"], SourceOptions.from_entry(source))
     ]
     combined = join_sources(raw)
-    check_source_coverage(combined, p.max_unshared_share)
+    if p.question_set == "shared":
+        check_source_coverage(combined, p.max_unshared_share)
     items = score_sources(combined, p.policy, p.seed)
-    check_design(items, p.subsample_n)
+    check_design(items, p.subsample_n, p.question_set)
     missing = missing_prediction_counts(raw, p.policy)
     coverage = coverage_table(combined, items)
-    for line in data_changes(missing, coverage):
+    for line in data_changes(missing, coverage, p.question_set):
         logging.getLogger("evalbars").warning("%s", line)
     missing.to_csv(snakemake.output.missing, index=False)
     coverage.to_csv(snakemake.output.coverage, index=False)

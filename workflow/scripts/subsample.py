@@ -14,13 +14,15 @@ if TYPE_CHECKING:
 
 with script_context(snakemake.log[0]):
     items = pd.read_parquet(snakemake.input.item_table)
-    drawn = stratified_subsample(items, snakemake.params.n, snakemake.params.seed)
+    p = snakemake.params
+    drawn = stratified_subsample(items, p.n, p.seed, p.question_set)
     drawn.questions.to_csv(snakemake.output.questions, index=False)
     drawn.items.to_parquet(snakemake.output.item_table, index=False)
     drawn.allocation.to_csv(snakemake.output.allocation, index=False)
     manifest = {
         "n": snakemake.params.n,
         "seed": snakemake.params.seed,
+        "question_set": snakemake.params.question_set,
         "questions": len(drawn.questions),
         "models": sorted(drawn.items["model"].unique()),
         "not_eligible": drawn.n_dropped,

@@ -353,19 +353,28 @@ def leaderboard_from_wide(wide: WideScores) -> pd.DataFrame:
 
     Uses :func:`evalbars.accuracy.accuracy_table`, so systems come in
     :func:`evalbars.scores.accuracy_order` (best first, ties by name) and each
-    model's counts are over the questions it answered.
+    model's counts are over the questions it answered. With one 0/1 sample per
+    question these are its questions and right answers; with repeated samples
+    (epochs) or partial credit, the effective number of independent answers
+    (``n_effective``) and the accuracy times it, so that a model's precision is
+    what its samples are worth, not their raw count.
     """
     models = accuracy_table(wide)
-    correct = models["correct"].to_numpy(dtype=float)
-    n = models["n"].to_numpy(dtype=float)
+    n = models["n_effective"].to_numpy(dtype=float)
+    accuracy = models["accuracy"].to_numpy(dtype=float)
+    plain = (models["samples"] == models["n"]).to_numpy() & np.isin(
+        models["correct"].to_numpy(dtype=float), np.round(models["correct"].to_numpy(dtype=float))
+    )
+    successes = np.where(plain, models["correct"].to_numpy(dtype=float), accuracy * n)
+    note = np.where(plain, "", "effective count of independent answers (repeated samples)")
     return pd.DataFrame(
         {
             "name": models["model"].astype(str).to_numpy(),
             "form": "counts",
-            "score": correct / n,
+            "score": successes / n,
             "n": n,
-            "successes": correct,
+            "successes": successes,
             "se": math.nan,
-            "note": "",
+            "note": note,
         }
     )

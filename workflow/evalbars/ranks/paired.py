@@ -255,13 +255,17 @@ def ranks_readings(
     Returns
     -------
     table : DataFrame
-        ``reading`` (``unpaired`` then ``paired``) followed by :data:`RANK_COLUMNS`.
+        ``reading`` (``unpaired`` then ``paired``) followed by :data:`RANK_COLUMNS`;
+        the paired reading is left out when fewer than two questions were answered
+        by every model.
     reports : list of RankReport
-        The two readings, for headlines and method sentences.
+        The readings, for headlines and method sentences.
     """
-    unpaired = rank_table(leaderboard_from_wide(wide), level, draws, seed)
-    paired = paired_rank_table(wide, level, replicates, seed, stratify)
-    reports = [unpaired, paired]
+    reports = [rank_table(leaderboard_from_wide(wide), level, draws, seed)]
+    # The paired reading needs questions every model answered (with question_set: all there
+    # may be none); without two of them only the unpaired reading is given.
+    if np.isfinite(wide.scores).all(axis=1).sum() >= 2:
+        reports.append(paired_rank_table(wide, level, replicates, seed, stratify))
     table = pd.concat([r.table.assign(reading=r.reading) for r in reports], ignore_index=True)[
         ["reading"] + RANK_COLUMNS
     ]

@@ -1,0 +1,123 @@
+"""Long tables of predictions: CSV, TSV or Parquet, one row per (model, question[, epoch]).
+
+Columns: ``model``, ``question_id``, and either ``correct`` (the score: 0/1,
+true/false, or a fraction in [0, 1] for partial credit; empty or NaN = a missing
+prediction) or ``pred`` and ``answer``; optional ``category``, ``epoch``
+(positive integers, for repeated samples), ``src`` and ``n_options``. Record
+numbers in errors are 1-based data rows. The item tables the workflow writes
+(``data/items.parquet``) read back as such tables.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError, plain
+from .common import DEFAULT_N_OPTIONS, finish_frame
+from .mmlu_pro import correct_from_pred
+
+__all__ = ["read_long_table", "TABLE_SUFFIXES"]
+
+#: Suffixes read as tables; Parquet is also recognised by its content.
+TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".parquet", ".pq")
+_REQUIRED = ("model", "question_id")
+_TRUTH = {"true": 1.0, "false": 0.0}
+
+
+def _is_parquet(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        return fh.read(4) == b"PAR1"
+
+
+def read_long_table(path) -> pd.DataFrame:
+    """Read a long table of predictions into raw rows (see the module docstring)."""
+    path = Path(path)
+    try:
+        if _is_parquet(path):
+            frame = pd.read_parquet(path)
+        else:
+            sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
+            frame = pd.read_csv(path, sep=sep, dtype={"question_id": str, "model": str})
+    except Exception as exc:  # noqa: BLE001 - any reader failure is a bad file for the user
+        raise InputError(path, f"cannot read table: {exc}") from exc
+    _check_columns(frame, path)
+    frame = frame.reset_index(drop=True)
+    frame["record"] = np.arange(1, len(frame) + 1)
+    for column in ("model", "question_id"):
+        bad = frame[column].isna() | (frame[column].astype("string").str.strip() == "")
+        if bad.any():
+            raise InputError(path, f"empty {column}", int(frame.loc[bad, "record"].iloc[0]))
+    frame["model"] = frame["model"].astype(str)
+    frame["question_id"] = _normalise_ids(frame["question_id"])
+    for column in ("category", "src", "pred", "answer"):
+        if column not in frame.columns:
+            frame[column] = None
+    if "n_options" not in frame.columns:
+        frame["n_options"] = DEFAULT_N_OPTIONS
+    if "epoch" in frame.columns:
+        frame["epoch"] = _parse_epochs(frame, path)
+    if "correct" in frame.columns:
+        # An explicit correct column wins; pred and answer, if given too, are kept as they are.
+        frame["correct"] = _parse_correct(frame, path)
+    else:
+        frame["correct"] = correct_from_pred(frame["pred"], frame["answer"]).astype("Float64")
+    # A missing prediction is a null correct value; keep pred null there too.
+    frame.loc[frame["correct"].isna(), "pred"] = None
+    return finish_frame(frame, path, missing_means="correct empty or NaN (no score)")
+
+
+def _check_columns(frame: pd.DataFrame, path) -> None:
+    if frame.empty:
+        raise InputError(path, "the table has no rows")
+    missing = [c for c in _REQUIRED if c not in frame.columns]
+    if "correct" not in frame.columns and not {"pred", "answer"} <= set(frame.columns):
+        missing.append("correct (or pred and answer)")
+    if missing:
+        raise InputError(
+            path, f"missing column(s): {', '.join(missing)}; found {list(frame.columns)}"
+        )
+
+
+def _parse_correct(frame: pd.DataFrame, path) -> pd.Series:
+    """Scores in [0, 1] (true/false as 1/0); null for empty and NaN cells."""
+    raw = frame["correct"]
+    text = raw.astype("string").str.strip().str.lower()
+    parsed = pd.to_numeric(text.replace(_TRUTH), errors="coerce").astype("Float64")
+    given = raw.notna() & (text != "") & (text != "nan")
+    bad = given & (parsed.isna() | (parsed < 0) | (parsed > 1)).fillna(True)
+    if bad.any():
+        i = bad.to_numpy().nonzero()[0][0]
+        raise InputError(
+            path,
+            f"correct must be a score in [0, 1] (0/1, true/false or a fraction), "
+            f"got {plain(raw.iloc[i])!r}",
+            int(frame["record"].iloc[i]),
+        )
+    return parsed.where(given)
+
+
+def _parse_epochs(frame: pd.DataFrame, path) -> pd.Series:
+    epochs = pd.to_numeric(frame["epoch"], errors="coerce")
+    bad = epochs.isna() | (epochs < 1) | (epochs != np.floor(epochs))
+    if bad.any():
+        i = bad.to_numpy().nonzero()[0][0]
+        raise InputError(
+            path,
+            f"epoch must be a positive whole number, got {plain(frame['epoch'].iloc[i])!r}",
+            int(frame["record"].iloc[i]),
+        )
+    return epochs.astype("int64")
+
+
+def _normalise_ids(ids: pd.Series) -> pd.Series:
+    """Integer ids where every id is a plain integer (MMLU-Pro), strings otherwise.
+
+    An id with a leading zero keeps every id a string, so "007" and "7" stay different.
+    """
+    text = ids.astype("string").str.strip()
+    if text.str.fullmatch(r"-?(0|[1-9]\d*)").all():
+        return text.astype("int64")
+    return text.astype(object)
