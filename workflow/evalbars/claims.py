@@ -112,6 +112,7 @@ from .pairwise import adjust_pvalues, pair_statistics
 from .ranks.paired import bootstrap_accuracies
 from .ranks.unpaired import rank_counts, rank_summary
 from .scores import WideScores
+from .tables import to_markdown
 
 __all__ = [
     "KINDS",
@@ -126,6 +127,9 @@ __all__ = [
     "read_claims_file",
     "evaluate_claims",
     "claims_display",
+    "claims_markdown",
+    "claims_headline",
+    "read_claims_table",
 ]
 
 KINDS = ("superiority", "noninferiority", "equivalence", "best", "top")
@@ -716,7 +720,7 @@ def claims_display(table: pd.DataFrame) -> pd.DataFrame:
             f"{_points(paired['estimate_points'])} ({_points(paired['ci_low_points'])} to "
             f"{_points(paired['ci_high_points'])})"
         )
-        if paired["rival"]:
+        if isinstance(paired["rival"], str) and paired["rival"]:
             estimate += f" vs {paired['rival']}"
         holm = by.loc["paired_holm"]
         needed = holm["questions_needed"]
@@ -732,3 +736,47 @@ def claims_display(table: pd.DataFrame) -> pd.DataFrame:
             | {"questions needed": plan}
         )
     return pd.DataFrame(rows)
+
+
+def claims_headline(table: pd.DataFrame) -> str:
+    """One sentence: how many claims each reading supports."""
+    n = table["claim"].nunique()
+    if not n:
+        return "No claims to test."
+    parts = []
+    for reading in ("naive", "paired", "paired_holm", "mixed_holm"):
+        verdicts = table.loc[table["reading"] == reading, "verdict"]
+        title = _READING_TITLES[reading].replace(", Holm", " with Holm")
+        parts.append(f"{int((verdicts == 'supported').sum())} by the {title} reading")
+    return f"Of {n} claim{'s' if n != 1 else ''}, supported: " + ", ".join(parts) + "."
+
+
+def claims_markdown(table: pd.DataFrame, alpha: float = 0.05, family: str = "claims") -> str:
+    """The claims table as Markdown: headline, one row per claim, and how to read it."""
+    if table.empty:
+        return "No claims configured (config key `claims`, or `evalbars claims --claim`).\n"
+    holm = table.loc[table["reading"] == "paired_holm", "family_size"]
+    size = int(holm.iloc[0]) if len(holm) else 0
+    members = "the claims made" if family == "claims" else "the claims made and all pairs"
+    notes = (
+        f"Verdicts at alpha = {alpha:g}: supported when the claim's (adjusted) p < alpha, "
+        "contradicted when the opposite's is, else not supported; p is the doubled one-sided p "
+        f"of the claim. Holm family: {members} ({size} tests). Gap: the paired estimate with its "
+        f"{1 - alpha:.0%} interval, in accuracy points (for best/top k: to the deciding rival). "
+        "Bootstrap: the claim's central rank interval and P(rank <= k). Questions needed: for the "
+        "paired Holm verdict to be decided with the configured power if the true gap were the "
+        "observed one, with the shortfall of the claim's scope in brackets."
+    )
+    return (
+        claims_headline(table) + "\n\n" + to_markdown(claims_display(table)) + "\n" + notes + "\n"
+    )
+
+
+_TEXT_COLUMNS = ("claim", "kind", "model_a", "model_b", "category", "reading", "rival", "verdict")
+
+
+def read_claims_table(path) -> pd.DataFrame:
+    """Read ``claims.csv`` back: text columns stay text (``n/a`` and a model called ``NA`` too)."""
+    numeric = [c for c in CLAIM_COLUMNS if c not in _TEXT_COLUMNS]
+    table = pd.read_csv(path, keep_default_na=False, na_values={c: [""] for c in numeric})
+    return table.astype({c: str for c in _TEXT_COLUMNS})

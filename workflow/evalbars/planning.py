@@ -500,4 +500,8 @@ def plan_table(
                     detectable_gap(questions, disagreement, lowest, power)
                 )
             rows.append(row)
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    for column in ("questions_closed_form", "questions_lower_bound", "questions_simulated"):
+        values = table[column].to_numpy(dtype=float)
+        table[column] = pd.array(np.where(np.isfinite(values), values, np.nan)).astype("Int64")
+    return table
