@@ -98,6 +98,7 @@ References
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,11 +108,13 @@ import pandas as pd
 from scipy import special
 
 from .errors import InputError
+from .items import build_item_table
 from .mixed import contrast_se, fit_lmm
 from .pairwise import adjust_pvalues, pair_statistics
 from .ranks.paired import bootstrap_accuracies
 from .ranks.unpaired import rank_counts, rank_summary
-from .scores import WideScores
+from .readers import read_predictions
+from .scores import WideScores, wide_scores
 from .tables import to_markdown
 
 __all__ = [
@@ -130,6 +133,8 @@ __all__ = [
     "claims_markdown",
     "claims_headline",
     "read_claims_table",
+    "load_scores",
+    "claims_json",
 ]
 
 KINDS = ("superiority", "noninferiority", "equivalence", "best", "top")
@@ -780,3 +785,31 @@ def read_claims_table(path) -> pd.DataFrame:
     numeric = [c for c in CLAIM_COLUMNS if c not in _TEXT_COLUMNS]
     table = pd.read_csv(path, keep_default_na=False, na_values={c: [""] for c in numeric})
     return table.astype({c: str for c in _TEXT_COLUMNS})
+
+
+def load_scores(paths, missing_prediction: str = "wrong") -> WideScores:
+    """The score matrix of one or more prediction files or item tables (``evalbars claims ITEMS``).
+
+    Each file is read by :func:`evalbars.readers.read_predictions` (long CSV/TSV/Parquet tables,
+    such as the workflow's ``data/subsample/items.parquet``, or MMLU-Pro-style JSON named after
+    the model) and joined by :func:`evalbars.items.build_item_table`.
+    """
+    frames = [read_predictions(path) for path in paths]
+    items = build_item_table(frames, missing_prediction, 0)
+    if items["model"].nunique() < 2:
+        raise InputError(
+            ", ".join(str(p) for p in paths),
+            f"claims compare models, but the data hold {items['model'].nunique()}",
+        )
+    return wide_scores(items)
+
+
+def claims_json(table: pd.DataFrame, alpha: float, family: str) -> str:
+    """The claims table as a JSON document: settings, headline and one record per (claim, reading)."""
+    document = {
+        "alpha": alpha,
+        "family": family,
+        "headline": claims_headline(table),
+        "rows": json.loads(table.to_json(orient="records", double_precision=15)),
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -73,6 +73,7 @@ __all__ = [
     "holm_questions",
     "plan",
     "plan_table",
+    "plan_text",
 ]
 
 #: Multiplicity procedures the planner knows.
@@ -505,3 +506,34 @@ def plan_table(
         values = table[column].to_numpy(dtype=float)
         table[column] = pd.array(np.where(np.isfinite(values), values, np.nan)).astype("Int64")
     return table
+
+
+def plan_text(result: dict, simulated: int | None = None) -> str:
+    """One paragraph answering a :func:`plan` question (``evalbars plan``)."""
+    family = (
+        "no multiplicity adjustment"
+        if result["procedure"] == "none"
+        else f"{result['procedure'].capitalize()} over {result['tests']} tests"
+    )
+    setting = (
+        f"{result['models']} models, {family}, alpha {result['alpha']:g}, power "
+        f"{result['power']:g}, disagreement rate {result['disagreement']:g} ({result['test']} test)"
+    )
+    if "gap" in result:
+        low, high = result["questions_low"], result["questions_high"]
+        gap = f"a gap of {100 * result['gap']:g} points"
+        if not np.isfinite(high):
+            return f"{setting}: {gap} cannot be found (it must be above 0 and below the rate).\n"
+        if low == high:
+            answer = f"{gap} needs {int(high):,} shared questions"
+        else:
+            answer = (
+                f"{gap} needs between {int(low):,} (unadjusted level) and {int(high):,} "
+                "(Bonferroni level) shared questions"
+            )
+        if simulated is not None:
+            answer += f"; simulated under Holm: {int(simulated):,}"
+        return f"{setting}: {answer}.\n"
+    low, high = 100 * result["gap_low"], 100 * result["gap_high"]
+    found = f"{high:.2f} points" if np.isclose(low, high) else f"{low:.2f} to {high:.2f} points"
+    return f"{setting}: {result['questions']:,} shared questions find a gap of {found}.\n"
