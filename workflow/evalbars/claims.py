@@ -410,7 +410,7 @@ def _one_sided(scope: _Scope, reading: str, a: int, b: int, shift: float) -> flo
     if reading == "mcnemar":
         wins, losses = scope.wins[a, b], scope.wins[b, a]
         # P(X >= wins), X ~ Bin(wins + losses, 1/2), = P(X <= losses) by symmetry.
-        return float(special.bdtr(losses, wins + losses, 0.5)) if wins + losses else 1.0
+        return float(special.bdtr(int(losses), int(wins + losses), 0.5)) if wins + losses else 1.0
     if reading == "naive":
         diff, se = scope.diff[a, b], scope.se_unpaired[a, b]
     elif reading in ("paired", "paired_holm"):
