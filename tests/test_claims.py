@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-from statsmodels.stats.multitest import multipletests
 from statsmodels.stats import proportion
+from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.weightstats import ztest
 
 from evalbars import cli

@@ -3,11 +3,13 @@ within Monte Carlo error; the pattern simulation against the FWER study's own dr
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from scipy import stats
 
-from evalbars import planning
+from evalbars import cli, planning
 from evalbars.pairwise import adjust_pvalues, paired_z_tests
 from evalbars.simulate.fwer import draw_shared_scores
 
@@ -102,8 +104,6 @@ def test_plan_answers_both_questions_and_the_table_checks_itself():
 
 
 def test_cli_plan_forward_reverse_and_errors(capsys):
-    from evalbars import cli
-
     assert cli.main(["plan", "--models", "6", "--gap", "2", "--disagreement", "0.25"]) == 0
     out = capsys.readouterr().out
     assert "a gap of 2 points needs between 4,898 (unadjusted level) and 8,901" in out
@@ -132,7 +132,5 @@ def test_cli_plan_forward_reverse_and_errors(capsys):
 
 
 def json_gap(text):
-    import json
-
     document = json.loads(text)
     return document["gap_low"]
