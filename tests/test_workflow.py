@@ -221,6 +221,10 @@ TABLE_COLUMNS = {
         "p_holm",
         "p_tukey",
     ],
+    "claims": ["claim", "reading", "estimate_points", "p_adjusted", "verdict", "questions_needed"],
+    "category_pairwise": ["category", "model_a", "model_b", "diff", "p_mcnemar", "p_holm", "p_bh"],
+    "category_summary": ["model_a", "model_b", "wins_a", "significant_holm", "test", "p"],
+    "plan": ["gap_points", "procedure", "questions_closed_form", "questions_simulated"],
 }
 FIGURES = [
     "replication",
@@ -237,6 +241,8 @@ FIGURES = [
     "sim_fwer_models",
     "sim_fwer_power",
     "sim_clustered",
+    "claims",
+    "category_pairwise",
 ]
 
 
@@ -278,6 +284,9 @@ def test_report_is_self_contained_html(default_run):
         "ranks.csv",
         "leaderboard.csv",
         "sim_fwer_models.png",
+        "claims.csv",
+        "category_pairwise.png",
+        "plan.csv",
     ):
         assert name in report, name
 

@@ -15,6 +15,7 @@ rule claims_table:
             labels={"item": "verdicts"},
         ),
         md="results/tables/claims.md",
+        tex="results/tables/claims.tex",
     log:
         "results/logs/claims_table/claims_table.log",
     params:
@@ -64,6 +65,7 @@ rule category_pairwise:
             labels={"item": "per-category pairs"},
         ),
         md="results/tables/category_pairwise.md",
+        tex="results/tables/category_pairwise.tex",
         summary_csv=report(
             "results/tables/category_summary.csv",
             caption="../report/category_summary.rst",
@@ -71,6 +73,7 @@ rule category_pairwise:
             labels={"item": "category wins and homogeneity"},
         ),
         summary_md="results/tables/category_summary.md",
+        summary_tex="results/tables/category_summary.tex",
         png=report(
             "results/figures/category_pairwise.png",
             caption="../report/category_heatmap.rst",
@@ -101,6 +104,7 @@ rule plan_table:
             labels={"item": "questions needed"},
         ),
         md="results/tables/plan.md",
+        tex="results/tables/plan.tex",
     log:
         "results/logs/plan_table/plan_table.log",
     params:

@@ -22,6 +22,7 @@ with script_context(snakemake.log[0]):
         table,
         out.csv,
         out.md,
+        out.tex,
         caption=f"Every pair in every category; Holm and Benjamini-Hochberg adjust the exact "
         f"McNemar p over all {len(table)} category x pair tests; alpha = {alpha:g}.",
     )
@@ -29,6 +30,7 @@ with script_context(snakemake.log[0]):
         summary,
         out.summary_csv,
         out.summary_md,
+        out.summary_tex,
         caption="Per pair: naive category wins and how many survive each correction; "
         "homogeneity of the gap across categories.",
     )

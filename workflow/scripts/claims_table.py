@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import claims
+from evalbars import claims, tables
 from evalbars.errors import ConfigError, script_context
 from evalbars.scores import wide_scores
 
@@ -23,3 +23,7 @@ with script_context(snakemake.log[0]):
         raise ConfigError(f"{exc}; edit `claims:` in the config to name the analysed data") from exc
     table.to_csv(snakemake.output.csv, index=False)
     Path(snakemake.output.md).write_text(claims.claims_markdown(table, p.alpha, p.family))
+    shown = claims.claims_display(table) if len(table) else pd.DataFrame({"note": ["no claims"]})
+    Path(snakemake.output.tex).write_text(
+        tables.to_latex(shown, caption=claims.claims_headline(table), label="tab:claims")
+    )

@@ -31,6 +31,7 @@ with script_context(snakemake.log[0]):
         table,
         snakemake.output.csv,
         snakemake.output.md,
+        snakemake.output.tex,
         caption=f"Questions needed for a paired test to find each gap with power {p.power:g} at "
         f"alpha = {p.alpha:g}, {len(wide.models)} models, at the median disagreement rate of the "
         f"data ({delta:.3f}); detectable gap at the data's {len(wide.question_ids):,} questions.",
