@@ -25,6 +25,7 @@ MODEL_COLUMNS = [
     "accuracy",
     "se_naive",
     "se_questions",
+    "n_effective",
     "ci_low",
     "ci_high",
     "se_clustered",
