@@ -512,7 +512,8 @@ def long_table(path: Path, models, ids=range(40), categories="ab") -> Path:
 def _bad_correct(tmp_path):
     bad = tmp_path / "mine.csv"
     bad.write_text("model,question_id,correct,category\nM,1,1,x\nM,2,maybe,x\n")
-    return [str(bad)], {}, f"{bad}, record 2: correct must be 0/1 or true/false, got 'maybe'"
+    message = f"{bad}, record 2: correct must be a score in [0, 1] (0/1, true/false or a fraction)"
+    return [str(bad)], {}, f"{message}, got 'maybe'"
 
 
 def _truncated_zip(tmp_path):
