@@ -31,6 +31,7 @@ include: "workflow/rules/analysis.smk"
 include: "workflow/rules/replication.smk"
 include: "workflow/rules/ranks.smk"
 include: "workflow/rules/simulate.smk"
+include: "workflow/rules/claims.smk"
 
 
 # --- target rules ---------------------------------------------------------------------------------
@@ -42,3 +43,4 @@ rule all:
         rules.replication_all.input,
         rules.ranks_all.input,
         rules.simulate_all.input,
+        rules.claims_all.input,

@@ -66,6 +66,9 @@ def make_workdir(tmp_path: Path, **overrides) -> Path:
     workdir = tmp_path / "work"
     (workdir / "config").mkdir(parents=True)
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    if overrides.get("models") == [] and "claims" not in overrides:
+        # Other data than the paper's: the shipped claims name the paper's models.
+        overrides["claims"] = []
     config.update(overrides)
     (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(config))
     for extra in (REPO / "config").iterdir():
@@ -221,6 +224,10 @@ TABLE_COLUMNS = {
         "p_holm",
         "p_tukey",
     ],
+    "claims": ["claim", "reading", "estimate_points", "p_adjusted", "verdict", "questions_needed"],
+    "category_pairwise": ["category", "model_a", "model_b", "diff", "p_mcnemar", "p_holm", "p_bh"],
+    "category_summary": ["model_a", "model_b", "wins_a", "significant_holm", "test", "p"],
+    "plan": ["gap_points", "procedure", "questions_closed_form", "questions_simulated"],
 }
 FIGURES = [
     "replication",
@@ -237,6 +244,8 @@ FIGURES = [
     "sim_fwer_models",
     "sim_fwer_power",
     "sim_clustered",
+    "claims",
+    "category_pairwise",
 ]
 
 
@@ -279,6 +288,9 @@ def test_report_is_self_contained_html(default_run):
         "ranks.csv",
         "leaderboard.csv",
         "sim_fwer_models.png",
+        "claims.csv",
+        "category_pairwise.png",
+        "plan.csv",
     ):
         assert name in report, name
 
@@ -460,7 +472,7 @@ def fixture_archive_server(tmp_path):
 
 def test_download_rule_verifies_checksums_from_a_loopback_server(tmp_path, fixture_archive_server):
     base, checksums = fixture_archive_server
-    common = {"models": list(FIXTURE_MODELS), "subsample": {"n": "all", "seed": 1}}
+    common = {"models": list(FIXTURE_MODELS), "subsample": {"n": "all", "seed": 1}, "claims": []}
     good = make_workdir(tmp_path / "good", checksums=checksums, **common)
     run_snakemake(good, "--cores", "1", "data_all", mirror=base)
     items = pd.read_parquet(good / "data" / "items.parquet")
@@ -500,7 +512,8 @@ def long_table(path: Path, models, ids=range(40), categories="ab") -> Path:
 def _bad_correct(tmp_path):
     bad = tmp_path / "mine.csv"
     bad.write_text("model,question_id,correct,category\nM,1,1,x\nM,2,maybe,x\n")
-    return [str(bad)], {}, f"{bad}, record 2: correct must be 0/1 or true/false, got 'maybe'"
+    message = f"{bad}, record 2: correct must be a score in [0, 1] (0/1, true/false or a fraction)"
+    return [str(bad)], {}, f"{message}, got 'maybe'"
 
 
 def _truncated_zip(tmp_path):

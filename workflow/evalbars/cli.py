@@ -11,16 +11,19 @@ Example::
     evalbars ranks leaderboard.csv
     evalbars ranks leaderboard.tsv --format json --seed 7 --draws 20000 --level 0.9
     evalbars read lm_eval_output/ inspect_logs/ -o items.parquet
+    evalbars claims data/subsample/items.parquet --claim "best: A" --claim "A > B in math"
+    evalbars plan --models 6 --gap 2 --disagreement 0.25 --procedure holm
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 
-from . import __version__, ranks
-from .errors import EvalbarsError
+from . import __version__, claims, planning, ranks
+from .errors import EvalbarsError, InputError
 from .items import MISSING_POLICIES, join_sources, read_summary, score_sources
 from .ranks import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
 from .readers import FORMATS, SourceOptions, read_source
@@ -168,6 +171,94 @@ def _run_read(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- evalbars claims and evalbars plan -------------------------------------------------------------
+
+
+def _add_claims_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("items", metavar="ITEMS", nargs="+", help="item tables or prediction files")
+    parser.add_argument(
+        "--claim", action="append", default=[], help='a claim, e.g. "A > B in math"'
+    )
+    parser.add_argument("--claims-file", help="a text file of claims, one a line ('#' comments)")
+    parser.add_argument("--alpha", type=_level, default=0.05, help="level (default: 0.05)")
+    parser.add_argument("--family", choices=claims.FAMILIES, default="claims", help="Holm family")
+    parser.add_argument("--power", type=_level, default=0.8, help="for questions needed (0.8)")
+    parser.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help="bootstrap seed")
+    parser.add_argument("--replicates", type=_positive_int, default=DEFAULT_DRAWS)
+    parser.add_argument("--format", choices=["markdown", "csv", "json"], default="markdown")
+
+
+def _run_claims(args: argparse.Namespace) -> int:
+    texts = list(args.claim) + (
+        claims.read_claims_file(args.claims_file) if args.claims_file else []
+    )
+    if not texts:
+        raise InputError("evalbars claims", "no claims given; use --claim or --claims-file")
+    wide = claims.load_scores(args.items)
+    table = claims.evaluate_claims(
+        wide, texts, args.alpha, args.family, args.power, args.replicates, args.seed
+    )
+    if args.format == "markdown":
+        sys.stdout.write(claims.claims_markdown(table, args.alpha, args.family))
+    elif args.format == "json":
+        sys.stdout.write(claims.claims_json(table, args.alpha, args.family))
+    else:
+        table.to_csv(sys.stdout, index=False, lineterminator="\n")
+    return 0
+
+
+def _add_plan_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--models", type=_positive_int, required=True, help="K models compared")
+    parser.add_argument("--gap", type=float, help="target gap in accuracy points")
+    parser.add_argument("--questions", type=_positive_int, help="questions: find the gap instead")
+    parser.add_argument("--disagreement", type=_level, required=True, help="share of disagreement")
+    parser.add_argument("--alpha", type=_level, default=0.05, help="level (default: 0.05)")
+    parser.add_argument("--power", type=_level, default=0.8, help="power (default: 0.8)")
+    parser.add_argument("--procedure", choices=planning.PROCEDURES, default="holm")
+    parser.add_argument("--tests", type=_positive_int, help="family size (default: all pairs)")
+    parser.add_argument("--test", choices=planning.TESTS, default="wald", help="test statistic")
+    parser.add_argument("--simulate", action="store_true", help="Holm over all pairs, simulated")
+    parser.add_argument("--format", choices=["markdown", "json"], default="markdown")
+
+
+def _run_plan(args: argparse.Namespace) -> int:
+    if (args.gap is None) == (args.questions is None):
+        raise InputError("evalbars plan", "give exactly one of --gap (points) or --questions")
+    if args.gap is not None and not 0 < args.gap / 100 <= args.disagreement:
+        raise InputError(
+            f"--gap {args.gap:g}",
+            f"must be above 0 and at most the disagreement rate ({100 * args.disagreement:g} points)",
+        )
+    if args.models < 2:
+        raise InputError(f"--models {args.models}", "a comparison needs at least 2 models")
+    gap = None if args.gap is None else args.gap / 100
+    result = planning.plan(
+        args.models,
+        gap,
+        args.disagreement,
+        args.alpha,
+        args.power,
+        args.procedure,
+        args.tests,
+        args.questions,
+        args.test,
+    )
+    simulated = None
+    if args.simulate and gap is not None and args.procedure == "holm" and args.tests is None:
+        try:
+            simulated = planning.holm_questions(
+                args.models, gap, args.disagreement, args.alpha, args.power
+            )
+        except ValueError as exc:
+            raise InputError("evalbars plan --simulate", str(exc)) from exc
+        result["questions_simulated"] = simulated
+    if args.format == "json":
+        sys.stdout.write(json.dumps(result, indent=2) + "\n")
+    else:
+        sys.stdout.write(planning.plan_text(result, simulated))
+    return 0
+
+
 # --- Entry point -----------------------------------------------------------------------------------
 
 
@@ -188,6 +279,14 @@ def build_parser() -> argparse.ArgumentParser:
     read_parser = commands.add_parser("read", help=read_help, description=read_help)
     _add_read_arguments(read_parser)
     read_parser.set_defaults(run=_run_read)
+    claims_help = "verdicts of ranking claims ('A > B', 'best: A', ...) on item-level data"
+    claims_parser = commands.add_parser("claims", help=claims_help, description=claims_help)
+    _add_claims_arguments(claims_parser)
+    claims_parser.set_defaults(run=_run_claims)
+    plan_help = "questions needed for a gap, or the gap a number of questions can find"
+    plan_parser = commands.add_parser("plan", help=plan_help, description=plan_help)
+    _add_plan_arguments(plan_parser)
+    plan_parser.set_defaults(run=_run_plan)
     return parser
 
 

@@ -27,6 +27,7 @@ rule items:
         max_unshared_share=lookup(dpath="max_unshared_share", within=config),
         subsample_n=lookup(dpath="subsample/n", within=config),
         question_set=lookup(dpath="question_set", within=config),
+        claims=lookup(dpath="claims", within=config),
     message:
         "--- Building the canonical item table."
     script:

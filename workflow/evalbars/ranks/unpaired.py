@@ -25,7 +25,9 @@ __all__ = [
     "score_intervals",
     "adjacent_gaps",
     "tiers_from_separated",
+    "min_ranks",
     "rank_ranges",
+    "summarise_ranks",
     "anchored_tiers",
     "plausible_scores",
     "headline",
@@ -205,7 +207,7 @@ def tiers_from_separated(separated) -> np.ndarray:
 # --- Plausible ranks -----------------------------------------------------------------------------
 
 
-def _min_ranks(samples: np.ndarray) -> np.ndarray:
+def min_ranks(samples: np.ndarray) -> np.ndarray:
     """Rank of each column within each row, 1 = highest; ties share the better (smaller) rank.
 
     What ``scipy.stats.rankdata(-samples, axis=1, method="min")`` returns, from one
@@ -268,12 +270,16 @@ def rank_ranges(sample_chunks, worlds: int, level: float = DEFAULT_LEVEL) -> pd.
     kept: memory is O(systems × (chunk + (1 - level) × worlds)), never
     systems², and the result equals a full tabulation of the ranks exactly.
     """
+    return summarise_ranks((min_ranks(chunk) for chunk in sample_chunks), worlds, level)
+
+
+def summarise_ranks(rank_chunks, worlds: int, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
+    """:func:`rank_ranges` from ranks already computed (chunks of :func:`min_ranks`)."""
     k_low, k_high = _quantile_positions(int(worlds), level)
     keep_high = int(worlds) - k_high + 1
     smallest = largest = first = None
     seen = 0
-    for chunk in sample_chunks:
-        ranks = _min_ranks(chunk)
+    for ranks in rank_chunks:
         seen += len(ranks)
         if smallest is None:
             smallest = np.empty((0, ranks.shape[1]), dtype=np.int32)

@@ -1,0 +1,136 @@
+"""Planning: closed forms against a published sample size (Connor 1987) and against simulation
+within Monte Carlo error; the pattern simulation against the FWER study's own draws."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from evalbars import cli, planning
+from evalbars.pairwise import adjust_pvalues, paired_z_tests
+from evalbars.simulate.fwer import draw_shared_scores
+
+
+def test_connor_mcnemar_sample_size_matches_the_published_example():
+    # Connor (1987), Biometrics 43:207-211, p. 209, as worked in the open-powersamplesize
+    # calculator "Compare Paired Proportions: McNemar's Z-test, 2-Sided Equality"
+    # (zarathucorp.github.io/open-powersamplesize): p01 = 0.45, p10 = 0.05, alpha = 0.05,
+    # power = 0.80 -> n = 23 pairs.
+    n = planning.questions_needed(0.45 - 0.05, 0.45 + 0.05, alpha=0.05, power=0.8, test="mcnemar")
+    assert float(n) == pytest.approx(22.0113, abs=1e-4)
+    assert int(np.ceil(n)) == 23
+    # The Wald form (the paired z evalbars runs) needs fewer: the null variance is smaller.
+    assert planning.questions_needed(0.4, 0.5, 0.05, 0.8) < n
+
+
+def test_detectable_gap_inverts_questions_needed():
+    for test in planning.TESTS:
+        n = planning.questions_needed(0.03, 0.3, 0.01, 0.9, test)
+        assert planning.detectable_gap(n, 0.3, 0.01, 0.9, test) == pytest.approx(0.03, rel=1e-8)
+    assert np.isnan(planning.questions_needed(0.5, 0.3))
+    assert np.isinf(planning.questions_needed(0.0, 0.3))
+
+
+@pytest.mark.parametrize(
+    ("gap", "delta", "alpha"), [(0.05, 0.3, 0.05), (0.02, 0.25, 0.05 / 15), (0.1, 0.4, 0.01)]
+)
+def test_closed_form_power_matches_simulation(gap, delta, alpha):
+    n = int(np.ceil(planning.questions_needed(gap, delta, alpha, 0.8)))
+    share, se = planning.simulate_pair_power(n, gap, delta, alpha, replications=20_000, seed=5)
+    assert abs(share - float(planning.power_paired(n, gap, delta, alpha))) < 4 * se
+    assert abs(share - 0.8) < 4 * se + 0.005  # n is rounded up
+
+
+def test_pattern_probabilities_give_the_requested_rates():
+    kappa = planning.concentration_for_disagreement(0.05, 0.3, 0.6)
+    patterns, prob = planning.pattern_probabilities(5, 0.05, 0.6, kappa)
+    assert prob.sum() == pytest.approx(1.0)
+    means = prob @ patterns
+    np.testing.assert_allclose(means, [0.65, 0.6, 0.6, 0.6, 0.6], atol=1e-12)
+    disagree = prob @ (patterns[:, 0] != patterns[:, 1])
+    assert disagree == pytest.approx(0.3, abs=1e-12)
+    with pytest.raises(ValueError, match="not reachable"):
+        planning.concentration_for_disagreement(0.05, 0.9, 0.6)
+
+
+def test_pattern_simulation_matches_the_fwer_studys_draws():
+    """Holm power from pattern counts equals Holm power from draw_shared_scores (rho = 1)."""
+    models, n, gap, delta, alpha = 4, 300, 0.08, 0.3, 0.05
+    share, se = planning.simulate_holm_power(models, n, gap, delta, alpha, replications=4000)
+    kappa = planning.concentration_for_disagreement(gap, delta, 0.6)
+    rng = np.random.default_rng(11)
+    scores = draw_shared_scores(rng, 2000, n, models, 1.0, gap, 0.6, kappa).astype(float)
+    z, p = paired_z_tests(scores)
+    found = (adjust_pvalues(p, "holm")[:, 0] < alpha) & (z[:, 0] > 0)
+    direct = found.mean()
+    assert abs(share - direct) < 4 * np.hypot(se, np.sqrt(direct * (1 - direct) / 2000))
+
+
+def test_holm_lies_between_its_bounds_and_bonferroni_matches_its_closed_form():
+    models, gap, delta = 5, 0.05, 0.3
+    tests = planning.all_pairs(models)
+    low = planning.questions_needed(gap, delta, 0.05, 0.8)
+    high = planning.questions_needed(gap, delta, 0.05 / tests, 0.8)
+    holm = planning.holm_questions(models, gap, delta, replications=3000)
+    assert low < holm <= np.ceil(high) + 1
+    n = int(np.ceil(high))
+    share, se = planning.simulate_holm_power(
+        models, n, gap, delta, 0.05, "bonferroni", replications=6000
+    )
+    assert abs(share - float(planning.power_paired(n, gap, delta, 0.05 / tests))) < 4 * se
+
+
+def test_plan_answers_both_questions_and_the_table_checks_itself():
+    result = planning.plan(6, 0.02, 0.25, procedure="bonferroni")
+    z = stats.norm.ppf(1 - 0.05 / 30) + stats.norm.ppf(0.8)
+    assert result["questions_high"] == np.ceil(z**2 * (0.25 - 0.02**2) / 0.02**2)
+    assert result["questions_low"] == result["questions_high"]
+    reverse = planning.plan(6, None, 0.25, procedure="holm", questions=1497)
+    assert reverse["gap_low"] < reverse["gap_high"]
+    assert "1,497 shared questions find a gap of" in planning.plan_text(reverse)
+    table = planning.plan_table(4, [0.05], 0.3, claims=2, questions=1000, replications=2000)
+    assert list(table["procedure"]) == ["none", "bonferroni", "holm", "holm"]
+    checked = table[table["power_simulated"].notna()]
+    assert (abs(checked["power_simulated"] - 0.8) < 4 * checked["power_simulated_se"] + 0.04).all()
+    holm = table.iloc[2]
+    assert (
+        holm["questions_lower_bound"]
+        <= holm["questions_simulated"]
+        <= holm["questions_closed_form"] + 1
+    )
+
+
+def test_cli_plan_forward_reverse_and_errors(capsys):
+    assert cli.main(["plan", "--models", "6", "--gap", "2", "--disagreement", "0.25"]) == 0
+    out = capsys.readouterr().out
+    assert "a gap of 2 points needs between 4,898 (unadjusted level) and 8,901" in out
+    assert (
+        cli.main(
+            [
+                "plan",
+                "--models",
+                "6",
+                "--questions",
+                "1497",
+                "--disagreement",
+                "0.25",
+                "--procedure",
+                "none",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
+    assert json_gap(capsys.readouterr().out) == pytest.approx(0.0361, abs=1e-4)
+    assert cli.main(["plan", "--models", "6", "--gap", "40", "--disagreement", "0.25"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--gap 40: must be above 0 and at most" in err
+
+
+def json_gap(text):
+    document = json.loads(text)
+    return document["gap_low"]

@@ -1,0 +1,182 @@
+"""Ranking claims as people write them: the grammar, parsed into typed claims.
+
+Forms (spaces around the operators, since model names contain hyphens):
+``A > B`` (or ``A < B``), ``A >= B - d`` (non-inferiority by d points),
+``|A - B| < d`` (equivalence), ``best: A``, ``top k: A``, each optionally
+followed by ``in CATEGORY``. :func:`parse_claims` checks names against the data
+when given models and categories; :func:`check_claims` is what the workflow runs
+before it writes anything. The verdicts are in :mod:`evalbars.claims`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import ConfigError, InputError
+
+__all__ = [
+    "KINDS",
+    "Claim",
+    "ClaimError",
+    "parse_claim",
+    "parse_claims",
+    "read_claims_file",
+    "check_claims",
+]
+
+KINDS = ("superiority", "noninferiority", "equivalence", "best", "top")
+
+_FORMS = (
+    "'A > B', 'A >= B - d', '|A - B| < d', 'best: A' or 'top k: A', "
+    "optionally followed by 'in CATEGORY'"
+)
+_MARGIN = r"(?P<d>\d+(?:\.\d*)?|\.\d+)\s*(?:points?|pts?|%)?"
+_PATTERNS = (
+    ("best", re.compile(r"best\s*:\s*(?P<a>\S.*)", re.I)),
+    ("top", re.compile(r"top[\s-]*(?P<k>\d+)\s*:\s*(?P<a>\S.*)", re.I)),
+    (
+        "equivalence",
+        re.compile(r"\|\s*(?P<a>\S.*?)\s+-\s+(?P<b>\S.*?)\s*\|\s*<\s*" + _MARGIN),
+    ),
+    ("noninferiority", re.compile(r"(?P<a>\S.*?)\s+>=\s+(?P<b>\S.*?)\s+-\s+" + _MARGIN)),
+    ("superiority", re.compile(r"(?P<a>\S.*?)\s+>\s+(?P<b>\S.*)")),
+    ("inferiority", re.compile(r"(?P<a>\S.*?)\s+<\s+(?P<b>\S.*)")),
+)
+_CATEGORY_SPLIT = re.compile(r"\s+in\s+")
+
+
+class ClaimError(InputError):
+    """A claim that cannot be read or does not fit the data; the message names the claim."""
+
+    def __init__(self, text: str, problem: str):
+        super().__init__(f"claim {text!r}", problem)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One parsed claim. ``margin`` is in accuracy points; ``k`` is 1 for ``best``."""
+
+    text: str
+    kind: str
+    model_a: str
+    model_b: str | None = None
+    margin: float = 0.0
+    k: int = 1
+    category: str | None = None
+    extra: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def label(self) -> str:
+        """The claim in canonical spelling."""
+        a, b, d = self.model_a, self.model_b, f"{self.margin:g}"
+        body = {
+            "superiority": f"{a} > {b}",
+            "noninferiority": f"{a} >= {b} - {d}",
+            "equivalence": f"|{a} - {b}| < {d}",
+            "best": f"best: {a}",
+            "top": f"top {self.k}: {a}",
+        }[self.kind]
+        return body + (f" in {self.category}" if self.category else "")
+
+
+def _match_name(text: str, name: str, known, what: str) -> str:
+    if known is None or name in known:
+        return name
+    folded = [k for k in known if k.lower() == name.lower()]
+    if len(folded) == 1:
+        return folded[0]
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    listing = ", ".join(sorted(known))
+    raise ClaimError(text, f"unknown {what} {name!r}{hint} ({what}s: {listing})")
+
+
+def _split_category(text: str, categories):
+    """``(body, category)``: the claim split at the ' in ' whose remainder is a category."""
+    splits = list(_CATEGORY_SPLIT.finditer(text))
+    if not splits:
+        return text, None
+    if categories is not None:
+        lowered = {c.lower(): c for c in categories}
+        for match in splits:
+            rest = text[match.end() :].strip()
+            if rest.lower() in lowered:
+                return text[: match.start()].strip(), lowered[rest.lower()]
+    match = splits[0]
+    rest = text[match.end() :].strip()
+    if categories is not None:
+        _match_name(text, rest, categories, "category")  # raises, naming the category
+    return text[: match.start()].strip(), rest
+
+
+def parse_claim(text: str, models=None, categories=None) -> Claim:
+    """Parse one claim; with ``models`` and ``categories``, check its names against the data.
+
+    Raises :class:`ClaimError` (one line naming the claim and the problem) for a
+    malformed claim, an unknown model or category, a model compared with itself,
+    a non-positive margin, or ``top k`` with k outside 1..K-1.
+    """
+    original = str(text)
+    line = " ".join(original.split())
+    if not line:
+        raise ClaimError(original, f"empty; write {_FORMS}")
+    body, category = _split_category(line, categories)
+    found = [(kind, pattern.fullmatch(body)) for kind, pattern in _PATTERNS]
+    kind, match = next(((k, m) for k, m in found if m), (None, None))
+    if match is None:
+        if re.fullmatch(r"(\S.*?)\s+>=\s+(\S.*)", body):
+            raise ClaimError(original, "a non-inferiority claim needs a margin: 'A >= B - d'")
+        raise ClaimError(original, f"malformed; write {_FORMS}")
+    groups = match.groupdict()
+    a, b = groups["a"].strip(), (groups.get("b") or "").strip() or None
+    if kind == "inferiority":
+        kind, a, b = "superiority", b, a
+    a = _match_name(original, a, models, "model")
+    if b is not None:
+        b = _match_name(original, b, models, "model")
+        if a == b:
+            raise ClaimError(original, f"compares {a!r} with itself")
+    margin = float(groups["d"]) if groups.get("d") else 0.0
+    if kind in ("noninferiority", "equivalence") and not 0 < margin < 100:
+        raise ClaimError(original, f"the margin must be between 0 and 100 points, got {margin:g}")
+    k = int(groups["k"]) if groups.get("k") else 1
+    if kind == "top" and models is not None and not 1 <= k < len(models):
+        raise ClaimError(
+            original, f"'top {k}' needs 1 <= k < {len(models)}, the number of models in the data"
+        )
+    if kind == "top" and k == 1:
+        kind = "best"
+    return Claim(original, kind, a, b, margin, k, category)
+
+
+def parse_claims(texts, models=None, categories=None) -> list[Claim]:
+    """Parse several claims; a claim listed twice (same canonical form) is an error."""
+    claims, seen = [], {}
+    for text in texts:
+        claim = parse_claim(text, models, categories)
+        if claim.label in seen:
+            raise ClaimError(text, f"listed twice (also as {seen[claim.label]!r})")
+        seen[claim.label] = text
+        claims.append(claim)
+    return claims
+
+
+def read_claims_file(path) -> list[str]:
+    """Claims from a text file, one a line; blank lines and lines starting with '#' are skipped."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise InputError(path, f"cannot read claims file: {exc.strerror or exc}") from exc
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
+def check_claims(texts, models, categories) -> list:
+    """The configured claims parsed against the data, or a ConfigError naming the claim and the key."""
+    try:
+        return parse_claims(texts, models, categories)
+    except ClaimError as exc:
+        raise ConfigError(f"{exc}; edit `claims:` in the config to name the analysed data") from exc

@@ -1,0 +1,128 @@
+# --- Claims stage: the user's ranking claims tested as stated, per-category pairs, planning ------
+# Claims are listed under `claims:` in the config; their verdicts come first in the HTML report.
+
+
+# --- Verdicts of every claim under every reading ------------------------------------------------
+rule claims_table:
+    input:
+        item_table=rules.subsample.output.item_table,
+        code=package_code("claims_table"),
+    output:
+        csv=report(
+            "results/tables/claims.csv",
+            caption="../report/claims_table.rst",
+            category="0. Your claims",
+            labels={"item": "verdicts"},
+        ),
+        md="results/tables/claims.md",
+        tex="results/tables/claims.tex",
+    log:
+        "results/logs/claims_table/claims_table.log",
+    params:
+        claims=lookup(dpath="claims", within=config),
+        alpha=lookup(dpath="alpha", within=config),
+        family=lookup(dpath="claims_options/family", within=config),
+        power=lookup(dpath="claims_options/power", within=config),
+        replicates=lookup(dpath="ranks/replicates", within=config),
+        seed=lookup(dpath="ranks/seed", within=config),
+    message:
+        "--- Claims: verdicts under every reading."
+    script:
+        "../scripts/claims_table.py"
+
+
+# --- Each claim's intervals against its threshold ------------------------------------------------
+rule claims_figure:
+    input:
+        table=rules.claims_table.output.csv,
+        code=package_code("claims_figure"),
+    output:
+        png=report(
+            "results/figures/claims.png",
+            caption="../report/claims_figure.rst",
+            category="0. Your claims",
+            labels={"item": "intervals against thresholds"},
+        ),
+        svg="results/figures/claims.svg",
+    log:
+        "results/logs/claims_figure/claims_figure.log",
+    message:
+        "--- Claims figure."
+    script:
+        "../scripts/claims_figure.py"
+
+
+# --- Every pair in every category: corrections, homogeneity, heatmap ----------------------------
+rule category_pairwise:
+    input:
+        item_table=rules.subsample.output.item_table,
+        code=package_code("category_pairwise"),
+    output:
+        csv=report(
+            "results/tables/category_pairwise.csv",
+            caption="../report/category_pairwise.rst",
+            category="0. Your claims",
+            labels={"item": "per-category pairs"},
+        ),
+        md="results/tables/category_pairwise.md",
+        tex="results/tables/category_pairwise.tex",
+        summary_csv=report(
+            "results/tables/category_summary.csv",
+            caption="../report/category_summary.rst",
+            category="0. Your claims",
+            labels={"item": "category wins and homogeneity"},
+        ),
+        summary_md="results/tables/category_summary.md",
+        summary_tex="results/tables/category_summary.tex",
+        png=report(
+            "results/figures/category_pairwise.png",
+            caption="../report/category_heatmap.rst",
+            category="0. Your claims",
+            labels={"item": "per-category heatmap"},
+        ),
+        svg="results/figures/category_pairwise.svg",
+    log:
+        "results/logs/category_pairwise/category_pairwise.log",
+    params:
+        alpha=lookup(dpath="alpha", within=config),
+    message:
+        "--- Every pair in every category."
+    script:
+        "../scripts/category_pairwise.py"
+
+
+# --- How many questions would settle it ----------------------------------------------------------
+rule plan_table:
+    input:
+        item_table=rules.subsample.output.item_table,
+        code=package_code("plan_table"),
+    output:
+        csv=report(
+            "results/tables/plan.csv",
+            caption="../report/plan_table.rst",
+            category="0. Your claims",
+            labels={"item": "questions needed"},
+        ),
+        md="results/tables/plan.md",
+        tex="results/tables/plan.tex",
+    log:
+        "results/logs/plan_table/plan_table.log",
+    params:
+        claims=lookup(dpath="claims", within=config),
+        alpha=lookup(dpath="alpha", within=config),
+        power=lookup(dpath="claims_options/power", within=config),
+        gaps=lookup(dpath="claims_options/plan_gaps", within=config),
+        seed=lookup(dpath="simulation/seed", within=config),
+    message:
+        "--- Questions needed per gap and procedure."
+    script:
+        "../scripts/plan_table.py"
+
+
+# --- Target rule of the claims stage -------------------------------------------------------------
+rule claims_all:
+    input:
+        rules.claims_table.output,
+        rules.claims_figure.output,
+        rules.category_pairwise.output,
+        rules.plan_table.output,
