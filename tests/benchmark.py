@@ -172,6 +172,74 @@ def time_simulation_stage(
     return pd.DataFrame(rows, columns=["scope", "job", "seconds"])
 
 
+def synthetic_items(models: int, questions: int = 12_032, categories: int = 14, seed: int = 0):
+    """A leaderboard of ``models`` models on ``questions`` shared questions, from a seeded 2PL
+    item-response model: P(correct) = logistic(a_q (theta_m - b_q)) with abilities
+    theta ~ N(0, 1), difficulties b = category offset + N(0, 1), discriminations a ~ LogN(0, 0.3).
+
+    Returns a long table (``model, question_id, category, correct``) with compact dtypes.
+    """
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(0.0, 1.0, models)
+    category = rng.integers(0, categories, questions)
+    difficulty = rng.normal(0.0, 0.5, categories)[category] + rng.normal(0.0, 1.0, questions)
+    discrimination = rng.lognormal(0.0, 0.3, questions)
+    logits = discrimination[:, None] * (theta[None, :] - difficulty[:, None])
+    correct = rng.random((questions, models), dtype=np.float32) < 1 / (1 + np.exp(-logits))
+    names = np.array([f"model-{m:04d}" for m in range(models)])
+    return pd.DataFrame(
+        {
+            "model": pd.Categorical(np.tile(names, questions)),
+            "question_id": np.repeat(np.arange(questions), models),
+            "category": pd.Categorical(
+                np.repeat(np.array([f"category-{c:02d}" for c in category]), models)
+            ),
+            "correct": correct.ravel().astype(np.int8),
+        }
+    )
+
+
+def time_scale(models_list, cores: int = 2, targets=("analysis_all", "ranks_all")) -> pd.DataFrame:
+    """Time and peak memory of each job of the analysis and ranks stages on synthetic leaderboards.
+
+    For each K in ``models_list`` a seeded leaderboard (:func:`synthetic_items`, 12,032
+    questions in 14 categories) is written as Parquet and analysed by
+    ``snakemake analysis_all ranks_all`` (``models: []``, the Parquet as predictions,
+    ``subsample.n: all``) in a scratch directory; each job's seconds and peak resident
+    memory come from its Snakemake benchmark file, the stage's wall time from the run.
+    """
+    rows = []
+    env = dict(os.environ)
+    for models in models_list:
+        with tempfile.TemporaryDirectory(prefix=f"evalbars-scale-{models}-") as scratch:
+            workdir = Path(scratch)
+            (workdir / "config").mkdir()
+            synthetic_items(models).to_parquet(workdir / "leaderboard.parquet", index=False)
+            config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+            config |= {
+                "models": [],
+                "predictions": ["leaderboard.parquet"],
+                "subsample": {"n": "all", "seed": 1},
+                "claims": [],
+            }
+            (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(config))
+            seconds = _snakemake(workdir, REPO, cores, list(targets), env)
+            rows.append((models, "stages", " ".join(targets), seconds, np.nan))
+            benchmarks = workdir / "results" / "benchmarks"
+            for path in sorted(benchmarks.glob("*/*.tsv")):
+                bench = pd.read_csv(path, sep="\t")
+                rows.append(
+                    (
+                        models,
+                        "job",
+                        path.parent.name,
+                        float(bench["s"].iloc[0]),
+                        float(bench["max_rss"].iloc[0]),
+                    )
+                )
+    return pd.DataFrame(rows, columns=["models", "scope", "job", "seconds", "max_rss_mb"])
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m tests.benchmark",
@@ -181,6 +249,14 @@ def main(argv=None) -> int:
         "--simulations",
         action="store_true",
         help="time the workflow's simulation stage (snakemake simulate_all) instead",
+    )
+    parser.add_argument(
+        "--scale",
+        nargs="*",
+        type=int,
+        metavar="K",
+        help="time the analysis and ranks stages on synthetic leaderboards of K models "
+        "(default K = 6 100 1000) instead",
     )
     parser.add_argument("--cores", type=int, default=2, help="cores for --simulations (default 2)")
     parser.add_argument("--config", default="config/config.yaml", help="workflow config file")
@@ -192,6 +268,13 @@ def main(argv=None) -> int:
     config = load_config(root / args.config)
     mirror = mirror_location(config["mirror"] or None)
     print(f"archives from: {mirror or 'upstream'} ({len(config['models'])} models)", flush=True)
+    if args.scale is not None:
+        table = time_scale(args.scale or [6, 100, 1000], args.cores)
+        with pd.option_context("display.width", 160):
+            print(table.to_string(index=False, float_format=lambda x: f"{x:.1f}"))
+        if args.output:
+            table.to_csv(args.output, index=False)
+        return 0
     if args.simulations:
         table = time_simulation_stage(root, args.config, args.cores, mirror)
         stage = table.iloc[0]

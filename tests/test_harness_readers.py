@@ -34,7 +34,10 @@ def log_of(name: str) -> Path:
 
 def ours(frame: pd.DataFrame) -> pd.DataFrame:
     return (
-        frame[KEY + ["correct"]].astype({"correct": float}).sort_values(KEY).reset_index(drop=True)
+        frame[KEY + ["correct"]]
+        .astype({"correct": float, "model": str})
+        .sort_values(KEY)
+        .reset_index(drop=True)
     )
 
 

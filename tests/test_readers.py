@@ -6,6 +6,7 @@ import json
 import logging
 import zipfile
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -152,6 +153,28 @@ def test_long_table_with_pred_and_answer_and_integer_ids(tmp_path):
     frame = readers.read_long_table(path)
     assert frame["question_id"].tolist() == [7, 10]
     assert frame["correct"].tolist() == [1, pd.NA]
+
+
+def test_long_parquet_with_typed_columns_reads_as_its_text_form(tmp_path):
+    """Booleans, integers and categoricals take the fast paths and give what text gives."""
+    typed = pd.DataFrame(
+        {
+            "model": pd.Categorical(["B", "A", "B"]),
+            "question_id": np.array([3, 1, 1], dtype=np.int32),
+            "correct": pd.array([True, None, False], dtype="boolean"),
+            "category": pd.Categorical(["x", "y", "y"]),
+        }
+    )
+    typed.to_parquet(tmp_path / "typed.parquet")
+    (tmp_path / "text.csv").write_text(
+        "model,question_id,correct,category\nB,3,true,x\nA,1,,y\nB,1,false,y\n"
+    )
+    fast = readers.read_long_table(tmp_path / "typed.parquet")
+    slow = readers.read_long_table(tmp_path / "text.csv")
+    columns = ["model", "question_id", "correct", "category"]
+    pd.testing.assert_frame_equal(fast[columns], slow[columns])
+    assert fast["question_id"].dtype == np.int64
+    assert list(fast["model"].cat.categories) == ["A", "B"]
 
 
 @pytest.mark.parametrize(

@@ -98,3 +98,15 @@ def test_write_table_writes_three_renderings(tmp_path, small_table):
     assert back["p_holm"].tolist() == [2.01e-4, 0.5]  # full precision in the CSV
     assert paths[1].read_text() == tables.to_markdown(small_table, caption="Two pairs.")
     assert "\\label{tab:pairs}" in paths[2].read_text()
+
+
+def test_long_tables_render_their_first_rows_and_say_what_they_left_out(tmp_path):
+    table = pd.DataFrame({"pair": [f"p{i}" for i in range(7)], "p_holm": np.linspace(0, 1, 7)})
+    paths = [tmp_path / f"pairs.{ext}" for ext in ("csv", "md", "tex", "parquet")]
+    tables.write_table(table, *paths[:3], caption="Pairs.", parquet_path=paths[3], max_rows=3)
+    pd.testing.assert_frame_equal(pd.read_parquet(paths[3]), table)
+    assert len(pd.read_csv(paths[0])) == 7
+    note = "Pairs. Shows the first 3 of 7 rows; every row is in pairs.csv and pairs.parquet."
+    assert paths[1].read_text() == tables.to_markdown(table.iloc[:3], caption=note)
+    latex = paths[2].read_text()
+    assert "p2" in latex and "p3" not in latex and "Shows the first 3 of 7 rows" in latex

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ConfigError, plain
+from .labels import factorize_sorted
 from .scores import question_order
 
 __all__ = [
@@ -30,8 +31,15 @@ __all__ = [
 
 
 def presence(items: pd.DataFrame) -> pd.DataFrame:
-    """Question-by-model table of booleans: does the model have a row for the question."""
-    return pd.crosstab(items["question_id"], items["model"]).astype(bool)
+    """Question-by-model table of booleans: does the model have a row for the question.
+
+    Rows follow sorted question ids, columns sorted model names.
+    """
+    rows, questions = factorize_sorted(items["question_id"])
+    columns, models = factorize_sorted(items["model"])
+    table = np.zeros((len(questions), len(models)), dtype=bool)
+    table[rows, columns] = True
+    return pd.DataFrame(table, index=pd.Index(questions, name="question_id"), columns=list(models))
 
 
 def shared_questions(items: pd.DataFrame) -> tuple[pd.DataFrame, int]:

@@ -182,13 +182,18 @@ def clustered_se(scores, clusters, weights=None):
     stack = (w * (s - mean)).reshape(-1, s.shape[-1])
     used = (w > 0).reshape(-1, s.shape[-1])
     n_clusters = int(codes.max()) + 1 if codes.size else 0
-    # One bincount over all stacks: offset each stack's cluster codes so they do not collide.
-    offsets = (np.arange(stack.shape[0]) * n_clusters)[:, None]
-    flat = (codes[None, :] + offsets).ravel()
-    size = stack.shape[0] * n_clusters
-    cluster_sums = np.bincount(flat, weights=stack.ravel(), minlength=size)
-    cluster_sums = cluster_sums.reshape(stack.shape[0], n_clusters)
-    occupied = np.bincount(flat, weights=used.ravel(), minlength=size).reshape(cluster_sums.shape)
+    if n_clusters == codes.size:
+        # Every question its own cluster: the cluster sums are the terms themselves.
+        cluster_sums, occupied = stack, used
+    else:
+        # One bincount over all stacks: offset each stack's cluster codes so they do not collide.
+        offsets = (np.arange(stack.shape[0]) * n_clusters)[:, None]
+        flat = (codes[None, :] + offsets).ravel()
+        size = stack.shape[0] * n_clusters
+        cluster_sums = np.bincount(flat, weights=stack.ravel(), minlength=size)
+        cluster_sums = cluster_sums.reshape(stack.shape[0], n_clusters)
+        occupied = np.bincount(flat, weights=used.ravel(), minlength=size)
+        occupied = occupied.reshape(cluster_sums.shape)
     se = np.sqrt((cluster_sums**2).sum(axis=-1)) / total.reshape(-1)
     # One cluster's deviations sum to zero: the formula says 0, but the SE is not estimable.
     se = np.where((occupied > 0).sum(axis=-1) < 2, np.nan, se)

@@ -28,13 +28,17 @@ import logging
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import union_categoricals
 
 from .errors import ConfigError, InputError, plain
+from .labels import as_category, factorize_sorted
+from .readers.common import RAW_COLUMNS, TEXT_COLUMNS
 
 __all__ = [
     "ITEM_COLUMNS",
     "MISSING_POLICIES",
     "apply_missing_policy",
+    "row_order",
     "join_sources",
     "score_sources",
     "build_item_table",
@@ -73,17 +77,14 @@ def apply_missing_policy(frame: pd.DataFrame, policy: str, seed: int) -> pd.Data
     ``exclude`` drops them, so the question drops out of the shared set;
     ``random_guess`` draws a uniform guess among the question's ``n_options``
     options, independently per (model, question, epoch), from a generator seeded
-    by ``seed`` over the rows sorted by model, question and epoch. (Upstream's
+    by ``seed`` over the missing rows sorted by model, question and epoch, so the
+    order of the sources' rows does not matter. Rows keep their order. (Upstream's
     ``compute_accuracy.py`` reseeds inside its loop, so every failed extraction
     gets the same letter; we do not copy that.) Scores stay int8 when every one
     is 0 or 1, and become float64 when a source gives partial credit.
     """
     if policy not in MISSING_POLICIES:
         raise ValueError(f"missing_prediction must be one of {MISSING_POLICIES}, got {policy!r}")
-    order = (
-        ["model", "question_id", "epoch"] if "epoch" in frame.columns else ["model", "question_id"]
-    )
-    frame = frame.sort_values(order, kind="stable").reset_index(drop=True)
     missing = frame["missing_prediction"].to_numpy(dtype=bool)
     if policy == "exclude":
         kept = frame.loc[~missing].reset_index(drop=True)
@@ -100,43 +101,81 @@ def apply_missing_policy(frame: pd.DataFrame, policy: str, seed: int) -> pd.Data
         correct[missing] = 0.0
     else:
         rng = np.random.default_rng(seed)
-        n_options = frame.loc[missing, "n_options"].to_numpy(dtype=float)
+        rows = np.flatnonzero(missing)
+        # Guesses follow (model, question, epoch) order, whatever order the sources' rows are in.
+        key = (
+            ["model", "question_id", "epoch"]
+            if "epoch" in frame.columns
+            else ["model", "question_id"]
+        )
+        rows = rows[row_order(frame.iloc[rows], key)]
+        n_options = frame["n_options"].to_numpy(dtype=float)[rows]
         # A guess is right with probability 1/n_options; draw all guesses at once.
-        correct[missing] = rng.random(int(missing.sum())) * n_options < 1.0
-    binary = np.isin(correct, (0.0, 1.0)).all()
-    frame["correct"] = correct.astype(np.int8) if binary else correct
-    return frame
+        correct[rows] = rng.random(len(rows)) * n_options < 1.0
+    binary = ((correct == 0.0) | (correct == 1.0)).all()
+    return frame.assign(correct=correct.astype(np.int8) if binary else correct).reset_index(
+        drop=True
+    )
+
+
+def row_order(frame: pd.DataFrame, columns) -> np.ndarray:
+    """Positions that sort ``frame`` by ``columns`` (as ``sort_values``, ties kept in order).
+
+    Sorts one integer key built from each column's sorted codes, much faster
+    than sorting the columns themselves on millions of rows. Categorical columns
+    sort by their categories' order (sorted names,
+    :func:`evalbars.labels.as_category`).
+    """
+    codes = [factorize_sorted(frame[column], nulls="code")[0] for column in columns]
+    key = np.ravel_multi_index(codes, [int(c.max()) + 1 if len(c) else 1 for c in codes])
+    return np.argsort(key, kind="stable")
 
 
 def _check_categories(frame: pd.DataFrame) -> pd.DataFrame:
-    """Fill categories a long table left empty from other sources; refuse conflicts."""
-    known = frame.dropna(subset=["category"])
-    per_question = known.groupby("question_id")["category"].nunique()
-    conflicts = per_question[per_question > 1]
-    if len(conflicts):
-        qid = plain(conflicts.index[0])
-        rows = known.loc[
-            known["question_id"] == qid, ["model", "category", "source_path", "record"]
-        ]
-        first = rows.drop_duplicates("category").iloc[:2]
-        a, b = first.iloc[0], first.iloc[1]
-        raise InputError(
-            b["source_path"],
-            f"question {qid!r} has category {b['category']!r} for model {b['model']!r} but "
-            f"{a['category']!r} for model {a['model']!r} ({a['source_path']}); "
-            f"{len(conflicts)} question(s) conflict in all",
-            int(b["record"]),
-        )
-    lookup = known.drop_duplicates("question_id").set_index("question_id")["category"]
-    filled = frame["category"].fillna(frame["question_id"].map(lookup))
-    if filled.isna().any():
+    """Fill categories a long table left empty from other sources; refuse conflicts.
+
+    Works on (question, category) code pairs, so a question's millions of repeats
+    across models cost one hash each.
+    """
+    question, question_ids = pd.factorize(frame["question_id"])
+    category = frame["category"].cat.codes.to_numpy(dtype=np.int64)
+    width = len(frame["category"].cat.categories) + 1
+    known = category >= 0
+    pairs = pd.unique(question[known] * width + category[known])
+    per_question = np.bincount(pairs // width, minlength=len(question_ids))
+    if (per_question > 1).any():
+        _raise_category_conflict(frame, question_ids[per_question > 1])
+    category_of = np.full(len(question_ids), -1, dtype=np.int64)
+    category_of[pairs // width] = pairs % width
+    filled = np.where(known, category, category_of[question])
+    categories = frame["category"].cat.categories
+    if (filled < 0).any():
         log.warning(
             "%d rows have no category in any source; they are put in the category 'uncategorised'",
-            int(filled.isna().sum()),
+            int((filled < 0).sum()),
         )
-        filled = filled.fillna("uncategorised")
-    frame["category"] = filled.astype(str)
+        categories = categories.append(pd.Index(["uncategorised"], dtype="str"))
+        filled = np.where(filled < 0, len(categories) - 1, filled)
+    frame["category"] = as_category(pd.Categorical.from_codes(filled, categories=categories))
     return frame
+
+
+def _raise_category_conflict(frame: pd.DataFrame, conflicting) -> None:
+    """The InputError for questions given different categories, naming the first of them."""
+    qid = plain(min(conflicting))
+    rows = frame.loc[
+        (frame["question_id"] == qid) & frame["category"].notna(),
+        ["model", "category", "source_path", "record"],
+    ]
+    first = rows.drop_duplicates("category").iloc[:2]
+    a, b = first.iloc[0], first.iloc[1]
+    raise InputError(
+        b["source_path"],
+        f"question {qid!r} has category {b['category']!r} for model {b['model']!r} but "
+        f"{a['category']!r} for model {a['model']!r} ({a['source_path']}); "
+        f"{len(conflicting)} question(s) conflict in all",
+        int(b["record"]),
+    )
 
 
 def join_sources(frames) -> pd.DataFrame:
@@ -152,7 +191,7 @@ def join_sources(frames) -> pd.DataFrame:
     seen: dict[str, str] = {}
     for frame in frames:
         source = frame["source_path"].iloc[0]
-        for model in frame["model"].unique():
+        for model in frame["model"].dropna().unique():
             if model in seen:
                 raise InputError(
                     source,
@@ -160,7 +199,16 @@ def join_sources(frames) -> pd.DataFrame:
                 )
             seen[model] = source
     ids_are_int = [pd.api.types.is_integer_dtype(f["question_id"]) for f in frames]
-    combined = pd.concat(frames, ignore_index=True)
+    if len(frames) == 1:
+        combined = frames[0][RAW_COLUMNS]
+    else:
+        combined = pd.concat([f.drop(columns=TEXT_COLUMNS) for f in frames], ignore_index=True)
+        for column in TEXT_COLUMNS:
+            # Categoricals with different categories would concatenate to plain objects.
+            combined[column] = union_categoricals(
+                [as_category(f[column]) for f in frames], sort_categories=True
+            )
+        combined = combined[RAW_COLUMNS]
     if not all(ids_are_int):
         combined["question_id"] = combined["question_id"].astype(str)
     combined = _check_categories(combined)
@@ -174,10 +222,10 @@ def score_sources(combined: pd.DataFrame, policy: str = "wrong", seed: int = 0) 
     Returns
     -------
     DataFrame
-        :data:`ITEM_COLUMNS`, sorted by model and question id.
+        :data:`ITEM_COLUMNS`, rows in the order of the sources' rows.
     """
     scored = apply_missing_policy(combined, policy, seed)
-    lost = sorted(set(combined["model"]) - set(scored["model"]))
+    lost = sorted(set(combined["model"].unique()) - set(scored["model"].unique()))
     if lost:
         sources = combined.drop_duplicates("model").set_index("model")["source_path"]
         named = ", ".join(f"{m} ({sources[m]})" for m in lost)
@@ -187,9 +235,6 @@ def score_sources(combined: pd.DataFrame, policy: str = "wrong", seed: int = 0) 
         )
     items = scored[ITEM_COLUMNS].copy()
     items["epoch"] = items["epoch"].astype("int32")
-    items["src"] = items["src"].astype("string")
-    items["pred"] = items["pred"].astype("string")
-    items["answer"] = items["answer"].astype("string")
     items["n_options"] = items["n_options"].astype("int16")
     return items.reset_index(drop=True)
 
@@ -220,24 +265,28 @@ def missing_prediction_counts(raw_frames, policy: str = "wrong") -> pd.DataFrame
         policy made of it, ``errored_samples`` how many the harness logged as
         errored and ``skipped_entries`` how many entries were not records at all.
     """
-    rows = []
+    tables = []
     for frame in raw_frames:
-        for model, group in frame.groupby("model", sort=False):
-            missing = int(group["correct"].isna().sum())
-            rows.append(
+        missing = frame["correct"].isna()
+        counts = missing.groupby(frame["model"], observed=True, sort=False).agg(["size", "sum"])
+        files = frame[["model", "source_file"]].drop_duplicates()
+        files = files.groupby("model", observed=True, sort=False)["source_file"].agg(", ".join)
+        tables.append(
+            pd.DataFrame(
                 {
-                    "model": model,
-                    "samples": len(group),
-                    "missing_predictions": missing,
-                    "missing_share": missing / len(group),
+                    "model": counts.index.astype(str),
+                    "samples": counts["size"].to_numpy(),
+                    "missing_predictions": counts["sum"].to_numpy(dtype=int),
+                    "missing_share": (counts["sum"] / counts["size"]).to_numpy(),
                     "missing_means": frame.attrs.get("missing_means", ""),
-                    "scored_as": _SCORED_AS[policy] if missing else "",
+                    "scored_as": np.where(counts["sum"] > 0, _SCORED_AS[policy], ""),
                     "errored_samples": int(frame.attrs.get("errored_samples", 0)),
                     "skipped_entries": int(frame.attrs.get("skipped_entries", 0)),
-                    "source_file": ", ".join(group["source_file"].unique()),
+                    "source_file": files.reindex(counts.index).to_numpy(),
                 }
             )
-    return pd.DataFrame(rows).sort_values("model").reset_index(drop=True)
+        )
+    return pd.concat(tables, ignore_index=True).sort_values("model").reset_index(drop=True)
 
 
 def rescore(items: pd.DataFrame, policy: str, seed: int) -> pd.DataFrame:

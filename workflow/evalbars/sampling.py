@@ -176,7 +176,7 @@ class Subsample:
     Attributes
     ----------
     items : DataFrame
-        The item table restricted to the drawn questions.
+        The item table's rows of the drawn questions, in the item table's order.
     questions : DataFrame
         ``question_id``, ``category``, sorted by question id.
     allocation : DataFrame
@@ -258,9 +258,11 @@ def stratified_subsample(
             "subsample: %d question(s) not answered by every model are not eligible", n_dropped
         )
     questions, allocation = draw_questions(eligible, n, seed)
-    subset = items[items["question_id"].isin(questions["question_id"])]
-    order = (
-        ["model", "question_id", "epoch"] if "epoch" in subset.columns else ["model", "question_id"]
+    if len(questions) < items["question_id"].nunique():
+        items = items[items["question_id"].isin(questions["question_id"])]
+    return Subsample(
+        items=items.reset_index(drop=True),
+        questions=questions,
+        allocation=allocation,
+        n_dropped=n_dropped,
     )
-    subset = subset.sort_values(order).reset_index(drop=True)
-    return Subsample(items=subset, questions=questions, allocation=allocation, n_dropped=n_dropped)

@@ -114,27 +114,35 @@ def wide_scores(items: pd.DataFrame, models=None) -> WideScores:
     ``models`` fixes the column order (default: sorted model names). Rows with
     several samples of one (question, model) cell (an ``epoch`` column) are
     summarised by their count, mean and within-cell sum of squares, all by
-    ``bincount`` over cell codes.
+    ``bincount`` over cell codes; with one sample per cell the scores are placed
+    directly.
     """
-    models = list(models) if models is not None else sorted(items["model"].unique())
-    unknown = set(models) - set(items["model"].unique())
+    present = items["model"].unique()
+    models = list(models) if models is not None else sorted(present)
+    unknown = set(models) - set(present)
     if unknown:
         raise ValueError(f"models not in the item table: {sorted(unknown)}")
-    subset = items[items["model"].isin(models)]
-    questions = question_order(subset[["question_id", "category"]].drop_duplicates("question_id"))
+    frame = items[["model", "question_id", "category", "correct"]]
+    column = _positions(models, frame["model"])
+    if len(models) < len(present):
+        frame, column = frame[column >= 0], column[column >= 0]
+    questions = question_order(frame[["question_id", "category"]].drop_duplicates("question_id"))
     question_ids = questions["question_id"].to_numpy()
-    row = pd.Index(question_ids).get_indexer(subset["question_id"])
-    column = pd.Index(models).get_indexer(subset["model"])
+    row = _positions(question_ids, frame["question_id"])
     cell = row * len(models) + column
-    size = len(question_ids) * len(models)
-    values = subset["correct"].to_numpy(dtype=float)
-    counts = np.bincount(cell, minlength=size)
-    sums = np.bincount(cell, weights=values, minlength=size)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(counts > 0, sums / counts, np.nan)
-    deviations = values - means[cell]
-    within = np.bincount(cell, weights=deviations * deviations, minlength=size)
     shape = (len(question_ids), len(models))
+    values = frame["correct"].to_numpy(dtype=float)
+    counts = np.bincount(cell, minlength=shape[0] * shape[1])
+    if counts.max(initial=0) <= 1:
+        means = np.full(counts.size, np.nan)
+        means[cell] = values
+        within = np.zeros(counts.size)
+    else:
+        sums = np.bincount(cell, weights=values, minlength=counts.size)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = np.where(counts > 0, sums / counts, np.nan)
+        deviations = values - means[cell]
+        within = np.bincount(cell, weights=deviations * deviations, minlength=counts.size)
     return WideScores(
         scores=means.reshape(shape),
         models=models,
@@ -143,6 +151,16 @@ def wide_scores(items: pd.DataFrame, models=None) -> WideScores:
         samples=counts.reshape(shape),
         within_ss=within.reshape(shape),
     )
+
+
+def _positions(labels, values: pd.Series) -> np.ndarray:
+    """Position of each of ``values`` in ``labels`` (-1 where absent); a categorical column is
+    looked up once per category."""
+    index = pd.Index(labels)
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        lookup = np.append(index.get_indexer(values.cat.categories), -1)
+        return lookup[values.cat.codes.to_numpy()]
+    return index.get_indexer(values)
 
 
 def accuracy_order(wide: WideScores) -> list:

@@ -32,6 +32,7 @@ __all__ = [
     "to_markdown",
     "to_latex",
     "write_table",
+    "RENDER_ROWS",
 ]
 
 
@@ -243,6 +244,12 @@ def to_latex(
     return "\n".join(lines) + "\n"
 
 
+#: Rows a Markdown or LaTeX rendering shows at most. A longer table (a thousand models make
+#: half a million pairs) is for reading by program, from its CSV and Parquet files; the
+#: rendering shows its first rows and says what it left out.
+RENDER_ROWS = 2000
+
+
 def write_table(
     table: pd.DataFrame,
     csv_path,
@@ -252,15 +259,26 @@ def write_table(
     display: pd.DataFrame | None = None,
     formats: dict | None = None,
     align_right=None,
+    parquet_path=None,
+    max_rows: int = RENDER_ROWS,
 ) -> None:
-    """Write ``table`` as CSV (full precision) and, if paths are given, Markdown and LaTeX.
+    """Write ``table`` as CSV (full precision) and, if paths are given, Parquet, Markdown and LaTeX.
 
     ``display`` (default: ``table``) is what the Markdown and LaTeX files show,
-    for tables whose human-readable form differs from the tidy CSV.
+    for tables whose human-readable form differs from the tidy CSV. They show at
+    most ``max_rows`` rows; beyond that the caption says how many rows were left
+    out and where they all are.
     """
     shown = table if display is None else display
     Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(csv_path, index=False)
+    if parquet_path is not None:
+        table.to_parquet(parquet_path, index=False)
+    if len(shown) > max_rows:
+        files = " and ".join(Path(f).name for f in (csv_path, parquet_path) if f is not None)
+        note = f"Shows the first {max_rows:,} of {len(shown):,} rows; every row is in {files}."
+        caption = f"{caption} {note}" if caption else note
+        shown = shown.iloc[:max_rows]
     if markdown_path is not None:
         Path(markdown_path).write_text(
             to_markdown(shown, caption=caption, formats=formats, align_right=align_right)

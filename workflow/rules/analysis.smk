@@ -25,6 +25,8 @@ rule analysis_models:
         sampling_md="results/tables/sampling_variance.md",
     log:
         "results/logs/analysis_models/analysis_models.log",
+    benchmark:
+        "results/benchmarks/analysis_models/analysis_models.tsv"
     params:
         level=lookup(dpath="level", within=config),
     message:
@@ -49,6 +51,8 @@ rule analysis_pairwise:
         tex="results/tables/pairwise.tex",
     log:
         "results/logs/analysis_pairwise/analysis_pairwise.log",
+    benchmark:
+        "results/benchmarks/analysis_pairwise/analysis_pairwise.tsv"
     params:
         alpha=lookup(dpath="alpha", within=config),
     message:
@@ -73,6 +77,8 @@ rule analysis_omnibus:
         tex="results/tables/omnibus.tex",
     log:
         "results/logs/analysis_omnibus/analysis_omnibus.log",
+    benchmark:
+        "results/benchmarks/analysis_omnibus/analysis_omnibus.tsv"
     message:
         "--- Omnibus tests."
     script:
@@ -132,6 +138,8 @@ rule analysis_naive_vs_blocked:
         tex="results/tables/naive_vs_blocked.tex",
     log:
         "results/logs/analysis_naive_vs_blocked/analysis_naive_vs_blocked.log",
+    benchmark:
+        "results/benchmarks/analysis_naive_vs_blocked/analysis_naive_vs_blocked.tsv"
     params:
         alpha=lookup(dpath="alpha", within=config),
     message:

@@ -18,6 +18,8 @@ rule claims_table:
         tex="results/tables/claims.tex",
     log:
         "results/logs/claims_table/claims_table.log",
+    benchmark:
+        "results/benchmarks/claims_table/claims_table.tsv"
     params:
         claims=lookup(dpath="claims", within=config),
         alpha=lookup(dpath="alpha", within=config),
@@ -46,6 +48,8 @@ rule claims_figure:
         svg="results/figures/claims.svg",
     log:
         "results/logs/claims_figure/claims_figure.log",
+    benchmark:
+        "results/benchmarks/claims_figure/claims_figure.tsv"
     message:
         "--- Claims figure."
     script:
@@ -83,6 +87,8 @@ rule category_pairwise:
         svg="results/figures/category_pairwise.svg",
     log:
         "results/logs/category_pairwise/category_pairwise.log",
+    benchmark:
+        "results/benchmarks/category_pairwise/category_pairwise.tsv"
     params:
         alpha=lookup(dpath="alpha", within=config),
     message:
@@ -107,6 +113,8 @@ rule plan_table:
         tex="results/tables/plan.tex",
     log:
         "results/logs/plan_table/plan_table.log",
+    benchmark:
+        "results/benchmarks/plan_table/plan_table.tsv"
     params:
         claims=lookup(dpath="claims", within=config),
         alpha=lookup(dpath="alpha", within=config),

@@ -19,6 +19,8 @@ rule items:
         ),
     log:
         "results/logs/items/items.log",
+    benchmark:
+        "results/benchmarks/items/items.tsv"
     params:
         archive_models=ARCHIVES,
         sources=PREDICTION_SOURCES,

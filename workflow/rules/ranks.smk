@@ -54,6 +54,8 @@ rule ranks_figures:
         range_svg="results/figures/ranks_range.svg",
     log:
         "results/logs/ranks_figures/ranks_figures.log",
+    benchmark:
+        "results/benchmarks/ranks_figures/ranks_figures.tsv"
     params:
         level=lookup(dpath="level", within=config),
     message:

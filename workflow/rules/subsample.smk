@@ -15,6 +15,8 @@ rule subsample:
         ),
     log:
         "results/logs/subsample/subsample.log",
+    benchmark:
+        "results/benchmarks/subsample/subsample.tsv"
     params:
         n=lookup(dpath="subsample/n", within=config),
         seed=lookup(dpath="subsample/seed", within=config),

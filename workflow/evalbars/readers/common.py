@@ -16,11 +16,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ..errors import InputError, plain
+from ..labels import as_category, factorize_sorted
 
-__all__ = ["RAW_COLUMNS", "DEFAULT_N_OPTIONS", "finish_frame", "check_question_id"]
+__all__ = [
+    "RAW_COLUMNS",
+    "TEXT_COLUMNS",
+    "DEFAULT_N_OPTIONS",
+    "finish_frame",
+    "check_question_id",
+    "blank_cells",
+]
 
 RAW_COLUMNS = [
     "model",
@@ -36,6 +45,9 @@ RAW_COLUMNS = [
     "source_path",
     "record",
 ]
+#: Text columns, held as categoricals with sorted string categories: a leaderboard of a thousand
+#: models repeats each model name and category twelve thousand times.
+TEXT_COLUMNS = ["model", "category", "src", "answer", "pred", "source_file", "source_path"]
 #: Options assumed when a source does not say how many a question has (MMLU-Pro's A-J).
 DEFAULT_N_OPTIONS = 10
 
@@ -59,21 +71,28 @@ def finish_frame(
 ) -> pd.DataFrame:
     """Complete a reader's rows to :data:`RAW_COLUMNS` and check them.
 
-    Fills the optional columns (``epoch`` 1, ``src``/``answer``/``pred`` null,
+    Fills the optional columns (``epoch`` 1, ``category``/``src``/``answer``/``pred`` null,
     ``n_options`` :data:`DEFAULT_N_OPTIONS`), adds the source columns (``path``,
-    unless the frame has its own) and the ``attrs``, and refuses a (model,
-    question, epoch) that occurs twice; ``path`` is the file errors name.
+    unless the frame has its own) and the ``attrs``, holds :data:`TEXT_COLUMNS` as
+    categoricals (:func:`~evalbars.labels.as_category`), and refuses a (model, question, epoch)
+    that occurs twice; ``path`` is the file errors name.
     """
     path = Path(path)
-    defaults = {"epoch": 1, "src": None, "answer": None, "pred": None}
-    defaults["n_options"] = DEFAULT_N_OPTIONS
+    defaults = {"epoch": 1, "n_options": DEFAULT_N_OPTIONS}
+    for column in ("category", "src", "answer", "pred"):
+        defaults[column] = pd.Categorical.from_codes(
+            np.full(len(frame), -1), categories=pd.Index([], dtype="str")
+        )
     for column, value in defaults.items():
         if column not in frame.columns:
             frame[column] = value
     if "source_file" not in frame.columns:  # readers of several files set their own
-        frame["source_file"] = path.name
-        frame["source_path"] = str(path)
+        one = np.zeros(len(frame), dtype=np.int8)
+        frame["source_file"] = pd.Categorical.from_codes(one, categories=[path.name])
+        frame["source_path"] = pd.Categorical.from_codes(one, categories=[str(path)])
     frame = frame[RAW_COLUMNS].reset_index(drop=True)
+    for column in TEXT_COLUMNS:
+        frame[column] = as_category(frame[column])
     frame.attrs.update(
         skipped_entries=int(skipped_entries),
         missing_means=missing_means,
@@ -83,11 +102,29 @@ def finish_frame(
     return frame
 
 
+def blank_cells(values: pd.Series) -> np.ndarray:
+    """Boolean array: True where a cell is null, or text that is empty or only whitespace.
+
+    Numbers and booleans are blank only when null. Text is judged once per distinct value.
+    """
+    if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+        return values.isna().to_numpy()
+    codes, uniques = pd.factorize(values)
+    blank = pd.Index(np.asarray(uniques, dtype=object)).astype("str").str.strip() == ""
+    # Code -1 (null) picks the appended True.
+    return np.append(blank, True)[codes]
+
+
 def _check_unique_questions(frame: pd.DataFrame, path) -> None:
     key = ["model", "question_id", "epoch"]
-    dup = frame.duplicated(key, keep=False)
-    if not dup.any():
+    codes = [factorize_sorted(frame[column], nulls="code")[0] for column in key]
+    cell = np.ravel_multi_index(codes, [int(c.max()) + 1 for c in codes])
+    # Sorting finds repeats far faster than hashing millions of distinct keys.
+    ordered = np.sort(cell)
+    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+    if not len(repeated):
         return
+    dup = pd.Series(np.isin(cell, repeated))
     first = frame.loc[dup].iloc[0]
     same = dup & (frame[key] == first[key]).all(axis=1)
     records = frame.loc[same, "record"].tolist()

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, plain
-from .common import DEFAULT_N_OPTIONS, finish_frame
+from .common import blank_cells, finish_frame
 from .mmlu_pro import correct_from_pred
 
 __all__ = ["read_long_table", "TABLE_SUFFIXES"]
@@ -47,16 +47,10 @@ def read_long_table(path) -> pd.DataFrame:
     frame = frame.reset_index(drop=True)
     frame["record"] = np.arange(1, len(frame) + 1)
     for column in ("model", "question_id"):
-        bad = frame[column].isna() | (frame[column].astype("string").str.strip() == "")
+        bad = blank_cells(frame[column])
         if bad.any():
-            raise InputError(path, f"empty {column}", int(frame.loc[bad, "record"].iloc[0]))
-    frame["model"] = frame["model"].astype(str)
+            raise InputError(path, f"empty {column}", int(bad.argmax()) + 1)
     frame["question_id"] = _normalise_ids(frame["question_id"])
-    for column in ("category", "src", "pred", "answer"):
-        if column not in frame.columns:
-            frame[column] = None
-    if "n_options" not in frame.columns:
-        frame["n_options"] = DEFAULT_N_OPTIONS
     if "epoch" in frame.columns:
         frame["epoch"] = _parse_epochs(frame, path)
     if "correct" in frame.columns:
@@ -65,7 +59,9 @@ def read_long_table(path) -> pd.DataFrame:
     else:
         frame["correct"] = correct_from_pred(frame["pred"], frame["answer"]).astype("Float64")
     # A missing prediction is a null correct value; keep pred null there too.
-    frame.loc[frame["correct"].isna(), "pred"] = None
+    missing = frame["correct"].isna()
+    if missing.any() and "pred" in frame.columns:
+        frame.loc[missing, "pred"] = None
     return finish_frame(frame, path, missing_means="correct empty or NaN (no score)")
 
 
@@ -81,22 +77,34 @@ def _check_columns(frame: pd.DataFrame, path) -> None:
         )
 
 
-def _parse_correct(frame: pd.DataFrame, path) -> pd.Series:
-    """Scores in [0, 1] (true/false as 1/0); null for empty and NaN cells."""
+def _parse_correct(frame: pd.DataFrame, path) -> pd.api.extensions.ExtensionArray:
+    """Scores in [0, 1] (true/false as 1/0); null for empty and NaN cells.
+
+    Numbers and booleans are taken as they are; text is parsed once per distinct value.
+    """
     raw = frame["correct"]
-    text = raw.astype("string").str.strip().str.lower()
-    parsed = pd.to_numeric(text.replace(_TRUTH), errors="coerce").astype("Float64")
-    given = raw.notna() & (text != "") & (text != "nan")
-    bad = given & (parsed.isna() | (parsed < 0) | (parsed > 1)).fillna(True)
+    if pd.api.types.is_numeric_dtype(raw) or pd.api.types.is_bool_dtype(raw):
+        parsed = raw.to_numpy(dtype=float, na_value=np.nan)
+        given = ~np.isnan(parsed)
+    else:
+        codes, uniques = pd.factorize(raw)
+        text = pd.Series(np.asarray(uniques, dtype=object)).astype("str").str.strip().str.lower()
+        values = pd.to_numeric(text.replace(_TRUTH), errors="coerce").to_numpy(dtype=float)
+        known = ((text != "") & (text != "nan")).to_numpy()
+        # Code -1 (a null cell) picks the appended NaN / False.
+        parsed = np.append(values, np.nan)[codes]
+        given = np.append(known, False)[codes]
+    with np.errstate(invalid="ignore"):
+        bad = given & ~((parsed >= 0) & (parsed <= 1))
     if bad.any():
-        i = bad.to_numpy().nonzero()[0][0]
+        i = int(bad.argmax())
         raise InputError(
             path,
             f"correct must be a score in [0, 1] (0/1, true/false or a fraction), "
             f"got {plain(raw.iloc[i])!r}",
             int(frame["record"].iloc[i]),
         )
-    return parsed.where(given)
+    return pd.array(np.where(given, parsed, np.nan), dtype="Float64")
 
 
 def _parse_epochs(frame: pd.DataFrame, path) -> pd.Series:
@@ -112,12 +120,16 @@ def _parse_epochs(frame: pd.DataFrame, path) -> pd.Series:
     return epochs.astype("int64")
 
 
-def _normalise_ids(ids: pd.Series) -> pd.Series:
+def _normalise_ids(ids: pd.Series) -> np.ndarray:
     """Integer ids where every id is a plain integer (MMLU-Pro), strings otherwise.
 
-    An id with a leading zero keeps every id a string, so "007" and "7" stay different.
+    An id with a leading zero keeps every id a string, so "007" and "7" stay
+    different. Integer columns pass as they are; text is judged once per distinct id.
     """
-    text = ids.astype("string").str.strip()
+    if pd.api.types.is_integer_dtype(ids) and not pd.api.types.is_bool_dtype(ids):
+        return ids.to_numpy(dtype=np.int64)
+    codes, uniques = pd.factorize(ids)
+    text = pd.Series(np.asarray(uniques, dtype=object)).astype("str").str.strip()
     if text.str.fullmatch(r"-?(0|[1-9]\d*)").all():
-        return text.astype("int64")
-    return text.astype(object)
+        return text.astype("int64").to_numpy()[codes]
+    return np.asarray(text, dtype=object)[codes]

@@ -1,0 +1,71 @@
+"""Integer codes for label columns (models, questions, categories) of tables with millions of rows.
+
+A leaderboard of a thousand models on twelve thousand questions repeats each
+model name twelve thousand times. These helpers work on the distinct labels
+and leave the rows to integer arrays: :func:`as_category` holds a text column
+as a categorical with sorted string categories, and :func:`factorize_sorted`
+codes any column so that codes order like the labels, as ``pd.factorize(...,
+sort=True)`` does, without sorting the rows' codes (which costs seconds at
+this size).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["as_category", "factorize_sorted"]
+
+
+def _rank_of(labels) -> tuple[np.ndarray, np.ndarray]:
+    """``(rank, order)``: ``order`` sorts ``labels``; ``rank[i]`` is label i's sorted position,
+    and ``rank[-1]`` is -1 so that a code of -1 (null) maps to -1."""
+    order = np.argsort(np.asarray(labels), kind="stable")
+    rank = np.empty(len(order) + 1, dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    rank[-1] = -1
+    return rank, order
+
+
+def as_category(values) -> pd.Categorical:
+    """``values`` as a categorical whose categories are strings in sorted order; nulls stay null.
+
+    Sorted categories make the codes order like the strings, so sorting by codes
+    sorts by name. Works from the distinct values alone (a categorical's codes
+    already are a factorisation), so it costs little however many rows repeat them.
+    """
+    values = pd.Series(values, copy=False)
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        categories = values.cat.categories
+        if categories.dtype == "str" and categories.is_monotonic_increasing:
+            return values.array
+        codes, uniques = values.cat.codes.to_numpy(), categories
+    else:
+        codes, uniques = pd.factorize(values)
+    categories = pd.Index(np.asarray(uniques, dtype=object)).astype("str")
+    rank, order = _rank_of(categories.to_numpy())
+    return pd.Categorical.from_codes(rank[codes], categories=categories[order])
+
+
+def factorize_sorted(values: pd.Series, nulls: str = "sentinel") -> tuple[np.ndarray, pd.Index]:
+    """Codes and labels as ``pd.factorize(values, sort=True)``: the labels seen, sorted.
+
+    A categorical column keeps its codes, which order as its categories do (as
+    in pandas), renumbered only when some category is unused; anything else is
+    factorised once and its distinct labels sorted. ``nulls="sentinel"`` codes nulls -1 (as pandas);
+    ``nulls="code"`` gives them the code after the last label, so that every
+    row has a code usable as an array index and nulls sort last.
+    """
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes, labels = values.cat.codes.to_numpy(), values.cat.categories
+        seen = np.bincount(codes + 1, minlength=len(labels) + 1)[1:] > 0  # code -1 is a null
+        if not seen.all():
+            renumber = np.append(np.cumsum(seen) - 1, -1)
+            codes, labels = renumber[codes], labels[seen]
+    else:
+        codes, uniques = pd.factorize(values)
+        rank, order = _rank_of(uniques)
+        codes, labels = rank[codes], pd.Index(uniques).take(order)
+    if nulls == "code":
+        codes = np.where(codes < 0, len(labels), codes)
+    return codes, labels
