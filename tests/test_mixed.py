@@ -100,7 +100,7 @@ def test_pastes_matches_lme4():
     """lmer(strength ~ 1 + (1|batch) + (1|batch:cask), Pastes): the published REML fit."""
     tests = np.array(PASTES).reshape(30, 2)  # one row per cask, its two tests
     batch = np.repeat(np.arange(10), 3)
-    fixed, cov, est = mixed._fit_exact(tests, batch, "category_question", intercept_only=True)
+    fixed, cov, est = mixed.exact.fit_exact(tests, batch, "category_question", intercept_only=True)
     assert fixed[0] == pytest.approx(60.0533, abs=5e-5)
     assert np.sqrt(cov[0, 0]) == pytest.approx(0.6769, abs=5e-5)
     assert est["category"] == pytest.approx(1.657, abs=5e-4)
@@ -167,9 +167,8 @@ def test_deviance_function_matches_lme4_at_its_estimates(name, spec):
     """Our -2 l_R evaluated at lme4's variances reproduces lme4's REMLcrit (no optimiser)."""
     ref = R_RESULTS[name]["lmm"][spec]
     wide = synthetic_wide(name)
-    scores, observed, codes, n_cat = mixed._prepare(wide, spec)
-    data = mixed._general_data(scores, observed, codes, n_cat)
-    assert mixed._general_deviance(ref["variance"], data) == pytest.approx(
+    data = mixed.general.general_data(mixed.common.prepare(wide, spec))
+    assert mixed.general.general_deviance(ref["variance"], data) == pytest.approx(
         ref["reml_criterion"], rel=1e-12
     )
 
@@ -227,15 +226,14 @@ def test_exact_path_equals_general_path(name, spec):
 
 def test_analytic_gradient_matches_finite_differences():
     wide = synthetic_wide("synthetic_incomplete")
-    scores, observed, codes, n_cat = mixed._prepare(wide, "category_question")
-    data = mixed._general_data(scores, observed, codes, n_cat)
+    data = mixed.general.general_data(mixed.common.prepare(wide, "category_question"))
     gamma = np.array([0.3, 0.1])
-    _, grad = mixed._general_profiled(gamma, data, "category_question")
+    _, grad = mixed.general.profiled(gamma, data, "category_question")
     h = 1e-6
     numeric = [
         (
-            mixed._general_profiled(gamma + h * e, data, "category_question")[0]
-            - mixed._general_profiled(gamma - h * e, data, "category_question")[0]
+            mixed.general.profiled(gamma + h * e, data, "category_question")[0]
+            - mixed.general.profiled(gamma - h * e, data, "category_question")[0]
         )
         / (2 * h)
         for e in np.eye(2)
