@@ -292,9 +292,9 @@ def _newton(objective, x, dev, grad, max_steps: int = 30):
 def _minimise(d: GeneralData, spec: str, fixed_zero: tuple = (), start=None):
     """Minimise the profiled deviance over the free ratios; ``fixed_zero`` pins ratios at 0.
 
-    Newton from ``start`` when it is given (and inside); else, or when Newton does not
-    converge, L-BFGS-B with bounds at 0 from ``start`` (or ratios 1, as lme4 starts),
-    followed by Newton steps when the optimum is interior.
+    Newton from ``start`` when it is given; else, or when Newton does not converge,
+    L-BFGS-B with bounds at 0 from ``start`` (or ratios 1, as lme4 starts), followed by
+    Newton steps on the ratios it leaves above zero (the others pinned at zero).
     """
     n_par = len(RATIOS[spec])
     free = [j for j in range(n_par) if j not in fixed_zero]
@@ -327,7 +327,10 @@ def _minimise(d: GeneralData, spec: str, fixed_zero: tuple = (), start=None):
     x, dev = result.x, float(result.fun)
     if np.all(x > 0):
         x, dev, _ = _newton(objective, x, *objective(x))
-    return full(x), dev
+        return full(x), dev
+    # ratios at the bound: Newton on the others, with these pinned at zero
+    at_zero = tuple(j for j, value in zip(free, x, strict=True) if value <= 0)
+    return _minimise(d, spec, tuple(fixed_zero) + at_zero, start=full(x))
 
 
 def _start(cells: Cells, spec: str):
