@@ -293,8 +293,9 @@ def _minimise(d: GeneralData, spec: str, fixed_zero: tuple = (), start=None):
     """Minimise the profiled deviance over the free ratios; ``fixed_zero`` pins ratios at 0.
 
     Newton from ``start`` when it is given; else, or when Newton does not converge,
-    L-BFGS-B with bounds at 0 from ``start`` (or ratios 1, as lme4 starts), followed by
-    Newton steps on the ratios it leaves above zero (the others pinned at zero).
+    L-BFGS-B with bounds at 0 from ``start`` (or ratios 1, as lme4 starts), stopped once an
+    iteration gains less than 1e-10 of the deviance, followed by Newton steps on the ratios
+    it leaves above zero (the others pinned at zero).
     """
     n_par = len(RATIOS[spec])
     free = [j for j in range(n_par) if j not in fixed_zero]
@@ -322,7 +323,7 @@ def _minimise(d: GeneralData, spec: str, fixed_zero: tuple = (), start=None):
         jac=True,
         method="L-BFGS-B",
         bounds=[(0.0, None)] * len(free),
-        options={"ftol": 0.0, "gtol": 1e-10, "maxiter": 1000},
+        options={"ftol": 1e-10, "gtol": 1e-10, "maxiter": 1000},
     )
     x, dev = result.x, float(result.fun)
     if np.all(x > 0):
