@@ -36,8 +36,9 @@ Two ways to fit them (``method`` of :func:`fit_lmm`):
 ``general``
     Any missingness pattern and any number of samples per cell. The exact REML
     deviance and its analytic gradient are computed through the Woodbury identity
-    from per-cell weights and per-question and per-category sums (no N x N matrix),
-    and minimised over the variance ratios by Newton's method from the exact fit of
+    from per-cell weights and per-question and per-category sums (no N x N matrix;
+    questions with the same category and samples per cell share their weights), and
+    minimised over the variance ratios by Newton's method from the exact fit of
     the complete questions, or by L-BFGS-B with bounds at zero; each boundary is
     checked by refitting with that component fixed at zero
     (:mod:`evalbars.mixed.general`).
