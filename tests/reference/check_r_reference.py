@@ -8,7 +8,10 @@ closed form from the CSV with numpy/scipy and checks the identities the analysis
 - Friedman (tie-corrected) = Cochran's Q on 0/1 data; both equal scipy's friedmanchisquare;
 - one-way F = scipy.stats.f_oneway; exact McNemar p = scipy.stats.binomtest;
 - emmeans' Bonferroni/Holm p-values = our own adjustment of its unadjusted p-values;
-- the boundary fixtures sit on the boundary they were built for.
+- the boundary fixtures sit on the boundary they were built for;
+- repeated samples (an ``epoch`` column), complete and balanced: the three-term model's residual
+  variance = the within-cell mean square, and its question-by-model variance = the cell means'
+  RM-ANOVA error mean square minus residual / samples per cell (all components interior).
 
 Prints one line per check and exits non-zero if any fails. The real subsample's CSV is not in the
 repository; pass its path as ``/tmp/mmlu_pro_default_subsample.csv=mmlu_pro_default_subsample``.
@@ -50,6 +53,9 @@ def holm(p: np.ndarray) -> np.ndarray:
 def check_dataset(name: str, csv: Path) -> None:
     r = R_RESULTS[name]
     long = pd.read_csv(csv)
+    if "epoch" in long.columns:
+        check_epochs(name, long)
+        return
     wide = long.pivot(index="question_id", columns="model", values="correct")[r["models"]]
     n = len(wide)
     print(f"== {name} ({n} questions, complete={r['complete']})")
@@ -165,6 +171,49 @@ def check_dataset(name: str, csv: Path) -> None:
     y = wide.to_numpy(float)
     resid = y - y.mean(1, keepdims=True) - y.mean(0, keepdims=True) + y.mean()
     check("RM-ANOVA SS_error vs numpy", r["rm_anova"]["ss_error"], (resid**2).sum(), 1e-10, True)
+
+
+def check_epochs(name: str, long: pd.DataFrame) -> None:
+    """Checks of a fixture with repeated samples per (model, question) cell."""
+    r = R_RESULTS[name]
+    cells = long.groupby(["question_id", "model"])["correct"]
+    counts = cells.size()
+    print(f"== {name} ({long['question_id'].nunique()} questions, epochs {r['epochs']})")
+    check(
+        "cells by number of samples",
+        [r["epochs"].get(str(k), 0) for k in range(1, counts.max() + 1)],
+        [int((counts == k).sum()) for k in range(1, counts.max() + 1)],
+        0,
+    )
+    groups = [long.loc[long["model"] == m, "correct"].to_numpy(float) for m in r["models"]]
+    check("one-way F vs scipy f_oneway", r["oneway"]["F"], stats.f_oneway(*groups).statistic, 1e-10)
+    for spec, fit in r["lmm"].items():
+        c = fit["contrasts"]
+        p = np.array([x["p_none"] for x in c])
+        check(f"{spec}: holm vs own", [x["p_holm"] for x in c], holm(p), 1e-12)
+        fe = fit["fixef"]
+        check(
+            f"{spec}: estimate = fixef diff",
+            [x["estimate"] for x in c],
+            [fe[x["model_a"]] - fe[x["model_b"]] for x in c],
+            1e-12,
+        )
+    n_rep = int(counts.max())
+    if not (r["complete"] and (counts == n_rep).all()):
+        return
+    means = cells.mean().unstack()[r["models"]].to_numpy()
+    q, k = means.shape
+    ms_cells = float(cells.var(ddof=0).sum() * n_rep / (q * k * (n_rep - 1)))
+    resid = means - means.mean(1, keepdims=True) - means.mean(0, keepdims=True) + means.mean()
+    ms_error = float(np.sum(resid**2) / ((q - 1) * (k - 1)))
+    three = r["lmm"]["category_question_model"]["variance"]
+    check("3-term residual = within-cell mean square", three["residual"], ms_cells, 1e-6)
+    check(
+        "3-term question_model = cell-mean MS error - residual / n",
+        three["question_model"],
+        ms_error - ms_cells / n_rep,
+        1e-6,
+    )
 
 
 def main(argv) -> None:

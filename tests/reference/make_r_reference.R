@@ -3,7 +3,9 @@
 # Usage (from the repository root):
 #   Rscript tests/reference/make_r_reference.R <long.csv> <name> [key=value ...]
 #
-# <long.csv> has columns model,question_id,category,correct (0/1). Writes
+# <long.csv> has columns model,question_id,category,correct (0/1), and optionally epoch: with an
+# epoch column a (model, question) cell may hold several samples (epochs; not necessarily the same
+# number in every cell). Writes
 #   tests/reference/r_output/<name>.json  every number below, 15 significant digits
 #   tests/reference/r_output/<name>.txt   the printed R console output (same numbers)
 # Extra key=value arguments are stored verbatim under "source" in the JSON (e.g. the subsample
@@ -28,6 +30,14 @@
 #             variance components, theta, fixef, vcov, REMLcrit, isSingular, and emmeans contrasts
 #             summary(pairs(emmeans(fit, ~ model, lmer.df = "asymptotic"), reverse = FALSE),
 #                     adjust = none / bonferroni / holm / tukey)
+# With an epoch column: every statistic above that needs one score per cell (RM-ANOVA, Friedman,
+# Cochran's Q, McNemar) is skipped, the one-way ANOVA and the two mixed models use every sample,
+# and a third mixed model is fitted,
+#             correct ~ 0 + model + (1|category) + (1|category:question)
+#                       + (1|category:question:model)             ("category_question_model")
+# with its model-by-question variance reported as "question_model"; all three with nloptwrap's
+# tolerances tightened (lmer_control in the JSON). The JSON then also holds "epochs": the number
+# of cells with 0, 1, 2, ... samples.
 
 suppressPackageStartupMessages({
   library(lme4)
@@ -70,6 +80,7 @@ cat(sprintf("# %s: %s\n# R %s, lme4 %s, emmeans %s\n",
 
 raw <- read.csv(csv_path, colClasses = c(model = "character", question_id = "character",
                                          category = "character", correct = "integer"))
+epochs <- "epoch" %in% names(raw)
 models <- sort(unique(raw$model), method = "radix")  # C-locale order, as Python's sorted()
 d <- data.frame(
   model = factor(raw$model, levels = models),
@@ -77,15 +88,22 @@ d <- data.frame(
   category = factor(raw$category),
   correct = as.numeric(raw$correct)
 )
-stopifnot(all(d$correct %in% c(0, 1)), !anyDuplicated(d[c("model", "question")]))
+if (epochs) d$epoch <- raw$epoch
+stopifnot(all(d$correct %in% c(0, 1)),
+          !anyDuplicated(d[c("model", "question", if (epochs) "epoch")]))
 K <- length(models)
-wide <- tapply(d$correct, list(d$question, d$model), identity)  # questions x models, NA if missing
+# questions x models, NA if missing; with epochs, cell means
+wide <- tapply(d$correct, list(d$question, d$model), if (epochs) mean else identity)
 complete <- !anyNA(wide)
 n_questions <- nrow(wide)
 cat(sprintf("rows %d, questions %d, models %d, categories %d, complete %s\n",
             nrow(d), n_questions, K, nlevels(d$category), complete))
 cat("models (level order):", paste(models, collapse = ", "), "\n")
 print(tapply(d$correct, d$model, mean))
+if (epochs) {
+  samples <- table(factor(table(d$question, d$model)))
+  cat("cells by number of samples:\n"); print(samples)
+}
 
 result <- list(
   name = name,
@@ -97,6 +115,7 @@ result <- list(
   models = models,
   accuracy = as.list(tapply(d$correct, d$model, mean))
 )
+if (epochs) result$epochs <- as.list(samples)
 
 # ---- one-way ANOVA ignoring question identity ------------------------------------------------
 cat("\n## one-way ANOVA: anova(lm(correct ~ model))\n")
@@ -107,7 +126,7 @@ result$oneway <- list(F = ow["model", "F value"], df1 = ow["model", "Df"],
                       ms_model = ow["model", "Mean Sq"], ms_error = ow["Residuals", "Mean Sq"])
 
 # ---- repeated-measures ANOVA, question as subject ---------------------------------------------
-if (complete) {
+if (complete && !epochs) {
   cat("\n## RM-ANOVA: summary(aov(correct ~ model + Error(question/model)))\n")
   rm_fit <- summary(aov(correct ~ model + Error(question / model), data = d))
   print(rm_fit)
@@ -144,28 +163,43 @@ if (complete) {
 }
 
 # ---- exact McNemar per pair -------------------------------------------------------------------
-cat("\n## exact McNemar: binom.test(n10, n10 + n01)\n")
-mcn <- list()
-for (i in seq_len(K - 1)) for (j in (i + 1):K) {
-  a <- wide[, i]; b <- wide[, j]; both <- !is.na(a) & !is.na(b)
-  n10 <- sum(a[both] == 1 & b[both] == 0); n01 <- sum(a[both] == 0 & b[both] == 1)
-  p <- if (n10 + n01 > 0) binom.test(n10, n10 + n01)$p.value else 1
-  cat(sprintf("%s vs %s: n %d, n10 %d, n01 %d, p %.15g\n", models[i], models[j], sum(both), n10, n01, p))
-  mcn[[length(mcn) + 1]] <- list(model_a = models[i], model_b = models[j], n = sum(both),
-                                 n10 = n10, n01 = n01, p = p)
+if (!epochs) {
+  cat("\n## exact McNemar: binom.test(n10, n10 + n01)\n")
+  mcn <- list()
+  for (i in seq_len(K - 1)) for (j in (i + 1):K) {
+    a <- wide[, i]; b <- wide[, j]; both <- !is.na(a) & !is.na(b)
+    n10 <- sum(a[both] == 1 & b[both] == 0); n01 <- sum(a[both] == 0 & b[both] == 1)
+    p <- if (n10 + n01 > 0) binom.test(n10, n10 + n01)$p.value else 1
+    cat(sprintf("%s vs %s: n %d, n10 %d, n01 %d, p %.15g\n", models[i], models[j], sum(both), n10, n01, p))
+    mcn[[length(mcn) + 1]] <- list(model_a = models[i], model_b = models[j], n = sum(both),
+                                   n10 = n10, n01 = n01, p = p)
+  }
+  result$mcnemar <- mcn
 }
-result$mcnemar <- mcn
 
 # ---- linear mixed models (REML) + emmeans contrasts -------------------------------------------
 formulas <- list(
   category = correct ~ 0 + model + (1 | category),
   category_question = correct ~ 0 + model + (1 | category) + (1 | category:question)
 )
+# lme4's default nloptwrap tolerances (xtol_abs = ftol_abs = 1e-8, and nloptr's xtol_rel = 1e-4)
+# leave the three-term model's
+# variances ~1e-6 short of the REML optimum; the epoch fixtures are fitted with tighter ones.
+tight <- lmerControl(optCtrl = list(xtol_abs = 1e-12, ftol_abs = 1e-14, xtol_rel = 1e-12))
+if (epochs) {
+  result$lmer_control <- tight$optCtrl
+  formulas$category_question_model <- correct ~ 0 + model + (1 | category) +
+    (1 | category:question) + (1 | category:question:model)
+}
 result$lmm <- list()
 timings <- list()
 for (spec in names(formulas)) {
   cat(sprintf("\n## lmer REML, %s: %s\n", spec, deparse(formulas[[spec]])))
-  elapsed <- system.time(fit <- lmer(formulas[[spec]], data = d, REML = TRUE))
+  elapsed <- system.time(fit <- if (epochs) {
+    lmer(formulas[[spec]], data = d, REML = TRUE, control = tight)
+  } else {
+    lmer(formulas[[spec]], data = d, REML = TRUE)
+  })
   if (timing) {
     cat(sprintf("system.time(lmer %s): elapsed %.3f s (user %.3f, system %.3f)\n",
                 spec, elapsed[["elapsed"]], elapsed[["user.self"]], elapsed[["sys.self"]]))
@@ -175,7 +209,10 @@ for (spec in names(formulas)) {
   vc <- as.data.frame(VarCorr(fit))
   variance <- list(
     category = vc$vcov[vc$grp == "category"],
-    question = if (spec == "category_question") vc$vcov[vc$grp == "category:question"] else NULL,
+    question = if (spec != "category") vc$vcov[vc$grp == "category:question"] else NULL,
+    question_model = if (spec == "category_question_model") {
+      vc$vcov[vc$grp == "category:question:model"]
+    } else NULL,
     residual = vc$vcov[vc$grp == "Residual"]
   )
   variance <- variance[!vapply(variance, is.null, logical(1))]

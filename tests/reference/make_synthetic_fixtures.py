@@ -22,6 +22,15 @@ synthetic_boundary_question.csv
 synthetic_incomplete.csv
     ``synthetic_balanced`` with 5% of its (model, question) cells removed at random (each question
     keeps at least one answer), for the general, non-exact fitting path.
+synthetic_epochs_balanced.csv
+    Repeated samples (epochs): four models, six categories of 10 to 32 questions (120 in total),
+    every model answers every question three times (column ``epoch``, 1 to 3). Scores are Bernoulli
+    draws from a logistic model with model, category, question and model-by-question effects, so
+    the model ``(1|category) + (1|category:question) + (1|category:question:model)`` has all four
+    variance components interior; complete and balanced, for the exact path.
+synthetic_epochs.csv
+    ``synthetic_epochs_balanced`` with some cells cut to one or two samples (about 10%) and a few
+    cells removed (about 3%, never a whole question), for the general path with cell weights.
 
 Run ``uv run python tests/reference/make_synthetic_fixtures.py``; the output is byte-identical on
 every run (one seeded ``numpy.random.Generator`` per fixture, children of one ``SeedSequence``).
@@ -143,12 +152,85 @@ def incomplete(rng: np.random.Generator):
     return scores, categories, question_ids
 
 
+EPOCH_CATEGORY_SIZES = {
+    "law": 32,
+    "math": 26,
+    "biology": 20,
+    "history": 18,
+    "physics": 14,
+    "other": 10,
+}
+EPOCHS = 3
+
+
+def epochs_balanced(rng: np.random.Generator):
+    """Logistic model with a model-by-question effect (sd 0.9), three Bernoulli draws per cell.
+
+    Returns the (n_questions, K, EPOCHS) score array, categories and question ids.
+    """
+    categories = np.repeat(list(EPOCH_CATEGORY_SIZES), list(EPOCH_CATEGORY_SIZES.values()))
+    question_ids = np.sort(rng.choice(np.arange(100, 10_000), size=categories.size, replace=False))
+    categories = rng.permutation(categories)
+    names = list(EPOCH_CATEGORY_SIZES)
+    category_effect = dict(zip(names, rng.normal(0.0, 0.8, size=len(names)), strict=True))
+    question_effect = rng.normal(0.0, 1.2, size=categories.size)
+    cell_effect = rng.normal(0.0, 0.9, size=(categories.size, len(MODELS)))
+    logit = (
+        0.2
+        + np.array([category_effect[c] for c in categories])[:, None]
+        + question_effect[:, None]
+        + MODEL_LOGIT[None, :]
+        + cell_effect
+    )
+    chance = 1.0 / (1.0 + np.exp(-logit))
+    scores = (rng.random((*logit.shape, EPOCHS)) < chance[:, :, None]).astype(float)
+    return scores, categories, question_ids
+
+
+def epochs_unbalanced(rng: np.random.Generator):
+    """``epochs_balanced`` (same draws) with 10% of cells cut to one or two samples and 3% of
+    cells removed, never every cell of a question."""
+    scores, categories, question_ids = epochs_balanced(rng)
+    n_questions, n_models, _ = scores.shape
+    cells = n_questions * n_models
+    order = rng.permutation(cells)
+    n_missing, n_cut = round(0.03 * cells), round(0.10 * cells)
+    keep = np.full(cells, EPOCHS)
+    keep[order[:n_missing]] = 0
+    keep[order[n_missing : n_missing + n_cut]] = rng.integers(1, EPOCHS, size=n_cut)
+    keep = keep.reshape(n_questions, n_models)
+    assert (keep.sum(axis=1) > 0).all(), "a question lost every cell"
+    scores = scores.copy()
+    scores[np.arange(EPOCHS)[None, None, :] >= keep[:, :, None]] = np.nan
+    return scores, categories, question_ids
+
+
+def _long_epochs(scores: np.ndarray, categories: np.ndarray, question_ids: np.ndarray):
+    """Long table with an ``epoch`` column from a (n_questions, K, EPOCHS) array; NaN dropped."""
+    n_questions, n_models, n_epochs = scores.shape
+    frame = pd.DataFrame(
+        {
+            "model": np.tile(np.repeat(MODELS, n_epochs), n_questions),
+            "question_id": np.repeat(question_ids, n_models * n_epochs),
+            "category": np.repeat(categories, n_models * n_epochs),
+            "epoch": np.tile(np.arange(1, n_epochs + 1), n_questions * n_models),
+            "correct": scores.reshape(-1),
+        }
+    )
+    frame = frame.dropna(subset=["correct"])
+    frame["correct"] = frame["correct"].astype(np.int8)
+    return frame.reset_index(drop=True)
+
+
 FIXTURES = {
     "synthetic_balanced": (balanced, 0),
     "synthetic_boundary": (boundary_category, 1),
     "synthetic_boundary_question": (boundary_question, 2),
     # same child seed as balanced, so it is balanced's data with cells removed
     "synthetic_incomplete": (incomplete, 0),
+    # one child for both, so the unbalanced fixture is the balanced one with samples removed
+    "synthetic_epochs_balanced": (epochs_balanced, 3),
+    "synthetic_epochs": (epochs_unbalanced, 3),
 }
 
 
@@ -156,7 +238,9 @@ def main() -> None:
     children = np.random.SeedSequence(SEED).spawn(max(i for _, i in FIXTURES.values()) + 1)
     DATA_DIR.mkdir(parents=True, exist_ok=True)
     for name, (make, child) in FIXTURES.items():
-        frame = _long_table(*make(np.random.default_rng(children[child])))
+        scores, categories, question_ids = make(np.random.default_rng(children[child]))
+        table = _long_epochs if scores.ndim == 3 else _long_table
+        frame = table(scores, categories, question_ids)
         frame.to_csv(DATA_DIR / f"{name}.csv", index=False, lineterminator="\n")
         print(f"{name}: {len(frame)} rows, {frame['question_id'].nunique()} questions")
 

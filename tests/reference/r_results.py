@@ -28,6 +28,13 @@ subsample, ``mmlu_pro_default_subsample``, whose data are not committed):
   from ``summary(pairs(emmeans(fit, ~ model, lmer.df = "asymptotic"), reverse = FALSE), adjust)``.
 - ``timing_seconds`` (real subsample only): elapsed seconds of each ``lmer`` fit.
 
+Fixtures with repeated samples (``synthetic_epochs*``, an ``epoch`` column) have no ``rm_anova``,
+``friedman`` or ``mcnemar``; their ``lmm`` also holds ``category_question_model`` (``+
+(1|category:question:model)``, variance component ``question_model``), ``epochs`` counts the
+cells by number of samples and ``lmer_control`` the optimiser tolerances. ``mmlu_pro_all_archives``
+(``fit_all_archives.R``, all 29 mirrored archives) holds only ``lmm`` (no contrasts),
+``total_correct`` and ``timing_seconds`` (elapsed seconds of each fit, the first cold).
+
 lme4's optimiser stops where the REML criterion is flat to ~1e-12, so its variance components
 are accurate to about 1e-8 (residual) and 1e-7 (category) absolute, not to all printed digits.
 

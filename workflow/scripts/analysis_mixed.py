@@ -1,4 +1,4 @@
-"""Snakemake adapter: both mixed models' variance components and contrasts (the paper's Table 4)."""
+"""Snakemake adapter: the mixed models' variance components and contrasts (the paper's Table 4)."""
 
 import logging
 from typing import TYPE_CHECKING
@@ -14,15 +14,19 @@ if TYPE_CHECKING:
 
 with script_context(snakemake.log[0]):
     wide = wide_scores(pd.read_parquet(snakemake.input.item_table))
-    fits = [mixed.fit_lmm(wide, spec, snakemake.params.method) for spec in mixed.MODEL_SPECS]
-    logging.info("mixed models fitted by the %s path", [fit.method for fit in fits])
+    # the model-by-question term only where cells hold repeated samples (epochs)
+    specs = mixed.model_specs(wide)
+    fits = [mixed.fit_lmm(wide, spec, snakemake.params.method) for spec in specs]
+    logging.info("mixed models %s fitted by the %s path", specs, [fit.method for fit in fits])
     out = snakemake.output
     tables.write_table(
         mixed.variance_components(fits),
         out.components_csv,
         out.components_md,
         out.components_tex,
-        caption="REML variance components of (1|category) and (1|category) + (1|category:question).",
+        caption="REML variance components of (1|category) and (1|category) + (1|category:question)"
+        + (" and + (1|category:question:model)" if len(specs) > 2 else "")
+        + ".",
     )
     tables.write_table(
         pd.concat([mixed.lmm_contrasts(fit, snakemake.params.alpha) for fit in fits]),

@@ -1,0 +1,314 @@
+"""Linear mixed models for K models answering clustered questions, fitted by REML.
+
+Three specifications, all with model as a fixed effect in the cell-means
+parametrisation (lme4's ``correct ~ 0 + model``):
+
+``category``
+    :math:`y_{qmi} = \\beta_m + u_{c(q)} + e_{qmi}`, i.e. ``(1|category)``;
+``category_question``
+    :math:`y_{qmi} = \\beta_m + u_{c(q)} + v_q + e_{qmi}`, i.e.
+    ``(1|category) + (1|category:question)``, the paper's Eq. (3);
+``category_question_model``
+    :math:`y_{qmi} = \\beta_m + u_{c(q)} + v_q + w_{qm} + e_{qmi}`, i.e. the same
+    ``+ (1|category:question:model)``: how much a model's skill varies from question
+    to question beyond the question's difficulty. Identifiable only with repeated
+    samples (epochs) of some (question, model) cell; :func:`model_specs` says which
+    specifications a data set supports;
+
+with :math:`u_c \\sim N(0, \\tau^2)`, :math:`v_q \\sim N(0, \\sigma_q^2)`,
+:math:`w_{qm} \\sim N(0, \\sigma_w^2)` (component ``question_model``),
+:math:`e_{qmi} \\sim N(0, \\sigma^2)`, all independent; i indexes the samples of a
+cell (one per cell in the usual case). A cell reduces to its mean and its
+within-cell sum of squares (:class:`evalbars.scores.WideScores` holds both).
+
+Two ways to fit them (``method`` of :func:`fit_lmm`):
+
+``exact``
+    Complete, balanced data only (every model scored on every question, the same
+    number of times). Orthonormal changes of basis split the data into independent
+    strata: within cells (:math:`\\sigma^2`), within questions (the model contrasts
+    and :math:`\\sigma_w^2 + \\sigma^2/n`) and question means (the rest, a one-way
+    model of question means nested in categories). The REML likelihood is a
+    closed-form function of per-category sufficient statistics, maximised by
+    one-dimensional root finding on its analytic derivative (to machine precision),
+    with every boundary handled exactly (:mod:`evalbars.mixed.exact`). Cost: one
+    pass over the score matrix.
+``general``
+    Any missingness pattern and any number of samples per cell. The exact REML
+    deviance and its analytic gradient are computed through the Woodbury identity
+    from per-cell weights and per-question and per-category sums (no N x N matrix;
+    questions with the same category and samples per cell share their weights), and
+    minimised over the variance ratios by Newton's method from the exact fit of
+    the complete questions, or by L-BFGS-B with bounds at zero; each boundary is
+    checked by refitting with that component fixed at zero
+    (:mod:`evalbars.mixed.general`).
+
+``auto`` uses ``exact`` for complete, balanced data and ``general`` otherwise.
+
+References
+----------
+.. [1] Bates, D., Maechler, M., Bolker, B. and Walker, S. (2015). Fitting
+   linear mixed-effects models using lme4. J Stat Softw 67(1), 1-48
+   (the REML criterion, Eq. 42, and the cell-means fixed effects).
+.. [2] Searle, S. R., Casella, G. and McCulloch, C. E. (1992). Variance
+   Components. Wiley (REML, Ch. 6; the unbalanced one-way model, Ch. 3;
+   balanced data and their strata, Ch. 4).
+.. [3] Harville, D. A. (1977). Maximum likelihood approaches to variance
+   component estimation and to related problems. JASA 72, 320-338.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..pairwise import adjust_pvalues, model_pairs
+from ..scores import WideScores, accuracy_order
+from .common import COMPONENTS, EPOCH_SPECS, FORMULAS, MODEL_SPECS, prepare
+from .exact import fit_exact
+from .general import fit_general
+
+__all__ = [
+    "MODEL_SPECS",
+    "EPOCH_SPECS",
+    "METHODS",
+    "COMPONENTS",
+    "FORMULAS",
+    "LmmFit",
+    "model_specs",
+    "fit_lmm",
+    "variance_components",
+    "contrast_se",
+    "lmm_contrasts",
+]
+
+log = logging.getLogger(__name__)
+
+METHODS = ("auto", "exact", "general")
+
+
+@dataclass(frozen=True)
+class LmmFit:
+    """A fitted mixed model.
+
+    Attributes
+    ----------
+    model_spec : str
+        ``"category"``, ``"category_question"`` or ``"category_question_model"``
+        (:data:`FORMULAS` gives each one's lme4 formula).
+    method : str
+        The path that ran: ``"exact"`` or ``"general"``.
+    models : list of str
+        Order of the fixed effects (the column order of the input).
+    fixed : ndarray, shape (K,)
+        REML/GLS estimates of the per-model means :math:`\\beta_m`.
+    cov : ndarray, shape (K, K)
+        Their covariance, :math:`\\hat\\sigma^2 (X^T V_0^{-1} X)^{-1}` at the
+        REML estimates (lme4's ``vcov``).
+    variance : dict
+        Component -> variance, for the components :data:`COMPONENTS` lists for the
+        specification: ``category`` :math:`\\tau^2`, ``question`` :math:`\\sigma_q^2`,
+        ``question_model`` :math:`\\sigma_w^2`, ``residual`` :math:`\\sigma^2`.
+    boundary : dict
+        Component -> True when its estimate is exactly zero (a singular fit).
+    reml_criterion : float
+        :math:`-2\\,\\ell_R` at the estimates, constants included (lme4's
+        ``REMLcrit``).
+    n_obs, n_questions, n_categories : int
+        Observations (samples), questions and categories that entered the fit.
+    order : list of str
+        Models by observed accuracy, highest first
+        (:func:`evalbars.pairwise.accuracy_order`); contrasts follow it.
+    """
+
+    model_spec: str
+    method: str
+    models: list
+    fixed: np.ndarray
+    cov: np.ndarray
+    variance: dict
+    boundary: dict
+    reml_criterion: float
+    n_obs: int
+    n_questions: int
+    n_categories: int
+    order: list = field(default_factory=list)
+
+
+def model_specs(wide: WideScores) -> tuple:
+    """The specifications ``wide`` supports: :data:`MODEL_SPECS`, and :data:`EPOCH_SPECS`
+    when some (question, model) cell holds repeated samples (``wide.has_repeats``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalbars.scores import WideScores
+    >>> wide = WideScores(np.eye(2), ["a", "b"], np.arange(2), np.array(["x", "y"]))
+    >>> model_specs(wide)
+    ('category', 'category_question')
+    >>> model_specs(WideScores(np.eye(2), ["a", "b"], np.arange(2), np.array(["x", "y"]),
+    ...                        samples=np.full((2, 2), 3)))
+    ('category', 'category_question', 'category_question_model')
+    """
+    return MODEL_SPECS + EPOCH_SPECS if wide.has_repeats else MODEL_SPECS
+
+
+def fit_lmm(wide: WideScores, model_spec: str, method: str = "auto") -> LmmFit:
+    """Fit one of the :data:`FORMULAS` by REML.
+
+    Parameters
+    ----------
+    wide : WideScores
+        Question-by-model cell means (NaN where a model has no score), with their
+        sample counts and within-cell sums of squares when cells hold several samples.
+    model_spec : {"category", "category_question", "category_question_model"}
+        Random effects: ``(1|category)``; ``(1|category) + (1|category:question)``; the
+        same ``+ (1|category:question:model)`` (needs repeated samples).
+    method : {"auto", "exact", "general"}
+        ``auto`` takes ``exact`` for complete, balanced data and ``general`` otherwise;
+        see the module docstring. ``exact`` refuses other data.
+
+    Returns
+    -------
+    LmmFit
+
+    Notes
+    -----
+    In complete, balanced data the estimates have closed forms given the variance
+    ratios: the contrast :math:`\\hat\\beta_a - \\hat\\beta_b` is the difference of
+    column means (OLS = GLS within questions) with variance :math:`2\\hat\\sigma_e^2/Q`,
+    :math:`\\sigma_e^2 = \\sigma_w^2 + \\sigma^2/n` the variance of a cell mean about
+    its question's level; the level of :math:`\\hat\\beta` is the GLS mean
+    :math:`\\hat\\mu = \\sum_c a_c \\bar y_c / \\sum_c a_c`,
+    :math:`a_c = n_c/(\\varphi + n_c\\tau^2)`, :math:`\\varphi = \\sigma_q^2 + \\sigma_e^2/K`,
+    which equals the grand mean only when categories are equal in size or
+    :math:`\\tau^2 = 0`; so :math:`\\hat\\beta_m = \\bar y_{\\cdot m} - \\bar y + \\hat\\mu` and
+    :math:`\\mathrm{Cov}(\\hat\\beta) = (\\hat\\sigma_e^2/Q)(I - J/K) + J/\\sum_c a_c`.
+    In the nested model with one sample per cell and interior estimates,
+    :math:`\\hat\\sigma^2 = SS_{within}/((Q-1)(K-1))`, the repeated-measures
+    ANOVA error mean square; in the three-term model with interior estimates,
+    :math:`\\hat\\sigma^2` is the within-cell mean square and :math:`\\hat\\sigma_e^2`
+    the cell means' RM-ANOVA error mean square.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    cells = prepare(wide, model_spec)
+    if method == "auto":
+        method = "exact" if cells.balanced else "general"
+    if method == "exact":
+        if not cells.balanced:
+            raise ValueError(
+                "the exact path needs every model scored on every question, the same number "
+                "of times; use method='general' (or 'auto') for incomplete or unbalanced data"
+            )
+        fixed, cov, est = fit_exact(
+            cells.means,
+            cells.codes,
+            model_spec,
+            n_rep=int(cells.counts.flat[0]),
+            ss_cells=cells.ss_cells,
+        )
+    else:
+        fixed, cov, est = fit_general(cells, model_spec)
+    names = COMPONENTS[model_spec]
+    variance = {name: float(est[name]) for name in names}
+    boundary = {name: bool(variance[name] <= 0.0) for name in names}
+    flagged = [n for n, b in boundary.items() if b]
+    if flagged:
+        log.info("%s fit is singular: %s variance at the boundary 0", model_spec, flagged)
+    return LmmFit(
+        model_spec=model_spec,
+        method=method,
+        models=list(wide.models),
+        fixed=np.asarray(fixed, dtype=float),
+        cov=np.asarray(cov, dtype=float),
+        variance=variance,
+        boundary=boundary,
+        reml_criterion=float(est["deviance"]),
+        n_obs=cells.n_obs,
+        n_questions=int(cells.means.shape[0]),
+        n_categories=cells.n_categories,
+        order=accuracy_order(wide),
+    )
+
+
+def variance_components(fits) -> pd.DataFrame:
+    """Tidy table of REML variance components of one or more fits.
+
+    Returns
+    -------
+    DataFrame
+        ``model_spec, component, variance, boundary, method``; components in the
+        order of :data:`COMPONENTS` (``category, question, question_model, residual``).
+    """
+    if isinstance(fits, LmmFit):
+        fits = [fits]
+    rows = [
+        (fit.model_spec, name, fit.variance[name], fit.boundary[name], fit.method)
+        for fit in fits
+        for name in COMPONENTS[fit.model_spec]
+    ]
+    return pd.DataFrame(rows, columns=["model_spec", "component", "variance", "boundary", "method"])
+
+
+def contrast_se(fit: LmmFit, a, b) -> np.ndarray:
+    """Standard error of ``fixed[a] - fixed[b]``: :math:`\\sqrt{c^T \\hat\\Sigma c}` with
+    :math:`c = e_a - e_b`, i.e. :math:`\\sqrt{\\Sigma_{aa} + \\Sigma_{bb} - 2\\Sigma_{ab}}`."""
+    a, b = np.asarray(a), np.asarray(b)
+    return np.sqrt(fit.cov[a, a] + fit.cov[b, b] - 2.0 * fit.cov[a, b])
+
+
+def lmm_contrasts(fit: LmmFit, alpha: float = 0.05) -> pd.DataFrame:
+    """All pairwise contrasts of the estimated marginal means, with Wald z-tests.
+
+    Pairs follow :func:`evalbars.pairwise.model_pairs` over the accuracy order
+    (``model_a`` the more accurate). For a pair, :math:`\\hat\\delta = \\hat\\beta_a -
+    \\hat\\beta_b`, :math:`se = \\sqrt{c^T \\hat\\Sigma c}`, :math:`z = \\hat\\delta/se`,
+    :math:`p = 2\\Phi(-|z|)` (emmeans with ``lmer.df = "asymptotic"``, which is
+    also what emmeans falls back to above 3,000 observations).
+
+    ``p_bonferroni`` and ``p_holm`` adjust ``p`` over the K(K-1)/2 pairs.
+    ``p_tukey`` is the Tukey-type p-value
+    :math:`P(Q_{K,\\infty} > \\sqrt{2}|z|)` of the studentized range with
+    infinite degrees of freedom (emmeans ``adjust = "tukey"``). It is an
+    APPROXIMATION: Tukey's procedure controls the family-wise error exactly only
+    for independent, equally precise means with i.i.d. errors; with a mixed model
+    or unbalanced data it substitutes an estimated covariance into that
+    reference distribution (the paper, Section 4). Holm and Bonferroni keep an
+    exact guarantee. ``ci_low``/``ci_high`` are Wald intervals at level
+    ``1 - alpha``, unadjusted.
+    """
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    order = fit.order or [m for _, m in sorted(zip(-fit.fixed, fit.models, strict=True))]
+    pairs = model_pairs(order)
+    index = {m: i for i, m in enumerate(fit.models)}
+    ia = pairs["model_a"].map(index).to_numpy()
+    ib = pairs["model_b"].map(index).to_numpy()
+    estimate = fit.fixed[ia] - fit.fixed[ib]
+    se = contrast_se(fit, ia, ib)
+    z = estimate / se
+    p = 2.0 * stats.norm.sf(np.abs(z))
+    k = len(fit.models)
+    p_tukey = stats.studentized_range.sf(np.abs(z) * np.sqrt(2.0), k, np.inf)
+    half = stats.norm.isf(alpha / 2) * se
+    return pd.DataFrame(
+        {
+            "model_spec": fit.model_spec,
+            "model_a": pairs["model_a"],
+            "model_b": pairs["model_b"],
+            "estimate": estimate,
+            "se": se,
+            "z": z,
+            "p": p,
+            "p_bonferroni": adjust_pvalues(p, "bonferroni"),
+            "p_holm": adjust_pvalues(p, "holm"),
+            "p_tukey": np.minimum(1.0, p_tukey),
+            "ci_low": estimate - half,
+            "ci_high": estimate + half,
+        }
+    )
