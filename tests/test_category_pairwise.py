@@ -115,3 +115,25 @@ def test_interaction_refuses_incomplete_data(balanced):
         interaction_test(
             WideScores(scores, balanced.models, balanced.question_ids, balanced.categories)
         )
+
+
+def test_heatmap_keeps_neighbour_pairs_when_there_are_many():
+    from evalbars.figures.claims import category_heatmap
+
+    rng = np.random.default_rng(4)
+    scores = (rng.random((300, 12)) < np.linspace(0.9, 0.2, 12)).astype(float)
+    wide = WideScores(
+        scores, [f"m{i:02d}" for i in range(12)], np.arange(300), np.array(["x", "y", "z"] * 100)
+    )
+    table = category_pairwise_table(wide)
+    assert table[["model_a", "model_b"]].drop_duplicates().shape[0] == 66
+    figure = category_heatmap(table)
+    labels = [tick.get_text() for tick in figure.axes[0].get_xticklabels()]
+    assert labels == [f"m{i:02d} vs m{i + 1:02d}" for i in range(11)]
+    assert (
+        figure.axes[0].get_title(loc="left").endswith("neighbours in accuracy order, top 12 models")
+    )
+    few = category_heatmap(
+        table[table["model_a"].isin(["m00", "m01"]) & (table["model_b"] < "m05")]
+    )
+    assert len(few.axes[0].get_xticklabels()) == 7  # 4 + 3 pairs: all drawn

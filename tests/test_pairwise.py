@@ -202,3 +202,19 @@ def test_real_paired_z_squared_mcnemar_identity(real_wide):
     for row in table.itertuples():
         expected = mcnemar([[0, row.n10], [row.n01, 0]], exact=True).pvalue
         assert row.p_mcnemar == pytest.approx(expected, rel=1e-10)
+
+
+def test_tukey_p_interpolates_the_exact_tail_for_many_pairs():
+    rng = np.random.default_rng(5)
+    z = np.abs(rng.normal(0.0, 4.0, pairwise.TUKEY_EXACT_LIMIT + 1000))
+    for k in (40, 1000):
+        exact = np.minimum(1.0, stats.studentized_range.sf(np.sqrt(2.0) * z, k, np.inf))
+        approx = pairwise.tukey_p(z, k)
+        assert np.abs(approx - exact).max() < 1e-7
+        central = exact > 1e-8
+        np.testing.assert_allclose(approx[central], exact[central], rtol=2e-6)
+        assert np.all(np.diff(approx[np.argsort(z)]) <= 0)  # decreasing in |z|
+    few = z[: pairwise.TUKEY_EXACT_LIMIT]
+    np.testing.assert_array_equal(
+        pairwise.tukey_p(few, 6), stats.studentized_range.sf(np.sqrt(2.0) * few, 6, np.inf)
+    )

@@ -15,7 +15,7 @@ from statsmodels.stats.proportion import confint_proportions_2indep, proportion_
 
 from evalbars import ranks
 from evalbars.errors import InputError
-from evalbars.figures.ranks import forest_figure, rank_range_figure
+from evalbars.figures.ranks import forest_figure, rank_overview_figure, rank_range_figure
 from evalbars.figures.style import save_figure
 from evalbars.intervals import mover_difference, wilson_interval, z_for_level
 from evalbars.pairwise import pairwise_table
@@ -728,3 +728,28 @@ def test_paired_anchored_tiers_use_the_paired_interval():
         if member != top:
             row = pairs.loc[(order[top], order[member])]
             assert row["diff"] - z * row["se_paired"] <= 0
+
+
+def test_large_leaderboards_draw_the_top_systems_and_an_overview_of_all():
+    rng = np.random.default_rng(12)
+    truth = np.linspace(0.8, 0.3, 60)
+    scores = (rng.random((400, 60)) < truth).astype(float)
+    models = [f"m{i:02d}" for i in range(60)]
+    wide = WideScores(scores, models, np.arange(400), np.array(["x", "y"] * 200))
+    table, _ = ranks.ranks_readings(wide, draws=300, replicates=300, seed=3)
+    order = table[table["reading"] == "unpaired"].sort_values("position")["name"].tolist()
+    forest = forest_figure(table, max_systems=25)
+    labels = [tick.get_text() for tick in forest.axes[0].get_yticklabels()]
+    assert labels == order[:25]
+    assert "(top 25 of 60 shown)" in forest.axes[0].get_title()
+    ranges = rank_range_figure(table, max_systems=25)
+    assert [tick.get_text() for tick in ranges.axes[0].get_yticklabels()] == order[:25]
+    overview = rank_overview_figure(table)
+    # Every system is one dot per reading, and the title gives each reading's median range.
+    assert [len(ax.lines[0].get_xdata()) for ax in overview.axes] == [60, 60]
+    widths = table.groupby("reading")[["rank_low", "rank_high"]].apply(
+        lambda t: float(np.median(t["rank_high"] - t["rank_low"] + 1))
+    )
+    title = overview._suptitle.get_text()
+    assert title.startswith("60 systems: a typical system's plausible ranks span ")
+    assert f"{widths['unpaired']:g} (unpaired) vs {widths['paired']:g} (paired)" in title

@@ -183,8 +183,9 @@ def clustered_se(scores, clusters, weights=None):
     used = (w > 0).reshape(-1, s.shape[-1])
     n_clusters = int(codes.max()) + 1 if codes.size else 0
     if n_clusters == codes.size:
-        # Every question its own cluster: the cluster sums are the terms themselves.
-        cluster_sums, occupied = stack, used
+        # Every question its own cluster: the cluster sums are the terms themselves (laid out
+        # row by row, as bincount's, so that the sums below round the same way).
+        cluster_sums, occupied = np.ascontiguousarray(stack), used
     else:
         # One bincount over all stacks: offset each stack's cluster codes so they do not collide.
         offsets = (np.arange(stack.shape[0]) * n_clusters)[:, None]

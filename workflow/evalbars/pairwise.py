@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import special
+from scipy import special, stats
+from scipy.interpolate import PchipInterpolator
 
 from .scores import WideScores, accuracy_order
 
@@ -20,6 +21,8 @@ __all__ = [
     "pair_statistics",
     "paired_z_tests",
     "exact_mcnemar_p",
+    "tukey_p",
+    "TUKEY_EXACT_LIMIT",
     "pairwise_table",
 ]
 
@@ -156,6 +159,42 @@ def two_sided_normal_p(diff, se):
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where((se == 0) & (diff == 0), 0.0, diff / se)
     return z, 2 * special.ndtr(-np.abs(z))
+
+
+#: Above this many statistics :func:`tukey_p` interpolates the studentized range tail between
+#: exact points instead of integrating once per statistic (100 µs each: a minute for the
+#: 499,500 pairs of a thousand models).
+TUKEY_EXACT_LIMIT = 2000
+
+
+def tukey_p(z, k: int, grid_points: int = 2049) -> np.ndarray:
+    """Tukey-type p-values :math:`P(Q_{k,\\infty} > \\sqrt{2}|z|)` of many z statistics.
+
+    :math:`Q_{k,\\infty}` is the studentized range of k independent standard
+    normals (infinite degrees of freedom), evaluated by
+    :data:`scipy.stats.studentized_range`. Up to :data:`TUKEY_EXACT_LIMIT`
+    statistics each is evaluated exactly. Beyond, the survival function is
+    evaluated exactly at ``grid_points`` equally spaced ranges from 0 to the
+    largest one and its logarithm interpolated by a monotone cubic (PCHIP): the
+    log tail is smooth and the interpolant keeps p decreasing in |z|. Against
+    the exact values the relative error is below 1e-6 where p > 1e-8; further
+    out, scipy's own value (1 - cdf by quadrature) carries an error of the same
+    size as the interpolation's.
+
+    Examples
+    --------
+    >>> round(float(tukey_p(2.0, 3)), 6)  # R: ptukey(2 * sqrt(2), 3, Inf, lower.tail = FALSE)
+    0.112183
+    """
+    q = np.sqrt(2.0) * np.abs(np.asarray(z, dtype=float))
+    if q.size <= TUKEY_EXACT_LIMIT:
+        return np.minimum(1.0, stats.studentized_range.sf(q, k, np.inf))
+    grid = np.linspace(0.0, float(q.max()), grid_points)
+    exact = stats.studentized_range.sf(grid, k, np.inf)
+    # scipy's sf floors near 1e-14 (it is 1 - cdf); flatten the tail there rather than log 0.
+    floor = exact[exact > 0].min()
+    curve = PchipInterpolator(grid, np.log(np.clip(exact, floor, 1.0)))
+    return np.minimum(1.0, np.exp(curve(q)))
 
 
 def exact_mcnemar_p(n10, n01) -> np.ndarray:

@@ -260,6 +260,7 @@ def write_table(
     formats: dict | None = None,
     align_right=None,
     parquet_path=None,
+    shown_path=None,
     max_rows: int = RENDER_ROWS,
 ) -> None:
     """Write ``table`` as CSV (full precision) and, if paths are given, Parquet, Markdown and LaTeX.
@@ -267,13 +268,18 @@ def write_table(
     ``display`` (default: ``table``) is what the Markdown and LaTeX files show,
     for tables whose human-readable form differs from the tidy CSV. They show at
     most ``max_rows`` rows; beyond that the caption says how many rows were left
-    out and where they all are.
+    out and where they all are. ``shown_path`` receives the first ``max_rows``
+    rows of ``table`` as CSV (what the HTML report embeds, so that a table of half
+    a million pairs does not make it unopenable).
     """
     shown = table if display is None else display
     Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(csv_path, index=False)
     if parquet_path is not None:
         table.to_parquet(parquet_path, index=False)
+    if shown_path is not None:
+        Path(shown_path).parent.mkdir(parents=True, exist_ok=True)
+        table.iloc[:max_rows].to_csv(shown_path, index=False)
     if len(shown) > max_rows:
         files = " and ".join(Path(f).name for f in (csv_path, parquet_path) if f is not None)
         note = f"Shows the first {max_rows:,} of {len(shown):,} rows; every row is in {files}."

@@ -1,5 +1,7 @@
 # --- Analysis stage: the paper's Tables 1-4, omnibus tests and naive vs blocked ----------------
-# Every table is written as CSV (full precision, in the HTML report) plus Markdown and LaTeX.
+# Every table is written as CSV (full precision, in the HTML report) plus Markdown and LaTeX. The
+# tables of every pair (K(K-1)/2 rows) are also written as Parquet; the report and the Markdown
+# and LaTeX renderings show their first tables.RENDER_ROWS rows and say so.
 
 
 # --- Table 1: per-model accuracy, naive and clustered SE, Wilson interval ------------------------
@@ -41,8 +43,10 @@ rule analysis_pairwise:
         item_table=rules.subsample.output.item_table,
         code=package_code("analysis_pairwise"),
     output:
-        csv=report(
-            "results/tables/pairwise.csv",
+        csv="results/tables/pairwise.csv",
+        parquet="results/tables/pairwise.parquet",
+        shown=report(
+            "results/report/pairwise.csv",
             caption="../report/analysis_pairwise.rst",
             category="2. Analysis",
             labels={"table": "pairwise tests"},
@@ -99,8 +103,10 @@ rule analysis_mixed:
         ),
         components_md="results/tables/variance_components.md",
         components_tex="results/tables/variance_components.tex",
-        contrasts_csv=report(
-            "results/tables/mixed_contrasts.csv",
+        contrasts_csv="results/tables/mixed_contrasts.csv",
+        contrasts_parquet="results/tables/mixed_contrasts.parquet",
+        contrasts_shown=report(
+            "results/report/mixed_contrasts.csv",
             caption="../report/analysis_mixed_contrasts.rst",
             category="2. Analysis",
             labels={"table": "mixed-model contrasts"},
@@ -123,9 +129,9 @@ rule analysis_mixed:
 # --- Naive versus blocked, side by side ---------------------------------------------------------
 rule analysis_naive_vs_blocked:
     input:
-        pairwise=rules.analysis_pairwise.output.csv,
+        pairwise=rules.analysis_pairwise.output.parquet,
         omnibus=rules.analysis_omnibus.output.csv,
-        contrasts=rules.analysis_mixed.output.contrasts_csv,
+        contrasts=rules.analysis_mixed.output.contrasts_parquet,
         code=package_code("analysis_naive_vs_blocked"),
     output:
         csv=report(

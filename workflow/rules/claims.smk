@@ -62,8 +62,10 @@ rule category_pairwise:
         item_table=rules.subsample.output.item_table,
         code=package_code("category_pairwise"),
     output:
-        csv=report(
-            "results/tables/category_pairwise.csv",
+        csv="results/tables/category_pairwise.csv",
+        parquet="results/tables/category_pairwise.parquet",
+        shown=report(
+            "results/report/category_pairwise.csv",
             caption="../report/category_pairwise.rst",
             category="0. Your claims",
             labels={"item": "per-category pairs"},
@@ -91,6 +93,7 @@ rule category_pairwise:
         "results/benchmarks/category_pairwise/category_pairwise.tsv"
     params:
         alpha=lookup(dpath="alpha", within=config),
+        max_systems=lookup(dpath="display/max_systems", within=config),
     message:
         "--- Every pair in every category."
     script:

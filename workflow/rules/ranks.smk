@@ -32,7 +32,7 @@ rule ranks_table:
         "../scripts/ranks_table.py"
 
 
-# --- Forest plot (tiers shaded) and rank-range plot ------------------------------------------------
+# --- Forest plot (tiers shaded), rank-range plot and overview of every system ------------------------------------------------
 rule ranks_figures:
     input:
         table=rules.ranks_table.output.csv,
@@ -52,12 +52,20 @@ rule ranks_figures:
             labels={"item": "rank ranges"},
         ),
         range_svg="results/figures/ranks_range.svg",
+        overview_png=report(
+            "results/figures/ranks_overview.png",
+            caption="../report/ranks_overview.rst",
+            category="4. Ranks",
+            labels={"item": "every system"},
+        ),
+        overview_svg="results/figures/ranks_overview.svg",
     log:
         "results/logs/ranks_figures/ranks_figures.log",
     benchmark:
         "results/benchmarks/ranks_figures/ranks_figures.tsv"
     params:
         level=lookup(dpath="level", within=config),
+        max_systems=lookup(dpath="display/max_systems", within=config),
     message:
         "--- Rank uncertainty figures."
     script:

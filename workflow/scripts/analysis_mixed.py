@@ -33,5 +33,7 @@ with script_context(snakemake.log[0]):
         out.contrasts_csv,
         out.contrasts_md,
         out.contrasts_tex,
+        parquet_path=out.contrasts_parquet,
+        shown_path=out.contrasts_shown,
         caption="Pairwise contrasts of estimated marginal means; p_tukey is an approximation.",
     )

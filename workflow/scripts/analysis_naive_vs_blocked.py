@@ -13,9 +13,9 @@ if TYPE_CHECKING:
 with script_context(snakemake.log[0]):
     alpha = snakemake.params.alpha
     table = summaries.naive_vs_blocked(
-        pd.read_csv(snakemake.input.pairwise),
+        pd.read_parquet(snakemake.input.pairwise),
         pd.read_csv(snakemake.input.omnibus),
-        pd.read_csv(snakemake.input.contrasts),
+        pd.read_parquet(snakemake.input.contrasts),
         alpha,
     )
     tables.write_table(

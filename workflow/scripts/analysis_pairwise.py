@@ -19,6 +19,8 @@ with script_context(snakemake.log[0]):
         snakemake.output.csv,
         snakemake.output.md,
         snakemake.output.tex,
+        parquet_path=snakemake.output.parquet,
+        shown_path=snakemake.output.shown,
         caption=f"All pairwise comparisons; Bonferroni and Holm adjust the paired p-values; "
         f"significant at alpha = {snakemake.params.alpha:g}.",
     )

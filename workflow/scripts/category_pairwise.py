@@ -8,14 +8,22 @@ from evalbars import category_pairwise, tables
 from evalbars.errors import script_context
 from evalbars.figures.claims import category_heatmap
 from evalbars.figures.style import save_figure
-from evalbars.scores import wide_scores
+from evalbars.scores import accuracy_order, wide_scores
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
     out, alpha = snakemake.output, snakemake.params.alpha
-    wide = wide_scores(pd.read_parquet(snakemake.input.item_table))
+    everyone = wide_scores(pd.read_parquet(snakemake.input.item_table))
+    # A thousand models make half a million pairs in every category: compare the top ones.
+    top = accuracy_order(everyone)[: snakemake.params.max_systems]
+    wide = everyone.columns(top)
+    scope = (
+        f"the {len(top)} most accurate of {len(everyone.models):,} models"
+        if len(top) < len(everyone.models)
+        else "every pair"
+    )
     table = category_pairwise.category_pairwise_table(wide, alpha)
     summary = category_pairwise.category_summary(table, wide)
     tables.write_table(
@@ -23,8 +31,10 @@ with script_context(snakemake.log[0]):
         out.csv,
         out.md,
         out.tex,
-        caption=f"Every pair in every category; Holm and Benjamini-Hochberg adjust the exact "
-        f"McNemar p over all {len(table)} category x pair tests; alpha = {alpha:g}.",
+        parquet_path=out.parquet,
+        shown_path=out.shown,
+        caption=f"Pairs in every category ({scope}); Holm and Benjamini-Hochberg adjust the "
+        f"exact McNemar p over all {len(table)} category x pair tests; alpha = {alpha:g}.",
     )
     tables.write_table(
         summary,

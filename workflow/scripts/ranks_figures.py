@@ -1,9 +1,9 @@
-"""Snakemake adapter: forest plot and rank-range plot of both readings (results/figures/ranks_*)."""
+"""Snakemake adapter: forest, rank-range and overview plots of both readings (results/figures/ranks_*)."""
 
 from typing import TYPE_CHECKING
 
 from evalbars.errors import script_context
-from evalbars.figures.ranks import forest_figure, rank_range_figure
+from evalbars.figures.ranks import forest_figure, rank_overview_figure, rank_range_figure
 from evalbars.figures.style import save_figure
 from evalbars.ranks import read_rank_table
 
@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 
 with script_context(snakemake.log[0]):
     table = read_rank_table(snakemake.input.table)
-    out, level = snakemake.output, snakemake.params.level
-    save_figure(forest_figure(table, level), out.forest_png, out.forest_svg)
-    save_figure(rank_range_figure(table, level), out.range_png, out.range_svg)
+    out, level, top = snakemake.output, snakemake.params.level, snakemake.params.max_systems
+    save_figure(forest_figure(table, level, top), out.forest_png, out.forest_svg)
+    save_figure(rank_range_figure(table, level, top), out.range_png, out.range_svg)
+    save_figure(rank_overview_figure(table, level), out.overview_png, out.overview_svg)

@@ -97,14 +97,26 @@ def claims_figure(table: pd.DataFrame):
     return fig
 
 
-def category_heatmap(table: pd.DataFrame):
+def category_heatmap(table: pd.DataFrame, max_pairs: int = 45):
     """Category x pair heatmap of the paired gap (points) with significance marks.
 
     ``table`` is :func:`evalbars.category_pairwise.category_pairwise_table`. Marks:
     ``**`` significant after Holm over all tests, ``*`` after Benjamini-Hochberg
-    only, ``+`` unadjusted exact McNemar only.
+    only, ``+`` unadjusted exact McNemar only. With more than ``max_pairs``
+    pairs (ten models and more) only neighbours in the accuracy order are drawn,
+    the first ``max_pairs`` of them: the comparisons a ranking claims.
     """
     pairs = list(dict.fromkeys(zip(table["model_a"], table["model_b"], strict=True)))
+    scope = ""
+    if len(pairs) > max_pairs:
+        # Pairs follow the accuracy order: the first model's pairs list every other model.
+        leader = pairs[0][0]
+        order = [leader] + [b for a, b in pairs if a == leader]
+        pairs = list(zip(order[:-1], order[1:], strict=True))[:max_pairs]
+        kept = set(pairs)
+        rows = [pair in kept for pair in zip(table["model_a"], table["model_b"], strict=True)]
+        table = table[rows]
+        scope = f"; neighbours in accuracy order, top {len(pairs) + 1} models"
     categories = sorted(table["category"].unique())
     grid = np.full((len(categories), len(pairs)), np.nan)
     marks = np.full(grid.shape, "", dtype=object)
@@ -138,7 +150,7 @@ def category_heatmap(table: pd.DataFrame):
         bar = fig.colorbar(image, ax=ax, shrink=0.8)
         bar.set_label("gap, points (first model minus second)")
         ax.set_title(
-            "Per-category gaps: ** Holm, * Benjamini-Hochberg, + unadjusted McNemar only",
+            "Per-category gaps: ** Holm, * Benjamini-Hochberg, + unadjusted McNemar only" + scope,
             fontsize=9,
             loc="left",
         )

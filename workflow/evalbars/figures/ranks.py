@@ -1,4 +1,10 @@
-"""Rank figures: a forest plot with tiers shaded, and rank ranges with P(first)."""
+"""Rank figures: a forest plot with tiers shaded, rank ranges with P(first), and an overview.
+
+The forest and rank-range figures draw at most ``max_systems`` systems (the top
+of the leaderboard, :data:`MAX_SYSTEMS` by default) so that labels stay
+readable; :func:`rank_overview_figure` shows every system, however many, as
+score against plausible rank range.
+"""
 
 from __future__ import annotations
 
@@ -8,16 +14,24 @@ import pandas as pd
 from ..ranks.unpaired import DEFAULT_LEVEL, percent_text
 from .style import PALETTE, figure, percent_axis
 
-__all__ = ["forest_figure", "rank_range_figure"]
+__all__ = ["forest_figure", "rank_range_figure", "rank_overview_figure", "MAX_SYSTEMS"]
+
+#: Systems drawn in one figure by default (the config's ``display: max_systems``).
+MAX_SYSTEMS = 40
 
 
 def _readings(table: pd.DataFrame) -> list:
     if "reading" not in table.columns:
-        return [("unpaired", table)]
+        return [("unpaired", table.sort_values("position"))]
     return [
         (r, table[table["reading"] == r].sort_values("position"))
         for r in table["reading"].drop_duplicates()
     ]
+
+
+def _shown_note(n: int, shown: int) -> str:
+    """`` (top 40 of 1,000 shown)`` when a figure leaves systems out, else nothing."""
+    return f" (top {shown} of {n:,} shown)" if shown < n else ""
 
 
 def _tier_finding(readings) -> str:
@@ -28,19 +42,27 @@ def _tier_finding(readings) -> str:
     return f"{n} models form " + (" but ".join(parts) if len(parts) == 2 else parts[0])
 
 
-def forest_figure(table: pd.DataFrame, level: float = DEFAULT_LEVEL):
-    """Forest plot: every system's score and interval, tiers shaded; one panel per reading.
+def forest_figure(
+    table: pd.DataFrame, level: float = DEFAULT_LEVEL, max_systems: int = MAX_SYSTEMS
+):
+    """Forest plot: each system's score and interval, tiers shaded; one panel per reading.
 
     Parameters
     ----------
     table : DataFrame
         A rank table, or the two-reading table of :func:`ranks_readings`.
+    max_systems : int
+        Draw the top ``max_systems`` systems of each reading; the title still
+        counts the tiers of all of them.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    readings = _readings(table)
+    everything = _readings(table)
+    title = _tier_finding(everything)
+    total = len(everything[0][1])
+    readings = [(r, t[t["position"] <= max_systems]) for r, t in everything]
     n = len(readings[0][1])
     # Each panel keeps its own y axis: with incomplete data the readings can order the
     # systems differently, and tiers are runs of neighbours in each reading's own order.
@@ -84,25 +106,32 @@ def forest_figure(table: pd.DataFrame, level: float = DEFAULT_LEVEL):
             percent_axis(ax.xaxis)
             ax.set_xlabel(f"score with {100 * level:g}% interval")
             ax.set_title(
-                f"{reading}: dashed line = separated neighbours", fontsize=9, fontweight="normal"
+                f"{reading}: dashed line = separated neighbours{_shown_note(total, n)}",
+                fontsize=9,
+                fontweight="normal",
             )
         for ax in axes[0]:
             ax.invert_yaxis()
-        fig.suptitle(_tier_finding(readings), fontweight="bold")
+        fig.suptitle(title, fontweight="bold")
     return fig
 
 
-def rank_range_figure(table: pd.DataFrame, level: float = DEFAULT_LEVEL):
+def rank_range_figure(
+    table: pd.DataFrame, level: float = DEFAULT_LEVEL, max_systems: int = MAX_SYSTEMS
+):
     """Each system's central rank range (left) and P(first) (right), one bar per reading.
+
+    Draws the first reading's top ``max_systems`` systems.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
     readings = _readings(table)
-    n = len(readings[0][1])
+    total = len(readings[0][1])
+    n = min(total, max_systems)
     # One row per system: align every reading on the first reading's order, by name.
-    names = readings[0][1]["name"].to_numpy()
+    names = readings[0][1]["name"].to_numpy()[:n]
     aligned = [(r, t.set_index("name").loc[names].reset_index()) for r, t in readings]
     colours = {"unpaired": PALETTE[0], "paired": PALETTE[2]}
     height = 0.7 / len(readings)
@@ -135,9 +164,12 @@ def rank_range_figure(table: pd.DataFrame, level: float = DEFAULT_LEVEL):
         ax_rank.plot(y + 1, y, "k|", markersize=16, markeredgewidth=2, label="nominal rank")
         ax_rank.set_yticks(y, names)
         ax_rank.invert_yaxis()
-        ax_rank.set_xticks(np.arange(1, n + 1))
-        ax_rank.set_xlim(0.4, n + 0.6)
-        ax_rank.set_xlabel("rank (1 = best)")
+        # The shown systems' ranges can reach ranks of systems left out.
+        last = max(n, *(int(t["rank_high"].max()) for _, t in aligned))
+        if last <= 2 * MAX_SYSTEMS:
+            ax_rank.set_xticks(np.arange(1, last + 1, 1 if last <= MAX_SYSTEMS else 5))
+        ax_rank.set_xlim(0.4, last + 0.6)
+        ax_rank.set_xlabel(f"rank (1 = best){_shown_note(total, n)}")
         ax_rank.grid(axis="y", visible=False)
         ax_first.set_xlim(0, 1.25)
         ax_first.set_xticks([0, 0.5, 1])
@@ -160,4 +192,46 @@ def rank_range_figure(table: pd.DataFrame, level: float = DEFAULT_LEVEL):
                 + " of plausible worlds"
             )
         fig.suptitle(title, fontweight="bold")
+    return fig
+
+
+def rank_overview_figure(table: pd.DataFrame, level: float = DEFAULT_LEVEL):
+    """Every system at once: score against nominal rank, with its plausible rank range.
+
+    One panel per reading. Each system is a dot at (rank, score) and a
+    horizontal line across its central rank range, so a leaderboard of any size
+    shows where ranks are settled (short lines) and where a long stretch of
+    systems is interchangeable (long, overlapping lines). The title gives the
+    median width of the range in each reading.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    readings = _readings(table)
+    n = len(readings[0][1])
+    widths = {r: float(np.median(t["rank_high"] - t["rank_low"] + 1)) for r, t in readings}
+    colours = {"unpaired": PALETTE[0], "paired": PALETTE[2]}
+    with figure(
+        1, len(readings), figsize=(5.2 * len(readings), 4.6), sharey=True, squeeze=False
+    ) as (fig, axes):
+        for ax, (reading, t) in zip(axes[0], readings, strict=True):
+            colour = colours.get(reading, PALETTE[1])
+            ax.hlines(
+                t["score"], t["rank_low"], t["rank_high"], color=colour, alpha=0.35, linewidth=1.2
+            )
+            ax.plot(t["position"], t["score"], "o", color=colour, markersize=2.5)
+            ax.set_xlim(0, n + 1)
+            ax.set_xlabel("rank (1 = best); line: central " + f"{100 * level:g}% rank range")
+            ax.set_title(
+                f"{reading}: median range {widths[reading]:g} ranks",
+                fontsize=9,
+                fontweight="normal",
+            )
+        axes[0][0].set_ylabel("score")
+        percent_axis(axes[0][0].yaxis)
+        parts = " vs ".join(f"{widths[r]:g} ({r})" for r, _ in readings)
+        fig.suptitle(
+            f"{n:,} systems: a typical system's plausible ranks span {parts}", fontweight="bold"
+        )
     return fig

@@ -66,7 +66,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..pairwise import adjust_pvalues, model_pairs
+from ..pairwise import adjust_pvalues, model_pairs, tukey_p
 from ..scores import WideScores, accuracy_order
 from .common import COMPONENTS, EPOCH_SPECS, FORMULAS, MODEL_SPECS, prepare
 from .exact import fit_exact
@@ -293,8 +293,7 @@ def lmm_contrasts(fit: LmmFit, alpha: float = 0.05) -> pd.DataFrame:
     se = contrast_se(fit, ia, ib)
     z = estimate / se
     p = 2.0 * stats.norm.sf(np.abs(z))
-    k = len(fit.models)
-    p_tukey = stats.studentized_range.sf(np.abs(z) * np.sqrt(2.0), k, np.inf)
+    p_tukey = tukey_p(z, len(fit.models))
     half = stats.norm.isf(alpha / 2) * se
     return pd.DataFrame(
         {
@@ -307,7 +306,7 @@ def lmm_contrasts(fit: LmmFit, alpha: float = 0.05) -> pd.DataFrame:
             "p": p,
             "p_bonferroni": adjust_pvalues(p, "bonferroni"),
             "p_holm": adjust_pvalues(p, "holm"),
-            "p_tukey": np.minimum(1.0, p_tukey),
+            "p_tukey": p_tukey,
             "ci_low": estimate - half,
             "ci_high": estimate + half,
         }
