@@ -23,6 +23,7 @@ from evalbars.category_pairwise import (
     discordant_homogeneity,
     interaction_test,
 )
+from evalbars.figures.claims import category_heatmap
 from evalbars.scores import WideScores, wide_scores
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -118,8 +119,6 @@ def test_interaction_refuses_incomplete_data(balanced):
 
 
 def test_heatmap_keeps_neighbour_pairs_when_there_are_many():
-    from evalbars.figures.claims import category_heatmap
-
     rng = np.random.default_rng(4)
     scores = (rng.random((300, 12)) < np.linspace(0.9, 0.2, 12)).astype(float)
     wide = WideScores(
