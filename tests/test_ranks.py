@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
@@ -753,3 +754,5 @@ def test_large_leaderboards_draw_the_top_systems_and_an_overview_of_all():
     title = overview._suptitle.get_text()
     assert title.startswith("60 systems: a typical system's plausible ranks span ")
     assert f"{widths['unpaired']:g} (unpaired) vs {widths['paired']:g} (paired)" in title
+    for fig in (forest, ranges, overview):
+        plt.close(fig)

@@ -141,7 +141,9 @@ class LmmFit:
 
 def model_specs(wide: WideScores) -> tuple:
     """The specifications ``wide`` supports: :data:`MODEL_SPECS`, and :data:`EPOCH_SPECS`
-    when some (question, model) cell holds repeated samples (``wide.has_repeats``).
+    when some (question, model) cell holds repeated samples (``wide.has_repeats``) that
+    differ: with every cell's samples alike the residual variance is zero and the
+    question-by-model variance cannot be separated from it.
 
     Examples
     --------
@@ -151,10 +153,11 @@ def model_specs(wide: WideScores) -> tuple:
     >>> model_specs(wide)
     ('category', 'category_question')
     >>> model_specs(WideScores(np.eye(2), ["a", "b"], np.arange(2), np.array(["x", "y"]),
-    ...                        samples=np.full((2, 2), 3)))
+    ...                        samples=np.full((2, 2), 3), within_ss=np.full((2, 2), 0.5)))
     ('category', 'category_question', 'category_question_model')
     """
-    return MODEL_SPECS + EPOCH_SPECS if wide.has_repeats else MODEL_SPECS
+    varied = wide.has_repeats and wide.within_squares.sum() > 0
+    return MODEL_SPECS + EPOCH_SPECS if varied else MODEL_SPECS
 
 
 def fit_lmm(wide: WideScores, model_spec: str, method: str = "auto") -> LmmFit:
