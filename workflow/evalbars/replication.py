@@ -105,8 +105,9 @@ def seed_chunks(n_seeds: int, jobs: int) -> list[range]:
         raise ValueError(f"need n_seeds >= 1 and jobs >= 1, got n_seeds={n_seeds}, jobs={jobs}")
     jobs = min(jobs, n_seeds)
     size, extra = divmod(n_seeds, jobs)
-    stops = np.cumsum([size + (i < extra) for i in range(jobs)]).tolist()
-    return [range(stop - size - (i < extra), stop) for i, stop in enumerate(stops)]
+    # The first `extra` chunks take one seed more.
+    starts = [i * size + min(i, extra) for i in range(jobs + 1)]
+    return [range(starts[i], starts[i + 1]) for i in range(jobs)]
 
 
 def replication_runs(
