@@ -13,6 +13,12 @@ Every seed runs the same functions as the analysis stage
 :func:`evalbars.mixed.fit_lmm` on its exact path), so the check cannot drift
 from the tables it vouches for. The loop over seeds is a loop over whole
 analyses, each vectorised inside.
+
+The seeds are independent, so the workflow can spread them over several jobs
+(``replication.jobs``): :func:`seed_chunks` cuts the seed list into contiguous
+chunks, :func:`replication_chunk` computes one, and :func:`combine_chunks` puts
+them back in the order :func:`replication_runs` gives for all seeds at once, so
+the combined table is the same, byte for byte, whatever the number of jobs.
 """
 
 from __future__ import annotations
@@ -30,7 +36,10 @@ from .scores import WideScores, wide_scores
 __all__ = [
     "paper_quantities",
     "subsample_seeds",
+    "seed_chunks",
     "replication_runs",
+    "replication_chunk",
+    "combine_chunks",
     "replication_table",
     "replication_summary",
 ]
@@ -85,12 +94,28 @@ def subsample_seeds(n_seeds: int, seed: int) -> np.ndarray:
     return np.random.SeedSequence(seed).generate_state(n_seeds).astype(np.int64)
 
 
+def seed_chunks(n_seeds: int, jobs: int) -> list[range]:
+    """Positions ``0 .. n_seeds - 1`` of the seed list cut into ``jobs`` contiguous chunks.
+
+    Chunk sizes differ by at most one, the larger ones first; there are never more
+    chunks than seeds (``jobs`` is capped at ``n_seeds``). Concatenated in order, the
+    chunks are the whole list.
+    """
+    if n_seeds < 1 or jobs < 1:
+        raise ValueError(f"need n_seeds >= 1 and jobs >= 1, got n_seeds={n_seeds}, jobs={jobs}")
+    jobs = min(jobs, n_seeds)
+    size, extra = divmod(n_seeds, jobs)
+    # The first `extra` chunks take one seed more.
+    starts = [i * size + min(i, extra) for i in range(jobs + 1)]
+    return [range(starts[i], starts[i + 1]) for i in range(jobs)]
+
+
 def replication_runs(
     items: pd.DataFrame,
     policies,
     n,
     seeds,
-    configured_seed: int,
+    configured_seed: int | None,
     alpha: float = 0.05,
     items_policy: str | None = None,
     policy_seed: int = 0,
@@ -109,8 +134,9 @@ def replication_runs(
         Subsample size (the paper: 1,497).
     seeds : iterable of int
         Subsample seeds for the distribution (:func:`subsample_seeds`).
-    configured_seed : int
-        The workflow's subsample seed ("our value").
+    configured_seed : int or None
+        The workflow's subsample seed ("our value"); None leaves its rows out (the
+        chunks of :func:`replication_chunk` after the first).
     alpha : float
         Significance level for the counts.
     items_policy : str, optional
@@ -138,7 +164,8 @@ def replication_runs(
             "with missing_prediction=exclude, which drops them; build it with wrong or random_guess"
         )
     seeds = [int(s) for s in seeds]
-    all_seeds = [int(configured_seed)] + seeds
+    configured = [] if configured_seed is None else [int(configured_seed)]
+    all_seeds = configured + seeds
     rows = []
     for policy in policies:
         scored = items if policy == items_policy else rescore(items, policy, policy_seed)
@@ -150,8 +177,43 @@ def replication_runs(
             keep = np.zeros(len(position), dtype=bool)
             keep[position.get_indexer(drawn)] = True
             for quantity, value in paper_quantities(wide.rows(keep), alpha, "exact").items():
-                rows.append((policy, seed, i == 0, quantity, value))
+                rows.append((policy, seed, i < len(configured), quantity, value))
     return pd.DataFrame(rows, columns=["policy", "seed", "configured", "quantity", "value"])
+
+
+def replication_chunk(
+    items: pd.DataFrame,
+    policies,
+    n,
+    n_seeds: int,
+    seed: int,
+    jobs: int,
+    chunk: int,
+    configured_seed: int,
+    **options,
+) -> pd.DataFrame:
+    """The rows of :func:`replication_runs` that job ``chunk`` of ``jobs`` computes.
+
+    The job takes chunk ``chunk`` of :func:`seed_chunks` of the ``n_seeds`` seeds
+    :func:`subsample_seeds` derives from ``seed``; the first chunk also carries the
+    configured seed. ``options`` (``alpha``, ``items_policy``, ``policy_seed``,
+    ``models``) go to :func:`replication_runs` unchanged.
+    """
+    positions = seed_chunks(n_seeds, jobs)[chunk]
+    seeds = subsample_seeds(n_seeds, seed)[positions.start : positions.stop]
+    return replication_runs(
+        items, policies, n, seeds, configured_seed if chunk == 0 else None, **options
+    )
+
+
+def combine_chunks(chunks, policies) -> pd.DataFrame:
+    """The chunks of :func:`replication_chunk`, in chunk order, as :func:`replication_runs`
+    returns all seeds at once: policy by policy (in the order of ``policies``), and within a
+    policy the configured seed, then the seeds in list order."""
+    return pd.concat(
+        [chunk[chunk["policy"] == policy] for policy in policies for chunk in chunks],
+        ignore_index=True,
+    )
 
 
 def replication_table(runs: pd.DataFrame, paper: pd.DataFrame = PAPER_VALUES) -> pd.DataFrame:

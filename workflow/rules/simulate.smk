@@ -1,6 +1,10 @@
 # --- Simulate stage: seeded simulation studies -----------------------------------------------------
 # Every row of a grid under config/simulation/ is its own job; its numbers depend only on the row's
 # values and simulation/seed (evalbars.simulate.seeding), never on job order.
+# On a cluster (profiles/slurm) the setting jobs of all three grids form the group
+# `simulation_settings`: the profile's `group-components` sets how many settings one cluster job
+# runs (groups change nothing when running locally). Tables and figures are local rules: seconds
+# of work each, less than a cluster job costs to start.
 
 LEADERBOARD_GRID = simulation_grid("leaderboard")
 FWER_GRID = simulation_grid("fwer")
@@ -22,6 +26,8 @@ rule sim_leaderboard:
         f"results/logs/sim_leaderboard/{LEADERBOARD_GRID.wildcard_pattern}.log",
     benchmark:
         f"results/benchmarks/sim_leaderboard/{LEADERBOARD_GRID.wildcard_pattern}.tsv"
+    group:
+        "simulation_settings"
     params:
         setting=LEADERBOARD_GRID.instance,
         runs=lookup(dpath="simulation/leaderboard/runs", within=config),
@@ -51,6 +57,7 @@ rule sim_leaderboard_table:
         ),
     log:
         "results/logs/sim_leaderboard_table/sim_leaderboard_table.log",
+    localrule: True
     params:
         sort_by=["spread", "questions", "rule"],
     message:
@@ -108,6 +115,7 @@ rule sim_leaderboard_figures:
         played_out_svg="results/figures/sim_leaderboard_played_out.svg",
     log:
         "results/logs/sim_leaderboard_figures/sim_leaderboard_figures.log",
+    localrule: True
     params:
         spread=lookup(dpath="simulation/leaderboard/figure/spread", within=config),
         level=lookup(dpath="level", within=config),
@@ -142,6 +150,7 @@ rule sim_precision:
         ),
     log:
         "results/logs/sim_precision/sim_precision.log",
+    localrule: True
     params:
         precision=lookup(dpath="simulation/precision", within=config),
         level=lookup(dpath="level", within=config),
@@ -175,6 +184,7 @@ rule sim_precision_figures:
         questions_needed_svg="results/figures/sim_questions_needed.svg",
     log:
         "results/logs/sim_precision_figures/sim_precision_figures.log",
+    localrule: True
     params:
         level=lookup(dpath="level", within=config),
     message:
@@ -193,6 +203,8 @@ rule sim_fwer:
         f"results/logs/sim_fwer/{FWER_GRID.wildcard_pattern}.log",
     benchmark:
         f"results/benchmarks/sim_fwer/{FWER_GRID.wildcard_pattern}.tsv"
+    group:
+        "simulation_settings"
     params:
         setting=FWER_GRID.instance,
         replications=lookup(dpath="simulation/fwer/replications", within=config),
@@ -222,6 +234,7 @@ rule sim_fwer_table:
         ),
     log:
         "results/logs/sim_fwer_table/sim_fwer_table.log",
+    localrule: True
     params:
         sort_by=["gap", "rho", "questions", "models", "method"],
     message:
@@ -261,6 +274,7 @@ rule sim_fwer_figures:
         power_svg="results/figures/sim_fwer_power.svg",
     log:
         "results/logs/sim_fwer_figures/sim_fwer_figures.log",
+    localrule: True
     params:
         figure=lookup(dpath="simulation/fwer/figure", within=config),
     message:
@@ -279,6 +293,8 @@ rule sim_clustered:
         f"results/logs/sim_clustered/{CLUSTERED_GRID.wildcard_pattern}.log",
     benchmark:
         f"results/benchmarks/sim_clustered/{CLUSTERED_GRID.wildcard_pattern}.tsv"
+    group:
+        "simulation_settings"
     params:
         setting=CLUSTERED_GRID.instance,
         questions=lookup(dpath="simulation/clustered/questions", within=config),
@@ -309,6 +325,7 @@ rule sim_clustered_table:
         ),
     log:
         "results/logs/sim_clustered_table/sim_clustered_table.log",
+    localrule: True
     params:
         sort_by=["design_effect", "cluster_size", "icc", "estimator"],
     message:
@@ -332,6 +349,7 @@ rule sim_clustered_figure:
         svg="results/figures/sim_clustered.svg",
     log:
         "results/logs/sim_clustered_figure/sim_clustered_figure.log",
+    localrule: True
     params:
         level=lookup(dpath="level", within=config),
     message:

@@ -1,4 +1,4 @@
-"""Snakemake adapter: the paper's quantities for every policy and subsample seed."""
+"""Snakemake adapter: the seed chunks, combined in the order of one job doing every seed."""
 
 from typing import TYPE_CHECKING
 
@@ -11,15 +11,6 @@ if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    p = snakemake.params
-    runs = replication.replication_runs(
-        pd.read_parquet(snakemake.input.item_table),
-        policies=p.policies,
-        n=p.n,
-        seeds=replication.subsample_seeds(p.n_seeds, p.seed),
-        configured_seed=p.subsample_seed,
-        alpha=p.alpha,
-        items_policy=p.items_policy,
-        policy_seed=p.policy_seed,
-    )
+    chunks = [pd.read_parquet(path) for path in snakemake.input.chunks]
+    runs = replication.combine_chunks(chunks, snakemake.params.policies)
     runs.to_csv(snakemake.output.runs, index=False)
