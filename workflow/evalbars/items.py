@@ -233,7 +233,7 @@ def score_sources(combined: pd.DataFrame, policy: str = "wrong", seed: int = 0) 
             f"missing_prediction=exclude leaves no scored question for model(s) {named}: "
             "none of their answers could be extracted; use `wrong` or `random_guess`, or drop them"
         )
-    items = scored[ITEM_COLUMNS].copy()
+    items = scored[ITEM_COLUMNS]
     items["epoch"] = items["epoch"].astype("int32")
     items["n_options"] = items["n_options"].astype("int16")
     return items.reset_index(drop=True)

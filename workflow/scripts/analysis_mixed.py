@@ -7,13 +7,13 @@ import pandas as pd
 
 from evalbars import mixed, tables
 from evalbars.errors import script_context
-from evalbars.scores import wide_scores
+from evalbars.scores import read_wide_scores
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    wide = wide_scores(pd.read_parquet(snakemake.input.item_table))
+    wide = read_wide_scores(snakemake.input.item_table)
     # the model-by-question term only where cells hold repeated samples (epochs)
     specs = mixed.model_specs(wide)
     fits = [mixed.fit_lmm(wide, spec, snakemake.params.method) for spec in specs]

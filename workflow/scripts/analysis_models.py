@@ -2,18 +2,16 @@
 
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
 from evalbars import tables
 from evalbars.accuracy import accuracy_table, sampling_variance_table
 from evalbars.errors import script_context
-from evalbars.scores import wide_scores
+from evalbars.scores import read_wide_scores
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    wide = wide_scores(pd.read_parquet(snakemake.input.item_table))
+    wide = read_wide_scores(snakemake.input.item_table)
     level, out = snakemake.params.level, snakemake.output
     tables.write_table(
         accuracy_table(wide, level),

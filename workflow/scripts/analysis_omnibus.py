@@ -2,17 +2,15 @@
 
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
 from evalbars import omnibus, tables
 from evalbars.errors import script_context
-from evalbars.scores import wide_scores
+from evalbars.scores import read_wide_scores
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    wide = wide_scores(pd.read_parquet(snakemake.input.item_table))
+    wide = read_wide_scores(snakemake.input.item_table)
     table = omnibus.omnibus_table(wide)
     tables.write_table(
         table,

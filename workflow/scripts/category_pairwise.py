@@ -2,20 +2,18 @@
 
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
 from evalbars import category_pairwise, tables
 from evalbars.errors import script_context
 from evalbars.figures.claims import category_heatmap
 from evalbars.figures.style import save_figure
-from evalbars.scores import accuracy_order, wide_scores
+from evalbars.scores import accuracy_order, read_wide_scores
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
     out, alpha = snakemake.output, snakemake.params.alpha
-    everyone = wide_scores(pd.read_parquet(snakemake.input.item_table))
+    everyone = read_wide_scores(snakemake.input.item_table)
     # A thousand models make half a million pairs in every category: compare the top ones.
     top = accuracy_order(everyone)[: snakemake.params.max_systems]
     wide = everyone.columns(top)

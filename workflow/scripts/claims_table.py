@@ -7,14 +7,14 @@ import pandas as pd
 
 from evalbars import claims, tables
 from evalbars.errors import ConfigError, script_context
-from evalbars.scores import wide_scores
+from evalbars.scores import read_wide_scores
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
     p = snakemake.params
-    wide = wide_scores(pd.read_parquet(snakemake.input.item_table))
+    wide = read_wide_scores(snakemake.input.item_table)
     try:
         table = claims.evaluate_claims(
             wide, p.claims, p.alpha, p.family, p.power, replicates=p.replicates, seed=p.seed

@@ -3,18 +3,16 @@
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
 from evalbars import ranks
 from evalbars.errors import script_context
-from evalbars.scores import wide_scores
+from evalbars.scores import read_wide_scores
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
     p = snakemake.params
-    wide = wide_scores(pd.read_parquet(snakemake.input.item_table))
+    wide = read_wide_scores(snakemake.input.item_table)
     table, reports = ranks.ranks_readings(
         wide, p.level, draws=p.draws, replicates=p.replicates, seed=p.seed, stratify=p.stratify
     )

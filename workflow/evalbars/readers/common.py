@@ -78,10 +78,14 @@ def finish_frame(
     that occurs twice; ``path`` is the file errors name.
     """
     path = Path(path)
-    defaults = {"epoch": 1, "n_options": DEFAULT_N_OPTIONS}
+    rows = len(frame)
+    defaults = {
+        "epoch": np.ones(rows, dtype=np.int32),
+        "n_options": np.full(rows, DEFAULT_N_OPTIONS, dtype=np.int16),
+    }
     for column in ("category", "src", "answer", "pred"):
         defaults[column] = pd.Categorical.from_codes(
-            np.full(len(frame), -1), categories=pd.Index([], dtype="str")
+            np.full(rows, -1, dtype=np.int8), categories=pd.Index([], dtype="str")
         )
     for column, value in defaults.items():
         if column not in frame.columns:
@@ -93,6 +97,10 @@ def finish_frame(
     frame = frame[RAW_COLUMNS].reset_index(drop=True)
     for column in TEXT_COLUMNS:
         frame[column] = as_category(frame[column])
+    # Compact integers: twelve million rows of int64 epochs would take 96 MB.
+    for column, dtype in (("epoch", np.int32), ("n_options", np.int16)):
+        if pd.api.types.is_integer_dtype(frame[column]):
+            frame[column] = frame[column].astype(dtype)
     frame.attrs.update(
         skipped_entries=int(skipped_entries),
         missing_means=missing_means,
@@ -117,11 +125,17 @@ def blank_cells(values: pd.Series) -> np.ndarray:
 
 def _check_unique_questions(frame: pd.DataFrame, path) -> None:
     key = ["model", "question_id", "epoch"]
-    codes = [factorize_sorted(frame[column], nulls="code")[0] for column in key]
-    cell = np.ravel_multi_index(codes, [int(c.max()) + 1 for c in codes])
+    # One integer per row, built in place: (model * questions + question) * epochs + epoch.
+    cell = np.zeros(len(frame), dtype=np.int64)
+    for column in key:
+        codes = factorize_sorted(frame[column], nulls="code")[0]
+        cell *= int(codes.max()) + 1 if len(codes) else 1
+        cell += codes
+        del codes
     # Sorting finds repeats far faster than hashing millions of distinct keys.
     ordered = np.sort(cell)
     repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+    del ordered
     if not len(repeated):
         return
     dup = pd.Series(np.isin(cell, repeated))

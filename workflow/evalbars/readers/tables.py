@@ -104,7 +104,7 @@ def _parse_correct(frame: pd.DataFrame, path) -> pd.api.extensions.ExtensionArra
             f"got {plain(raw.iloc[i])!r}",
             int(frame["record"].iloc[i]),
         )
-    return pd.array(np.where(given, parsed, np.nan), dtype="Float64")
+    return pd.arrays.FloatingArray(np.where(given, parsed, 0.0), ~given)
 
 
 def _parse_epochs(frame: pd.DataFrame, path) -> pd.Series:
