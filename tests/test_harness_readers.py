@@ -35,7 +35,7 @@ def log_of(name: str) -> Path:
 def ours(frame: pd.DataFrame) -> pd.DataFrame:
     return (
         frame[KEY + ["correct"]]
-        .astype({"correct": float, "model": str})
+        .astype({"correct": float, "model": str, "epoch": "int64"})
         .sort_values(KEY)
         .reset_index(drop=True)
     )
