@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -134,3 +135,16 @@ def test_cli_plan_forward_reverse_and_errors(capsys):
 def json_gap(text):
     document = json.loads(text)
     return document["gap_low"]
+
+
+def test_plan_table_beyond_the_simulated_sizes_gives_the_closed_forms():
+    many = planning.plan_table(200, [0.05], 0.3, replications=500)
+    few = planning.plan_table(4, [0.05], 0.3, replications=500)
+    holm = many.set_index("procedure").loc["holm"]
+    assert pd.isna(holm["questions_simulated"]) and np.isnan(holm["power_simulated"])
+    assert holm["tests"] == 200 * 199 // 2
+    # The pair-power check does not depend on the number of models: same rows as at 4 models.
+    for procedure in ("none",):
+        assert many.set_index("procedure").loc[procedure, "power_simulated"] == pytest.approx(
+            few.set_index("procedure").loc[procedure, "power_simulated"]
+        )

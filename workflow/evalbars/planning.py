@@ -435,8 +435,11 @@ def plan_table(
     (the simulated power at ``questions_closed_form``: :func:`simulate_pair_power`
     at the per-test level for none/Bonferroni, :func:`simulate_holm_power` for Holm
     over all pairs), and, if ``questions`` is given, ``detectable_gap_points`` at that
-    many questions (strictest level).
+    many questions (strictest level). The Holm simulations run up to
+    :data:`MAX_SIMULATED_MODELS` models; beyond, their columns are empty and the
+    closed forms (which bracket Holm) stand alone.
     """
+    simulate_holm = simulate and models <= MAX_SIMULATED_MODELS
     rows = []
     families = [("none", "all pairs", all_pairs(models))]
     families += [
@@ -465,7 +468,9 @@ def plan_table(
                 "power_simulated_se": np.nan,
             }
             if simulate and np.isfinite(closed):
-                if procedure == "holm" and family == "all pairs":
+                if procedure == "holm" and family == "all pairs" and not simulate_holm:
+                    share, se = np.nan, np.nan
+                elif procedure == "holm" and family == "all pairs":
                     row["questions_simulated"] = float(
                         holm_questions(
                             models,
