@@ -612,7 +612,10 @@ def test_markdown_renderings_show_both_readings():
 def test_figures_state_the_finding_and_save_deterministically(tmp_path):
     table, _ = ranks.ranks_readings(_correlated_items(), draws=500, replicates=500, seed=1)
     forest = forest_figure(table)
-    assert forest._suptitle.get_text().startswith("4 models form 1 tier unpaired but")
+    assert forest._suptitle.get_text() == "4 models form 1 tier unpaired but 3 tiers paired"
+    same = forest_figure(table[table["reading"] == "paired"].assign(reading="unpaired"))
+    assert same._suptitle.get_text() == "4 models form 3 tiers"
+    plt.close(same)
     rng_fig = rank_range_figure(table)
     assert rng_fig._suptitle.get_text().startswith("m0 is first in")
     for name in ("a", "b"):
@@ -742,17 +745,26 @@ def test_large_leaderboards_draw_the_top_systems_and_an_overview_of_all():
     forest = forest_figure(table, max_systems=25)
     labels = [tick.get_text() for tick in forest.axes[0].get_yticklabels()]
     assert labels == order[:25]
-    assert "(top 25 of 60 shown)" in forest.axes[0].get_title()
+    assert "(top 25 of 60 shown)" in forest._suptitle.get_text()
     ranges = rank_range_figure(table, max_systems=25)
     assert [tick.get_text() for tick in ranges.axes[0].get_yticklabels()] == order[:25]
     overview = rank_overview_figure(table)
-    # Every system is one dot per reading, and the title gives each reading's median range.
-    assert [len(ax.lines[0].get_xdata()) for ax in overview.axes] == [60, 60]
-    widths = table.groupby("reading")[["rank_low", "rank_high"]].apply(
-        lambda t: float(np.median(t["rank_high"] - t["rank_low"] + 1))
+    # Every system is one dot per reading, at its score and the width of its rank range.
+    widths = {
+        reading: (t["rank_high"] - t["rank_low"] + 1).to_numpy()
+        for reading, t in table.groupby("reading", sort=False)
+    }
+    axis = overview.axes[0]
+    assert [line.get_label().split(" ")[0] for line in axis.lines] == ["unpaired", "paired"]
+    for line in axis.lines:
+        reading = line.get_label().split(" ")[0]
+        assert len(line.get_xdata()) == 60
+        np.testing.assert_array_equal(line.get_ydata(), widths[reading])
+    medians = {r: float(np.median(w)) for r, w in widths.items()}
+    title = axis.get_title(loc="left")
+    assert title == (
+        f"60 systems: a typical rank range spans {medians['unpaired']:g} "
+        f"(unpaired) vs {medians['paired']:g} (paired)"
     )
-    title = overview._suptitle.get_text()
-    assert title.startswith("60 systems: a typical system's plausible ranks span ")
-    assert f"{widths['unpaired']:g} (unpaired) vs {widths['paired']:g} (paired)" in title
     for fig in (forest, ranges, overview):
         plt.close(fig)

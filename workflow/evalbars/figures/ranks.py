@@ -3,7 +3,7 @@
 The forest and rank-range figures draw at most ``max_systems`` systems (the top
 of the leaderboard, :data:`MAX_SYSTEMS` by default) so that labels stay
 readable; :func:`rank_overview_figure` shows every system, however many, as
-score against plausible rank range.
+score against the width of its plausible rank range.
 """
 
 from __future__ import annotations
@@ -35,11 +35,18 @@ def _shown_note(n: int, shown: int) -> str:
 
 
 def _tier_finding(readings) -> str:
-    parts = [
-        f"{int(t['tier'].max())} tier{'s' if t['tier'].max() != 1 else ''} {r}" for r, t in readings
-    ]
+    """``"1,000 models form 7 tiers unpaired but 5 tiers paired"`` (or "in both readings")."""
+    counts = [int(t["tier"].max()) for _, t in readings]
     n = len(readings[0][1])
-    return f"{n} models form " + (" but ".join(parts) if len(parts) == 2 else parts[0])
+
+    def tiers(count: int) -> str:
+        return f"{count} tier{'s' if count != 1 else ''}"
+
+    if len(set(counts)) == 1:
+        where = " in both readings" if len(counts) == 2 else ""
+        return f"{n:,} models form {tiers(counts[0])}{where}"
+    parts = [f"{tiers(c)} {r}" for c, (r, _) in zip(counts, readings, strict=True)]
+    return f"{n:,} models form " + " but ".join(parts)
 
 
 def forest_figure(
@@ -106,13 +113,13 @@ def forest_figure(
             percent_axis(ax.xaxis)
             ax.set_xlabel(f"score with {100 * level:g}% interval")
             ax.set_title(
-                f"{reading}: dashed line = separated neighbours{_shown_note(total, n)}",
+                f"{reading}; dashes mark separated neighbours",
                 fontsize=9,
                 fontweight="normal",
             )
         for ax in axes[0]:
             ax.invert_yaxis()
-        fig.suptitle(title, fontweight="bold")
+        fig.suptitle(title + _shown_note(total, n), fontweight="bold")
     return fig
 
 
@@ -196,13 +203,13 @@ def rank_range_figure(
 
 
 def rank_overview_figure(table: pd.DataFrame, level: float = DEFAULT_LEVEL):
-    """Every system at once: score against nominal rank, with its plausible rank range.
+    """Every system at once: score against the width of its plausible rank range.
 
-    One panel per reading. Each system is a dot at (rank, score) and a
-    horizontal line across its central rank range, so a leaderboard of any size
-    shows where ranks are settled (short lines) and where a long stretch of
-    systems is interchangeable (long, overlapping lines). The title gives the
-    median width of the range in each reading.
+    Each system is one dot per reading at (score, ranks its central rank range
+    spans). A leaderboard of any size shows where ranks are settled (width 1:
+    the system holds its rank in nearly every plausible world) and where a
+    crowd of similar scores leaves dozens of ranks open. The title gives each
+    reading's median width.
 
     Returns
     -------
@@ -210,28 +217,25 @@ def rank_overview_figure(table: pd.DataFrame, level: float = DEFAULT_LEVEL):
     """
     readings = _readings(table)
     n = len(readings[0][1])
-    widths = {r: float(np.median(t["rank_high"] - t["rank_low"] + 1)) for r, t in readings}
     colours = {"unpaired": PALETTE[0], "paired": PALETTE[2]}
-    with figure(
-        1, len(readings), figsize=(5.2 * len(readings), 4.6), sharey=True, squeeze=False
-    ) as (fig, axes):
-        for ax, (reading, t) in zip(axes[0], readings, strict=True):
-            colour = colours.get(reading, PALETTE[1])
-            ax.hlines(
-                t["score"], t["rank_low"], t["rank_high"], color=colour, alpha=0.35, linewidth=1.2
+    widths = {r: t["rank_high"] - t["rank_low"] + 1 for r, t in readings}
+    medians = {r: float(np.median(w)) for r, w in widths.items()}
+    with figure(figsize=(7.5, 4.8)) as (fig, ax):
+        for reading, t in readings:
+            ax.plot(
+                t["score"],
+                widths[reading],
+                "o",
+                color=colours.get(reading, PALETTE[1]),
+                markersize=3 if n > 200 else 5,
+                alpha=0.6,
+                label=f"{reading} (median {medians[reading]:g})",
             )
-            ax.plot(t["position"], t["score"], "o", color=colour, markersize=2.5)
-            ax.set_xlim(0, n + 1)
-            ax.set_xlabel("rank (1 = best); line: central " + f"{100 * level:g}% rank range")
-            ax.set_title(
-                f"{reading}: median range {widths[reading]:g} ranks",
-                fontsize=9,
-                fontweight="normal",
-            )
-        axes[0][0].set_ylabel("score")
-        percent_axis(axes[0][0].yaxis)
-        parts = " vs ".join(f"{widths[r]:g} ({r})" for r, _ in readings)
-        fig.suptitle(
-            f"{n:,} systems: a typical system's plausible ranks span {parts}", fontweight="bold"
-        )
+        percent_axis(ax.xaxis)
+        ax.set_xlabel("score")
+        ax.set_ylabel(f"ranks in the central {100 * level:g}% range")
+        ax.set_ylim(bottom=0)
+        ax.legend(loc="upper left")
+        parts = " vs ".join(f"{medians[r]:g} ({r})" for r, _ in readings)
+        ax.set_title(f"{n:,} systems: a typical rank range spans {parts}", loc="left")
     return fig
