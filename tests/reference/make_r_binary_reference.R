@@ -29,7 +29,8 @@
 #         Laplace deviance with the Cholesky factor of the second-to-last PIRLS iterate, which
 #         is off by up to ~1e-5 relative; the reported logLik carries that error.
 #         Small data also get that deviance function at two fixed points away from the optimum
-#         (with exact and with default PIRLS) and the conditional modes (ranef).
+#         (with exact and with default PIRLS); the synthetic fixtures (no question_ids_sha256
+#         given) also the conditional modes (ranef).
 #         emmeans(fit, ~ model): pairwise log odds ratios, SE, z, p (none/bonferroni/holm).
 #         Marginal (population-averaged) accuracy p_k = int plogis(beta_k + s z) dnorm(z) dz,
 #         s^2 = sum(theta^2), by integrate(); differences p_a - p_b with delta-method SEs whose
@@ -219,6 +220,10 @@ summarise_glmer <- function(fit, label) {
       list(theta = p[1:2], beta = p[-(1:2)], laplace_deviance = value,
            laplace_deviance_lme4_default = default_devfun(p))
     })
+  }
+  if (small && is.null(extra$question_ids_sha256)) {
+    # per-question modes only for the synthetic fixtures: for real data they would be data
+    # derived from the archives, which the repository never holds
     re <- ranef(fit)
     out$ranef <- list(
       question = list(level = sub("^[^:]*:", "", rownames(re[["category:question"]])),
