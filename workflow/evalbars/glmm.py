@@ -29,9 +29,11 @@ The penalised deviance and its minimiser, the conditional mode, are
 
 found by penalised iteratively reweighted least squares (PIRLS: Newton's method on :math:`P`,
 with step halving). With :math:`W = \operatorname{diag}(n_i \mu_i (1 - \mu_i))` at
-:math:`\hat w`, the Laplace approximation of the marginal likelihood gives the deviance that lme4
-minimises for ``nAGQ = 1`` (Breslow & Clayton 1993, "Approximate inference in generalized linear
-mixed models", JASA 88:9-25; Bates et al. 2015, eq. 5.x of the lme4 GLMM vignette):
+:math:`\hat w`, the Laplace approximation of the marginal likelihood (Breslow & Clayton 1993,
+"Approximate inference in generalized linear mixed models", JASA 88:9-25), written in lme4's
+spherical parametrisation, gives the deviance that glmer minimises for ``nAGQ = 1`` (lme4's
+``glmerLaplace``: -2 log-likelihood at the modes, plus :math:`\lVert \hat w \rVert^2`, plus the
+log-determinant of :math:`LL^\top = H`):
 
 .. math::  D(\beta, \theta) = P(\hat w; \beta, \theta) + \log\det H,
            \qquad H = I + G^\top W G,
