@@ -25,7 +25,8 @@
 #         devcomp, isSingular, optimiser messages and evaluations, the finite-difference gradient
 #         and Hessian lme4 computed at its optimum.
 #         laplace_deviance_exact: lme4's own stage-2 deviance function at these estimates with
-#         PIRLS run to tolPwrss = 1e-13. With the default tolPwrss = 1e-7, lme4 returns the
+#         PIRLS run to tolPwrss = 1e-13 (or the first of 1e-12, 1e-11 that does not fail:
+#         exact_tolpwrss). With the default tolPwrss = 1e-7, lme4 returns the
 #         Laplace deviance with the Cholesky factor of the second-to-last PIRLS iterate, which
 #         is off by up to ~1e-5 relative; the reported logLik carries that error.
 #         Small data also get that deviance function at two fixed points away from the optimum
@@ -39,9 +40,10 @@
 #         held fixed (vcov(fit) only).
 #         With epochs, also the same model on binomial counts cbind(successes, failures) per cell:
 #         the same estimates; its logLik differs by sum(lchoose(trials, successes)).
-#   glmm_tight  the same, refitted from the default estimates with tolPwrss = 1e-13 and bobyqa
-#         (rhoend = 1e-10) in both stages: lme4's optimum of the exact Laplace objective, which
-#         the default control misses by up to ~1e-3 relative in the estimates.
+#   glmm_tight  the same, refitted from the default estimates (no stage-1 fit) with tolPwrss =
+#         1e-13 (1e-12 if that fails) and bobyqa (rhoend = 1e-10): lme4's optimum of the exact
+#         Laplace objective, which the default control misses by up to ~1e-2 relative in the
+#         estimates. Skipped with EVALBARS_R_TIGHT=0.
 #   gee   geepack::geeglm(correct ~ 0 + model, id = question, family = binomial,
 #         corstr = "exchangeable") on rows sorted by question: coefficients, robust (sandwich)
 #         vcov and SEs, the exchangeable correlation alpha and scale; pairwise log odds ratios
@@ -158,12 +160,20 @@ marginal_accuracy <- function(par) {
               rel.tol = 1e-13, abs.tol = 0)$value
   }, numeric(1))
 }
-# lme4's stage-2 deviance function with PIRLS run to a relative change of 1e-13 (lme4's default
-# tolPwrss = 1e-7 leaves the Cholesky factor one PIRLS iterate behind the modes, which moves the
-# objective by up to ~1e-5 relative; 1e-14 fails in step halving); nAGQ0initStep = FALSE skips
-# the stage-1 fit that update() would otherwise redo. Its PIRLS starts from the fit's modes.
-exact_devfun <- function(fit) {
-  update(fit, devFunOnly = TRUE, control = glmerControl(tolPwrss = 1e-13, nAGQ0initStep = FALSE))
+# lme4's stage-2 deviance function at p with PIRLS run to a relative change of 1e-13 (lme4's
+# default tolPwrss = 1e-7 leaves the Cholesky factor one PIRLS iterate behind the modes, which
+# moves the objective by up to ~1e-5 relative; 1e-14 fails in step halving, and on large data so
+# can 1e-13, hence the fallbacks); nAGQ0initStep = FALSE skips the stage-1 fit that update()
+# would otherwise redo. Its PIRLS starts from the fit's modes.
+exact_tolerances <- c(1e-13, 1e-12, 1e-11)
+exact_deviance <- function(fit, p) {
+  for (tol in exact_tolerances) {
+    devfun <- update(fit, devFunOnly = TRUE,
+                     control = glmerControl(tolPwrss = tol, nAGQ0initStep = FALSE))
+    value <- tryCatch(devfun(p), error = function(e) NA_real_)
+    if (!is.na(value)) return(structure(value, tolPwrss = tol))
+  }
+  stop("PIRLS failed at every tolerance")
 }
 
 summarise_glmer <- function(fit, label) {
@@ -181,13 +191,14 @@ summarise_glmer <- function(fit, label) {
   vcov_source <- if (isTRUE(all.equal(V, V_rx, tolerance = 0))) "rx" else "hessian"
   cmp <- getME(fit, "devcomp")$cmp
   opt <- c(unname(theta), unname(fe))
-  exact <- exact_devfun(fit)(opt)
+  exact <- exact_deviance(fit, opt)
   cat(sprintf("\n-- %s: theta %s\n", label, paste(sprintf("%.15g", theta), collapse = " ")))
   cat(sprintf("fixef %s\n", paste(sprintf("%.15g", fe), collapse = " ")))
   cat(sprintf("logLik %.15g, -2 logLik %.15g, deviance() %.15g, isSingular %s, vcov from %s\n",
               as.numeric(logLik(fit)), -2 * as.numeric(logLik(fit)), deviance(fit),
               isSingular(fit), vcov_source))
-  cat(sprintf("Laplace deviance at these estimates with PIRLS to 1e-13: %.15g\n", exact))
+  cat(sprintf("Laplace deviance at these estimates with PIRLS to %g: %.15g\n",
+              attr(exact, "tolPwrss"), exact))
   cat("finite-difference gradient at the optimum (theta, beta):",
       sprintf("%.6g", fit@optinfo$derivs$gradient), "\n")
   cat("vcov of fixef:\n"); print(V, digits = 15)
@@ -198,7 +209,7 @@ summarise_glmer <- function(fit, label) {
     theta = setNames(as.list(unname(theta)), c("question", "category")),
     variance = list(question = theta[[1]]^2, category = theta[[2]]^2),
     loglik = as.numeric(logLik(fit)), laplace_deviance = -2 * as.numeric(logLik(fit)),
-    laplace_deviance_exact = exact,
+    laplace_deviance_exact = as.numeric(exact), exact_tolpwrss = attr(exact, "tolPwrss"),
     deviance = deviance(fit), devcomp = as.list(cmp[c("ldL2", "ussq", "drsum", "dev")]),
     singular = isSingular(fit), n_obs = nobs(fit),
     optimizer = fit@optinfo$optimizer, feval = fit@optinfo$feval,
@@ -215,7 +226,7 @@ summarise_glmer <- function(fit, label) {
     points <- list(opt * c(1.25, 0.8, rep(1, K)) + c(0.05, 0.05, seq(-0.2, 0.2, length.out = K)),
                    c(0.5, 0.3, rep(0, K)))
     out$devfun_checks <- lapply(points, function(p) {
-      value <- exact_devfun(fit)(p)
+      value <- as.numeric(exact_deviance(fit, p))
       cat(sprintf("devfun(%s) = %.15g\n", paste(sprintf("%.6g", p), collapse = ", "), value))
       list(theta = p[1:2], beta = p[-(1:2)], laplace_deviance = value,
            laplace_deviance_lme4_default = default_devfun(p))
@@ -288,18 +299,27 @@ print(summary(fit), digits = 12)
 glmm <- summarise_glmer(fit, "default")
 result$glmm <- glmm  # (completed below; assigned here to fix its place in the JSON)
 
-# The same fit driven to the optimum of the exact objective: PIRLS to 1e-13, bobyqa for both
-# stages with rhoend 1e-10, started at the default estimates. lme4's default (tolPwrss 1e-7,
-# Nelder-Mead FtolAbs 1e-5 in stage 2) stops up to ~1e-3 relative away from it.
-cat("\n## glmer refit with tight control: tolPwrss = 1e-13, bobyqa rhoend = 1e-10\n")
-tight_control <- glmerControl(optimizer = "bobyqa", tolPwrss = 1e-13,
-                              optCtrl = list(rhoend = 1e-10, maxfun = 1e5))
-tight_time <- system.time(
-  fit_tight <- glmer(form, data = d, family = binomial, nAGQ = 1, control = tight_control,
-                     start = list(theta = getME(fit, "theta"), fixef = fixef(fit)))
-)
-if (timing) timings$glmer_tight_from_default <- tight_time[["elapsed"]]
-result$glmm_tight <- summarise_glmer(fit_tight, "tight")
+# The same fit driven to the optimum of the exact objective: PIRLS to 1e-13 (1e-12 if that fails
+# in step halving, as it can on large data), bobyqa with rhoend 1e-10, started at the default
+# estimates without the stage-1 (nAGQ = 0) fit. lme4's default (tolPwrss 1e-7, Nelder-Mead
+# FtolAbs 1e-5 in stage 2) stops up to ~1e-2 relative away from it. EVALBARS_R_TIGHT=0 skips it.
+if (Sys.getenv("EVALBARS_R_TIGHT", "1") == "1") {
+  for (tol in c(1e-13, 1e-12)) {
+    cat(sprintf("\n## glmer refit with tight control: tolPwrss = %g, bobyqa rhoend = 1e-10\n", tol))
+    tight_control <- glmerControl(optimizer = "bobyqa", tolPwrss = tol, nAGQ0initStep = FALSE,
+                                  optCtrl = list(rhoend = 1e-10, maxfun = 1e5))
+    tight_time <- system.time(
+      fit_tight <- tryCatch(
+        glmer(form, data = d, family = binomial, nAGQ = 1, control = tight_control,
+              start = list(theta = getME(fit, "theta"), fixef = fixef(fit))),
+        error = function(e) { cat("failed:", conditionMessage(e), "\n"); NULL })
+    )
+    if (!is.null(fit_tight)) break
+  }
+  if (timing) timings$glmer_tight_from_default <- tight_time[["elapsed"]]
+  result$glmm_tight <- summarise_glmer(fit_tight, "tight")
+  result$glmm_tight$tolPwrss <- tol
+}
 
 if (has_epochs) {
   cat("\n## the same model on binomial counts per cell: cbind(successes, failures)\n")
