@@ -291,6 +291,11 @@ def test_zero_variance_is_logistic_regression(name):
                                atol=1e-12)
     np.testing.assert_allclose(fit.vcov_rx, np.diag(1 / (trials * p * (1 - p))), rtol=1e-12)
     np.testing.assert_allclose(binary.marginal_accuracy(fit.fixed_effects, 0.0), p, rtol=1e-12)
+    # the delta method then gives the binomial standard error of each accuracy
+    table = binary.glmm_model_table(fit)
+    np.testing.assert_allclose(table.marginal_accuracy, p, rtol=1e-12)
+    np.testing.assert_allclose(table.marginal_accuracy_se, np.sqrt(p * (1 - p) / trials),
+                               rtol=1e-6)
     np.testing.assert_allclose(fit.question_effects, 0, atol=0)
 
 

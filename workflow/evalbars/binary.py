@@ -23,8 +23,8 @@ category, integrated over both random effects (population-averaged; Zeger, Liang
 .. math::  p_k = \int \operatorname{logistic}(\beta_k + \sigma z)\, \phi(z)\, dz,
            \qquad \sigma^2 = \theta_q^2 + \theta_c^2,
 
-by Gauss-Hermite quadrature (probabilists' weight :math:`\phi`, :func:`quadrature_nodes`). Its derivatives are
-:math:`\partial p_k / \partial \beta_k = E[\mu(1 - \mu)]` and, by Stein's identity
+by Gauss-Hermite quadrature (probabilists' weight :math:`\phi`, :func:`quadrature_nodes`). Its
+derivatives are :math:`\partial p_k / \partial \beta_k = E[\mu(1 - \mu)]` and, by Stein's identity
 (:math:`\partial_\sigma E f(\beta + \sigma Z) = \sigma E f''(\beta + \sigma Z)`),
 :math:`\partial p_k / \partial \theta_j = \theta_j\, E[\mu (1 - \mu)(1 - 2\mu)]`, which
 needs no division by :math:`\sigma` and so holds on the boundary. The delta method with the
