@@ -22,10 +22,13 @@ observed accuracy whatever :math:`\alpha`.
 
 Pairwise odds ratios and accuracy differences: :func:`evalbars.binary.gee_contrasts`.
 
-statsmodels and R's geepack estimate :math:`\alpha` and the scale by slightly different moment
-formulas (statsmodels fixes the binomial scale at 1 and corrects its pair count for the number of
-parameters; ``geeglm`` estimates the scale); with incomplete data the estimates then differ in the
-fifth digit. Given the same :math:`\alpha` they agree (see the tests).
+The moment estimator of :math:`\alpha` is the sum of the products of Pearson residuals over the
+pairs within questions, divided by the number of pairs and by the dispersion
+:math:`\phi = \sum r^2 / N`. statsmodels subtracts the number of parameters from both counts
+(``ddof_scale``, default ``K``); R's geepack subtracts nothing, which ``ddof_scale = 0``
+reproduces. With every model answering every question equally often :math:`\hat\beta` and its
+robust covariance do not depend on :math:`\alpha`; otherwise the two conventions differ in the
+fourth or fifth digit.
 """
 
 from __future__ import annotations
@@ -93,7 +96,7 @@ def _samples(successes, trials):
 
 
 def fit_gee(successes, trials, model, question, model_names=None, *, maxiter: int = 100,
-            ctol: float = 1e-10) -> GeeFit:
+            ctol: float = 1e-10, ddof_scale: int | None = None) -> GeeFit:
     """Fit the population-averaged logistic model by GEE (statsmodels), clustered on question.
 
     Parameters
@@ -108,6 +111,9 @@ def fit_gee(successes, trials, model, question, model_names=None, *, maxiter: in
     maxiter, ctol : int, float
         Passed to ``statsmodels.genmod.generalized_estimating_equations.GEE.fit`` (its default
         ctol 1e-6 leaves differences of ~1e-7 between runs and packages; 1e-10 does not).
+    ddof_scale : int, optional
+        Degrees of freedom subtracted in the moment estimators of alpha and the dispersion:
+        statsmodels' default (None: the number of models) or 0 for R geepack's estimates.
 
     Returns
     -------
@@ -129,7 +135,7 @@ def fit_gee(successes, trials, model, question, model_names=None, *, maxiter: in
     groups = pd.factorize(np.asarray(question), sort=True)[0][cell]
     gee = sm.GEE(outcome, design, groups=groups, family=sm.families.Binomial(),
                  cov_struct=sm.cov_struct.Exchangeable())
-    result = gee.fit(maxiter=maxiter, ctol=ctol)
+    result = gee.fit(maxiter=maxiter, ctol=ctol, ddof_scale=ddof_scale)
     return GeeFit(
         model_names=names,
         coefficients=np.asarray(result.params),
