@@ -13,15 +13,19 @@ or a real dataset whose data are not committed (``mmlu_pro_default_subsample``,
 - ``models`` (C-locale order, as Python's ``sorted``), ``accuracy``, ``n_rows``, ``n_cells``,
   ``n_questions``, ``n_categories``, ``epochs``, ``total_correct``; ``source`` (for real data
   ``question_ids_sha256`` of the sorted ids joined by newlines and ``total_correct``).
-- ``glmm`` (lme4's default control) and ``glmm_tight`` (refitted with ``tolPwrss = 1e-13`` and
-  bobyqa ``rhoend = 1e-10``): ``fixef`` {model: value}, ``vcov`` (rows in ``models`` order),
+- ``glmm`` (lme4's default control) and ``glmm_tight`` (refitted from the default estimates with
+  ``tolPwrss = 1e-13``, or 1e-12 if that fails: ``tolPwrss``, and bobyqa ``rhoend = 1e-10``;
+  absent for ``mmlu_pro_all_archives``): ``fixef`` {model: value}, ``vcov`` (rows in ``models`` order),
   ``vcov_source`` ("hessian" or "rx"), ``vcov_rx``, ``theta`` and ``variance`` {question,
   category}, ``loglik``, ``laplace_deviance`` (= -2 logLik as lme4 reports it),
-  ``laplace_deviance_exact`` (lme4's deviance function at these estimates with PIRLS to 1e-13),
+  ``laplace_deviance_exact`` (lme4's deviance function at these estimates with PIRLS to
+  ``exact_tolpwrss``, 1e-13 unless that failed), ``laplace_deviance_formula`` (the Laplace
+  deviance computed in R from its formula, exact to rounding),
   ``deviance`` (lme4's ``deviance()``), ``devcomp``, ``singular``, ``n_obs``, ``optimizer``,
   ``feval``, ``messages``, ``fd_gradient`` and ``fd_hessian`` (lme4's finite-difference
   derivatives in (theta, beta)); small data: ``devfun_checks`` (list of {theta, beta,
-  laplace_deviance, laplace_deviance_lme4_default}); synthetic fixtures: ``ranef`` {question:
+  laplace_deviance, laplace_deviance_lme4_default, laplace_deviance_formula}); synthetic
+  fixtures: ``ranef`` {question:
   {level, value}, category: {level, value}}; ``contrasts`` (emmeans: label, model_a, model_b,
   estimate, se, z, p_none, p_bonferroni, p_holm); ``marginal_accuracy`` {model: p},
   ``marginal_jacobian`` (rows models, columns (theta_q, theta_c, beta)),
