@@ -356,6 +356,17 @@ def test_degenerate_input_is_rejected():
         fit_cells(table.assign(successes=table["trials"] + 1))
 
 
+def test_fit_summary_reports_the_fits():
+    fit, gfit = glmm_fit("synthetic_boundary"), gee_fit("synthetic_boundary")
+    summary = binary.fit_summary(fit, gfit)
+    assert list(summary.method) == ["glmm_laplace", "gee_exchangeable"]
+    first = summary.iloc[0]
+    assert first.variance_question == fit.theta["question"] ** 2
+    assert bool(first.boundary_category) and not bool(first.boundary_question)
+    assert first.loglik == -first.laplace_deviance / 2
+    assert summary.iloc[1].alpha == gfit.alpha and summary.iloc[1].n_questions == 150
+
+
 def test_compare_binary_stacks_both_methods():
     items = long_table("binary_epochs")
     table = binary.compare_binary(items)

@@ -57,6 +57,7 @@ __all__ = [
     "marginal_accuracy",
     "marginal_accuracy_jacobian",
     "glmm_model_table",
+    "fit_summary",
     "adjust_pvalues",
     "glmm_contrasts",
     "gee_contrasts",
@@ -143,6 +144,32 @@ def glmm_model_table(fit: GlmmFit) -> pd.DataFrame:
         "marginal_accuracy": accuracy,
         "marginal_accuracy_se": np.sqrt(np.einsum("ij,jk,ik->i", jacobian, covariance, jacobian)),
     })
+
+
+def fit_summary(glmm_fit: GlmmFit, gee_fit: GeeFit | None = None) -> pd.DataFrame:
+    """One row per fit: sizes, variance components, boundary flags, fit criteria.
+
+    Columns: ``method, n_obs, n_cells, n_questions, n_categories, variance_question,
+    variance_category, boundary_question, boundary_category, singular, loglik,
+    laplace_deviance, deviance, vcov_source, converged, iterations, alpha`` (GEE rows fill
+    ``n_obs``, ``n_questions`` (clusters), ``alpha`` and ``converged``; the rest is empty).
+    """
+    rows = [{
+        "method": "glmm_laplace", "n_obs": glmm_fit.n_obs, "n_cells": glmm_fit.n_cells,
+        "n_questions": glmm_fit.n_questions, "n_categories": glmm_fit.n_categories,
+        "variance_question": glmm_fit.variance["question"],
+        "variance_category": glmm_fit.variance["category"],
+        "boundary_question": glmm_fit.boundary["question"],
+        "boundary_category": glmm_fit.boundary["category"], "singular": glmm_fit.singular,
+        "loglik": glmm_fit.loglik, "laplace_deviance": glmm_fit.laplace_deviance,
+        "deviance": glmm_fit.deviance, "vcov_source": glmm_fit.vcov_source,
+        "converged": glmm_fit.converged, "iterations": glmm_fit.iterations, "alpha": np.nan,
+    }]
+    if gee_fit is not None:
+        rows.append({"method": "gee_exchangeable", "n_obs": gee_fit.n_obs,
+                     "n_questions": gee_fit.n_clusters, "converged": gee_fit.converged,
+                     "alpha": gee_fit.alpha})
+    return pd.DataFrame(rows, columns=list(rows[0]))
 
 
 def _covariance(fit: GlmmFit, theta_uncertainty: bool) -> np.ndarray:
