@@ -1,0 +1,505 @@
+"""The logistic GLMM (Laplace) and GEE against R, statsmodels and exact identities.
+
+References (``tests/reference/r_output/<name>_binary.json``, see ``r_binary_results.py``):
+lme4 ``glmer(correct ~ 0 + model + (1|category) + (1|category:question), family = binomial,
+nAGQ = 1)`` with its default control (``glmm``) and refitted with tight control (``glmm_tight``:
+PIRLS to 1e-13, bobyqa rhoend 1e-10), emmeans contrasts, marginal accuracies by R's
+``integrate`` with numDeriv gradients, and geepack ``geeglm`` (exchangeable).
+
+Why estimates are compared with ``glmm_tight``: lme4's default control stops before the optimum
+of its own objective. Its PIRLS (tolPwrss 1e-7) returns the Laplace deviance with the Cholesky
+factor of the second-to-last iterate, an error of up to ~1e-5 relative in the objective, and
+Nelder-Mead then stops where that noisy objective is flat: up to ~1e-2 relative away in the
+estimates (e.g. synthetic_balanced, Alpaca-7B-v0.1: 0.17292 against 0.17152 at the optimum).
+Where glmer's default and we disagree, the tests show that our objective equals the Laplace
+deviance at glmer's estimates (computed in R from its formula, and by lme4's own deviance function
+with tight PIRLS), and that our optimum is lower.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.api as sm
+from scipy import integrate, special
+from statsmodels.stats.multitest import multipletests
+
+from evalbars import binary, gee, glmm
+from tests.reference.r_binary_results import R_BINARY
+
+DATA = Path(__file__).resolve().parent / "data"
+FIXTURES = [
+    "synthetic_balanced",
+    "synthetic_boundary",
+    "synthetic_boundary_question",
+    "synthetic_incomplete",
+    "binary_near_boundary",
+    "binary_epochs",
+]
+COMPLETE = ["synthetic_balanced", "synthetic_boundary", "synthetic_boundary_question",
+            "binary_near_boundary"]
+INCOMPLETE = ["synthetic_incomplete", "binary_epochs"]  # cells missing / unequal trials
+REL = 1e-4  # the required agreement with glmer for estimates and variance components
+
+
+@cache
+def long_table(name: str) -> pd.DataFrame:
+    return pd.read_csv(DATA / f"{name}.csv")
+
+
+@cache
+def cells(name: str) -> pd.DataFrame:
+    return glmm.binomial_cells(long_table(name))
+
+
+def fit_cells(table: pd.DataFrame, **kwargs) -> glmm.GlmmFit:
+    return glmm.fit_glmm(table["successes"], table["trials"], table["model"],
+                         table["question_id"], table["category"], **kwargs)
+
+
+@cache
+def glmm_fit(name: str) -> glmm.GlmmFit:
+    return fit_cells(cells(name))
+
+
+@cache
+def gee_fit(name: str) -> gee.GeeFit:
+    c = cells(name)
+    return gee.fit_gee(c["successes"], c["trials"], c["model"], c["question_id"])
+
+
+def r_params(r: dict, models) -> np.ndarray:
+    return np.array([r["theta"]["question"], r["theta"]["category"],
+                     *[r["fixef"][m] for m in models]])
+
+
+def objective_at(name: str, params) -> float:
+    c = cells(name)
+    return glmm.laplace_deviance(c["successes"], c["trials"], c["model"], c["question_id"],
+                                 c["category"], params[:2], params[2:], R_BINARY[name]["models"])
+
+
+def column(records, key):
+    return np.array([record[key] for record in records])
+
+
+# --------------------------------------------------------------------------------------------
+# The objective: the same function as lme4's
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_laplace_deviance_equals_lme4_objective(name):
+    """Our objective at glmer's default and tight estimates and at two other points, against
+    R's Laplace deviance from its formula (own Newton iterations, sparse Cholesky) and against
+    lme4's own deviance function, whose PIRLS (tolPwrss 1e-13) is accurate to ~1e-8."""
+    ref = R_BINARY[name]
+    for key in ("glmm", "glmm_tight"):
+        r = ref[key]
+        value = objective_at(name, r_params(r, ref["models"]))
+        assert value == pytest.approx(r["laplace_deviance_formula"], rel=1e-12)
+        assert value == pytest.approx(r["laplace_deviance_exact"], rel=2e-8)
+        for check in r["devfun_checks"]:  # away from the optimum
+            value = objective_at(name, np.r_[check["theta"], check["beta"]])
+            assert value == pytest.approx(check["laplace_deviance_formula"], rel=1e-12)
+            assert value == pytest.approx(check["laplace_deviance"], rel=2e-8)
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_optimum_at_least_as_good_as_glmer(name):
+    ref, fit = R_BINARY[name], glmm_fit(name)
+    assert fit.converged
+    tight, default = ref["glmm_tight"], ref["glmm"]
+    assert fit.laplace_deviance <= tight["laplace_deviance_formula"] * (1 + 1e-13)
+    assert fit.laplace_deviance <= default["laplace_deviance_formula"] * (1 + 1e-13)
+    # lme4's reported logLik carries its PIRLS error; with tight control it agrees with ours
+    assert fit.loglik == pytest.approx(tight["loglik"], rel=1e-6)
+    assert fit.loglik == pytest.approx(default["loglik"], rel=2e-5)
+
+
+def test_gradient_is_exact():
+    """The analytic gradient (implicit differentiation through the modes) against central
+    differences of the deviance, at a point away from the optimum."""
+    c = cells("synthetic_incomplete")
+    objective = glmm._Laplace(glmm._encode(c["successes"], c["trials"], c["model"],
+                                           c["question_id"], c["category"], None))
+    x = np.array([0.8, 0.4, 0.3, 0.5, 0.9, 0.2])
+    _, gradient = objective.deviance_and_gradient(x)
+    h = 1e-5
+    numeric = [(objective.deviance(x + h * e) - objective.deviance(x - h * e)) / (2 * h)
+               for e in np.eye(x.size)]
+    np.testing.assert_allclose(gradient, numeric, rtol=1e-6, atol=1e-6)
+
+
+# --------------------------------------------------------------------------------------------
+# Estimates, covariance, contrasts against glmer (tight control) and emmeans
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_glmm_estimates_match_glmer(name):
+    ref, fit = R_BINARY[name], glmm_fit(name)
+    r = ref["glmm_tight"]
+    assert list(fit.model_names) == ref["models"]
+    np.testing.assert_allclose(fit.fixed_effects, [r["fixef"][m] for m in ref["models"]],
+                               rtol=REL)
+    for component in ("question", "category"):
+        if r["theta"][component] < glmm.SINGULAR_TOLERANCE:
+            # on the boundary: R stops at ~1e-8 in theta, we at exactly 0 (to rounding)
+            assert fit.theta[component] < 1e-8
+            assert fit.boundary[component]
+        else:
+            assert fit.theta[component] == pytest.approx(r["theta"][component], rel=REL)
+            assert fit.variance[component] == pytest.approx(r["variance"][component], rel=REL)
+            assert not fit.boundary[component]
+    assert fit.singular == r["singular"] == ref["glmm"]["singular"]
+    assert fit.deviance == pytest.approx(r["deviance"], rel=1e-5)
+    assert fit.n_obs == r["n_obs"] == ref["n_rows"]
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_glmm_vcov_matches_glmer(name):
+    ref, fit = R_BINARY[name], glmm_fit(name)
+    r = ref["glmm_tight"]
+    assert fit.vcov_source == r["vcov_source"] == "hessian"
+    expected = np.array(r["vcov"])
+    # lme4's Hessian is second differences of the deviance with step 1e-4, good to ~1e-4 of
+    # the diagonal; ours, forward differences of the exact gradient, to ~1e-7
+    np.testing.assert_allclose(fit.vcov, expected, rtol=0,
+                               atol=2e-4 * np.max(np.diag(expected)))
+    np.testing.assert_allclose(np.sqrt(np.diag(fit.vcov)), np.sqrt(np.diag(expected)), rtol=REL)
+    np.testing.assert_allclose(fit.vcov_rx, r["vcov_rx"], rtol=1e-5)
+    np.testing.assert_allclose(fit.hessian, r["fd_hessian"], rtol=0,
+                               atol=1e-3 * np.max(np.abs(r["fd_hessian"])))
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_glmm_contrasts_match_emmeans(name):
+    ref = R_BINARY[name]
+    r = ref["glmm_tight"]["contrasts"]
+    table = binary.glmm_contrasts(glmm_fit(name))
+    assert list(zip(table.model_a, table.model_b)) == [(x["model_a"], x["model_b"]) for x in r]
+    np.testing.assert_allclose(table.log_odds_ratio, column(r, "estimate"), rtol=REL, atol=1e-7)
+    np.testing.assert_allclose(table.log_odds_ratio_se, column(r, "se"), rtol=REL)
+    np.testing.assert_allclose(table.log_odds_ratio_z, column(r, "z"), rtol=REL, atol=1e-5)
+    # p = 2 Phi(-|z|) is steep in z: a relative error e in z is ~z^2 e in p
+    for ours, theirs in [("p", "p_none"), ("p_bonferroni", "p_bonferroni"),
+                         ("p_holm", "p_holm")]:
+        np.testing.assert_allclose(table[f"log_odds_ratio_{ours}"], column(r, theirs),
+                                   rtol=1e-3)
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_marginal_accuracy_matches_r_integrate(name):
+    ref, fit = R_BINARY[name], glmm_fit(name)
+    r = ref["glmm_tight"]
+    accuracy, jacobian = binary.marginal_accuracy_jacobian(fit)
+    np.testing.assert_allclose(accuracy, [r["marginal_accuracy"][m] for m in ref["models"]],
+                               rtol=1e-6)
+    np.testing.assert_allclose(jacobian, r["marginal_jacobian"], atol=1e-6)
+    for theta_uncertainty, key in [(True, "marginal_contrasts"),
+                                   (False, "marginal_contrasts_fixed_theta")]:
+        table = binary.glmm_contrasts(fit, theta_uncertainty=theta_uncertainty)
+        np.testing.assert_allclose(table.accuracy_difference, column(r[key], "estimate"),
+                                   rtol=REL, atol=1e-7)
+        np.testing.assert_allclose(table.accuracy_difference_se, column(r[key], "se"), rtol=REL)
+        np.testing.assert_allclose(table.accuracy_difference_p_holm, column(r[key], "p_holm"),
+                                   rtol=1e-3)
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_conditional_modes_match_ranef(name):
+    r, fit = R_BINARY[name]["glmm_tight"], glmm_fit(name)
+    ours = {str(question): value
+            for (_, question), value in zip(fit.question_levels, fit.question_effects)}
+    np.testing.assert_allclose([ours[level] for level in r["ranef"]["question"]["level"]],
+                               r["ranef"]["question"]["value"], atol=1e-5)
+    assert [str(c) for c in fit.category_levels] == r["ranef"]["category"]["level"]
+    np.testing.assert_allclose(fit.category_effects, r["ranef"]["category"]["value"], atol=1e-5)
+
+
+# --------------------------------------------------------------------------------------------
+# Boundary and near-boundary cases, epochs
+# --------------------------------------------------------------------------------------------
+
+
+def test_category_variance_on_the_boundary():
+    """glmer's default stops at theta_category = 2.2e-5; the optimum is 0 and lower."""
+    ref, fit = R_BINARY["synthetic_boundary"], glmm_fit("synthetic_boundary")
+    assert 0 < ref["glmm"]["theta"]["category"] < glmm.SINGULAR_TOLERANCE
+    assert fit.theta["category"] < 1e-8 and fit.boundary["category"] and fit.singular
+    assert fit.laplace_deviance < ref["glmm"]["laplace_deviance_formula"]
+    assert not fit.boundary["question"]
+
+
+def test_question_variance_on_the_boundary():
+    fit = glmm_fit("synthetic_boundary_question")
+    assert fit.theta["question"] < 1e-8 and fit.boundary["question"] and fit.singular
+    np.testing.assert_allclose(fit.question_effects, 0, atol=1e-8)
+    assert fit.theta["category"] > 0.5
+
+
+def test_near_boundary_optimum_is_interior():
+    """binary_near_boundary: theta_category ~0.055, small but interior; the deviance with the
+    category variance set to 0 (fixed effects refitted) is higher, by little (a flat optimum)."""
+    fit = glmm_fit("binary_near_boundary")
+    assert 10 * glmm.SINGULAR_TOLERANCE < fit.theta["category"] < 0.1
+    assert not fit.singular
+    assert np.all(np.linalg.eigvalsh(fit.hessian) > 0)
+    at_zero = fit_cells(cells("binary_near_boundary"), theta=(fit.theta["question"], 0.0))
+    assert 0 < at_zero.laplace_deviance - fit.laplace_deviance < 0.1
+
+
+def test_epochs_cells_equal_samples():
+    """Binomial cells (successes of trials) and one row per 0/1 sample give the same fit."""
+    samples = long_table("binary_epochs").assign(successes=lambda d: d["correct"], trials=1)
+    by_cell, by_sample = glmm_fit("binary_epochs"), fit_cells(samples)
+    assert by_cell.n_obs == by_sample.n_obs == len(samples)
+    assert by_cell.n_cells < by_sample.n_cells
+    np.testing.assert_allclose(by_sample.fixed_effects, by_cell.fixed_effects, rtol=1e-8)
+    assert by_sample.theta["question"] == pytest.approx(by_cell.theta["question"], rel=1e-8)
+    assert by_sample.theta["category"] == pytest.approx(by_cell.theta["category"], rel=1e-7)
+    assert by_sample.loglik == pytest.approx(by_cell.loglik, rel=1e-12)
+    # R: the cbind(successes, failures) fit differs from the per-sample one by the binomial
+    # coefficients only
+    r = R_BINARY["binary_epochs"]["glmm"]
+    counts = r["binomial_counts"]
+    assert counts["loglik"] == pytest.approx(r["loglik"] + counts["lchoose_sum"], rel=1e-9)
+
+
+# --------------------------------------------------------------------------------------------
+# Exact identities
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["synthetic_balanced", "binary_epochs"])
+def test_zero_variance_is_logistic_regression(name):
+    """With both variances fixed at 0 the model is logistic regression on model indicators:
+    beta = logit(accuracy), the deviance is the Bernoulli deviance, vcov = 1 / (N p (1 - p)),
+    and the marginal accuracy is logistic(beta) = the accuracy."""
+    table = cells(name)
+    fit = fit_cells(table, theta=(0.0, 0.0))
+    successes = table.groupby("model")["successes"].sum().to_numpy()
+    trials = table.groupby("model")["trials"].sum().to_numpy()
+    p = successes / trials
+    np.testing.assert_allclose(fit.fixed_effects, special.logit(p), rtol=1e-9)
+    bernoulli = -2 * np.sum(successes * np.log(p) + (trials - successes) * np.log1p(-p))
+    assert fit.laplace_deviance == pytest.approx(bernoulli, rel=1e-12)
+    assert fit.deviance == pytest.approx(bernoulli, rel=1e-12)
+    np.testing.assert_allclose(fit.vcov, np.diag(1 / (trials * p * (1 - p))), rtol=1e-6,
+                               atol=1e-12)
+    np.testing.assert_allclose(fit.vcov_rx, np.diag(1 / (trials * p * (1 - p))), rtol=1e-12)
+    np.testing.assert_allclose(binary.marginal_accuracy(fit.fixed_effects, 0.0), p, rtol=1e-12)
+    # the delta method then gives the binomial standard error of each accuracy
+    table = binary.glmm_model_table(fit)
+    np.testing.assert_allclose(table.marginal_accuracy, p, rtol=1e-12)
+    np.testing.assert_allclose(table.marginal_accuracy_se, np.sqrt(p * (1 - p) / trials),
+                               rtol=1e-6)
+    np.testing.assert_allclose(fit.question_effects, 0, atol=0)
+
+
+@pytest.mark.parametrize("beta, variance", [(0.7, 0.5), (-1.3, 2.8), (2.4, 9.0), (0.0, 4.0), (-2.0, 30.0)])
+def test_marginal_accuracy_quadrature(beta, variance):
+    exact = integrate.quad(lambda z: special.expit(beta + np.sqrt(variance) * z)
+                           * np.exp(-z * z / 2) / np.sqrt(2 * np.pi), -np.inf, np.inf,
+                           epsabs=0, epsrel=1e-13)[0]
+    (value,) = binary.marginal_accuracy([beta], variance)
+    assert value == pytest.approx(exact, rel=1e-12)
+    # attenuation towards 1/2 (exactly 1/2 at beta = 0, by symmetry)
+    assert abs(value - 0.5) <= abs(special.expit(beta) - 0.5) + 1e-15
+
+
+def test_contrasts_are_antisymmetric():
+    fit, gfit = glmm_fit("synthetic_incomplete"), gee_fit("synthetic_incomplete")
+    pairs = [("Orca-2-7B", "Falcon-7B"), ("Falcon-7B", "Orca-2-7B")]
+    for table in (binary.glmm_contrasts(fit, pairs=pairs), binary.gee_contrasts(gfit, pairs=pairs)):
+        forward, backward = table.iloc[0], table.iloc[1]
+        for prefix in ("log_odds_ratio", "accuracy_difference"):
+            assert forward[prefix] == pytest.approx(-backward[prefix], rel=1e-14)
+            assert forward[f"{prefix}_se"] == pytest.approx(backward[f"{prefix}_se"], rel=1e-14)
+            assert forward[f"{prefix}_p"] == pytest.approx(backward[f"{prefix}_p"], rel=1e-12)
+            assert forward[f"{prefix}_ci_low"] == pytest.approx(-backward[f"{prefix}_ci_high"])
+        assert forward["odds_ratio"] * backward["odds_ratio"] == pytest.approx(1.0)
+
+
+def test_adjust_pvalues_matches_statsmodels():
+    p = np.random.default_rng(20261130).uniform(0, 0.2, size=15)
+    adjusted = binary.adjust_pvalues(p)
+    for method in ("holm", "bonferroni"):
+        np.testing.assert_allclose(adjusted[method], multipletests(p, method=method)[1],
+                                   rtol=1e-14)
+
+
+def test_row_order_and_labels_do_not_matter():
+    table = cells("synthetic_incomplete")
+    rng = np.random.default_rng(7)
+    shuffled = table.iloc[rng.permutation(len(table))].assign(
+        question_id=lambda d: "q" + d["question_id"].astype(str))
+    a, b = glmm_fit("synthetic_incomplete"), fit_cells(shuffled)
+    np.testing.assert_allclose(b.fixed_effects, a.fixed_effects, rtol=1e-9)
+    assert b.laplace_deviance == pytest.approx(a.laplace_deviance, rel=1e-13)
+    np.testing.assert_allclose(b.vcov, a.vcov, rtol=1e-5)
+
+
+def test_degenerate_input_is_rejected():
+    table = cells("synthetic_balanced")
+    perfect = table.assign(successes=np.where(table["model"] == "Falcon-7B", table["trials"],
+                                              table["successes"]))
+    with pytest.raises(ValueError, match="accuracy 0 or 1"):
+        fit_cells(perfect)
+    with pytest.raises(ValueError, match="successes <= trials"):
+        fit_cells(table.assign(successes=table["trials"] + 1))
+
+
+def test_fit_summary_reports_the_fits():
+    fit, gfit = glmm_fit("synthetic_boundary"), gee_fit("synthetic_boundary")
+    summary = binary.fit_summary(fit, gfit)
+    assert list(summary.method) == ["glmm_laplace", "gee_exchangeable"]
+    first = summary.iloc[0]
+    assert first.variance_question == fit.theta["question"] ** 2
+    assert bool(first.boundary_category) and not bool(first.boundary_question)
+    assert first.loglik == -first.laplace_deviance / 2
+    assert summary.iloc[1].alpha == gfit.alpha and summary.iloc[1].n_questions == 150
+
+
+def test_compare_binary_stacks_both_methods():
+    items = long_table("binary_epochs")
+    table = binary.compare_binary(items)
+    assert list(table.columns) == ["method", *binary.CONTRAST_COLUMNS]
+    glmm_rows = table[table.method == "glmm_laplace"].drop(columns="method")
+    pd.testing.assert_frame_equal(glmm_rows.reset_index(drop=True),
+                                  binary.glmm_contrasts(glmm_fit("binary_epochs")))
+    assert (table.method == "gee_exchangeable").sum() == 3
+
+
+# --------------------------------------------------------------------------------------------
+# GEE: statsmodels directly, geepack, closed forms
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_gee_is_statsmodels_gee_on_the_samples(name):
+    """fit_gee on binomial cells equals statsmodels' GEE on the long table of 0/1 samples."""
+    items = long_table(name)
+    design = pd.get_dummies(items["model"]).astype(float)
+    direct = sm.GEE(items["correct"].to_numpy(float), design.to_numpy(),
+                    groups=items["question_id"].to_numpy(), family=sm.families.Binomial(),
+                    cov_struct=sm.cov_struct.Exchangeable()).fit(maxiter=100, ctol=1e-10)
+    fit = gee_fit(name)
+    assert list(fit.model_names) == list(design.columns)
+    np.testing.assert_allclose(fit.coefficients, direct.params, rtol=1e-10)
+    np.testing.assert_allclose(fit.vcov, direct.cov_robust, rtol=1e-8)
+    assert fit.alpha == pytest.approx(direct.model.cov_struct.dep_params, rel=1e-8)
+    assert fit.n_obs == len(items)
+
+
+@pytest.mark.parametrize("name", COMPLETE)
+def test_gee_matches_geepack_on_complete_data(name):
+    """Every model answers every question once: the estimates do not depend on alpha, and
+    statsmodels and geepack agree to convergence precision."""
+    ref = R_BINARY[name]["gee"]
+    fit = gee_fit(name)
+    table = binary.gee_contrasts(fit)
+    models = R_BINARY[name]["models"]
+    np.testing.assert_allclose(fit.coefficients, [ref["coef"][m] for m in models], rtol=1e-8)
+    np.testing.assert_allclose(fit.vcov, ref["vcov"], rtol=1e-8)
+    for ours, key in [("log_odds_ratio", "contrasts"), ("accuracy_difference",
+                                                        "accuracy_contrasts")]:
+        np.testing.assert_allclose(table[ours], column(ref[key], "estimate"), rtol=1e-8,
+                                   atol=1e-12)
+        np.testing.assert_allclose(table[f"{ours}_se"], column(ref[key], "se"), rtol=1e-8)
+        np.testing.assert_allclose(table[f"{ours}_p_holm"], column(ref[key], "p_holm"),
+                                   rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", INCOMPLETE)
+def test_gee_matches_geepack_with_its_degrees_of_freedom(name):
+    """With missing cells or unequal trials the estimates depend on alpha. statsmodels
+    subtracts the number of parameters in its moment estimator of alpha, geepack does not;
+    with ddof_scale=0 statsmodels' GEE reproduces geepack (to geepack's convergence, ~1e-8)."""
+    ref = R_BINARY[name]["gee"]
+    models = R_BINARY[name]["models"]
+    expected = np.array([ref["coef"][m] for m in models])
+    default = gee_fit(name)
+    assert default.alpha != pytest.approx(ref["alpha"], rel=1e-3)
+    np.testing.assert_allclose(default.coefficients, expected, rtol=5e-4)
+    c = cells(name)
+    fit = gee.fit_gee(c["successes"], c["trials"], c["model"], c["question_id"], ddof_scale=0)
+    assert fit.alpha == pytest.approx(ref["alpha"], rel=1e-8)
+    np.testing.assert_allclose(fit.coefficients, expected, rtol=1e-6)
+    np.testing.assert_allclose(fit.vcov, ref["vcov"], rtol=1e-6)
+    table = binary.gee_contrasts(fit)
+    for ours, key in [("log_odds_ratio", "contrasts"), ("accuracy_difference",
+                                                        "accuracy_contrasts")]:
+        np.testing.assert_allclose(table[ours], column(ref[key], "estimate"), rtol=1e-5)
+        np.testing.assert_allclose(table[f"{ours}_se"], column(ref[key], "se"), rtol=1e-6)
+        np.testing.assert_allclose(table[f"{ours}_p_holm"], column(ref[key], "p_holm"),
+                                   rtol=1e-5)
+
+
+def test_gee_closed_form_on_complete_data():
+    """Complete, one sample per cell: beta = logit(accuracy) and the robust covariance is
+    S_kl / (n^2 a_k a_l), S the cross-products of residuals over questions, a = p (1 - p)."""
+    items = long_table("synthetic_balanced")
+    wide = items.pivot(index="question_id", columns="model", values="correct").sort_index(axis=1)
+    p = wide.mean().to_numpy()
+    resid = wide.to_numpy() - p
+    n = len(wide)
+    a = p * (1 - p)
+    fit = gee_fit("synthetic_balanced")
+    np.testing.assert_allclose(fit.coefficients, special.logit(p), rtol=1e-10)
+    np.testing.assert_allclose(fit.vcov, resid.T @ resid / (n**2 * np.outer(a, a)), rtol=1e-8)
+    np.testing.assert_allclose(fit.accuracy, p, rtol=1e-10)
+
+
+# --------------------------------------------------------------------------------------------
+# The real default subsample (1,497 questions x 6 models)
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.realdata
+def test_real_subsample_matches_glmer(default_subsample):
+    ref = R_BINARY["mmlu_pro_default_subsample"]
+    items = default_subsample.items
+    ids = "\n".join(str(q) for q in sorted(items["question_id"].unique()))
+    assert hashlib.sha256(ids.encode()).hexdigest() == ref["source"]["question_ids_sha256"]
+    assert int(items["correct"].sum()) == ref["total_correct"]
+    table = glmm.binomial_cells(items)
+    fit = fit_cells(table)
+    r = ref["glmm_tight"]
+    assert list(fit.model_names) == ref["models"]
+    np.testing.assert_allclose(fit.fixed_effects, [r["fixef"][m] for m in ref["models"]],
+                               rtol=REL)
+    for component in ("question", "category"):
+        assert fit.variance[component] == pytest.approx(r["variance"][component], rel=REL)
+    assert fit.loglik == pytest.approx(r["loglik"], rel=1e-6)
+    assert fit.laplace_deviance <= r["laplace_deviance_formula"] * (1 + 1e-13)
+    at_default = glmm.laplace_deviance(
+        table["successes"], table["trials"], table["model"], table["question_id"],
+        table["category"], r_params(ref["glmm"], ref["models"])[:2],
+        r_params(ref["glmm"], ref["models"])[2:], ref["models"])
+    assert at_default == pytest.approx(ref["glmm"]["laplace_deviance_formula"], rel=1e-12)
+    assert at_default == pytest.approx(ref["glmm"]["laplace_deviance_exact"], rel=2e-8)
+    contrasts = binary.glmm_contrasts(fit)
+    np.testing.assert_allclose(contrasts.log_odds_ratio_se, column(r["contrasts"], "se"),
+                               rtol=REL)
+    np.testing.assert_allclose(contrasts.accuracy_difference,
+                               column(r["marginal_contrasts"], "estimate"), rtol=REL)
+    # SEs of accuracy differences (small differences of vcov entries) inherit the error of
+    # lme4's finite-difference Hessian, here ~1e-4 of its largest entry and 5e-4 in the
+    # category-category entry (ours is stable to 1e-7 under changes of step and scheme)
+    np.testing.assert_allclose(
+        binary.glmm_contrasts(fit, theta_uncertainty=False).accuracy_difference_se,
+        column(r["marginal_contrasts_fixed_theta"], "se"), rtol=5e-4)
+    np.testing.assert_allclose(contrasts.accuracy_difference_se,
+                               column(r["marginal_contrasts"], "se"), rtol=5e-4)
+    gfit = gee.fit_gee(table["successes"], table["trials"], table["model"],
+                       table["question_id"])
+    np.testing.assert_allclose(gfit.coefficients, [ref["gee"]["coef"][m] for m in ref["models"]],
+                               rtol=1e-8)
+    np.testing.assert_allclose(gfit.vcov, ref["gee"]["vcov"], rtol=1e-8)

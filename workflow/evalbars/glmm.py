@@ -1,0 +1,712 @@
+r"""The nested logistic mixed model for 0/1 benchmark scores, fitted by the Laplace approximation.
+
+Model (lme4 notation, ``glmer(..., family = binomial, nAGQ = 1)``)::
+
+    correct ~ 0 + model + (1 | category) + (1 | category:question)
+
+Each 0/1 sample of model :math:`k` on question :math:`q` of category :math:`c` is Bernoulli with
+
+.. math::  \operatorname{logit} \Pr(y = 1) = \beta_k + \theta_q u_q + \theta_c v_c,
+           \qquad u_q, v_c \sim N(0, 1) \text{ independent},
+
+so the question and category effects :math:`b_q = \theta_q u_q`, :math:`b_c = \theta_c v_c` have
+variances :math:`\theta_q^2` and :math:`\theta_c^2` on the logit scale (lme4's spherical
+parametrisation, Bates, Maechler, Bolker & Walker 2015, "Fitting Linear Mixed-Effects Models Using
+lme4", J. Stat. Softw. 67(1), sections 2 and 5). Question levels are the observed
+(category, question) pairs, exactly lme4's ``category:question`` factor. Several samples per
+model x question (epochs) enter as binomial counts: ``successes`` out of ``trials`` per cell, with
+the likelihood of the individual 0/1 samples (no binomial coefficient), so the fit equals glmer on
+one row per sample.
+
+Laplace approximation
+---------------------
+Write :math:`\eta = X\beta + G w`, :math:`w = (u, v)`, where row :math:`i` of :math:`G = Z\Lambda`
+holds :math:`\theta_q` in the column of its question and :math:`\theta_c` in that of its category.
+The penalised deviance and its minimiser, the conditional mode, are
+
+.. math::  P(w; \beta, \theta) = -2 \sum_i [y_i \eta_i - n_i \log(1 + e^{\eta_i})] + \lVert w \rVert^2,
+           \qquad \hat w = \arg\min_w P,
+
+found by penalised iteratively reweighted least squares (PIRLS: Newton's method on :math:`P`,
+with step halving). With :math:`W = \operatorname{diag}(n_i \mu_i (1 - \mu_i))` at
+:math:`\hat w`, the Laplace approximation of the marginal likelihood (Breslow & Clayton 1993,
+"Approximate inference in generalized linear mixed models", JASA 88:9-25), written in lme4's
+spherical parametrisation, gives the deviance that glmer minimises for ``nAGQ = 1`` (lme4's
+``glmerLaplace``: -2 log-likelihood at the modes, plus :math:`\lVert \hat w \rVert^2`, plus the
+log-determinant of :math:`LL^\top = H`):
+
+.. math::  D(\beta, \theta) = P(\hat w; \beta, \theta) + \log\det H,
+           \qquad H = I + G^\top W G,
+
+and :math:`\log L = -D / 2`. The estimates minimise :math:`D` jointly over :math:`(\theta, \beta)`
+(lme4's second optimisation stage).
+
+The block structure used here
+-----------------------------
+Every question lies in one category. :math:`H` then has a diagonal question block
+:math:`h_q = 1 + \theta_q^2 w_q`, a diagonal category block :math:`h_c = 1 + \theta_c^2 w_c`
+(:math:`w_q, w_c` the sums of :math:`W` over the question's and category's rows), and one
+off-diagonal entry per question, :math:`k_q = \theta_q \theta_c w_q`, in the column of its
+category. The Schur complement of the question block is diagonal too,
+
+.. math::  s_c = h_c - \sum_{q \in c} k_q^2 / h_q, \qquad
+           \log\det H = \sum_q \log h_q + \sum_c \log s_c,
+
+so solving with :math:`H`, its log-determinant and the entries of :math:`H^{-1}` that the
+gradient needs cost :math:`O(\#\text{questions})` after one pass over the rows (two weighted
+``bincount``\ s). Each PIRLS step and each evaluation of :math:`D` and of its exact gradient
+(implicit differentiation through :math:`\hat w`) is a handful of vectorised passes over the
+data; there is no sparse Cholesky factorisation and no loop over questions.
+
+Optimisation: BFGS on the exact gradient (preconditioned by a cheap approximate Hessian), then
+Newton steps on a Hessian obtained by forward differences of that gradient. :math:`D` is even in each :math:`\theta` (flipping its sign flips the
+sign of the modes), so the optimisation is unconstrained and a variance on the boundary
+(:math:`\theta = 0`) is an ordinary stationary point; the reported :math:`\theta` are
+:math:`|\theta|`.
+
+Covariance of the fixed effects: as lme4's ``vcov`` for glmer (Hessian-based), the fixed-effect
+block of :math:`2\,\mathcal H^{-1}`, :math:`\mathcal H` the Hessian of :math:`D` in
+:math:`(\theta, \beta)`; lme4 falls back to the conditional covariance
+:math:`(X^\top W X - X^\top W G H^{-1} G^\top W X)^{-1}` (its "RX" covariance) when that Hessian is
+not positive definite, and so does :func:`fit_glmm`. Both are returned.
+
+Pairwise contrasts and the marginal (population-averaged) accuracy the fit implies are in
+:mod:`evalbars.binary`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import optimize, special
+
+__all__ = [
+    "SINGULAR_TOLERANCE",
+    "GlmmFit",
+    "binomial_cells",
+    "fit_glmm",
+    "laplace_deviance",
+]
+
+#: lme4's ``isSingular`` tolerance: a standard deviation below this counts as on the boundary.
+SINGULAR_TOLERANCE = 1e-4
+#: BFGS stops at this largest gradient component; Newton steps finish the optimisation.
+_BFGS_GTOL = 1e-4
+
+
+@dataclass(frozen=True)
+class _Cells:
+    """Cell-level binomial data, integer-coded and sorted by model (then question level).
+
+    Question levels are the observed (category, question) pairs. Sorting by model makes the
+    per-model sums contiguous segment sums (``np.add.reduceat`` at ``model_start``).
+    """
+
+    successes: np.ndarray
+    trials: np.ndarray
+    model: np.ndarray
+    question: np.ndarray
+    question_category: np.ndarray  # category code of each question level
+    model_start: np.ndarray  # first row of each model
+    model_names: tuple
+    n_categories: int
+
+    @property
+    def n_models(self) -> int:
+        return len(self.model_names)
+
+    @property
+    def n_questions(self) -> int:
+        return self.question_category.size
+
+    def model_sum(self, values: np.ndarray) -> np.ndarray:
+        return np.add.reduceat(values, self.model_start)
+
+
+def _encode(successes, trials, model, question, category, model_names) -> _Cells:
+    successes = np.asarray(successes, dtype=float)
+    trials = np.asarray(trials, dtype=float)
+    model = np.asarray(model)
+    n = successes.size
+    if not all(np.shape(a) == (n,) for a in (trials, model, question, category)):
+        raise ValueError("successes, trials, model, question and category must be 1-D, same length")
+    if not (np.all(trials >= 1) and np.all(successes >= 0) and np.all(successes <= trials)):
+        raise ValueError("need trials >= 1 and 0 <= successes <= trials in every cell")
+    if np.any(successes != np.round(successes)) or np.any(trials != np.round(trials)):
+        raise ValueError("successes and trials must be whole numbers")
+    names = tuple(sorted(set(model.tolist())) if model_names is None else model_names)
+    model_code = pd.Index(names).get_indexer(model)
+    if np.any(model_code < 0):
+        raise ValueError("model labels not in model_names")
+    observed = np.bincount(model_code, minlength=len(names))
+    if np.any(observed == 0):
+        raise ValueError("every model in model_names needs at least one cell")
+    category_code, category_levels = pd.factorize(np.asarray(category), sort=True)
+    raw_question, raw_levels = pd.factorize(np.asarray(question), sort=True)
+    # lme4's category:question factor: one level per observed (category, question) pair
+    key = category_code.astype(np.int64) * len(raw_levels) + raw_question
+    pair_keys, question_code = np.unique(key, return_inverse=True)
+    question_code = question_code.reshape(-1)
+    order = np.lexsort((question_code, model_code))
+    return _Cells(
+        successes=successes[order],
+        trials=trials[order],
+        model=model_code[order],
+        question=question_code[order],
+        question_category=pair_keys // len(raw_levels),
+        model_start=np.concatenate([[0], np.cumsum(observed)[:-1]]),
+        model_names=names,
+        n_categories=len(category_levels),
+    )
+
+
+def binomial_cells(frame: pd.DataFrame, outcome: str = "correct") -> pd.DataFrame:
+    """Collapse a long table of 0/1 samples to one binomial cell per model x question.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Columns ``model``, ``question_id``, ``category`` and ``outcome`` (0/1), one row per sample
+        (with epochs, several rows per model x question).
+    outcome : str
+        Name of the 0/1 column.
+
+    Returns
+    -------
+    DataFrame
+        ``model, question_id, category, successes, trials``; the input of :func:`fit_glmm`.
+    """
+    cells = frame.groupby(["model", "question_id", "category"], sort=True, observed=True)[outcome]
+    return cells.agg(successes="sum", trials="size").reset_index()
+
+
+# ---------------------------------------------------------------------------------------------
+# Laplace deviance: PIRLS for the conditional modes, the exact gradient by implicit
+# differentiation; every operation is a pass over the cells or over the question levels.
+# ---------------------------------------------------------------------------------------------
+
+
+def _sum_rows(matrix: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Sum the rows of ``matrix`` by ``group`` (a 2-D bincount)."""
+    n_cols = matrix.shape[1]
+    index = (group[:, None] * n_cols + np.arange(n_cols)).reshape(-1)
+    return np.bincount(index, matrix.reshape(-1), minlength=n_groups * n_cols).reshape(
+        n_groups, n_cols
+    )
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    """Inner product without BLAS: a multithreaded BLAS ddot on a busy machine can take 100x
+    longer than this single pass (observed: 20 ms against 0.1 ms for 72k elements)."""
+    return float(np.einsum("i,i->", a, b))
+
+
+def _logistic_terms(eta: np.ndarray):
+    """mu = logistic(eta) and log(1 + exp(eta)) from one exponential, stable for any eta."""
+    e = np.exp(-np.abs(eta))
+    inv = 1.0 / (1.0 + e)
+    mu = np.where(eta >= 0, inv, e * inv)
+    return mu, np.maximum(eta, 0.0) + np.log1p(e)
+
+
+class _Laplace:
+    """Laplace deviance D(theta_q, theta_c, beta) with warm-started PIRLS modes.
+
+    The state kept between calls is only the last modes on the effect scale (b = theta u), so
+    an evaluation depends on the previous one only through PIRLS's starting point.
+    """
+
+    #: PIRLS stops after applying a Newton step whose largest component is below this; Newton's
+    #: quadratic convergence leaves an error of order tol^2 in the modes.
+    tol = 1e-7
+    #: Newton steps larger than this (in spherical units) are checked for a decrease of P and
+    #: halved if needed; smaller ones are in the region where the quadratic model is accurate.
+    checked_step = 0.1
+
+    def __init__(self, cells: _Cells, max_iter: int = 100):
+        self.cells = cells
+        self.max_iter = max_iter
+        self.effect_q = np.zeros(cells.n_questions)
+        self.effect_c = np.zeros(cells.n_categories)
+        self.evaluations = 0
+
+    def _solve(self, h_q, k_q, h_c, s_c, rhs_q, rhs_c):
+        """Solve H x = rhs by the block structure (question block diagonal, Schur on categories)."""
+        qc = self.cells.question_category
+        x_c = (rhs_c - np.bincount(qc, k_q * rhs_q / h_q, minlength=h_c.size)) / s_c
+        return (rhs_q - k_q * x_c[qc]) / h_q, x_c
+
+    def _state(self, theta_q, theta_c, offset, u, v, with_loglik=True):
+        """Per-cell and per-level quantities at spherical modes (u, v): one pass over the cells."""
+        d = self.cells
+        qc = d.question_category
+        eta = offset + (theta_q * u + theta_c * v[qc])[d.question]
+        if with_loglik:
+            mu, log1pexp = _logistic_terms(eta)
+            loglik = _dot(d.successes, eta) - _dot(d.trials, log1pexp)
+        else:
+            mu, loglik = special.expit(eta), np.nan
+        weight = d.trials * mu * (1.0 - mu)
+        resid = d.successes - d.trials * mu
+        w_q = np.bincount(d.question, weight, minlength=d.n_questions)
+        r_q = np.bincount(d.question, resid, minlength=d.n_questions)
+        w_c = np.bincount(qc, w_q, minlength=d.n_categories)
+        r_c = np.bincount(qc, r_q, minlength=d.n_categories)
+        h_q = 1.0 + theta_q**2 * w_q
+        k_q = theta_q * theta_c * w_q
+        h_c = 1.0 + theta_c**2 * w_c
+        s_c = h_c - np.bincount(qc, k_q**2 / h_q, minlength=d.n_categories)
+        return dict(eta=eta, mu=mu, weight=weight, resid=resid, w_q=w_q, r_q=r_q, w_c=w_c,
+                    r_c=r_c, h_q=h_q, k_q=k_q, h_c=h_c, s_c=s_c, loglik=loglik,
+                    penalised=-2.0 * loglik + _dot(u, u) + _dot(v, v), u=u, v=v)
+
+    def modes(self, theta_q, theta_c, beta):
+        """PIRLS: Newton's method on the penalised deviance in the spherical modes (u, v)."""
+        d = self.cells
+        offset = beta[d.model]
+        # warm start from the last modes on the effect scale (b = theta u); as theta -> 0 the
+        # spherical mode u = theta r -> 0, so start at 0 there rather than divide by ~0
+        u = self.effect_q / theta_q if abs(theta_q) > 1e-8 else np.zeros(d.n_questions)
+        v = self.effect_c / theta_c if abs(theta_c) > 1e-8 else np.zeros(d.n_categories)
+        state = self._state(theta_q, theta_c, offset, u, v)
+        for _ in range(self.max_iter):
+            # half the gradient of P; Newton step -H^{-1} g
+            g_u = state["u"] - theta_q * state["r_q"]
+            g_v = state["v"] - theta_c * state["r_c"]
+            step_u, step_v = self._solve(state["h_q"], state["k_q"], state["h_c"], state["s_c"],
+                                         -g_u, -g_v)
+            size = max(np.max(np.abs(step_u), initial=0.0), np.max(np.abs(step_v), initial=0.0))
+            last = size < self.tol
+            if size < self.checked_step:
+                # the final state needs the log-likelihood (for D); intermediate ones do not
+                state = self._state(theta_q, theta_c, offset, state["u"] + step_u,
+                                    state["v"] + step_v, with_loglik=last)
+            else:
+                if np.isnan(state["penalised"]):  # a big step after small ones: need P now
+                    state = self._state(theta_q, theta_c, offset, state["u"], state["v"])
+                for _halving in range(60):
+                    trial = self._state(theta_q, theta_c, offset, state["u"] + step_u,
+                                        state["v"] + step_v)
+                    # accept a step that does not increase P beyond rounding
+                    if trial["penalised"] <= state["penalised"] * (1 + 1e-12):
+                        break
+                    step_u, step_v = step_u / 2, step_v / 2
+                state = trial
+            if last:
+                break
+        else:
+            raise RuntimeError("PIRLS did not converge")
+        self.effect_q = theta_q * state["u"]
+        self.effect_c = theta_c * state["v"]
+        self.evaluations += 1
+        return state
+
+    def deviance(self, x) -> float:
+        state = self.modes(x[0], x[1], np.asarray(x[2:]))
+        return state["penalised"] + np.sum(np.log(state["h_q"])) + np.sum(np.log(state["s_c"]))
+
+    def deviance_and_gradient(self, x):
+        """D and its exact gradient in (theta_q, theta_c, beta), modes differentiated implicitly.
+
+        With a_i = n_i mu_i (1 - mu_i)(1 - 2 mu_i) l_i, l_i = (G H^{-1} G')_ii, and
+        s = H^{-1} G' a: dD/dbeta_k = sum_{i in k} (-2 r_i + a_i - W_i (G s)_i), and for each theta
+        the same terms against dG plus 2 tr(H^{-1} G' W dG).
+        """
+        d = self.cells
+        theta_q, theta_c, beta = x[0], x[1], np.asarray(x[2:])
+        st = self.modes(theta_q, theta_c, beta)
+        qc = d.question_category
+        h_q, k_q, s_c = st["h_q"], st["k_q"], st["s_c"]
+        value = st["penalised"] + np.sum(np.log(h_q)) + np.sum(np.log(s_c))
+        # entries of H^{-1} on the question diagonal, category diagonal and question-category
+        ratio = k_q / h_q
+        inv_cc = 1.0 / s_c
+        inv_qc = -ratio * inv_cc[qc]
+        inv_qq = 1.0 / h_q + ratio**2 * inv_cc[qc]
+        leverage_q = theta_q**2 * inv_qq + 2 * theta_q * theta_c * inv_qc + theta_c**2 * inv_cc[qc]
+        a = st["weight"] * (1.0 - 2.0 * st["mu"]) * leverage_q[d.question]
+        a_q = np.bincount(d.question, a, minlength=d.n_questions)
+        s_q, s_cat = self._solve(h_q, k_q, st["h_c"], s_c, theta_q * a_q,
+                                 theta_c * np.bincount(qc, a_q, minlength=d.n_categories))
+        gs = (theta_q * s_q + theta_c * s_cat[qc])[d.question]
+        total = a - st["weight"] * gs  # a_i - W_i (G s)_i
+        grad_beta = d.model_sum(total - 2.0 * st["resid"])
+        t_q = np.bincount(d.question, total, minlength=d.n_questions)
+        t_c = np.bincount(qc, t_q, minlength=d.n_categories)
+        grad_q = (_dot(st["u"], t_q - 2.0 * st["r_q"]) + _dot(s_q, st["r_q"])
+                  + 2.0 * _dot(st["w_q"], theta_q * inv_qq + theta_c * inv_qc))
+        grad_c = (_dot(st["v"], t_c - 2.0 * st["r_c"]) + _dot(s_cat, st["r_c"])
+                  + 2.0 * (theta_c * _dot(inv_cc, st["w_c"]) + theta_q * _dot(inv_qc, st["w_q"])))
+        return value, np.concatenate([[grad_q, grad_c], grad_beta])
+
+    def hessian(self, x, step: float = 1e-7) -> np.ndarray:
+        """Forward differences of the exact gradient, symmetrised.
+
+        The gradient is exact to rounding (~1e-11 relative after PIRLS), so a small step is
+        safe: the truncation error is ~step relative (2e-7 on the fixtures against central
+        differences); lme4's own Hessian, second differences of the deviance with step 1e-4,
+        is accurate to ~1e-5.
+        """
+        x = np.asarray(x, dtype=float)
+        base = self.deviance_and_gradient(x)[1]
+        columns = []
+        for j in range(x.size):
+            e = np.zeros_like(x)
+            e[j] = step
+            columns.append((self.deviance_and_gradient(x + e)[1] - base) / step)
+        hess = np.column_stack(columns)
+        self.deviance_and_gradient(x)  # leave the warm start at x
+        return (hess + hess.T) / 2
+
+    def approximate_hessian(self, x, step: float = 1e-5) -> np.ndarray:
+        """A cheap Hessian for preconditioning: the theta columns by forward differences of the
+        gradient (two evaluations), the beta block 2 (X'WX - X'WG H^{-1} G'WX) (the Hessian of the
+        penalised deviance in beta, without the log-determinant's curvature)."""
+        x = np.asarray(x, dtype=float)
+        base = self.deviance_and_gradient(x)[1]
+        hess = np.zeros((x.size, x.size))
+        for j in range(2):
+            e = np.zeros_like(x)
+            e[j] = step
+            hess[:, j] = (self.deviance_and_gradient(x + e)[1] - base) / step
+        hess[:2, 2:] = hess[2:, :2].T
+        hess[:2, :2] = (hess[:2, :2] + hess[:2, :2].T) / 2
+        hess[2:, 2:] = 2.0 * self._schur(x)
+        self.deviance_and_gradient(x)  # leave the warm start at x
+        return hess
+
+    def rx_covariance(self, x) -> np.ndarray:
+        """lme4's RX covariance: (X'WX - X'WG H^{-1} G'WX)^{-1} at the modes for x."""
+        return np.linalg.inv(self._schur(x))
+
+    def _schur(self, x) -> np.ndarray:
+        """X'WX - X'WG H^{-1} G'WX at the modes for x (fixed-effect block of the PIRLS system)."""
+        d = self.cells
+        theta_q, theta_c = x[0], x[1]
+        st = self.modes(theta_q, theta_c, np.asarray(x[2:]))
+        qc = d.question_category
+        K, Q = d.n_models, d.n_questions
+        # G'WX: per question level and model, the weight sum, scaled by theta
+        wqk = np.bincount(d.question * K + d.model, st["weight"], minlength=Q * K).reshape(Q, K)
+        wck = _sum_rows(wqk, qc, d.n_categories)
+        rhs_q, rhs_c = theta_q * wqk, theta_c * wck
+        sol_q, sol_c = self._solve_matrix(st, rhs_q, rhs_c)
+        xwx = np.diag(d.model_sum(st["weight"]))
+        return xwx - rhs_q.T @ sol_q - rhs_c.T @ sol_c
+
+    def _solve_matrix(self, st, rhs_q, rhs_c):
+        """:meth:`_solve` for several right-hand sides (columns)."""
+        qc = self.cells.question_category
+        h_q, k_q = st["h_q"][:, None], st["k_q"][:, None]
+        folded = _sum_rows(k_q * rhs_q / h_q, qc, rhs_c.shape[0])
+        x_c = (rhs_c - folded) / st["s_c"][:, None]
+        return (rhs_q - k_q * x_c[qc]) / h_q, x_c
+
+
+# ---------------------------------------------------------------------------------------------
+# Fitting
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GlmmFit:
+    """Laplace fit of ``correct ~ 0 + model + (1|category) + (1|category:question)`` (binomial).
+
+    Attributes
+    ----------
+    model_names : tuple of str
+        Order of the fixed effects.
+    fixed_effects : ndarray, shape (K,)
+        :math:`\\beta_k`, the log odds of a correct answer for model k on a question whose
+        question and category effects are zero (subject-specific, not marginal).
+    vcov : ndarray, shape (K, K)
+        Covariance of the fixed effects, as lme4's ``vcov`` for glmer: the fixed-effect block of
+        ``2 inv(hessian)`` if that Hessian is positive definite, else ``vcov_rx``.
+    vcov_source : {"hessian", "rx"}
+        Which of the two ``vcov`` is.
+    vcov_rx : ndarray, shape (K, K)
+        Covariance of the fixed effects given theta, :math:`(X^\\top W X - X^\\top W G H^{-1}
+        G^\\top W X)^{-1}` at the conditional modes (lme4's ``vcov(fit, use.hessian = FALSE)``).
+    theta : dict
+        Standard deviations of the random effects on the logit scale, ``{"question", "category"}``
+        (lme4's ``getME(fit, "theta")``, order category:question, category).
+    variance : dict
+        ``theta ** 2``, same keys (lme4's ``VarCorr``).
+    boundary : dict
+        Per component, whether the standard deviation is below :data:`SINGULAR_TOLERANCE`;
+        ``singular`` is any of them (lme4's ``isSingular``).
+    loglik : float
+        Laplace approximation of the log-likelihood of the 0/1 samples, ``-laplace_deviance/2``.
+    laplace_deviance : float
+        The minimised objective :math:`D(\\hat\\beta, \\hat\\theta)`.
+    deviance : float
+        :math:`-2 \\sum \\log p(y \\mid \\hat b)` over the 0/1 samples at the conditional modes;
+        lme4's ``deviance()`` for a glmer fit on one row per sample.
+    hessian : ndarray, shape (K + 2, K + 2)
+        Hessian of :math:`D` in ``(theta_question, theta_category, beta)`` (lme4's
+        ``optinfo$derivs$Hessian``), by forward differences of the exact gradient.
+    gradient : ndarray, shape (K + 2,)
+        Exact gradient of :math:`D` at the estimates (zero up to the convergence tolerance).
+    question_effects, category_effects : ndarray
+        Conditional modes :math:`\\hat b` (lme4's ``ranef``), per question level (sorted by
+        category, then question label) and per category (sorted); labels in
+        ``question_levels`` (pairs (category, question)) and ``category_levels``.
+    n_obs, n_cells, n_questions, n_categories : int
+        0/1 samples (sum of trials), model x question cells, question levels, categories.
+    iterations : int
+        Outer iterations (quasi-Newton plus Newton); ``evaluations``: PIRLS solves in total.
+    converged : bool
+        Whether the final Newton step and the gradient met the tolerances.
+    theta_fixed : bool
+        Whether theta was given rather than estimated.
+    """
+
+    model_names: tuple
+    fixed_effects: np.ndarray
+    vcov: np.ndarray
+    vcov_source: str
+    vcov_rx: np.ndarray
+    theta: dict
+    variance: dict
+    boundary: dict
+    singular: bool
+    loglik: float
+    laplace_deviance: float
+    deviance: float
+    hessian: np.ndarray
+    gradient: np.ndarray
+    question_effects: np.ndarray
+    category_effects: np.ndarray
+    question_levels: list = field(repr=False)
+    category_levels: list = field(repr=False)
+    n_obs: int = 0
+    n_cells: int = 0
+    n_questions: int = 0
+    n_categories: int = 0
+    iterations: int = 0
+    evaluations: int = 0
+    converged: bool = False
+    theta_fixed: bool = False
+
+    @property
+    def covariance(self) -> np.ndarray | None:
+        """Covariance of ``(theta_question, theta_category, beta)``: ``2 inv(hessian)``; with
+        theta fixed, zero in the theta rows and columns; None if the Hessian is not positive
+        definite (then only ``vcov_rx`` is available)."""
+        if self.vcov_source != "hessian":
+            return None
+        if self.theta_fixed:
+            covariance = np.zeros_like(self.hessian)
+            covariance[2:, 2:] = self.vcov
+            return covariance
+        return 2.0 * np.linalg.inv(self.hessian)
+
+
+def _start(cells: _Cells) -> np.ndarray:
+    """Starting values: theta = (1, 1) as lme4, beta = logit of each model's smoothed accuracy."""
+    succ = np.bincount(cells.model, cells.successes, minlength=cells.n_models)
+    tot = np.bincount(cells.model, cells.trials, minlength=cells.n_models)
+    return np.concatenate([[1.0, 1.0], special.logit((succ + 0.5) / (tot + 1.0))])
+
+
+def _newton(objective: _Laplace, x, hess_step, gtol, free, max_iter=50):
+    """Newton's method on D with a finite-difference Hessian (chord iterations), safeguarded.
+
+    The Hessian is computed once and reused while the gradient keeps falling fast (near the
+    optimum it barely changes), and recomputed when it does not. An indefinite Hessian (a saddle,
+    e.g. theta exactly 0 where the optimum is interior) gives a modified Newton step with
+    |eigenvalues| plus a push along the direction of most negative curvature; steps are
+    backtracked until D decreases. ``free`` (boolean mask) selects the coordinates optimised.
+
+    Returns
+    -------
+    x, hessian, anchor, iterations, converged
+        ``hessian`` was computed at ``anchor``.
+    """
+    x = np.array(x, dtype=float)
+    value, grad = objective.deviance_and_gradient(x)
+    hess, anchor, converged = None, None, False
+    for iteration in range(1, max_iter + 1):
+        if hess is None:
+            hess, anchor = objective.hessian(x, hess_step), x.copy()
+        h, g = hess[np.ix_(free, free)], grad[free]
+        eigval, eigvec = np.linalg.eigh(h)
+        scale = max(np.max(np.abs(eigval)), 1.0)
+        positive = eigval[0] > 1e-10 * scale
+        if positive:
+            step = -np.linalg.solve(h, g)
+        else:
+            floor = np.maximum(np.abs(eigval), 1e-8 * scale)
+            step = -eigvec @ ((eigvec.T @ g) / floor)
+            if eigval[0] < 0:
+                direction = eigvec[:, 0] * (-1.0 if eigvec[:, 0] @ g > 0 else 1.0)
+                step = step + 0.1 * direction
+        full = np.zeros_like(x)
+        full[free] = step
+        # backtracking on D (Armijo with a tiny slope factor, tolerant of rounding)
+        t = 1.0
+        for _ in range(50):
+            trial_value, trial_grad = objective.deviance_and_gradient(x + t * full)
+            if trial_value <= value + 1e-4 * t * min(g @ step, 0.0) + 1e-12 * abs(value):
+                break
+            t /= 2
+        previous = np.max(np.abs(g))
+        x, value, grad = x + t * full, trial_value, trial_grad
+        small = np.max(np.abs(t * step)) < 1e-9 and np.max(np.abs(grad[free])) < gtol
+        if small and positive:
+            converged = True
+            break
+        if t < 1 or not positive or np.max(np.abs(grad[free])) > previous / 4 or small:
+            hess = None  # the chord step is no longer good enough: fresh Hessian next time
+    return x, hess, anchor, iteration, converged
+
+
+def fit_glmm(
+    successes,
+    trials,
+    model,
+    question,
+    category,
+    model_names=None,
+    *,
+    theta=None,
+    gtol: float = 1e-6,
+    hessian_step: float = 1e-7,
+) -> GlmmFit:
+    """Fit the nested logistic GLMM by the Laplace approximation (lme4's ``glmer``, ``nAGQ = 1``).
+
+    Parameters
+    ----------
+    successes, trials : array_like of int, shape (n,)
+        Binomial counts per row: with one 0/1 sample per model x question, ``trials = 1`` and
+        ``successes`` is the score; with epochs, the number correct out of the samples. Rows need
+        not be unique cells (the likelihood is a sum over rows).
+    model, question, category : array_like, shape (n,)
+        Labels per row (any hashable values). Question levels are (category, question) pairs.
+    model_names : sequence of str, optional
+        Order of the fixed effects; default ``sorted`` labels (lme4's factor order in C locale).
+    theta : (float, float), optional
+        Fix the random-effect standard deviations ``(question, category)`` and fit only the
+        fixed effects (e.g. ``(0, 0)``: ordinary logistic regression).
+    gtol : float
+        Convergence tolerance on the largest gradient component of the Laplace deviance.
+    hessian_step : float
+        Step of the forward differences of the exact gradient that give the Hessian.
+
+    Returns
+    -------
+    GlmmFit
+
+    Notes
+    -----
+    BFGS on the exact gradient brings (theta, beta) near the optimum; safeguarded Newton steps
+    with a finite-difference Hessian finish it (quadratic convergence, so the optimum is found to
+    ~1e-9 in the parameters rather than where a derivative-free optimiser stops). The Hessian at
+    the optimum gives ``vcov``. Models with accuracy 0 or 1 have no finite estimate.
+
+    References
+    ----------
+    Bates, Maechler, Bolker & Walker (2015), "Fitting Linear Mixed-Effects Models Using lme4",
+    J. Stat. Softw. 67(1). Breslow & Clayton (1993), "Approximate inference in generalized linear
+    mixed models", JASA 88:9-25.
+    """
+    cells = _encode(successes, trials, model, question, category, model_names)
+    succ = np.bincount(cells.model, cells.successes, minlength=cells.n_models)
+    tot = np.bincount(cells.model, cells.trials, minlength=cells.n_models)
+    if np.any(succ == 0) or np.any(succ == tot):
+        raise ValueError("a model with accuracy 0 or 1 has no finite log odds")
+    objective = _Laplace(cells)
+    x0 = _start(cells)
+    free = np.ones(x0.size, dtype=bool)
+    if theta is not None:
+        x0[:2] = theta
+        free[:2] = False
+    # quasi-Newton to get close (cheap iterations), then Newton to finish
+    def fun(z):
+        x = x0.copy()
+        x[free] = z
+        value, grad = objective.deviance_and_gradient(x)
+        return value, grad[free]
+
+    # precondition BFGS with a cheap approximate Hessian (the scales of theta and beta differ
+    # by orders of magnitude, and BFGS would otherwise spend its first iterations learning them)
+    eigval, eigvec = np.linalg.eigh(objective.approximate_hessian(x0)[np.ix_(free, free)])
+    eigval = np.maximum(np.abs(eigval), 1e-8 * np.max(np.abs(eigval)))  # made positive definite
+    hess_inv0 = (eigvec / eigval) @ eigvec.T
+    hess_inv0 = (hess_inv0 + hess_inv0.T) / 2
+    bfgs = optimize.minimize(fun, x0[free], jac=True, method="BFGS",
+                             options={"gtol": _BFGS_GTOL, "maxiter": 1000, "hess_inv0": hess_inv0})
+    x = x0.copy()
+    x[free] = bfgs.x
+    x, hess, anchor, newton_iterations, converged = _newton(objective, x, hessian_step, gtol,
+                                                            free)
+    # D is even in each theta: report theta >= 0. The theta-beta cross derivatives change sign
+    # with theta, so flip them rather than recompute; recompute the Hessian only if the last one
+    # was taken more than 1e-7 away (its relative error is of that order).
+    sign = np.ones(x.size)
+    sign[:2] = np.where(x[:2] < 0, -1.0, 1.0)
+    x = x * sign
+    value, grad = objective.deviance_and_gradient(x)
+    if hess is None or np.max(np.abs(anchor * sign - x)) > 1e-7:
+        hess = objective.hessian(x, hessian_step)
+    else:
+        hess = hess * np.outer(sign, sign)
+    state = objective.modes(x[0], x[1], x[2:])
+    h_free = hess[np.ix_(free, free)]
+    positive = bool(np.all(np.linalg.eigvalsh(h_free) > 0))
+    if positive:
+        vcov = (2.0 * np.linalg.inv(h_free))[-cells.n_models:, -cells.n_models:]
+    vcov_rx = objective.rx_covariance(x)
+    theta_hat = {"question": float(x[0]), "category": float(x[1])}
+    boundary = {k: bool(v < SINGULAR_TOLERANCE) for k, v in theta_hat.items()}
+    levels = _levels(question, category)
+    return GlmmFit(
+        model_names=cells.model_names,
+        fixed_effects=x[2:].copy(),
+        vcov=vcov if positive else vcov_rx,
+        vcov_source="hessian" if positive else "rx",
+        vcov_rx=vcov_rx,
+        theta=theta_hat,
+        variance={k: v**2 for k, v in theta_hat.items()},
+        boundary=boundary,
+        singular=any(boundary.values()),
+        loglik=-value / 2,
+        laplace_deviance=float(value),
+        deviance=-2.0 * state["loglik"],
+        hessian=hess,
+        gradient=grad,
+        question_effects=x[0] * state["u"],
+        category_effects=x[1] * state["v"],
+        question_levels=levels[0],
+        category_levels=levels[1],
+        n_obs=int(cells.trials.sum()),
+        n_cells=cells.successes.size,
+        n_questions=cells.n_questions,
+        n_categories=cells.n_categories,
+        iterations=int(bfgs.nit) + newton_iterations,
+        evaluations=objective.evaluations,
+        converged=bool(converged),
+        theta_fixed=theta is not None,
+    )
+
+
+def _levels(question, category):
+    """Labels of the question levels ((category, question), sorted) and of the categories."""
+    frame = pd.DataFrame({"category": np.asarray(category), "question": np.asarray(question)})
+    pairs = frame.drop_duplicates().sort_values(["category", "question"])
+    return list(pairs.itertuples(index=False, name=None)), sorted(frame["category"].unique())
+
+
+def laplace_deviance(successes, trials, model, question, category, theta, beta,
+                     model_names=None) -> float:
+    """The Laplace deviance :math:`D(\\beta, \\theta)` that :func:`fit_glmm` minimises.
+
+    ``theta = (sd_question, sd_category)``; ``beta`` in ``model_names`` order. Equals lme4's
+    stage-2 deviance function (``update(fit, devFunOnly = TRUE)``) evaluated at
+    ``c(theta, beta)`` with PIRLS run to convergence.
+    """
+    cells = _encode(successes, trials, model, question, category, model_names)
+    return float(_Laplace(cells).deviance(np.concatenate([np.asarray(theta, float),
+                                                          np.asarray(beta, float)])))
