@@ -48,13 +48,14 @@ import pandas as pd
 import yaml
 from snakemake.utils import validate
 
-from evalbars import fetch, mixed, omnibus, pairwise, sampling
+from evalbars import fetch, gee, glmm, mixed, omnibus, pairwise, sampling
 from evalbars.accuracy import accuracy_table
 from evalbars.items import build_item_table
 from evalbars.readers import read_mmlu_pro
 from evalbars.scores import wide_scores
 
 from .conftest import REPO, mirror_location
+from .reference.r_binary_results import R_BINARY
 from .reference.r_results import R_RESULTS
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -158,6 +159,52 @@ def time_all_archives(items: pd.DataFrame, repeat: int = 3):
             ("all archives", f"lme4 lmer {spec}", reference["n_questions"], min(times), note)
         )
     return rows
+
+
+def time_logistic(items: pd.DataFrame, label: str, reference: str, repeat: int = 3):
+    """Rows for the logistic GLMM and GEE fits on ``items``, beside glmer's and geeglm's recorded
+    times on the same data (``tests/reference/r_output/<reference>_binary.txt``).
+
+    The notes give the log likelihood of both fits and the largest relative difference of our
+    fixed effects from glmer's (refitted with tight tolerances where R could).
+    """
+    ref = R_BINARY[reference]
+    cells = glmm.binomial_cells(items)
+    data = (cells["successes"], cells["trials"], cells["model"], cells["question_id"])
+    seconds, fit = _best_of(repeat, glmm.fit_glmm, *data, cells["category"])
+    gee_seconds, gee_fit = _best_of(repeat, gee.fit_gee, *data)
+    r = ref.get("glmm_tight", ref["glmm"])
+    models = ref["models"]
+    if list(fit.model_names) != models or len(cells) != ref["n_cells"]:
+        raise SystemExit(f"{label}: not the data R saw for {reference}")
+    rel = np.max(np.abs(fit.fixed_effects / np.array([r["fixef"][m] for m in models]) - 1))
+    n = cells["question_id"].nunique()
+    glmer = ref["timing_seconds"]["glmer"]
+    versions = f"R {ref['versions']['r']}, lme4 {ref['versions']['lme4']}"
+    return [
+        (
+            label,
+            "logistic GLMM (Laplace)",
+            n,
+            seconds,
+            f"{len(cells):,} cells; logLik {fit.loglik:.3f}; fixef within {rel:.1e} of glmer; "
+            f"{glmer / seconds:.0f}x faster than glmer",
+        ),
+        (
+            label,
+            "lme4 glmer (nAGQ = 1)",
+            n,
+            glmer,
+            f"{versions}, default control, recorded; logLik {ref['glmm']['loglik']:.3f}",
+        ),
+        (
+            label,
+            "GEE exchangeable",
+            n,
+            gee_seconds,
+            f"alpha {gee_fit.alpha:.4f}; geeglm {ref['timing_seconds']['geeglm']:.2f} s (recorded)",
+        ),
+    ]
 
 
 def _natural_key(path: Path) -> list:
@@ -358,7 +405,11 @@ def main(argv=None) -> int:
         )
         stage = f"mixed {spec} ({fit.method})"
         rows.append(("all, exclude", stage, wide.scores.shape[0], seconds, note))
-    rows += time_all_archives(load_all_archives(mirror), args.repeat)
+    rows += time_logistic(subsample.items, "subsample", "mmlu_pro_default_subsample", args.repeat)
+    rows += time_logistic(items, "all", "mmlu_pro_default_all", args.repeat)
+    every = load_all_archives(mirror)
+    rows += time_all_archives(every, args.repeat)
+    rows += time_logistic(every, "all archives", "mmlu_pro_all_archives", 1)
     table = pd.DataFrame(rows, columns=["data", "stage", "questions", "seconds", "note"])
     with pd.option_context("display.width", 250, "display.max_colwidth", 140):
         print(table.to_string(index=False, float_format=lambda x: f"{x:.4f}"))

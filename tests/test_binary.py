@@ -22,14 +22,16 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
 from scipy import integrate, special
-from statsmodels.stats.multitest import multipletests
 
-from evalbars import binary, gee, glmm
+from evalbars import binary, gee, glmm, mixed
+from evalbars.figures.binary import binary_models_figure
+from evalbars.scores import wide_scores
 from tests.reference.r_binary_results import R_BINARY
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -41,8 +43,12 @@ FIXTURES = [
     "binary_near_boundary",
     "binary_epochs",
 ]
-COMPLETE = ["synthetic_balanced", "synthetic_boundary", "synthetic_boundary_question",
-            "binary_near_boundary"]
+COMPLETE = [
+    "synthetic_balanced",
+    "synthetic_boundary",
+    "synthetic_boundary_question",
+    "binary_near_boundary",
+]
 INCOMPLETE = ["synthetic_incomplete", "binary_epochs"]  # cells missing / unequal trials
 REL = 1e-4  # the required agreement with glmer for estimates and variance components
 
@@ -58,8 +64,14 @@ def cells(name: str) -> pd.DataFrame:
 
 
 def fit_cells(table: pd.DataFrame, **kwargs) -> glmm.GlmmFit:
-    return glmm.fit_glmm(table["successes"], table["trials"], table["model"],
-                         table["question_id"], table["category"], **kwargs)
+    return glmm.fit_glmm(
+        table["successes"],
+        table["trials"],
+        table["model"],
+        table["question_id"],
+        table["category"],
+        **kwargs,
+    )
 
 
 @cache
@@ -74,14 +86,23 @@ def gee_fit(name: str) -> gee.GeeFit:
 
 
 def r_params(r: dict, models) -> np.ndarray:
-    return np.array([r["theta"]["question"], r["theta"]["category"],
-                     *[r["fixef"][m] for m in models]])
+    return np.array(
+        [r["theta"]["question"], r["theta"]["category"], *[r["fixef"][m] for m in models]]
+    )
 
 
 def objective_at(name: str, params) -> float:
     c = cells(name)
-    return glmm.laplace_deviance(c["successes"], c["trials"], c["model"], c["question_id"],
-                                 c["category"], params[:2], params[2:], R_BINARY[name]["models"])
+    return glmm.laplace_deviance(
+        c["successes"],
+        c["trials"],
+        c["model"],
+        c["question_id"],
+        c["category"],
+        params[:2],
+        params[2:],
+        R_BINARY[name]["models"],
+    )
 
 
 def column(records, key):
@@ -126,13 +147,16 @@ def test_gradient_is_exact():
     """The analytic gradient (implicit differentiation through the modes) against central
     differences of the deviance, at a point away from the optimum."""
     c = cells("synthetic_incomplete")
-    objective = glmm._Laplace(glmm._encode(c["successes"], c["trials"], c["model"],
-                                           c["question_id"], c["category"], None))
+    objective = glmm._Laplace(
+        glmm._encode(c["successes"], c["trials"], c["model"], c["question_id"], c["category"], None)
+    )
     x = np.array([0.8, 0.4, 0.3, 0.5, 0.9, 0.2])
     _, gradient = objective.deviance_and_gradient(x)
     h = 1e-5
-    numeric = [(objective.deviance(x + h * e) - objective.deviance(x - h * e)) / (2 * h)
-               for e in np.eye(x.size)]
+    numeric = [
+        (objective.deviance(x + h * e) - objective.deviance(x - h * e)) / (2 * h)
+        for e in np.eye(x.size)
+    ]
     np.testing.assert_allclose(gradient, numeric, rtol=1e-6, atol=1e-6)
 
 
@@ -146,8 +170,7 @@ def test_glmm_estimates_match_glmer(name):
     ref, fit = R_BINARY[name], glmm_fit(name)
     r = ref["glmm_tight"]
     assert list(fit.model_names) == ref["models"]
-    np.testing.assert_allclose(fit.fixed_effects, [r["fixef"][m] for m in ref["models"]],
-                               rtol=REL)
+    np.testing.assert_allclose(fit.fixed_effects, [r["fixef"][m] for m in ref["models"]], rtol=REL)
     for component in ("question", "category"):
         if r["theta"][component] < glmm.SINGULAR_TOLERANCE:
             # on the boundary: R stops at ~1e-8 in theta, we at exactly 0 (to rounding)
@@ -170,12 +193,12 @@ def test_glmm_vcov_matches_glmer(name):
     expected = np.array(r["vcov"])
     # lme4's Hessian is second differences of the deviance with step 1e-4, good to ~1e-4 of
     # the diagonal; ours, forward differences of the exact gradient, to ~1e-7
-    np.testing.assert_allclose(fit.vcov, expected, rtol=0,
-                               atol=2e-4 * np.max(np.diag(expected)))
+    np.testing.assert_allclose(fit.vcov, expected, rtol=0, atol=2e-4 * np.max(np.diag(expected)))
     np.testing.assert_allclose(np.sqrt(np.diag(fit.vcov)), np.sqrt(np.diag(expected)), rtol=REL)
     np.testing.assert_allclose(fit.vcov_rx, r["vcov_rx"], rtol=1e-5)
-    np.testing.assert_allclose(fit.hessian, r["fd_hessian"], rtol=0,
-                               atol=1e-3 * np.max(np.abs(r["fd_hessian"])))
+    np.testing.assert_allclose(
+        fit.hessian, r["fd_hessian"], rtol=0, atol=1e-3 * np.max(np.abs(r["fd_hessian"]))
+    )
 
 
 @pytest.mark.parametrize("name", FIXTURES)
@@ -183,15 +206,15 @@ def test_glmm_contrasts_match_emmeans(name):
     ref = R_BINARY[name]
     r = ref["glmm_tight"]["contrasts"]
     table = binary.glmm_contrasts(glmm_fit(name))
-    assert list(zip(table.model_a, table.model_b)) == [(x["model_a"], x["model_b"]) for x in r]
+    assert list(zip(table.model_a, table.model_b, strict=True)) == [
+        (x["model_a"], x["model_b"]) for x in r
+    ]
     np.testing.assert_allclose(table.log_odds_ratio, column(r, "estimate"), rtol=REL, atol=1e-7)
     np.testing.assert_allclose(table.log_odds_ratio_se, column(r, "se"), rtol=REL)
     np.testing.assert_allclose(table.log_odds_ratio_z, column(r, "z"), rtol=REL, atol=1e-5)
     # p = 2 Phi(-|z|) is steep in z: a relative error e in z is ~z^2 e in p
-    for ours, theirs in [("p", "p_none"), ("p_bonferroni", "p_bonferroni"),
-                         ("p_holm", "p_holm")]:
-        np.testing.assert_allclose(table[f"log_odds_ratio_{ours}"], column(r, theirs),
-                                   rtol=1e-3)
+    for ours, theirs in [("p", "p_none"), ("p_bonferroni", "p_bonferroni"), ("p_holm", "p_holm")]:
+        np.testing.assert_allclose(table[f"log_odds_ratio_{ours}"], column(r, theirs), rtol=1e-3)
 
 
 @pytest.mark.parametrize("name", FIXTURES)
@@ -199,26 +222,36 @@ def test_marginal_accuracy_matches_r_integrate(name):
     ref, fit = R_BINARY[name], glmm_fit(name)
     r = ref["glmm_tight"]
     accuracy, jacobian = binary.marginal_accuracy_jacobian(fit)
-    np.testing.assert_allclose(accuracy, [r["marginal_accuracy"][m] for m in ref["models"]],
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        accuracy, [r["marginal_accuracy"][m] for m in ref["models"]], rtol=1e-6
+    )
     np.testing.assert_allclose(jacobian, r["marginal_jacobian"], atol=1e-6)
-    for theta_uncertainty, key in [(True, "marginal_contrasts"),
-                                   (False, "marginal_contrasts_fixed_theta")]:
+    for theta_uncertainty, key in [
+        (True, "marginal_contrasts"),
+        (False, "marginal_contrasts_fixed_theta"),
+    ]:
         table = binary.glmm_contrasts(fit, theta_uncertainty=theta_uncertainty)
-        np.testing.assert_allclose(table.accuracy_difference, column(r[key], "estimate"),
-                                   rtol=REL, atol=1e-7)
+        np.testing.assert_allclose(
+            table.accuracy_difference, column(r[key], "estimate"), rtol=REL, atol=1e-7
+        )
         np.testing.assert_allclose(table.accuracy_difference_se, column(r[key], "se"), rtol=REL)
-        np.testing.assert_allclose(table.accuracy_difference_p_holm, column(r[key], "p_holm"),
-                                   rtol=1e-3)
+        np.testing.assert_allclose(
+            table.accuracy_difference_p_holm, column(r[key], "p_holm"), rtol=1e-3
+        )
 
 
 @pytest.mark.parametrize("name", FIXTURES)
 def test_conditional_modes_match_ranef(name):
     r, fit = R_BINARY[name]["glmm_tight"], glmm_fit(name)
-    ours = {str(question): value
-            for (_, question), value in zip(fit.question_levels, fit.question_effects)}
-    np.testing.assert_allclose([ours[level] for level in r["ranef"]["question"]["level"]],
-                               r["ranef"]["question"]["value"], atol=1e-5)
+    ours = {
+        str(question): value
+        for (_, question), value in zip(fit.question_levels, fit.question_effects, strict=True)
+    }
+    np.testing.assert_allclose(
+        [ours[level] for level in r["ranef"]["question"]["level"]],
+        r["ranef"]["question"]["value"],
+        atol=1e-5,
+    )
     assert [str(c) for c in fit.category_levels] == r["ranef"]["category"]["level"]
     np.testing.assert_allclose(fit.category_effects, r["ranef"]["category"]["value"], atol=1e-5)
 
@@ -291,23 +324,29 @@ def test_zero_variance_is_logistic_regression(name):
     bernoulli = -2 * np.sum(successes * np.log(p) + (trials - successes) * np.log1p(-p))
     assert fit.laplace_deviance == pytest.approx(bernoulli, rel=1e-12)
     assert fit.deviance == pytest.approx(bernoulli, rel=1e-12)
-    np.testing.assert_allclose(fit.vcov, np.diag(1 / (trials * p * (1 - p))), rtol=1e-6,
-                               atol=1e-12)
+    np.testing.assert_allclose(fit.vcov, np.diag(1 / (trials * p * (1 - p))), rtol=1e-6, atol=1e-12)
     np.testing.assert_allclose(fit.vcov_rx, np.diag(1 / (trials * p * (1 - p))), rtol=1e-12)
     np.testing.assert_allclose(binary.marginal_accuracy(fit.fixed_effects, 0.0), p, rtol=1e-12)
     # the delta method then gives the binomial standard error of each accuracy
     table = binary.glmm_model_table(fit)
     np.testing.assert_allclose(table.marginal_accuracy, p, rtol=1e-12)
-    np.testing.assert_allclose(table.marginal_accuracy_se, np.sqrt(p * (1 - p) / trials),
-                               rtol=1e-6)
+    np.testing.assert_allclose(table.marginal_accuracy_se, np.sqrt(p * (1 - p) / trials), rtol=1e-6)
     np.testing.assert_allclose(fit.question_effects, 0, atol=0)
 
 
-@pytest.mark.parametrize("beta, variance", [(0.7, 0.5), (-1.3, 2.8), (2.4, 9.0), (0.0, 4.0), (-2.0, 30.0)])
+@pytest.mark.parametrize(
+    "beta, variance", [(0.7, 0.5), (-1.3, 2.8), (2.4, 9.0), (0.0, 4.0), (-2.0, 30.0)]
+)
 def test_marginal_accuracy_quadrature(beta, variance):
-    exact = integrate.quad(lambda z: special.expit(beta + np.sqrt(variance) * z)
-                           * np.exp(-z * z / 2) / np.sqrt(2 * np.pi), -np.inf, np.inf,
-                           epsabs=0, epsrel=1e-13)[0]
+    exact = integrate.quad(
+        lambda z: (
+            special.expit(beta + np.sqrt(variance) * z) * np.exp(-z * z / 2) / np.sqrt(2 * np.pi)
+        ),
+        -np.inf,
+        np.inf,
+        epsabs=0,
+        epsrel=1e-13,
+    )[0]
     (value,) = binary.marginal_accuracy([beta], variance)
     assert value == pytest.approx(exact, rel=1e-12)
     # attenuation towards 1/2 (exactly 1/2 at beta = 0, by symmetry)
@@ -327,19 +366,12 @@ def test_contrasts_are_antisymmetric():
         assert forward["odds_ratio"] * backward["odds_ratio"] == pytest.approx(1.0)
 
 
-def test_adjust_pvalues_matches_statsmodels():
-    p = np.random.default_rng(20261130).uniform(0, 0.2, size=15)
-    adjusted = binary.adjust_pvalues(p)
-    for method in ("holm", "bonferroni"):
-        np.testing.assert_allclose(adjusted[method], multipletests(p, method=method)[1],
-                                   rtol=1e-14)
-
-
 def test_row_order_and_labels_do_not_matter():
     table = cells("synthetic_incomplete")
     rng = np.random.default_rng(7)
     shuffled = table.iloc[rng.permutation(len(table))].assign(
-        question_id=lambda d: "q" + d["question_id"].astype(str))
+        question_id=lambda d: "q" + d["question_id"].astype(str)
+    )
     a, b = glmm_fit("synthetic_incomplete"), fit_cells(shuffled)
     np.testing.assert_allclose(b.fixed_effects, a.fixed_effects, rtol=1e-9)
     assert b.laplace_deviance == pytest.approx(a.laplace_deviance, rel=1e-13)
@@ -348,8 +380,9 @@ def test_row_order_and_labels_do_not_matter():
 
 def test_degenerate_input_is_rejected():
     table = cells("synthetic_balanced")
-    perfect = table.assign(successes=np.where(table["model"] == "Falcon-7B", table["trials"],
-                                              table["successes"]))
+    perfect = table.assign(
+        successes=np.where(table["model"] == "Falcon-7B", table["trials"], table["successes"])
+    )
     with pytest.raises(ValueError, match="accuracy 0 or 1"):
         fit_cells(perfect)
     with pytest.raises(ValueError, match="successes <= trials"):
@@ -369,11 +402,13 @@ def test_fit_summary_reports_the_fits():
 
 def test_compare_binary_stacks_both_methods():
     items = long_table("binary_epochs")
-    table = binary.compare_binary(items)
+    result = binary.compare_binary(items)
+    table = result.contrasts
     assert list(table.columns) == ["method", *binary.CONTRAST_COLUMNS]
     glmm_rows = table[table.method == "glmm_laplace"].drop(columns="method")
-    pd.testing.assert_frame_equal(glmm_rows.reset_index(drop=True),
-                                  binary.glmm_contrasts(glmm_fit("binary_epochs")))
+    pd.testing.assert_frame_equal(
+        glmm_rows.reset_index(drop=True), binary.glmm_contrasts(glmm_fit("binary_epochs"))
+    )
     assert (table.method == "gee_exchangeable").sum() == 3
 
 
@@ -387,9 +422,13 @@ def test_gee_is_statsmodels_gee_on_the_samples(name):
     """fit_gee on binomial cells equals statsmodels' GEE on the long table of 0/1 samples."""
     items = long_table(name)
     design = pd.get_dummies(items["model"]).astype(float)
-    direct = sm.GEE(items["correct"].to_numpy(float), design.to_numpy(),
-                    groups=items["question_id"].to_numpy(), family=sm.families.Binomial(),
-                    cov_struct=sm.cov_struct.Exchangeable()).fit(maxiter=100, ctol=1e-10)
+    direct = sm.GEE(
+        items["correct"].to_numpy(float),
+        design.to_numpy(),
+        groups=items["question_id"].to_numpy(),
+        family=sm.families.Binomial(),
+        cov_struct=sm.cov_struct.Exchangeable(),
+    ).fit(maxiter=100, ctol=1e-10)
     fit = gee_fit(name)
     assert list(fit.model_names) == list(design.columns)
     np.testing.assert_allclose(fit.coefficients, direct.params, rtol=1e-10)
@@ -408,13 +447,13 @@ def test_gee_matches_geepack_on_complete_data(name):
     models = R_BINARY[name]["models"]
     np.testing.assert_allclose(fit.coefficients, [ref["coef"][m] for m in models], rtol=1e-8)
     np.testing.assert_allclose(fit.vcov, ref["vcov"], rtol=1e-8)
-    for ours, key in [("log_odds_ratio", "contrasts"), ("accuracy_difference",
-                                                        "accuracy_contrasts")]:
-        np.testing.assert_allclose(table[ours], column(ref[key], "estimate"), rtol=1e-8,
-                                   atol=1e-12)
+    for ours, key in [
+        ("log_odds_ratio", "contrasts"),
+        ("accuracy_difference", "accuracy_contrasts"),
+    ]:
+        np.testing.assert_allclose(table[ours], column(ref[key], "estimate"), rtol=1e-8, atol=1e-12)
         np.testing.assert_allclose(table[f"{ours}_se"], column(ref[key], "se"), rtol=1e-8)
-        np.testing.assert_allclose(table[f"{ours}_p_holm"], column(ref[key], "p_holm"),
-                                   rtol=1e-6)
+        np.testing.assert_allclose(table[f"{ours}_p_holm"], column(ref[key], "p_holm"), rtol=1e-6)
 
 
 @pytest.mark.parametrize("name", INCOMPLETE)
@@ -434,12 +473,13 @@ def test_gee_matches_geepack_with_its_degrees_of_freedom(name):
     np.testing.assert_allclose(fit.coefficients, expected, rtol=1e-6)
     np.testing.assert_allclose(fit.vcov, ref["vcov"], rtol=1e-6)
     table = binary.gee_contrasts(fit)
-    for ours, key in [("log_odds_ratio", "contrasts"), ("accuracy_difference",
-                                                        "accuracy_contrasts")]:
+    for ours, key in [
+        ("log_odds_ratio", "contrasts"),
+        ("accuracy_difference", "accuracy_contrasts"),
+    ]:
         np.testing.assert_allclose(table[ours], column(ref[key], "estimate"), rtol=1e-5)
         np.testing.assert_allclose(table[f"{ours}_se"], column(ref[key], "se"), rtol=1e-6)
-        np.testing.assert_allclose(table[f"{ours}_p_holm"], column(ref[key], "p_holm"),
-                                   rtol=1e-5)
+        np.testing.assert_allclose(table[f"{ours}_p_holm"], column(ref[key], "p_holm"), rtol=1e-5)
 
 
 def test_gee_closed_form_on_complete_data():
@@ -473,33 +513,153 @@ def test_real_subsample_matches_glmer(default_subsample):
     fit = fit_cells(table)
     r = ref["glmm_tight"]
     assert list(fit.model_names) == ref["models"]
-    np.testing.assert_allclose(fit.fixed_effects, [r["fixef"][m] for m in ref["models"]],
-                               rtol=REL)
+    np.testing.assert_allclose(fit.fixed_effects, [r["fixef"][m] for m in ref["models"]], rtol=REL)
     for component in ("question", "category"):
         assert fit.variance[component] == pytest.approx(r["variance"][component], rel=REL)
     assert fit.loglik == pytest.approx(r["loglik"], rel=1e-6)
     assert fit.laplace_deviance <= r["laplace_deviance_formula"] * (1 + 1e-13)
     at_default = glmm.laplace_deviance(
-        table["successes"], table["trials"], table["model"], table["question_id"],
-        table["category"], r_params(ref["glmm"], ref["models"])[:2],
-        r_params(ref["glmm"], ref["models"])[2:], ref["models"])
+        table["successes"],
+        table["trials"],
+        table["model"],
+        table["question_id"],
+        table["category"],
+        r_params(ref["glmm"], ref["models"])[:2],
+        r_params(ref["glmm"], ref["models"])[2:],
+        ref["models"],
+    )
     assert at_default == pytest.approx(ref["glmm"]["laplace_deviance_formula"], rel=1e-12)
     assert at_default == pytest.approx(ref["glmm"]["laplace_deviance_exact"], rel=2e-8)
     contrasts = binary.glmm_contrasts(fit)
-    np.testing.assert_allclose(contrasts.log_odds_ratio_se, column(r["contrasts"], "se"),
-                               rtol=REL)
-    np.testing.assert_allclose(contrasts.accuracy_difference,
-                               column(r["marginal_contrasts"], "estimate"), rtol=REL)
+    np.testing.assert_allclose(contrasts.log_odds_ratio_se, column(r["contrasts"], "se"), rtol=REL)
+    np.testing.assert_allclose(
+        contrasts.accuracy_difference, column(r["marginal_contrasts"], "estimate"), rtol=REL
+    )
     # SEs of accuracy differences (small differences of vcov entries) inherit the error of
     # lme4's finite-difference Hessian, here ~1e-4 of its largest entry and 5e-4 in the
     # category-category entry (ours is stable to 1e-7 under changes of step and scheme)
     np.testing.assert_allclose(
         binary.glmm_contrasts(fit, theta_uncertainty=False).accuracy_difference_se,
-        column(r["marginal_contrasts_fixed_theta"], "se"), rtol=5e-4)
-    np.testing.assert_allclose(contrasts.accuracy_difference_se,
-                               column(r["marginal_contrasts"], "se"), rtol=5e-4)
-    gfit = gee.fit_gee(table["successes"], table["trials"], table["model"],
-                       table["question_id"])
-    np.testing.assert_allclose(gfit.coefficients, [ref["gee"]["coef"][m] for m in ref["models"]],
-                               rtol=1e-8)
+        column(r["marginal_contrasts_fixed_theta"], "se"),
+        rtol=5e-4,
+    )
+    np.testing.assert_allclose(
+        contrasts.accuracy_difference_se, column(r["marginal_contrasts"], "se"), rtol=5e-4
+    )
+    gfit = gee.fit_gee(table["successes"], table["trials"], table["model"], table["question_id"])
+    np.testing.assert_allclose(
+        gfit.coefficients, [ref["gee"]["coef"][m] for m in ref["models"]], rtol=1e-8
+    )
     np.testing.assert_allclose(gfit.vcov, ref["gee"]["vcov"], rtol=1e-8)
+
+
+# --------------------------------------------------------------------------------------------
+# The robustness table: verdicts side by side
+# --------------------------------------------------------------------------------------------
+
+
+def _lmm_contrasts(name: str) -> pd.DataFrame:
+    fit = mixed.fit_lmm(wide_scores(long_table(name)), "category_question")
+    return mixed.lmm_contrasts(fit)
+
+
+def test_robustness_table_lines_up_the_three_readings():
+    lmm = _lmm_contrasts("synthetic_incomplete")
+    comparison = binary.compare_binary(
+        long_table("synthetic_incomplete"), pairs=lmm[["model_a", "model_b"]]
+    )
+    table = binary.robustness_table(lmm, comparison.contrasts, 0.05)
+    assert list(table.columns) == binary.ROBUSTNESS_COLUMNS
+    assert (
+        table[["model_a", "model_b"]].values.tolist() == lmm[["model_a", "model_b"]].values.tolist()
+    )
+    glmm_rows = comparison.contrasts[comparison.contrasts["method"] == "glmm_laplace"]
+    np.testing.assert_array_equal(table["glmm_z"], glmm_rows["log_odds_ratio_z"])
+    np.testing.assert_array_equal(table["lmm_p_holm"], lmm["p_holm"])
+    for reading, p in (("lmm", table["lmm_p_holm"]), ("glmm", table["glmm_p_holm"])):
+        expected = np.where(p < 0.05, "a > b", "not separated")
+        sign = table["lmm_difference" if reading == "lmm" else "glmm_log_odds_ratio"]
+        expected = np.where((p < 0.05) & (sign < 0), "a < b", expected)
+        assert table[f"{reading}_verdict"].tolist() == expected.tolist()
+    agree = (table["lmm_verdict"] == table["glmm_verdict"]) & (
+        table["gee_verdict"] == table["lmm_verdict"]
+    )
+    assert table["agree"].tolist() == agree.tolist()
+    with pytest.raises(ValueError, match="pairs in order"):
+        binary.robustness_table(lmm.iloc[::-1], comparison.contrasts, 0.05)
+
+
+def test_verdicts_and_a_pair_whose_verdict_changes_with_the_scale():
+    assert binary.verdicts([0.03, -0.03, 0.03], [0.01, 0.01, 0.2], 0.05).tolist() == [
+        "a > b",
+        "a < b",
+        "not separated",
+    ]
+    lmm = pd.DataFrame(
+        {
+            "model_a": ["m1", "m1"],
+            "model_b": ["m2", "m3"],
+            "estimate": [0.02, 0.05],
+            "ci_low": [0.0, 0.0],
+            "ci_high": [0.1, 0.1],
+            "z": [1.9, 4.0],
+            "p_holm": [0.07, 0.001],
+        }
+    )
+    contrasts = pd.DataFrame(
+        {
+            "method": ["glmm_laplace"] * 2 + ["gee_exchangeable"] * 2,
+            "model_a": ["m1", "m1"] * 2,
+            "model_b": ["m2", "m3"] * 2,
+            "log_odds_ratio": [0.4, 0.5, 0.3, 0.4],
+            "accuracy_difference": [0.02, 0.05] * 2,
+            "accuracy_difference_ci_low": [0.0] * 4,
+            "accuracy_difference_ci_high": [0.1] * 4,
+            "log_odds_ratio_z": [2.2, 4.1, 1.8, 3.9],
+            "log_odds_ratio_p_holm": [0.03, 0.001, 0.08, 0.001],
+        }
+    )
+    table = binary.robustness_table(lmm, contrasts, 0.05)
+    assert table["glmm_verdict"].tolist() == ["a > b", "a > b"]
+    assert table["gee_verdict"].tolist() == ["not separated", "a > b"]
+    assert table["agree"].tolist() == [False, True]
+    figure = binary_models_figure(table)
+    assert figure._suptitle.get_text() == (
+        "The logistic readings agree with the linear mixed model on 1 of 2 pairs; 1 verdict change"
+    )
+    plt.close(figure)
+
+
+def test_fit_obstacle_names_why_the_logistic_models_are_not_fitted():
+    items = long_table("synthetic_balanced")
+    assert binary.fit_obstacle(items, max_models=30) is None
+    n = items["model"].nunique()
+    assert binary.fit_obstacle(items, max_models=n - 1).startswith(
+        f"{n} models, more than analysis.binary_max_models = {n - 1}"
+    )
+    partial = items.assign(correct=items["correct"].astype(float))
+    partial.loc[partial.index[:3], "correct"] = 0.5
+    assert binary.fit_obstacle(partial, 30) == (
+        "3 scores are neither 0 nor 1 (partial credit has no binomial model)"
+    )
+    perfect = items.assign(
+        correct=np.where(items["model"] == items["model"].iloc[0], 1, items["correct"])
+    )
+    assert binary.fit_obstacle(perfect, 30) == (
+        f"no finite log odds for {items['model'].iloc[0]} (accuracy 100%)"
+    )
+    empty = binary.not_fitted("because")
+    assert empty.contrasts.empty and empty.summary["note"].tolist() == ["not fitted: because"] * 2
+    figure = binary_models_figure(pd.DataFrame(columns=binary.ROBUSTNESS_COLUMNS), "because")
+    assert figure.axes[0].texts[0].get_text() == "Logistic models not fitted: because."
+    plt.close(figure)
+
+
+def test_missing_scores_are_no_trials():
+    items = long_table("binary_epochs").astype({"correct": "Float64"})
+    missing = items.copy()
+    missing.loc[missing.index[:5], "correct"] = pd.NA
+    counted = glmm.binomial_cells(missing).set_index(["model", "question_id"])
+    full = glmm.binomial_cells(items).set_index(["model", "question_id"])
+    assert int(full["trials"].sum() - counted["trials"].sum()) == 5
+    assert full["successes"].sum() - counted["successes"].sum() == items["correct"].iloc[:5].sum()

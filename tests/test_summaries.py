@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars import mixed, omnibus, pairwise, summaries, tables
+from evalbars import binary, mixed, omnibus, pairwise, summaries, tables
 from evalbars.scores import wide_scores
 
 
@@ -24,7 +25,10 @@ def real_tables(default_subsample):
 def test_naive_vs_blocked_on_real_data(real_tables):
     pw, om, mc = real_tables["pairwise"], real_tables["omnibus"], real_tables["contrasts"]
     table = summaries.naive_vs_blocked(pw, om, mc, alpha=0.05)
-    assert table["procedure"].tolist() == list(summaries.PROCEDURE_LABELS)
+    logistic = ("glmm_marginal", "gee_accuracy", "glmm_holm", "gee_holm")
+    assert table["procedure"].tolist() == [
+        p for p in summaries.PROCEDURE_LABELS if p not in logistic
+    ]
     rows = table.set_index("procedure")
     assert rows.loc["unpaired_z", "value"] == pytest.approx(pw["se_unpaired"].mean())
     assert rows.loc["paired_z", "value_max"] == pytest.approx(pw["se_paired"].max())
@@ -52,6 +56,31 @@ def test_naive_vs_blocked_on_real_data(real_tables):
     assert rows.loc["paired_z", "ratio_to_naive"] < 0.9 < rows.loc["lmm_category", "ratio_to_naive"]
     assert rows.loc["lmm_category_question", "ratio_to_naive"] < 0.9
     assert rows.loc["rm_anova", "ratio_to_naive"] > 1
+
+
+def test_logistic_rows_and_the_gee_paired_identity(real_tables, default_subsample):
+    """With the logistic readings: on complete data GEE's accuracy-difference SE (exchangeable,
+    robust, delta method) is the paired z-test's SE exactly, and the Holm counts are the
+    robustness table's verdicts."""
+    pw, om, mc = real_tables["pairwise"], real_tables["omnibus"], real_tables["contrasts"]
+    nested = mc[mc["model_spec"] == "category_question"].reset_index(drop=True)
+    comparison = binary.compare_binary(
+        default_subsample.items, pairs=nested[["model_a", "model_b"]]
+    )
+    table = summaries.naive_vs_blocked(pw, om, mc, 0.05, comparison.contrasts)
+    assert table["procedure"].tolist() == list(summaries.PROCEDURE_LABELS)
+    rows = table.set_index("procedure")
+    gee = comparison.contrasts[comparison.contrasts["method"] == "gee_exchangeable"]
+    merged = gee.merge(pw, on=["model_a", "model_b"], validate="one_to_one")
+    np.testing.assert_allclose(merged["accuracy_difference_se"], merged["se_paired"], rtol=1e-12)
+    np.testing.assert_allclose(merged["accuracy_difference"], merged["diff"], rtol=1e-10)
+    assert rows.loc["gee_accuracy", "value"] == pytest.approx(rows.loc["paired_z", "value"])
+    robustness = binary.robustness_table(nested, comparison.contrasts, 0.05)
+    for reading in ("glmm", "gee"):
+        verdicts = robustness[f"{reading}_verdict"]
+        assert rows.loc[f"{reading}_holm", "value"] == (verdicts != "not separated").sum()
+    # on the paper's six models every verdict survives the change of scale
+    assert robustness["agree"].all() and rows.loc["glmm_holm", "value"] == 5
 
 
 def test_naive_vs_blocked_display_reads_well(real_tables):

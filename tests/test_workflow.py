@@ -26,7 +26,7 @@ import yaml
 from snakemake.utils import validate
 
 import evalbars
-from evalbars import smk
+from evalbars import binary, smk
 from evalbars.simulate.clustered import simulate_clustered
 from evalbars.simulate.fwer import simulate_fwer
 from evalbars.simulate.leaderboard import simulate_leaderboard
@@ -228,6 +228,8 @@ TABLE_COLUMNS = {
     "category_pairwise": ["category", "model_a", "model_b", "diff", "p_mcnemar", "p_holm", "p_bh"],
     "category_summary": ["model_a", "model_b", "wins_a", "significant_holm", "test", "p"],
     "plan": ["gap_points", "procedure", "questions_closed_form", "questions_simulated"],
+    "binary_models": binary.ROBUSTNESS_COLUMNS,
+    "binary_fits": ["method", "variance_question", "variance_category", "loglik", "alpha"],
 }
 FIGURES = [
     "replication",
@@ -246,6 +248,8 @@ FIGURES = [
     "sim_clustered",
     "claims",
     "category_pairwise",
+    "ranks_overview",
+    "binary_models",
 ]
 
 
@@ -260,7 +264,21 @@ def test_default_run_writes_every_stage(default_run):
     assert len(pd.read_csv(tables / "pairwise.csv")) == 15
     assert len(pd.read_csv(tables / "mixed_contrasts.csv")) == 30
     naive = pd.read_csv(tables / "naive_vs_blocked.csv")
-    assert len(naive) >= 11
+    assert len(naive) == 15
+    # the logistic readings: the linear model's pairs in its order, and their counts in
+    # naive_vs_blocked equal to the robustness table's verdicts
+    robustness = pd.read_csv(tables / "binary_models.csv")
+    nested = pd.read_csv(tables / "mixed_contrasts.csv").query("model_spec == 'category_question'")
+    assert robustness[["model_a", "model_b"]].values.tolist() == (
+        nested[["model_a", "model_b"]].values.tolist()
+    )
+    counts = naive[naive["quantity"] == "significant_pairs"].set_index("procedure")["value"]
+    for reading in ("glmm", "gee"):
+        separated = (robustness[f"{reading}_verdict"] != "not separated").sum()
+        assert counts[f"{reading}_holm"] == separated
+    assert (
+        counts["lmm_category_question_holm"] == (robustness["lmm_verdict"] != "not separated").sum()
+    )
     replication = pd.read_csv(tables / "replication.csv")
     assert (
         set(replication["policy"]) == {"wrong", "random_guess"}

@@ -47,7 +47,9 @@ def _layout(rng: np.random.Generator, sizes: list[int]):
     """Category name per question (shuffled) and sorted, non-contiguous integer question ids."""
     names = [f"cat{index:02d}" for index in range(len(sizes))]
     categories = rng.permutation(np.repeat(names, sizes))
-    question_ids = np.sort(rng.choice(np.arange(1_000, 20_000), size=categories.size, replace=False))
+    question_ids = np.sort(
+        rng.choice(np.arange(1_000, 20_000), size=categories.size, replace=False)
+    )
     return names, categories, question_ids
 
 
@@ -61,7 +63,9 @@ def near_boundary(rng: np.random.Generator) -> pd.DataFrame:
     # random order. Between-category noise from ~15 questions of sd 1.0 per category is as large as
     # this signal, so the estimate lands near (but, with this seed, not on) zero.
     quantiles = norm.ppf((np.arange(len(names)) + 0.5) / len(names))
-    category_effect = dict(zip(names, rng.permutation(0.25 * quantiles / quantiles.std())))
+    category_effect = dict(
+        zip(names, rng.permutation(0.25 * quantiles / quantiles.std()), strict=True)
+    )
     question_effect = rng.normal(0.0, 1.0, size=categories.size)
     logit = (
         np.array([category_effect[c] for c in categories])[:, None]
@@ -86,7 +90,7 @@ def epochs(rng: np.random.Generator) -> pd.DataFrame:
     model_logit = np.array([-0.6, 0.5, 0.1])
     n_epochs = 4
     names, categories, question_ids = _layout(rng, [14, 12, 10, 9, 8, 7])
-    category_effect = dict(zip(names, rng.normal(0.0, 0.6, size=len(names))))
+    category_effect = dict(zip(names, rng.normal(0.0, 0.6, size=len(names)), strict=True))
     question_effect = rng.normal(0.0, 1.1, size=categories.size)
     logit = (
         np.array([category_effect[c] for c in categories])[:, None]

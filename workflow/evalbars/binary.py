@@ -44,12 +44,15 @@ procedure", Scand. J. Statist. 6:65-70; Bonferroni: :math:`\min(1, m p)`.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 from scipy import special, stats
 
 from .gee import GeeFit, fit_gee
 from .glmm import GlmmFit, binomial_cells, fit_glmm
+from .pairwise import adjust_pvalues
 
 __all__ = [
     "CONTRAST_COLUMNS",
@@ -58,10 +61,16 @@ __all__ = [
     "marginal_accuracy_jacobian",
     "glmm_model_table",
     "fit_summary",
-    "adjust_pvalues",
     "glmm_contrasts",
     "gee_contrasts",
     "compare_binary",
+    "BinaryComparison",
+    "READINGS",
+    "verdicts",
+    "robustness_table",
+    "ROBUSTNESS_COLUMNS",
+    "fit_obstacle",
+    "not_fitted",
 ]
 
 _STATISTICS = ["", "_se", "_z", "_p", "_p_bonferroni", "_p_holm", "_ci_low", "_ci_high"]
@@ -128,6 +137,10 @@ def marginal_accuracy_jacobian(fit: GlmmFit, n_nodes: int | None = None):
     return p, jacobian
 
 
+#: Columns of :func:`glmm_model_table`.
+MODEL_COLUMNS = ["model", "log_odds", "se", "marginal_accuracy", "marginal_accuracy_se"]
+
+
 def glmm_model_table(fit: GlmmFit) -> pd.DataFrame:
     """One row per model: ``model, log_odds, se, marginal_accuracy, marginal_accuracy_se``.
 
@@ -137,13 +150,17 @@ def glmm_model_table(fit: GlmmFit) -> pd.DataFrame:
     """
     accuracy, jacobian = marginal_accuracy_jacobian(fit)
     covariance = _covariance(fit, theta_uncertainty=True)
-    return pd.DataFrame({
-        "model": list(fit.model_names),
-        "log_odds": fit.fixed_effects,
-        "se": np.sqrt(np.diag(fit.vcov)),
-        "marginal_accuracy": accuracy,
-        "marginal_accuracy_se": np.sqrt(np.einsum("ij,jk,ik->i", jacobian, covariance, jacobian)),
-    })
+    return pd.DataFrame(
+        {
+            "model": list(fit.model_names),
+            "log_odds": fit.fixed_effects,
+            "se": np.sqrt(np.diag(fit.vcov)),
+            "marginal_accuracy": accuracy,
+            "marginal_accuracy_se": np.sqrt(
+                np.einsum("ij,jk,ik->i", jacobian, covariance, jacobian)
+            ),
+        }
+    )
 
 
 def fit_summary(glmm_fit: GlmmFit, gee_fit: GeeFit | None = None) -> pd.DataFrame:
@@ -154,21 +171,37 @@ def fit_summary(glmm_fit: GlmmFit, gee_fit: GeeFit | None = None) -> pd.DataFram
     laplace_deviance, deviance, vcov_source, converged, iterations, alpha`` (GEE rows fill
     ``n_obs``, ``n_questions`` (clusters), ``alpha`` and ``converged``; the rest is empty).
     """
-    rows = [{
-        "method": "glmm_laplace", "n_obs": glmm_fit.n_obs, "n_cells": glmm_fit.n_cells,
-        "n_questions": glmm_fit.n_questions, "n_categories": glmm_fit.n_categories,
-        "variance_question": glmm_fit.variance["question"],
-        "variance_category": glmm_fit.variance["category"],
-        "boundary_question": glmm_fit.boundary["question"],
-        "boundary_category": glmm_fit.boundary["category"], "singular": glmm_fit.singular,
-        "loglik": glmm_fit.loglik, "laplace_deviance": glmm_fit.laplace_deviance,
-        "deviance": glmm_fit.deviance, "vcov_source": glmm_fit.vcov_source,
-        "converged": glmm_fit.converged, "iterations": glmm_fit.iterations, "alpha": np.nan,
-    }]
+    rows = [
+        {
+            "method": "glmm_laplace",
+            "n_obs": glmm_fit.n_obs,
+            "n_cells": glmm_fit.n_cells,
+            "n_questions": glmm_fit.n_questions,
+            "n_categories": glmm_fit.n_categories,
+            "variance_question": glmm_fit.variance["question"],
+            "variance_category": glmm_fit.variance["category"],
+            "boundary_question": glmm_fit.boundary["question"],
+            "boundary_category": glmm_fit.boundary["category"],
+            "singular": glmm_fit.singular,
+            "loglik": glmm_fit.loglik,
+            "laplace_deviance": glmm_fit.laplace_deviance,
+            "deviance": glmm_fit.deviance,
+            "vcov_source": glmm_fit.vcov_source,
+            "converged": glmm_fit.converged,
+            "iterations": glmm_fit.iterations,
+            "alpha": np.nan,
+        }
+    ]
     if gee_fit is not None:
-        rows.append({"method": "gee_exchangeable", "n_obs": gee_fit.n_obs,
-                     "n_questions": gee_fit.n_clusters, "converged": gee_fit.converged,
-                     "alpha": gee_fit.alpha})
+        rows.append(
+            {
+                "method": "gee_exchangeable",
+                "n_obs": gee_fit.n_obs,
+                "n_questions": gee_fit.n_clusters,
+                "converged": gee_fit.converged,
+                "alpha": gee_fit.alpha,
+            }
+        )
     return pd.DataFrame(rows, columns=list(rows[0]))
 
 
@@ -182,32 +215,16 @@ def _covariance(fit: GlmmFit, theta_uncertainty: bool) -> np.ndarray:
     return covariance
 
 
-def adjust_pvalues(p) -> dict:
-    """Bonferroni and Holm adjusted p-values, as R's ``p.adjust``.
-
-    Holm: sort ascending, multiply the i-th smallest (0-based) by m - i, take the running maximum,
-    cap at 1, restore the order. Bonferroni: ``min(1, m p)``.
-
-    Returns
-    -------
-    dict
-        ``{"bonferroni": ndarray, "holm": ndarray}`` in the order of ``p``.
-    """
-    p = np.asarray(p, dtype=float)
-    m = p.size
-    order = np.argsort(p, kind="stable")
-    holm = np.empty(m)
-    holm[order] = np.minimum(np.maximum.accumulate(p[order] * (m - np.arange(m))), 1.0)
-    return {"bonferroni": np.minimum(p * m, 1.0), "holm": holm}
-
-
 def _pair_index(names, pairs):
     """Index pairs (i, j): of the given name pairs, or every i < j in ``names`` order."""
     if pairs is None:
         return np.triu_indices(len(names), k=1)
-    lookup = {name: i for i, name in enumerate(names)}
-    idx = np.array([[lookup[a], lookup[b]] for a, b in pairs], dtype=int).reshape(-1, 2)
-    return idx[:, 0], idx[:, 1]
+    pairs = pd.DataFrame(list(pairs) if not isinstance(pairs, pd.DataFrame) else pairs)
+    lookup = pd.Index(names)
+    first, second = (lookup.get_indexer(pairs.iloc[:, j]) for j in (0, 1))
+    if np.any(first < 0) or np.any(second < 0):
+        raise ValueError("pairs name a model the fit does not hold")
+    return first, second
 
 
 def _differences(estimate, covariance, jacobian, first, second, prefix, alpha) -> dict:
@@ -218,23 +235,37 @@ def _differences(estimate, covariance, jacobian, first, second, prefix, alpha) -
     diff = estimate[first] - estimate[second]
     z = diff / se
     p = 2.0 * stats.norm.sf(np.abs(z))
-    adjusted = adjust_pvalues(p)
     half = stats.norm.isf(alpha / 2) * se
-    values = [diff, se, z, p, adjusted["bonferroni"], adjusted["holm"], diff - half, diff + half]
-    return {prefix + suffix: value for suffix, value in zip(_STATISTICS, values)}
+    values = [
+        diff,
+        se,
+        z,
+        p,
+        adjust_pvalues(p, "bonferroni"),
+        adjust_pvalues(p, "holm"),
+        diff - half,
+        diff + half,
+    ]
+    return {prefix + suffix: value for suffix, value in zip(_STATISTICS, values, strict=True)}
 
 
 def _table(names, first, second, log_odds, accuracy, accuracy_columns) -> pd.DataFrame:
-    table = pd.DataFrame({"model_a": [names[i] for i in first],
-                          "model_b": [names[j] for j in second],
-                          **log_odds, **accuracy_columns})
+    table = pd.DataFrame(
+        {
+            "model_a": [names[i] for i in first],
+            "model_b": [names[j] for j in second],
+            **log_odds,
+            **accuracy_columns,
+        }
+    )
     table["odds_ratio"] = np.exp(table["log_odds_ratio"])
     table["accuracy_a"], table["accuracy_b"] = accuracy[first], accuracy[second]
     return table[CONTRAST_COLUMNS]
 
 
-def glmm_contrasts(fit: GlmmFit, alpha: float = 0.05, pairs=None,
-                   theta_uncertainty: bool = True) -> pd.DataFrame:
+def glmm_contrasts(
+    fit: GlmmFit, alpha: float = 0.05, pairs=None, theta_uncertainty: bool = True
+) -> pd.DataFrame:
     """Pairwise comparisons from the logistic GLMM, one row per pair (a - b).
 
     Parameters
@@ -261,11 +292,19 @@ def glmm_contrasts(fit: GlmmFit, alpha: float = 0.05, pairs=None,
     names = list(fit.model_names)
     first, second = _pair_index(names, pairs)
     k = len(names)
-    log_odds = _differences(fit.fixed_effects, fit.vcov, np.eye(k), first, second,
-                            "log_odds_ratio", alpha)
+    log_odds = _differences(
+        fit.fixed_effects, fit.vcov, np.eye(k), first, second, "log_odds_ratio", alpha
+    )
     accuracy, jacobian = marginal_accuracy_jacobian(fit)
-    differences = _differences(accuracy, _covariance(fit, theta_uncertainty), jacobian, first,
-                               second, "accuracy_difference", alpha)
+    differences = _differences(
+        accuracy,
+        _covariance(fit, theta_uncertainty),
+        jacobian,
+        first,
+        second,
+        "accuracy_difference",
+        alpha,
+    )
     return _table(names, first, second, log_odds, accuracy, differences)
 
 
@@ -279,38 +318,216 @@ def gee_contrasts(fit: GeeFit, alpha: float = 0.05, pairs=None) -> pd.DataFrame:
     names = list(fit.model_names)
     first, second = _pair_index(names, pairs)
     accuracy = fit.accuracy
-    log_odds = _differences(fit.coefficients, fit.vcov, np.eye(len(names)), first, second,
-                            "log_odds_ratio", alpha)
-    differences = _differences(accuracy, fit.vcov, np.diag(accuracy * (1.0 - accuracy)), first,
-                               second, "accuracy_difference", alpha)
+    log_odds = _differences(
+        fit.coefficients, fit.vcov, np.eye(len(names)), first, second, "log_odds_ratio", alpha
+    )
+    differences = _differences(
+        accuracy,
+        fit.vcov,
+        np.diag(accuracy * (1.0 - accuracy)),
+        first,
+        second,
+        "accuracy_difference",
+        alpha,
+    )
     return _table(names, first, second, log_odds, accuracy, differences)
 
 
-def compare_binary(items: pd.DataFrame, alpha: float = 0.05, models=None,
-                   outcome: str = "correct") -> pd.DataFrame:
-    """Both logistic analyses of a long item table, stacked: one row per (method, pair).
+class BinaryComparison(NamedTuple):
+    """Result of :func:`compare_binary`.
+
+    Attributes
+    ----------
+    contrasts : DataFrame
+        ``method`` ("glmm_laplace" or "gee_exchangeable") followed by :data:`CONTRAST_COLUMNS`,
+        one row per (method, pair).
+    models : DataFrame
+        :func:`glmm_model_table` of the GLMM.
+    summary : DataFrame
+        :func:`fit_summary` of both fits.
+    """
+
+    contrasts: pd.DataFrame
+    models: pd.DataFrame
+    summary: pd.DataFrame
+
+
+def compare_binary(
+    items: pd.DataFrame, alpha: float = 0.05, models=None, outcome: str = "correct", pairs=None
+) -> BinaryComparison:
+    """Both logistic analyses of a long item table: the nested GLMM and GEE.
 
     Parameters
     ----------
     items : DataFrame
         ``model, question_id, category`` and the 0/1 ``outcome``, one row per sample (several
-        rows per model x question with epochs).
+        rows per model x question with epochs: the fits take the binomial counts per cell).
     alpha : float
         Level of the confidence intervals.
     models : sequence of str, optional
-        Model order (pairs are i < j in this order); default sorted names.
+        Model order of the fixed effects; default sorted names.
+    pairs : DataFrame or sequence of (str, str), optional
+        The pairs to compare, ``model_a, model_b`` (e.g. the linear mixed model's, so that the
+        tables line up); default every i < j in ``models`` order.
 
     Returns
     -------
-    DataFrame
-        ``method`` ("glmm_laplace" or "gee_exchangeable") followed by :data:`CONTRAST_COLUMNS`.
+    BinaryComparison
     """
     cells = binomial_cells(items, outcome)
     args = (cells["successes"], cells["trials"], cells["model"], cells["question_id"])
     glmm_fit = fit_glmm(*args, cells["category"], model_names=models)
     gee_fit = fit_gee(*args, model_names=glmm_fit.model_names)
-    return pd.concat(
-        [glmm_contrasts(glmm_fit, alpha).assign(method="glmm_laplace"),
-         gee_contrasts(gee_fit, alpha).assign(method="gee_exchangeable")],
+    contrasts = pd.concat(
+        [
+            glmm_contrasts(glmm_fit, alpha, pairs).assign(method="glmm_laplace"),
+            gee_contrasts(gee_fit, alpha, pairs).assign(method="gee_exchangeable"),
+        ],
         ignore_index=True,
     )[["method", *CONTRAST_COLUMNS]]
+    return BinaryComparison(contrasts, glmm_model_table(glmm_fit), fit_summary(glmm_fit, gee_fit))
+
+
+def not_fitted(reason: str) -> BinaryComparison:
+    """The empty :class:`BinaryComparison` of data the logistic models are not fitted to
+    (:func:`fit_obstacle`): no contrasts, and a summary row per method whose ``note`` says why."""
+    summary = pd.DataFrame(
+        {"method": ["glmm_laplace", "gee_exchangeable"], "note": f"not fitted: {reason}"}
+    )
+    return BinaryComparison(
+        pd.DataFrame(columns=["method", *CONTRAST_COLUMNS]),
+        pd.DataFrame(columns=MODEL_COLUMNS),
+        summary,
+    )
+
+
+#: Methods of :func:`robustness_table`, in column order: column prefix and label.
+READINGS = {
+    "lmm": "linear mixed model",
+    "glmm": "logistic mixed model",
+    "gee": "GEE, exchangeable",
+}
+
+
+#: Columns of :func:`robustness_table`, in order.
+ROBUSTNESS_COLUMNS = (
+    ["model_a", "model_b", "lmm_difference", "lmm_ci_low", "lmm_ci_high", "lmm_z", "lmm_p_holm"]
+    + [
+        f"{prefix}_{statistic}"
+        for prefix in ("glmm", "gee")
+        for statistic in (
+            "log_odds_ratio",
+            "accuracy_difference",
+            "ci_low",
+            "ci_high",
+            "z",
+            "p_holm",
+        )
+    ]
+    + [f"{prefix}_verdict" for prefix in READINGS]
+    + ["agree"]
+)
+
+
+def fit_obstacle(items: pd.DataFrame, max_models: int, outcome: str = "correct") -> str | None:
+    """Why the logistic models are not fitted to ``items``, or None when they can be.
+
+    They are not fitted when the analysis holds more than ``max_models`` models (the Hessian
+    of the Laplace deviance costs one pass over the data per model), when a score is neither 0
+    nor 1 (partial credit has no binomial likelihood), or when a model is right on every or
+    no question (its log odds are infinite).
+    """
+    n_models = items["model"].nunique()
+    if n_models > max_models:
+        return (
+            f"{n_models} models, more than analysis.binary_max_models = {max_models} "
+            "(raise it to fit them; each model adds one pass over the data to the Hessian)"
+        )
+    scores = items[outcome].dropna().to_numpy(dtype=float)
+    partial = int(np.count_nonzero((scores != 0) & (scores != 1)))
+    if partial:
+        return f"{partial:,} scores are neither 0 nor 1 (partial credit has no binomial model)"
+    accuracy = items.groupby("model", observed=True)[outcome].mean()
+    extreme = accuracy[(accuracy == 0) | (accuracy == 1)]
+    if len(extreme):
+        return "no finite log odds for " + ", ".join(
+            f"{model} (accuracy {value:.0%})" for model, value in extreme.items()
+        )
+    return None
+
+
+def verdicts(difference, p_holm, alpha: float) -> np.ndarray:
+    """``"a > b"``, ``"a < b"`` or ``"not separated"``: the sign of a difference whose
+    Holm-adjusted p is below ``alpha``."""
+    difference = np.asarray(difference, dtype=float)
+    significant = np.asarray(p_holm, dtype=float) < alpha
+    return np.where(
+        significant, np.where(difference > 0, "a > b", "a < b"), "not separated"
+    ).astype(object)
+
+
+def robustness_table(
+    lmm_contrasts: pd.DataFrame, binary_contrasts: pd.DataFrame, alpha: float = 0.05
+) -> pd.DataFrame:
+    """Every pair's verdict under the linear mixed model, the logistic GLMM and GEE, side by side.
+
+    Parameters
+    ----------
+    lmm_contrasts : DataFrame
+        :func:`evalbars.mixed.lmm_contrasts` of the nested model (one ``model_spec``).
+    binary_contrasts : DataFrame
+        ``BinaryComparison.contrasts`` for the same pairs, in the same order.
+    alpha : float
+        Family-wise level of the verdicts.
+
+    Returns
+    -------
+    DataFrame
+        One row per pair: ``model_a, model_b``; for the linear model ``lmm_difference`` (in
+        accuracy), ``lmm_ci_low, lmm_ci_high, lmm_z, lmm_p_holm``; for ``glmm`` and ``gee``:
+        ``{m}_log_odds_ratio``, ``{m}_accuracy_difference`` (marginal), its ``{m}_ci_low,
+        {m}_ci_high``, ``{m}_z`` and ``{m}_p_holm`` of the log odds ratio; ``{m}_verdict`` for
+        all three (:func:`verdicts`, Holm over the pairs at ``alpha``) and ``agree``: whether the
+        three verdicts are the same.
+
+    Notes
+    -----
+    Each reading is judged by the test on its own scale: the linear model's difference in
+    accuracy, and the logistic models' log odds ratio (the Wald test on the scale the model is
+    fitted on; the accuracy differences are shown for size). The readings can disagree where
+    accuracies are near 0 or 1 (a gap of a few points there is a large odds ratio) or where a
+    pair sits at the edge of significance.
+    """
+    columns = {
+        "model_a": lmm_contrasts["model_a"].to_numpy(),
+        "model_b": lmm_contrasts["model_b"].to_numpy(),
+        "lmm_difference": lmm_contrasts["estimate"].to_numpy(),
+        "lmm_ci_low": lmm_contrasts["ci_low"].to_numpy(),
+        "lmm_ci_high": lmm_contrasts["ci_high"].to_numpy(),
+        "lmm_z": lmm_contrasts["z"].to_numpy(),
+        "lmm_p_holm": lmm_contrasts["p_holm"].to_numpy(),
+    }
+    verdict = {"lmm": verdicts(columns["lmm_difference"], columns["lmm_p_holm"], alpha)}
+    for prefix, method in (("glmm", "glmm_laplace"), ("gee", "gee_exchangeable")):
+        rows = binary_contrasts[binary_contrasts["method"] == method]
+        same = (rows["model_a"].to_numpy() == columns["model_a"]) & (
+            rows["model_b"].to_numpy() == columns["model_b"]
+        )
+        if len(rows) != len(lmm_contrasts) or not same.all():
+            raise ValueError(f"{method} contrasts do not hold the linear model's pairs in order")
+        columns |= {
+            f"{prefix}_log_odds_ratio": rows["log_odds_ratio"].to_numpy(),
+            f"{prefix}_accuracy_difference": rows["accuracy_difference"].to_numpy(),
+            f"{prefix}_ci_low": rows["accuracy_difference_ci_low"].to_numpy(),
+            f"{prefix}_ci_high": rows["accuracy_difference_ci_high"].to_numpy(),
+            f"{prefix}_z": rows["log_odds_ratio_z"].to_numpy(),
+            f"{prefix}_p_holm": rows["log_odds_ratio_p_holm"].to_numpy(),
+        }
+        verdict[prefix] = verdicts(rows["log_odds_ratio"], rows["log_odds_ratio_p_holm"], alpha)
+    table = pd.DataFrame(columns)
+    for prefix, values in verdict.items():
+        table[f"{prefix}_verdict"] = values
+    table["agree"] = (table["lmm_verdict"] == table["glmm_verdict"]) & (
+        table["lmm_verdict"] == table["gee_verdict"]
+    )
+    return table[ROBUSTNESS_COLUMNS]

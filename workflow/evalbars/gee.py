@@ -95,8 +95,17 @@ def _samples(successes, trials):
     return cell, (position < successes[cell]).astype(float)
 
 
-def fit_gee(successes, trials, model, question, model_names=None, *, maxiter: int = 100,
-            ctol: float = 1e-10, ddof_scale: int | None = None) -> GeeFit:
+def fit_gee(
+    successes,
+    trials,
+    model,
+    question,
+    model_names=None,
+    *,
+    maxiter: int = 100,
+    ctol: float = 1e-10,
+    ddof_scale: int | None = None,
+) -> GeeFit:
     """Fit the population-averaged logistic model by GEE (statsmodels), clustered on question.
 
     Parameters
@@ -133,8 +142,13 @@ def fit_gee(successes, trials, model, question, model_names=None, *, maxiter: in
     design = np.zeros((cell.size, len(names)))
     design[np.arange(cell.size), code[cell]] = 1.0
     groups = pd.factorize(np.asarray(question), sort=True)[0][cell]
-    gee = sm.GEE(outcome, design, groups=groups, family=sm.families.Binomial(),
-                 cov_struct=sm.cov_struct.Exchangeable())
+    gee = sm.GEE(
+        outcome,
+        design,
+        groups=groups,
+        family=sm.families.Binomial(),
+        cov_struct=sm.cov_struct.Exchangeable(),
+    )
     result = gee.fit(maxiter=maxiter, ctol=ctol, ddof_scale=ddof_scale)
     return GeeFit(
         model_names=names,

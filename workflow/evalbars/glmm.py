@@ -177,8 +177,13 @@ def binomial_cells(frame: pd.DataFrame, outcome: str = "correct") -> pd.DataFram
     -------
     DataFrame
         ``model, question_id, category, successes, trials``; the input of :func:`fit_glmm`.
+        Rows whose outcome is missing are left out. A partial-credit score (Inspect's ``P``,
+        0.5) adds a fractional success: the binomial likelihood then is a quasi-likelihood, as
+        in ``glmer`` with non-integer counts.
     """
-    cells = frame.groupby(["model", "question_id", "category"], sort=True, observed=True)[outcome]
+    # a missing score (an unanswered or errored sample under the `exclude` policy) is no trial
+    scored = frame[frame[outcome].notna()].astype({outcome: "float64"})
+    cells = scored.groupby(["model", "question_id", "category"], sort=True, observed=True)[outcome]
     return cells.agg(successes="sum", trials="size").reset_index()
 
 
@@ -258,9 +263,24 @@ class _Laplace:
         k_q = theta_q * theta_c * w_q
         h_c = 1.0 + theta_c**2 * w_c
         s_c = h_c - np.bincount(qc, k_q**2 / h_q, minlength=d.n_categories)
-        return dict(eta=eta, mu=mu, weight=weight, resid=resid, w_q=w_q, r_q=r_q, w_c=w_c,
-                    r_c=r_c, h_q=h_q, k_q=k_q, h_c=h_c, s_c=s_c, loglik=loglik,
-                    penalised=-2.0 * loglik + _dot(u, u) + _dot(v, v), u=u, v=v)
+        return dict(
+            eta=eta,
+            mu=mu,
+            weight=weight,
+            resid=resid,
+            w_q=w_q,
+            r_q=r_q,
+            w_c=w_c,
+            r_c=r_c,
+            h_q=h_q,
+            k_q=k_q,
+            h_c=h_c,
+            s_c=s_c,
+            loglik=loglik,
+            penalised=-2.0 * loglik + _dot(u, u) + _dot(v, v),
+            u=u,
+            v=v,
+        )
 
     def modes(self, theta_q, theta_c, beta):
         """PIRLS: Newton's method on the penalised deviance in the spherical modes (u, v)."""
@@ -275,20 +295,28 @@ class _Laplace:
             # half the gradient of P; Newton step -H^{-1} g
             g_u = state["u"] - theta_q * state["r_q"]
             g_v = state["v"] - theta_c * state["r_c"]
-            step_u, step_v = self._solve(state["h_q"], state["k_q"], state["h_c"], state["s_c"],
-                                         -g_u, -g_v)
+            step_u, step_v = self._solve(
+                state["h_q"], state["k_q"], state["h_c"], state["s_c"], -g_u, -g_v
+            )
             size = max(np.max(np.abs(step_u), initial=0.0), np.max(np.abs(step_v), initial=0.0))
             last = size < self.tol
             if size < self.checked_step:
                 # the final state needs the log-likelihood (for D); intermediate ones do not
-                state = self._state(theta_q, theta_c, offset, state["u"] + step_u,
-                                    state["v"] + step_v, with_loglik=last)
+                state = self._state(
+                    theta_q,
+                    theta_c,
+                    offset,
+                    state["u"] + step_u,
+                    state["v"] + step_v,
+                    with_loglik=last,
+                )
             else:
                 if np.isnan(state["penalised"]):  # a big step after small ones: need P now
                     state = self._state(theta_q, theta_c, offset, state["u"], state["v"])
                 for _halving in range(60):
-                    trial = self._state(theta_q, theta_c, offset, state["u"] + step_u,
-                                        state["v"] + step_v)
+                    trial = self._state(
+                        theta_q, theta_c, offset, state["u"] + step_u, state["v"] + step_v
+                    )
                     # accept a step that does not increase P beyond rounding
                     if trial["penalised"] <= state["penalised"] * (1 + 1e-12):
                         break
@@ -328,17 +356,29 @@ class _Laplace:
         leverage_q = theta_q**2 * inv_qq + 2 * theta_q * theta_c * inv_qc + theta_c**2 * inv_cc[qc]
         a = st["weight"] * (1.0 - 2.0 * st["mu"]) * leverage_q[d.question]
         a_q = np.bincount(d.question, a, minlength=d.n_questions)
-        s_q, s_cat = self._solve(h_q, k_q, st["h_c"], s_c, theta_q * a_q,
-                                 theta_c * np.bincount(qc, a_q, minlength=d.n_categories))
+        s_q, s_cat = self._solve(
+            h_q,
+            k_q,
+            st["h_c"],
+            s_c,
+            theta_q * a_q,
+            theta_c * np.bincount(qc, a_q, minlength=d.n_categories),
+        )
         gs = (theta_q * s_q + theta_c * s_cat[qc])[d.question]
         total = a - st["weight"] * gs  # a_i - W_i (G s)_i
         grad_beta = d.model_sum(total - 2.0 * st["resid"])
         t_q = np.bincount(d.question, total, minlength=d.n_questions)
         t_c = np.bincount(qc, t_q, minlength=d.n_categories)
-        grad_q = (_dot(st["u"], t_q - 2.0 * st["r_q"]) + _dot(s_q, st["r_q"])
-                  + 2.0 * _dot(st["w_q"], theta_q * inv_qq + theta_c * inv_qc))
-        grad_c = (_dot(st["v"], t_c - 2.0 * st["r_c"]) + _dot(s_cat, st["r_c"])
-                  + 2.0 * (theta_c * _dot(inv_cc, st["w_c"]) + theta_q * _dot(inv_qc, st["w_q"])))
+        grad_q = (
+            _dot(st["u"], t_q - 2.0 * st["r_q"])
+            + _dot(s_q, st["r_q"])
+            + 2.0 * _dot(st["w_q"], theta_q * inv_qq + theta_c * inv_qc)
+        )
+        grad_c = (
+            _dot(st["v"], t_c - 2.0 * st["r_c"])
+            + _dot(s_cat, st["r_c"])
+            + 2.0 * (theta_c * _dot(inv_cc, st["w_c"]) + theta_q * _dot(inv_qc, st["w_q"]))
+        )
         return value, np.concatenate([[grad_q, grad_c], grad_beta])
 
     def hessian(self, x, step: float = 1e-7) -> np.ndarray:
@@ -528,7 +568,7 @@ def _newton(objective: _Laplace, x, hess_step, gtol, free, max_iter=50):
     x = np.array(x, dtype=float)
     value, grad = objective.deviance_and_gradient(x)
     hess, anchor, converged = None, None, False
-    for iteration in range(1, max_iter + 1):
+    for iteration in range(1, max_iter + 1):  # noqa: B007 (returned: the count)
         if hess is None:
             hess, anchor = objective.hessian(x, hess_step), x.copy()
         h, g = hess[np.ix_(free, free)], grad[free]
@@ -623,6 +663,7 @@ def fit_glmm(
     if theta is not None:
         x0[:2] = theta
         free[:2] = False
+
     # quasi-Newton to get close (cheap iterations), then Newton to finish
     def fun(z):
         x = x0.copy()
@@ -636,12 +677,16 @@ def fit_glmm(
     eigval = np.maximum(np.abs(eigval), 1e-8 * np.max(np.abs(eigval)))  # made positive definite
     hess_inv0 = (eigvec / eigval) @ eigvec.T
     hess_inv0 = (hess_inv0 + hess_inv0.T) / 2
-    bfgs = optimize.minimize(fun, x0[free], jac=True, method="BFGS",
-                             options={"gtol": _BFGS_GTOL, "maxiter": 1000, "hess_inv0": hess_inv0})
+    bfgs = optimize.minimize(
+        fun,
+        x0[free],
+        jac=True,
+        method="BFGS",
+        options={"gtol": _BFGS_GTOL, "maxiter": 1000, "hess_inv0": hess_inv0},
+    )
     x = x0.copy()
     x[free] = bfgs.x
-    x, hess, anchor, newton_iterations, converged = _newton(objective, x, hessian_step, gtol,
-                                                            free)
+    x, hess, anchor, newton_iterations, converged = _newton(objective, x, hessian_step, gtol, free)
     # D is even in each theta: report theta >= 0. The theta-beta cross derivatives change sign
     # with theta, so flip them rather than recompute; recompute the Hessian only if the last one
     # was taken more than 1e-7 away (its relative error is of that order).
@@ -657,7 +702,7 @@ def fit_glmm(
     h_free = hess[np.ix_(free, free)]
     positive = bool(np.all(np.linalg.eigvalsh(h_free) > 0))
     if positive:
-        vcov = (2.0 * np.linalg.inv(h_free))[-cells.n_models:, -cells.n_models:]
+        vcov = (2.0 * np.linalg.inv(h_free))[-cells.n_models :, -cells.n_models :]
     vcov_rx = objective.rx_covariance(x)
     theta_hat = {"question": float(x[0]), "category": float(x[1])}
     boundary = {k: bool(v < SINGULAR_TOLERANCE) for k, v in theta_hat.items()}
@@ -699,8 +744,9 @@ def _levels(question, category):
     return list(pairs.itertuples(index=False, name=None)), sorted(frame["category"].unique())
 
 
-def laplace_deviance(successes, trials, model, question, category, theta, beta,
-                     model_names=None) -> float:
+def laplace_deviance(
+    successes, trials, model, question, category, theta, beta, model_names=None
+) -> float:
     """The Laplace deviance :math:`D(\\beta, \\theta)` that :func:`fit_glmm` minimises.
 
     ``theta = (sd_question, sd_category)``; ``beta`` in ``model_names`` order. Equals lme4's
@@ -708,5 +754,8 @@ def laplace_deviance(successes, trials, model, question, category, theta, beta,
     ``c(theta, beta)`` with PIRLS run to convergence.
     """
     cells = _encode(successes, trials, model, question, category, model_names)
-    return float(_Laplace(cells).deviance(np.concatenate([np.asarray(theta, float),
-                                                          np.asarray(beta, float)])))
+    return float(
+        _Laplace(cells).deviance(
+            np.concatenate([np.asarray(theta, float), np.asarray(beta, float)])
+        )
+    )

@@ -29,6 +29,8 @@ PROCEDURE_LABELS = {
     "lmm_category": "mixed model, (1|category) only",
     "paired_z": "paired z-test",
     "lmm_category_question": "mixed model, (1|category) + (1|category:question)",
+    "glmm_marginal": "logistic mixed model, marginal accuracy",
+    "gee_accuracy": "GEE (exchangeable), accuracy",
     "oneway_anova": "one-way ANOVA (naive)",
     "rm_anova": "repeated-measures ANOVA",
     "unpaired_uncorrected": "unpaired z, uncorrected (naive)",
@@ -36,6 +38,8 @@ PROCEDURE_LABELS = {
     "paired_bonferroni": "paired z, Bonferroni",
     "paired_holm": "paired z, Holm",
     "lmm_category_question_holm": "nested mixed model, Holm",
+    "glmm_holm": "logistic mixed model, Holm",
+    "gee_holm": "GEE (exchangeable), Holm",
 }
 
 _ACCOUNTS_FOR = {
@@ -43,6 +47,8 @@ _ACCOUNTS_FOR = {
     "lmm_category": "category",
     "paired_z": "question",
     "lmm_category_question": "category + question",
+    "glmm_marginal": "category + question, logit scale",
+    "gee_accuracy": "question, logit scale",
     "oneway_anova": "nothing",
     "rm_anova": "question",
     "unpaired_uncorrected": "nothing",
@@ -50,6 +56,8 @@ _ACCOUNTS_FOR = {
     "paired_bonferroni": "question + multiplicity",
     "paired_holm": "question + multiplicity",
     "lmm_category_question_holm": "category + question + multiplicity",
+    "glmm_holm": "category + question + multiplicity, logit scale",
+    "gee_holm": "question + multiplicity, logit scale",
 }
 
 
@@ -58,6 +66,7 @@ def naive_vs_blocked(
     omnibus: pd.DataFrame,
     mixed_contrasts: pd.DataFrame,
     alpha: float = 0.05,
+    binary_contrasts: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Naive and blocked versions of the same quantities, side by side, with their ratio.
 
@@ -72,6 +81,11 @@ def naive_vs_blocked(
         ``category_question``.
     alpha : float
         Significance level for counting significant pairs.
+    binary_contrasts : DataFrame, optional
+        :attr:`evalbars.binary.BinaryComparison.contrasts` for the same pairs: adds the
+        logistic mixed model's and GEE's accuracy-difference SEs (``glmm_marginal``,
+        ``gee_accuracy``) and their Holm counts on the log odds ratio (``glmm_holm``,
+        ``gee_holm``).
 
     Returns
     -------
@@ -117,6 +131,12 @@ def naive_vs_blocked(
     add("contrast_se", "lmm_category", category["se"])
     add("contrast_se", "paired_z", pairwise["se_paired"])
     add("contrast_se", "lmm_category_question", nested["se"])
+    binary = {}
+    if binary_contrasts is not None and len(binary_contrasts):
+        for procedure, method in (("glmm", "glmm_laplace"), ("gee", "gee_exchangeable")):
+            binary[procedure] = binary_contrasts[binary_contrasts["method"] == method]
+        add("contrast_se", "glmm_marginal", binary["glmm"]["accuracy_difference_se"])
+        add("contrast_se", "gee_accuracy", binary["gee"]["accuracy_difference_se"])
     tests = omnibus.set_index("test")
     for name in ("oneway_anova", "rm_anova"):
         test = tests.loc[name]
@@ -126,6 +146,13 @@ def naive_vs_blocked(
     add("significant_pairs", "paired_bonferroni", pairwise["p_bonferroni"] < alpha, count=True)
     add("significant_pairs", "paired_holm", pairwise["p_holm"] < alpha, count=True)
     add("significant_pairs", "lmm_category_question_holm", nested["p_holm"] < alpha, count=True)
+    for procedure, contrasts in binary.items():
+        add(
+            "significant_pairs",
+            f"{procedure}_holm",
+            contrasts["log_odds_ratio_p_holm"] < alpha,
+            count=True,
+        )
     table = pd.DataFrame(rows)
     naive = table.groupby("quantity", sort=False)["value"].transform("first")
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -126,12 +126,60 @@ rule analysis_mixed:
         "../scripts/analysis_mixed.py"
 
 
+# --- Logistic readings: the GLMM (Laplace) and GEE beside the linear mixed model ----------------
+rule analysis_binary:
+    input:
+        item_table=rules.subsample.output.item_table,
+        contrasts=rules.analysis_mixed.output.contrasts_parquet,
+        code=package_code("analysis_binary"),
+    output:
+        models_csv="results/tables/binary_models.csv",
+        models_parquet="results/tables/binary_models.parquet",
+        models_shown=report(
+            "results/report/binary_models.csv",
+            caption="../report/analysis_binary_models.rst",
+            category="2. Analysis",
+            labels={"table": "linear vs logistic verdicts"},
+        ),
+        models_md="results/tables/binary_models.md",
+        models_tex="results/tables/binary_models.tex",
+        contrasts_csv="results/tables/binary_contrasts.csv",
+        contrasts_parquet="results/tables/binary_contrasts.parquet",
+        fits_csv=report(
+            "results/tables/binary_fits.csv",
+            caption="../report/analysis_binary_fits.rst",
+            category="2. Analysis",
+            labels={"table": "logistic fits"},
+        ),
+        fits_md="results/tables/binary_fits.md",
+        fits_tex="results/tables/binary_fits.tex",
+        figure_png=report(
+            "results/figures/binary_models.png",
+            caption="../report/analysis_binary_figure.rst",
+            category="2. Analysis",
+            labels={"figure": "linear vs logistic"},
+        ),
+        figure_svg="results/figures/binary_models.svg",
+    log:
+        "results/logs/analysis_binary/analysis_binary.log",
+    benchmark:
+        "results/benchmarks/analysis_binary/analysis_binary.tsv"
+    params:
+        alpha=lookup(dpath="alpha", within=config),
+        max_models=lookup(dpath="analysis/binary_max_models", within=config),
+    message:
+        "--- Logistic mixed model and GEE beside the linear mixed model."
+    script:
+        "../scripts/analysis_binary.py"
+
+
 # --- Naive versus blocked, side by side ---------------------------------------------------------
 rule analysis_naive_vs_blocked:
     input:
         pairwise=rules.analysis_pairwise.output.parquet,
         omnibus=rules.analysis_omnibus.output.csv,
         contrasts=rules.analysis_mixed.output.contrasts_parquet,
+        binary=rules.analysis_binary.output.contrasts_parquet,
         code=package_code("analysis_naive_vs_blocked"),
     output:
         csv=report(
@@ -161,4 +209,5 @@ rule analysis_all:
         rules.analysis_pairwise.output,
         rules.analysis_omnibus.output,
         rules.analysis_mixed.output,
+        rules.analysis_binary.output,
         rules.analysis_naive_vs_blocked.output,

@@ -17,6 +17,7 @@ with script_context(snakemake.log[0]):
         pd.read_csv(snakemake.input.omnibus),
         pd.read_parquet(snakemake.input.contrasts),
         alpha,
+        pd.read_parquet(snakemake.input.binary),
     )
     tables.write_table(
         table,

@@ -1,0 +1,95 @@
+"""Binary-model figure: the linear and the two logistic readings of every pair, side by side."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .style import PALETTE, figure
+
+__all__ = ["binary_models_figure"]
+
+#: Colour and marker of each logistic reading.
+_LOGISTIC = {
+    "glmm": ("logistic mixed model", PALETTE[0], "o"),
+    "gee": ("GEE, exchangeable", PALETTE[2], "s"),
+}
+
+
+def _agreement_title(table: pd.DataFrame) -> str:
+    n, agree = len(table), int(table["agree"].sum())
+    if agree == n:
+        return f"The logistic readings agree with the linear mixed model on all {n:,} pairs"
+    return (
+        f"The logistic readings agree with the linear mixed model on {agree:,} of {n:,} pairs; "
+        f"{n - agree:,} verdict{'s' if n - agree != 1 else ''} change"
+    )
+
+
+def binary_models_figure(table: pd.DataFrame, not_fitted: str | None = None):
+    """Two panels over all pairs: the size and the strength of each difference, per reading.
+
+    Left: each pair's difference in accuracy (points) under the logistic mixed model
+    (marginal accuracies) and GEE against the linear mixed model's; on the diagonal the scales
+    agree. Right: the Wald z of the logistic models' log odds ratios against the linear model's
+    z; pairs whose Holm verdicts differ are ringed in vermillion.
+
+    Parameters
+    ----------
+    table : DataFrame
+        :func:`evalbars.binary.robustness_table`.
+    not_fitted : str, optional
+        Why the logistic models were not fitted (:func:`evalbars.binary.fit_obstacle`): the
+        figure then says so instead.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    if not_fitted is not None or table.empty:
+        with figure(figsize=(7.5, 1.6)) as (fig, ax):
+            ax.axis("off")
+            reason = not_fitted or "no pairs to compare"
+            ax.text(
+                0.5,
+                0.5,
+                f"Logistic models not fitted: {reason}.",
+                ha="center",
+                va="center",
+                wrap=True,
+            )
+        return fig
+    changed = ~table["agree"].to_numpy(dtype=bool)
+    with figure(1, 2, figsize=(10, 4.6)) as (fig, (size_ax, z_ax)):
+        for ax, column, label in (
+            (size_ax, "difference", "accuracy difference"),
+            (z_ax, "z", "z statistic"),
+        ):
+            lmm = 100 * table["lmm_difference"] if column == "difference" else table["lmm_z"]
+            for prefix, (name, colour, marker) in _LOGISTIC.items():
+                key = f"{prefix}_accuracy_difference" if column == "difference" else f"{prefix}_z"
+                values = 100 * table[key] if column == "difference" else table[key]
+                ax.plot(lmm, values, marker, color=colour, alpha=0.7, markersize=4, label=name)
+                if column == "z" and changed.any():
+                    ax.plot(
+                        lmm[changed],
+                        values[changed],
+                        "o",
+                        markersize=10,
+                        markerfacecolor="none",
+                        markeredgecolor=PALETTE[3],
+                        label="verdict differs" if prefix == "glmm" else None,
+                    )
+            low = float(np.nanmin([ax.get_xlim()[0], ax.get_ylim()[0]]))
+            high = float(np.nanmax([ax.get_xlim()[1], ax.get_ylim()[1]]))
+            ax.plot([low, high], [low, high], color="0.6", linewidth=0.8, zorder=0)
+            ax.set_xlim(low, high)
+            ax.set_ylim(low, high)
+            unit = " (points)" if column == "difference" else ""
+            ax.set_xlabel(f"linear mixed model: {label}{unit}")
+            ax.set_ylabel(f"logistic readings: {label}{unit}")
+        size_ax.set_title("size: marginal accuracy difference", fontsize=9, fontweight="normal")
+        z_ax.set_title("strength: z of the log odds ratio", fontsize=9, fontweight="normal")
+        z_ax.legend(loc="upper left", fontsize=8)
+        fig.suptitle(_agreement_title(table), fontweight="bold")
+    return fig
