@@ -165,8 +165,9 @@ def time_logistic(items: pd.DataFrame, label: str, reference: str, repeat: int =
     """Rows for the logistic GLMM and GEE fits on ``items``, beside glmer's and geeglm's recorded
     times on the same data (``tests/reference/r_output/<reference>_binary.txt``).
 
-    The notes give the log likelihood of both fits and the largest relative difference of our
-    fixed effects from glmer's (refitted with tight tolerances where R could).
+    The notes give the log likelihood of both fits and the largest absolute difference of our
+    fixed effects (log odds) from glmer's, refitted with tight tolerances where R could (not on
+    all 29 archives, where glmer's default fit stops 0.4 short of our log likelihood).
     """
     ref = R_BINARY[reference]
     cells = glmm.binomial_cells(items)
@@ -177,7 +178,7 @@ def time_logistic(items: pd.DataFrame, label: str, reference: str, repeat: int =
     models = ref["models"]
     if list(fit.model_names) != models or len(cells) != ref["n_cells"]:
         raise SystemExit(f"{label}: not the data R saw for {reference}")
-    rel = np.max(np.abs(fit.fixed_effects / np.array([r["fixef"][m] for m in models]) - 1))
+    gap = np.max(np.abs(fit.fixed_effects - np.array([r["fixef"][m] for m in models])))
     n = cells["question_id"].nunique()
     glmer = ref["timing_seconds"]["glmer"]
     versions = f"R {ref['versions']['r']}, lme4 {ref['versions']['lme4']}"
@@ -187,7 +188,7 @@ def time_logistic(items: pd.DataFrame, label: str, reference: str, repeat: int =
             "logistic GLMM (Laplace)",
             n,
             seconds,
-            f"{len(cells):,} cells; logLik {fit.loglik:.3f}; fixef within {rel:.1e} of glmer; "
+            f"{len(cells):,} cells; logLik {fit.loglik:.3f}; log odds within {gap:.1e} of glmer's; "
             f"{glmer / seconds:.0f}x faster than glmer",
         ),
         (
