@@ -615,9 +615,10 @@ def test_figures_state_the_finding_and_save_deterministically(tmp_path):
     assert forest._suptitle.get_text() == "4 models form 1 tier unpaired but 3 tiers paired"
     same = forest_figure(table[table["reading"] == "paired"].assign(reading="unpaired"))
     assert same._suptitle.get_text() == "4 models form 3 tiers"
-    plt.close(same)
     rng_fig = rank_range_figure(table)
     assert rng_fig._suptitle.get_text().startswith("m0 is first in")
+    for fig in (forest, same, rng_fig):
+        plt.close(fig)
     for name in ("a", "b"):
         save_figure(forest_figure(table), tmp_path / f"forest_{name}.png")
         save_figure(rank_range_figure(table), tmp_path / f"range_{name}.png")

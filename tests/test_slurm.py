@@ -25,7 +25,7 @@ import yaml
 from evalbars import replication
 
 from .conftest import REPO
-from .test_workflow import (
+from .workflow_runs import (
     SNAKEMAKE,
     make_workdir,
     output_digests,

@@ -1,0 +1,360 @@
+"""The workflow on inputs other than the default: interruptions, downloads from a loopback mirror,
+bad input that must stop the run before anything is written, and users' own prediction files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import signal
+import subprocess
+import threading
+import time
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from .conftest import REPO
+from .test_fetch import ArchiveServer
+from .workflow_runs import (
+    SNAKEMAKE,
+    make_workdir,
+    output_digests,
+    reduced_workdir,
+    run_snakemake,
+    snakemake_env,
+)
+
+pytestmark = pytest.mark.workflow
+
+
+def test_interrupted_run_then_the_same_command_gives_byte_identical_outputs(tmp_path):
+    # An uninterrupted run of the reduced configuration's data, analysis and ranks stages (the
+    # simulation stage adds jobs, not another way to be interrupted) ...
+    targets = ("analysis_all", "ranks_all")
+    whole = reduced_workdir(tmp_path / "whole")
+    run_snakemake(whole, "--cores", "2", *targets)
+    # ... and the same configuration interrupted with Ctrl-C (SIGINT) while jobs run, then
+    # started again with the same command: the default profile makes it redo the jobs the
+    # interruption left incomplete, without extra flags.
+    again = reduced_workdir(tmp_path / "again")
+    process = subprocess.Popen(
+        [*SNAKEMAKE, "-d", str(again), "--cores", "2", *targets],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=snakemake_env(),
+        cwd=REPO,
+    )
+    logs = again / "results" / "logs"
+    deadline = time.monotonic() + 120
+    while not (logs / "subsample").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)  # a few jobs under way
+    # A second run started meanwhile in the same directory is told about the lock (not about
+    # incomplete files) and changes nothing.
+    second = run_snakemake(again, "--cores", "1", *targets, check=False)
+    assert second.returncode != 0
+    assert "Directory cannot be locked" in second.stdout + second.stderr
+    assert "incomplete" not in (second.stdout + second.stderr).lower()
+    process.send_signal(signal.SIGINT)
+    output = process.communicate(timeout=120)[0]
+    assert process.returncode != 0, output[-2000:]
+    assert "Nothing to be done" not in run_snakemake(again, "-n", "--cores", "1", *targets).stdout
+    run_snakemake(again, "--cores", "2", *targets)
+    digests = output_digests(again)
+    assert len(digests) > 40
+    assert digests == output_digests(whole)
+
+
+FIXTURE_MODELS = ("Fixture-1B", "Fixture-2B")
+
+
+@pytest.fixture
+def fixture_archive_server(tmp_path):
+    """A loopback HTTP server serving two MMLU-Pro-style archives, as a mirror base URL."""
+    root = tmp_path / "served"
+    root.mkdir()
+    checksums = {}
+    for shift, model in enumerate(FIXTURE_MODELS):
+        records = [
+            {
+                "question_id": q,
+                "category": "ab"[q % 2],
+                "answer": "A",
+                "pred": "AB"[(q + shift) % 3 == 0],
+                "options": ["x", "y"],
+            }
+            for q in range(30)
+        ]
+        name = f"model_outputs_{model}_5shots.zip"
+        with zipfile.ZipFile(root / name, "w") as zf:
+            zf.writestr(name.replace(".zip", ".json"), json.dumps(records))
+        checksums[name] = hashlib.sha256((root / name).read_bytes()).hexdigest()
+    server = ArchiveServer(root)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/eval_results", checksums
+    server.shutdown()
+    server.server_close()
+
+
+def test_download_rule_verifies_checksums_from_a_loopback_server(tmp_path, fixture_archive_server):
+    base, checksums = fixture_archive_server
+    common = {"models": list(FIXTURE_MODELS), "subsample": {"n": "all", "seed": 1}, "claims": []}
+    good = make_workdir(tmp_path / "good", checksums=checksums, **common)
+    run_snakemake(good, "--cores", "1", "data_all", mirror=base)
+    items = pd.read_parquet(good / "data" / "items.parquet")
+    assert len(items) == 60 and items.groupby("model")["correct"].sum().tolist() == [20, 20]
+    for name, digest in checksums.items():
+        assert hashlib.sha256((good / "data" / "raw" / name).read_bytes()).hexdigest() == digest
+
+    wrong = dict(checksums, **{"model_outputs_Fixture-1B_5shots.zip": "f" * 64})
+    bad = make_workdir(tmp_path / "bad", checksums=wrong, **common)
+    result = run_snakemake(bad, "--cores", "1", "data_all", check=False, mirror=base)
+    assert result.returncode != 0
+    digest = checksums["model_outputs_Fixture-1B_5shots.zip"]
+    assert f"has sha256 {digest}, but the pinned checksum is {'f' * 64}" in result.stderr
+    assert not (bad / "data" / "raw" / "model_outputs_Fixture-1B_5shots.zip").exists()
+
+
+def mmlu_style_zip(path: Path, model: str, questions: int = 40) -> Path:
+    records = [
+        {"question_id": q, "category": "ab"[q % 2], "answer": "A", "pred": "AB"[q % 3 == 0]}
+        for q in range(questions)
+    ]
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(f"{model}.json", json.dumps(records))
+    return path
+
+
+def long_table(path: Path, models, ids=range(40), categories="ab") -> Path:
+    rows = [
+        f"{m},{q},{(k * 7 + i) % 3 == 0:d},{categories[k % len(categories)]}"
+        for i, m in enumerate(models)
+        for k, q in enumerate(ids)
+    ]
+    path.write_text("model,question_id,correct,category\n" + "\n".join(rows) + "\n")
+    return path
+
+
+def _bad_correct(tmp_path):
+    bad = tmp_path / "mine.csv"
+    bad.write_text("model,question_id,correct,category\nM,1,1,x\nM,2,maybe,x\n")
+    message = f"{bad}, record 2: correct must be a score in [0, 1] (0/1, true/false or a fraction)"
+    return [str(bad)], {}, f"{message}, got 'maybe'"
+
+
+def _truncated_zip(tmp_path):
+    whole = mmlu_style_zip(tmp_path / "whole.zip", "M1").read_bytes()
+    cut = tmp_path / "cut.zip"
+    cut.write_bytes(whole[: len(whole) // 2])
+    (tmp_path / "whole.zip").unlink()
+    other = long_table(tmp_path / "other.csv", ["M2"])
+    return (
+        [{"path": str(cut), "model": "M1"}, str(other)],
+        {},
+        f"{cut}: the zip archive is damaged (truncated or corrupt; download it again): "
+        "File is not a zip file",
+    )
+
+
+def _ids_with_leading_zeros(tmp_path):
+    padded = long_table(tmp_path / "padded.csv", ["M1"], ids=[f"{q:03d}" for q in range(40)])
+    plain = long_table(tmp_path / "plain.csv", ["M2"])
+    return (
+        [str(padded), str(plain)],
+        {},
+        "80 of 80 questions (100.0%) are in some prediction sources but not all (M1 (padded.csv) "
+        "lacks 40, M2 (plain.csv) lacks 40), so the paired analyses would leave them out (the ids "
+        "'000' in padded.csv and '0' in plain.csv differ only by leading zeros); check that "
+        "question ids are written alike in every file, or raise `max_unshared_share` (now 0.01) "
+        "to accept the loss",
+    )
+
+
+def _one_category_model(tmp_path):
+    both = long_table(tmp_path / "both.csv", ["M1", "M2"])
+    narrow = long_table(tmp_path / "narrow.csv", ["M3"], ids=range(0, 40, 2), categories="a")
+    return (
+        [str(both), str(narrow)],
+        {"max_unshared_share": 1.0},
+        "the 20 questions every model answered are all in category 'a' (M3 answered no question "
+        "outside it); the analysis needs shared questions in at least two categories: give every "
+        "model questions in two or more of the same categories, or a `category` column",
+    )
+
+
+def _category_conflict(tmp_path):
+    first = long_table(tmp_path / "first.csv", ["M1"])
+    second = long_table(tmp_path / "second.csv", ["M2"], categories="ba")
+    return (
+        [str(first), str(second)],
+        {},
+        f"{second}, record 1: question 0 has category 'b' for model 'M2' but 'a' for model 'M1' "
+        f"({first}); 40 question(s) conflict in all",
+    )
+
+
+def _one_model(tmp_path):
+    mine = long_table(tmp_path / "mine.csv", ["M1"])
+    return (
+        [str(mine)],
+        {},
+        "evalbars compares models, but the data hold 1: ['M1']; list at least two in `models:` "
+        "or `predictions:`",
+    )
+
+
+def _subsample_too_large(tmp_path):
+    mine = long_table(tmp_path / "mine.csv", ["M1", "M2"])
+    return (
+        [str(mine)],
+        {"subsample": {"n": 99999}},
+        "subsample.n = 99999 does not fit: cannot draw 99999 questions from 40 eligible questions "
+        "in 2 categories (need 2 <= n <= 40); set `subsample: {n: all}` to keep every question",
+    )
+
+
+def _subsample_one_per_category(tmp_path):
+    mine = long_table(tmp_path / "mine.csv", ["M1", "M2"])
+    return (
+        [str(mine)],
+        {"subsample": {"n": 2}},
+        "subsample.n = 2 draws one question from each of the 2 categories, so the nested mixed "
+        "model cannot tell question from category variance; set `subsample: {n: ...}` above 2",
+    )
+
+
+BAD_INPUTS = {
+    case.__name__.lstrip("_"): case
+    for case in (
+        _bad_correct,
+        _truncated_zip,
+        _ids_with_leading_zeros,
+        _one_category_model,
+        _category_conflict,
+        _one_model,
+        _subsample_too_large,
+        _subsample_one_per_category,
+    )
+}
+
+
+def files_of(folder: Path) -> list:
+    """Files under ``folder`` (none when it does not exist)."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_bad_input_stops_before_anything_is_written(tmp_path, case):
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    predictions, overrides, message = BAD_INPUTS[case](inputs)
+    before = {path: hashlib.sha256(path.read_bytes()).hexdigest() for path in inputs.iterdir()}
+    config = {"models": [], "predictions": predictions, "subsample": {"n": "all"}} | overrides
+    workdir = make_workdir(tmp_path, **config)
+    # The analysis target: a design problem must stop the first job, not a late one.
+    result = run_snakemake(workdir, "--cores", "1", "analysis_all", check=False)
+    assert result.returncode != 0
+    errors = [line for line in result.stderr.splitlines() if line.startswith("evalbars: ")]
+    assert errors == [f"evalbars: {message}"], result.stderr[-3000:]
+    assert "Traceback" not in result.stderr
+    assert files_of(workdir / "data") == []
+    assert files_of(workdir / "results" / "tables") == []
+    assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in inputs.iterdir()} == before
+
+
+def test_user_predictions_run_through_every_analysis_stage(tmp_path):
+    mine = tmp_path / "mine.csv"
+    rows = [
+        f"{m},q{q},{(q * 7 + len(m) + q // 9) % 3 == 0:d},{'ab'[q % 2]}"
+        for m in ("M1", "M22", "M333")
+        for q in range(60)
+    ]
+    # Two scores missing (an empty cell, a NaN), and one question M333 does not have: all three
+    # must be reported on the console and in the tables, and kept out of nothing silently.
+    rows[3] = rows[3].replace(",1,", ",,").replace(",0,", ",,")
+    rows[4] = rows[4].replace(",1,", ",NaN,").replace(",0,", ",NaN,")
+    del rows[-1]
+    mine.write_text("model,question_id,correct,category\n" + "\n".join(rows) + "\n")
+    workdir = make_workdir(
+        tmp_path,
+        models=[],
+        predictions=[str(mine)],
+        subsample={"n": 40, "seed": 3},
+        max_unshared_share=0.02,
+    )
+    result = run_snakemake(
+        workdir, "--cores", "2", "data_all", "analysis_all", "ranks_all", "replication_all"
+    )
+    console = [line for line in result.stderr.splitlines() if line.startswith("evalbars: ")]
+    assert console == [
+        "evalbars: M1: 2 missing predictions (correct empty or NaN (no score)) scored as 0 "
+        "(missing_prediction: wrong)",
+        "evalbars: M333: its source mine.csv lacks 1 of the 60 questions the sources hold",
+        "evalbars: the paired analyses use the 59 questions every model answered; 1 of 60 leave "
+        "that set (per model: question_coverage.csv)",
+        "evalbars: subsample: 1 question(s) not answered by every model are not eligible",
+    ], result.stderr[-2000:]
+    missing = pd.read_csv(workdir / "results" / "tables" / "missing_predictions.csv")
+    assert missing.set_index("model").loc["M1", ["missing_predictions", "scored_as"]].tolist() == [
+        2,
+        "0 (missing_prediction: wrong)",
+    ]
+    coverage = pd.read_csv(workdir / "results" / "tables" / "question_coverage.csv")
+    assert coverage.set_index("model")["lacks_in_source"].to_dict() == {
+        "M1": 0,
+        "M22": 0,
+        "M333": 1,
+    }
+    assert (coverage["shared"] == 59).all() and (coverage["questions"] == 60).all()
+    drawn = pd.read_parquet(workdir / "data" / "subsample" / "items.parquet")
+    assert len(drawn) == 120
+    assert drawn.groupby("category")["question_id"].nunique().to_dict() == {"a": 20, "b": 20}
+    assert len(pd.read_csv(workdir / "results" / "tables" / "pairwise.csv")) == 3
+    assert (workdir / "results" / "tables" / "naive_vs_blocked.md").exists()
+    assert len(pd.read_csv(workdir / "results" / "tables" / "ranks.csv")) == 6
+    # The replication check compares with the paper's six models, so it is skipped here.
+    assert not (workdir / "results" / "tables" / "replication.csv").exists()
+
+
+def test_inspect_example_with_epochs_and_unequal_coverage(tmp_path):
+    # The README's Inspect example: fake-mid answered 10 of the 20 questions, 3 epochs each;
+    # question_set: all keeps every question, and each table says which it used.
+    workdir = tmp_path / "results" / "examples" / "inspect"
+    workdir.mkdir(parents=True)
+    shutil.copytree(REPO / "tests", tmp_path / "tests")  # the example's relative paths
+    config = REPO / "config" / "examples" / "inspect.yaml"
+    subprocess.run(
+        [
+            *SNAKEMAKE,
+            "analysis_all",
+            "ranks_all",
+            "-d",
+            str(workdir),
+            "--cores",
+            "2",
+            "--configfile",
+            str(config),
+        ],
+        check=True,
+        capture_output=True,
+        cwd=REPO,
+    )
+    tables = workdir / "results" / "tables"
+    models = pd.read_csv(tables / "models.csv").set_index("model")
+    assert models.loc["mockllm/fake-mid", ["n", "samples", "correct"]].tolist() == [10, 30, 15]
+    assert models.loc["mockllm/fake-strong", ["n", "samples"]].tolist() == [20, 20]
+    pairs = pd.read_csv(tables / "pairwise.csv").set_index(["model_a", "model_b"])
+    assert pairs.loc[("mockllm/fake-strong", "mockllm/fake-weak"), "n"] == 20
+    assert pairs.loc[("mockllm/fake-strong", "mockllm/fake-mid"), "n"] == 10
+    assert (pd.read_csv(tables / "omnibus.csv")["n_questions"] == 10).all()
+    variance = pd.read_csv(tables / "sampling_variance.csv").set_index("model")
+    assert variance.loc["mockllm/fake-mid", "mean_epochs"] == 3.0
+    assert variance.loc["mockllm/fake-mid", "var_within"] > 0
+    ranks = pd.read_csv(tables / "ranks.csv")
+    assert set(ranks["reading"]) == {"unpaired", "paired"}

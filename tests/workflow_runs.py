@@ -1,0 +1,97 @@
+"""Running the workflow from tests: the command, its environment, scratch run directories.
+
+Shared by the workflow, workflow-input and SLURM tests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from .conftest import REPO, mirror_location
+
+SNAKEMAKE = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile")]
+
+
+def snakemake_env(mirror=None) -> dict:
+    env = dict(os.environ)
+    mirror = mirror or mirror_location()
+    if mirror:
+        env["EVALBARS_MIRROR"] = mirror
+    return env
+
+
+def run_snakemake(workdir: Path, *args, check=True, mirror=None):
+    result = subprocess.run(
+        [*SNAKEMAKE, "-d", str(workdir), *args],
+        capture_output=True,
+        text=True,
+        env=snakemake_env(mirror),
+        cwd=REPO,
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(f"snakemake failed:\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}")
+    return result
+
+
+def make_workdir(tmp_path: Path, **overrides) -> Path:
+    workdir = tmp_path / "work"
+    (workdir / "config").mkdir(parents=True)
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    if overrides.get("models") == [] and "claims" not in overrides:
+        # Other data than the paper's: the shipped claims name the paper's models.
+        overrides["claims"] = []
+    config.update(overrides)
+    (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(config))
+    for extra in (REPO / "config").iterdir():
+        if extra.is_dir():
+            shutil.copytree(extra, workdir / "config" / extra.name)
+    return workdir
+
+
+def planned_jobs(dry_run_output: str) -> dict:
+    """``{rule: jobs}`` from the job-stats table of a dry run."""
+    return {
+        rule: int(count)
+        for rule, count in re.findall(r"^(\w+)\s+(\d+)$", dry_run_output, re.M)
+        if rule != "total"
+    }
+
+
+def reduced_workdir(tmp_path: Path) -> Path:
+    """The default configuration made small: fewer seeds, draws, runs and grid rows."""
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    simulation = config["simulation"]
+    simulation["leaderboard"]["runs"] = 300
+    simulation["fwer"]["replications"] = 100
+    simulation["clustered"]["replications"] = 100
+    workdir = make_workdir(
+        tmp_path,
+        subsample={"n": 400, "seed": 2024},
+        replication={"n_seeds": 40, "seed": 1, "policies": ["wrong", "random_guess"]},
+        ranks={"draws": 500, "replicates": 500, "seed": 2024, "stratify": True},
+        simulation=simulation,
+    )
+    grids = workdir / "config" / "simulation"
+    for name, keep in (("leaderboard", [0, 1]), ("fwer", [0, 2, 15]), ("clustered", [0])):
+        grid = pd.read_csv(grids / f"{name}.tsv", sep="\t")
+        grid.iloc[keep].to_csv(grids / f"{name}.tsv", sep="\t", index=False)
+    return workdir
+
+
+def output_digests(workdir: Path) -> dict:
+    folders = ["data/subsample", "results/tables", "results/simulations", "results/figures"]
+    return {
+        str(path.relative_to(workdir)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for folder in folders
+        for path in sorted((workdir / folder).rglob("*"))
+        if path.is_file()
+    }
