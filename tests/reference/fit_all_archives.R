@@ -23,36 +23,19 @@ suppressPackageStartupMessages({
 })
 options(digits = 15, width = 120)
 
-args <- commandArgs(trailingOnly = TRUE)
-if (length(args) < 2) stop("usage: Rscript fit_all_archives.R <long.csv> <name> [key=value ...]")
-csv_path <- args[1]
-name <- args[2]
-repeats <- 3L
-extra <- list()
-for (kv in args[-(1:2)]) {
-  parts <- strsplit(kv, "=", fixed = TRUE)[[1]]
-  value <- paste(parts[-1], collapse = "=")
-  if (parts[1] == "repeats") {
-    repeats <- as.integer(value)
-    next
-  }
-  number <- suppressWarnings(as.numeric(value))
-  extra[[parts[1]]] <- if (is.na(number)) value else number
-}
-
 script_dir <- local({
   file_arg <- grep("^--file=", commandArgs(trailingOnly = FALSE), value = TRUE)
   if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg))) else "tests/reference"
 })
-out_dir <- file.path(script_dir, "r_output")
-dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
-sink(file.path(out_dir, paste0(name, ".txt")), split = TRUE)
-
-versions <- list(
-  r = paste(R.version$major, R.version$minor, sep = "."),
-  lme4 = as.character(packageVersion("lme4")),
-  jsonlite = as.character(packageVersion("jsonlite"))
-)
+source(file.path(script_dir, "reference_common.R"))
+cli <- reference_args("usage: Rscript fit_all_archives.R <long.csv> <name> [key=value ...]")
+csv_path <- cli$csv_path
+name <- cli$name
+extra <- cli$extra
+repeats <- if (is.null(extra$repeats)) 3L else as.integer(extra$repeats)
+extra$repeats <- NULL
+outputs <- reference_outputs(script_dir, name)
+versions <- package_versions(c("lme4", "jsonlite"))
 cat(sprintf("# %s: %s\n# R %s, lme4 %s\n", name, basename(csv_path), versions$r, versions$lme4))
 
 raw <- read.csv(csv_path, colClasses = c(model = "character", question_id = "character",
@@ -121,5 +104,5 @@ for (spec in names(formulas)) {
 
 sink()
 writeLines(toJSON(result, auto_unbox = TRUE, digits = NA, pretty = TRUE, null = "null"),
-           file.path(out_dir, paste0(name, ".json")))
-message("wrote ", file.path(out_dir, paste0(name, ".json")))
+           outputs$json)
+message("wrote ", outputs$json)

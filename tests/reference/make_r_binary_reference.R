@@ -62,38 +62,21 @@ suppressPackageStartupMessages({
 })
 options(digits = 15, width = 120)
 
-args <- commandArgs(trailingOnly = TRUE)
-if (length(args) < 2) stop("usage: Rscript make_r_binary_reference.R <long.csv> <name> [key=value ...]")
-csv_path <- args[1]
-name <- args[2]
-extra <- list()
-for (kv in args[-(1:2)]) {
-  parts <- strsplit(kv, "=", fixed = TRUE)[[1]]
-  value <- paste(parts[-1], collapse = "=")
-  number <- suppressWarnings(as.numeric(value))
-  extra[[parts[1]]] <- if (is.na(number)) value else number
-}
-timing <- Sys.getenv("EVALBARS_R_TIMING") == "1"
-repeats <- as.integer(Sys.getenv("EVALBARS_R_TIMING_REPEATS", "0"))
-
 script_dir <- local({
   file_arg <- grep("^--file=", commandArgs(trailingOnly = FALSE), value = TRUE)
   if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg))) else "tests/reference"
 })
-out_dir <- file.path(script_dir, "r_output")
-dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
-txt_path <- file.path(out_dir, paste0(name, "_binary.txt"))
-json_path <- file.path(out_dir, paste0(name, "_binary.json"))
-sink(txt_path, split = TRUE)
-
-versions <- list(
-  r = paste(R.version$major, R.version$minor, sep = "."),
-  lme4 = as.character(packageVersion("lme4")),
-  emmeans = as.character(packageVersion("emmeans")),
-  geepack = as.character(packageVersion("geepack")),
-  numDeriv = as.character(packageVersion("numDeriv")),
-  jsonlite = as.character(packageVersion("jsonlite"))
-)
+source(file.path(script_dir, "reference_common.R"))
+cli <- reference_args("usage: Rscript make_r_binary_reference.R <long.csv> <name> [key=value ...]")
+csv_path <- cli$csv_path
+name <- cli$name
+extra <- cli$extra
+timing <- Sys.getenv("EVALBARS_R_TIMING") == "1"
+repeats <- as.integer(Sys.getenv("EVALBARS_R_TIMING_REPEATS", "0"))
+outputs <- reference_outputs(script_dir, name, "_binary")
+json_path <- outputs$json
+txt_path <- outputs$txt
+versions <- package_versions(c("lme4", "emmeans", "geepack", "numDeriv", "jsonlite"))
 cat(sprintf("# %s: %s\n# R %s, lme4 %s, emmeans %s, geepack %s, numDeriv %s\n", name,
             basename(csv_path), versions$r, versions$lme4, versions$emmeans, versions$geepack,
             versions$numDeriv))
