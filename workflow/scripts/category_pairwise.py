@@ -15,8 +15,9 @@ with script_context(snakemake.log[0]):
     out, alpha = snakemake.output, snakemake.params.alpha
     everyone = read_wide_scores(snakemake.input.item_table)
     # A thousand models make half a million pairs in every category: compare the top ones.
-    top = accuracy_order(everyone)[: snakemake.params.max_systems]
-    wide = everyone.columns(top)
+    top = set(accuracy_order(everyone)[: snakemake.params.max_systems])
+    # in the item table's model order, so the sums (and their last digits) do not depend on it
+    wide = everyone.columns([model for model in everyone.models if model in top])
     scope = (
         f"the {len(top)} most accurate of {len(everyone.models):,} models"
         if len(top) < len(everyone.models)
