@@ -34,6 +34,20 @@ DEFAULT_MODELS = DEFAULT_CONFIG["models"]
 DEFAULT_SUBSAMPLE = DEFAULT_CONFIG["subsample"]
 
 
+#: Test files that run the workflow, longest first: collected first, so that the two workers
+#: (`pytest -n 2 --dist loadfile`) start on them, and the SLURM test, which mostly waits for the
+#: cluster, overlaps with work rather than ending the run alone.
+SLOW_FILES = ("test_slurm.py", "test_workflow.py", "test_workflow_inputs.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    def rank(item):
+        name = item.path.name
+        return SLOW_FILES.index(name) if name in SLOW_FILES else len(SLOW_FILES)
+
+    items.sort(key=rank)  # stable: within a file, and among the others, order is kept
+
+
 def mirror_location(config_mirror: str | None = None) -> str | None:
     """The archive source of tests and the benchmark: ``$EVALBARS_MIRROR``, the config's mirror,
     the development mirror beside the repository, or None (upstream)."""
