@@ -663,3 +663,18 @@ def test_missing_scores_are_no_trials():
     full = glmm.binomial_cells(items).set_index(["model", "question_id"])
     assert int(full["trials"].sum() - counted["trials"].sum()) == 5
     assert full["successes"].sum() - counted["successes"].sum() == items["correct"].iloc[:5].sum()
+
+
+def test_model_effects_of_both_readings():
+    """On complete 0/1 data GEE's accuracy is the observed accuracy, with the binomial SE
+    sqrt(p (1 - p) / n); the GLMM columns are glmm_model_table's."""
+    items = long_table("synthetic_balanced")
+    models = binary.compare_binary(items).models
+    assert list(models.columns) == binary.MODEL_COLUMNS
+    observed = items.groupby("model")["correct"].agg(["mean", "size"])
+    np.testing.assert_allclose(models["gee_accuracy"], observed["mean"], rtol=1e-10)
+    binomial_se = np.sqrt(observed["mean"] * (1 - observed["mean"]) / observed["size"])
+    np.testing.assert_allclose(models["gee_accuracy_se"], binomial_se, rtol=1e-8)
+    glmm_table = binary.glmm_model_table(glmm_fit("synthetic_balanced"))
+    np.testing.assert_allclose(models["glmm_marginal_accuracy"], glmm_table["marginal_accuracy"])
+    np.testing.assert_allclose(models["glmm_log_odds"], glmm_table["log_odds"])

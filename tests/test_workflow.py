@@ -188,6 +188,7 @@ TABLE_COLUMNS = {
     "plan": ["gap_points", "procedure", "questions_closed_form", "questions_simulated"],
     "binary_models": binary.ROBUSTNESS_COLUMNS,
     "binary_fits": ["method", "variance_question", "variance_category", "loglik", "alpha"],
+    "binary_effects": binary.MODEL_COLUMNS,
 }
 FIGURES = [
     "replication",

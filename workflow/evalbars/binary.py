@@ -60,6 +60,7 @@ __all__ = [
     "marginal_accuracy",
     "marginal_accuracy_jacobian",
     "glmm_model_table",
+    "gee_model_table",
     "fit_summary",
     "glmm_contrasts",
     "gee_contrasts",
@@ -137,8 +138,19 @@ def marginal_accuracy_jacobian(fit: GlmmFit, n_nodes: int | None = None):
     return p, jacobian
 
 
-#: Columns of :func:`glmm_model_table`.
-MODEL_COLUMNS = ["model", "log_odds", "se", "marginal_accuracy", "marginal_accuracy_se"]
+#: Columns of :attr:`BinaryComparison.models`: the GLMM's (:func:`glmm_model_table`, prefixed
+#: ``glmm_``) and GEE's (:func:`gee_model_table`) per-model estimates.
+MODEL_COLUMNS = [
+    "model",
+    "glmm_log_odds",
+    "glmm_se",
+    "glmm_marginal_accuracy",
+    "glmm_marginal_accuracy_se",
+    "gee_log_odds",
+    "gee_se",
+    "gee_accuracy",
+    "gee_accuracy_se",
+]
 
 
 def glmm_model_table(fit: GlmmFit) -> pd.DataFrame:
@@ -159,6 +171,25 @@ def glmm_model_table(fit: GlmmFit) -> pd.DataFrame:
             "marginal_accuracy_se": np.sqrt(
                 np.einsum("ij,jk,ik->i", jacobian, covariance, jacobian)
             ),
+        }
+    )
+
+
+def gee_model_table(fit: GeeFit) -> pd.DataFrame:
+    r"""One row per model: ``model, gee_log_odds, gee_se, gee_accuracy, gee_accuracy_se``.
+
+    The population-averaged log odds with its robust SE, and the accuracy
+    :math:`p = \operatorname{logistic}(\beta)` with the delta-method SE :math:`p(1-p)\,SE`.
+    """
+    se = np.sqrt(np.diag(fit.vcov))
+    accuracy = fit.accuracy
+    return pd.DataFrame(
+        {
+            "model": list(fit.model_names),
+            "gee_log_odds": fit.coefficients,
+            "gee_se": se,
+            "gee_accuracy": accuracy,
+            "gee_accuracy_se": accuracy * (1.0 - accuracy) * se,
         }
     )
 
@@ -342,7 +373,9 @@ class BinaryComparison(NamedTuple):
         ``method`` ("glmm_laplace" or "gee_exchangeable") followed by :data:`CONTRAST_COLUMNS`,
         one row per (method, pair).
     models : DataFrame
-        :func:`glmm_model_table` of the GLMM.
+        One row per model, :data:`MODEL_COLUMNS`: the GLMM's fixed effect (log odds for a
+        question with zero random effects) and marginal accuracy, GEE's population-averaged log
+        odds and accuracy, each with its SE.
     summary : DataFrame
         :func:`fit_summary` of both fits.
     """
@@ -385,7 +418,9 @@ def compare_binary(
         ],
         ignore_index=True,
     )[["method", *CONTRAST_COLUMNS]]
-    return BinaryComparison(contrasts, glmm_model_table(glmm_fit), fit_summary(glmm_fit, gee_fit))
+    models = glmm_model_table(glmm_fit).add_prefix("glmm_").rename(columns={"glmm_model": "model"})
+    models = models.merge(gee_model_table(gee_fit), on="model", validate="one_to_one")
+    return BinaryComparison(contrasts, models[MODEL_COLUMNS], fit_summary(glmm_fit, gee_fit))
 
 
 def not_fitted(reason: str) -> BinaryComparison:

@@ -151,6 +151,14 @@ rule analysis_binary:
             category="2. Analysis",
             labels={"table": "logistic fits"},
         ),
+        effects_csv=report(
+            "results/tables/binary_effects.csv",
+            caption="../report/analysis_binary_effects.rst",
+            category="2. Analysis",
+            labels={"table": "logistic effects per model"},
+        ),
+        effects_md="results/tables/binary_effects.md",
+        effects_tex="results/tables/binary_effects.tex",
         fits_md="results/tables/binary_fits.md",
         fits_tex="results/tables/binary_fits.tex",
         figure_png=report(

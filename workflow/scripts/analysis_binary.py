@@ -46,6 +46,15 @@ with script_context(snakemake.log[0]):
         parquet_path=out.contrasts_parquet,
     )
     tables.write_table(
+        result.models,
+        out.effects_csv,
+        out.effects_md,
+        out.effects_tex,
+        caption="Per model: the logistic mixed model's fixed effect (log odds of a question with "
+        "zero random effects) and marginal accuracy, and GEE's population-averaged log odds and "
+        "accuracy, each with its SE.",
+    )
+    tables.write_table(
         result.summary,
         out.fits_csv,
         out.fits_md,
