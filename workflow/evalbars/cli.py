@@ -271,22 +271,36 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"evalbars {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
     commands.required = True
-    ranks_help = "score intervals, separated neighbours, tiers and plausible ranks of a leaderboard"
-    ranks_parser = commands.add_parser("ranks", help=ranks_help, description=ranks_help)
-    _add_ranks_arguments(ranks_parser)
-    ranks_parser.set_defaults(run=_run_ranks)
-    read_help = "read prediction files and harness logs; print per model what was read"
-    read_parser = commands.add_parser("read", help=read_help, description=read_help)
-    _add_read_arguments(read_parser)
-    read_parser.set_defaults(run=_run_read)
-    claims_help = "verdicts of ranking claims ('A > B', 'best: A', ...) on item-level data"
-    claims_parser = commands.add_parser("claims", help=claims_help, description=claims_help)
-    _add_claims_arguments(claims_parser)
-    claims_parser.set_defaults(run=_run_claims)
-    plan_help = "questions needed for a gap, or the gap a number of questions can find"
-    plan_parser = commands.add_parser("plan", help=plan_help, description=plan_help)
-    _add_plan_arguments(plan_parser)
-    plan_parser.set_defaults(run=_run_plan)
+    subcommands = (
+        (
+            "ranks",
+            "score intervals, separated neighbours, tiers and plausible ranks of a leaderboard",
+            _add_ranks_arguments,
+            _run_ranks,
+        ),
+        (
+            "read",
+            "read prediction files and harness logs; print per model what was read",
+            _add_read_arguments,
+            _run_read,
+        ),
+        (
+            "claims",
+            "verdicts of ranking claims ('A > B', 'best: A', ...) on item-level data",
+            _add_claims_arguments,
+            _run_claims,
+        ),
+        (
+            "plan",
+            "questions needed for a gap, or the gap a number of questions can find",
+            _add_plan_arguments,
+            _run_plan,
+        ),
+    )
+    for name, help_text, add_arguments, run in subcommands:
+        subparser = commands.add_parser(name, help=help_text, description=help_text)
+        add_arguments(subparser)
+        subparser.set_defaults(run=run)
     return parser
 
 

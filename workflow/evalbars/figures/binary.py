@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .style import PALETTE, figure
+from .style import PALETTE, figure, message_figure
 
 __all__ = ["binary_models_figure"]
 
@@ -47,18 +47,43 @@ def binary_models_figure(table: pd.DataFrame, not_fitted: str | None = None):
     matplotlib.figure.Figure
     """
     if not_fitted is not None or table.empty:
-        with figure(figsize=(7.5, 1.6)) as (fig, ax):
-            ax.axis("off")
-            reason = not_fitted or "no pairs to compare"
-            ax.text(
-                0.5,
-                0.5,
-                f"Logistic models not fitted: {reason}.",
-                ha="center",
-                va="center",
-                wrap=True,
-            )
-        return fig
+        reason = not_fitted or "no pairs to compare"
+        return message_figure(f"Logistic models not fitted: {reason}.")
+    changed = ~table["agree"].to_numpy(dtype=bool)
+    # per panel: the linear model's column, the logistic readings' column suffix, the scale
+    panels = (
+        ("lmm_difference", "accuracy_difference", 100, "accuracy difference (points)"),
+        ("lmm_z", "z", 1, "z statistic"),
+    )
+    with figure(1, 2, figsize=(10, 4.6)) as (fig, axes):
+        for ax, (lmm_column, suffix, scale, label) in zip(axes, panels, strict=True):
+            lmm = scale * table[lmm_column]
+            for prefix, (name, colour, marker) in _LOGISTIC.items():
+                values = scale * table[f"{prefix}_{suffix}"]
+                ax.plot(lmm, values, marker, color=colour, alpha=0.7, markersize=4, label=name)
+                if suffix == "z" and changed.any():
+                    ax.plot(
+                        lmm[changed],
+                        values[changed],
+                        "o",
+                        markersize=10,
+                        markerfacecolor="none",
+                        markeredgecolor=PALETTE[3],
+                        label="verdict differs" if prefix == "glmm" else None,
+                    )
+            low = float(np.nanmin([ax.get_xlim()[0], ax.get_ylim()[0]]))
+            high = float(np.nanmax([ax.get_xlim()[1], ax.get_ylim()[1]]))
+            ax.plot([low, high], [low, high], color="0.6", linewidth=0.8, zorder=0)
+            ax.set_xlim(low, high)
+            ax.set_ylim(low, high)
+            ax.set_xlabel(f"linear mixed model: {label}")
+            ax.set_ylabel(f"logistic readings: {label}")
+        size_ax, z_ax = axes
+        size_ax.set_title("size: marginal accuracy difference", fontsize=9, fontweight="normal")
+        z_ax.set_title("strength: z of the log odds ratio", fontsize=9, fontweight="normal")
+        z_ax.legend(loc="upper left", fontsize=8)
+        fig.suptitle(_agreement_title(table), fontweight="bold")
+    return fig
     changed = ~table["agree"].to_numpy(dtype=bool)
     with figure(1, 2, figsize=(10, 4.6)) as (fig, (size_ax, z_ax)):
         for ax, column, label in (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .style import figure
+from .style import figure, message_figure
 
 __all__ = ["VERDICT_COLOURS", "claims_figure", "category_heatmap"]
 
@@ -44,10 +44,7 @@ def claims_figure(table: pd.DataFrame):
     """
     claims = list(dict.fromkeys(table["claim"]))
     if not claims:
-        with figure(figsize=(6, 1.5)) as (fig, ax):
-            ax.axis("off")
-            ax.text(0.5, 0.5, "No claims configured (config: claims).", ha="center", va="center")
-        return fig
+        return message_figure("No claims configured (config: claims).", width=6)
     rows = len(_INTERVAL_READINGS)
     with figure(len(claims), 1, figsize=(7.5, 1.55 * len(claims) + 0.6), squeeze=False) as (
         fig,

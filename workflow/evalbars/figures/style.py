@@ -18,7 +18,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import PercentFormatter  # noqa: E402
 
-__all__ = ["STYLE", "PALETTE", "figure", "save_figure", "percent_axis"]
+__all__ = ["STYLE", "PALETTE", "figure", "message_figure", "save_figure", "percent_axis"]
 
 #: Colour-blind-safe palette (Okabe & Ito 2008), in the order series are drawn.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
@@ -48,6 +48,14 @@ def figure(*args, **kwargs):
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(*args, layout="constrained", **kwargs)
         yield fig, axes
+
+
+def message_figure(text: str, width: float = 7.5):
+    """A figure that only says ``text``: what a figure shows when there is nothing to draw."""
+    with figure(figsize=(width, 1.5)) as (fig, ax):
+        ax.axis("off")
+        ax.text(0.5, 0.5, text, ha="center", va="center", wrap=True)
+    return fig
 
 
 def percent_axis(axis, decimals: int = 0) -> None:
