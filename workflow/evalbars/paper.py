@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-__all__ = ["PAPER_MODELS", "PAPER_VALUES"]
+__all__ = ["PAPER_MODELS", "PAPER_SUBSAMPLE_SIZE", "EXAMPLE_CLAIMS", "PAPER_VALUES"]
 
 #: The six ~7B models of the paper's section 5.2 (names as in upstream's archive names).
 PAPER_MODELS = (
@@ -29,6 +29,17 @@ PAPER_MODELS = (
     "Mistral-7B-v0.1",
     "Mistral-7B-Instruct-v0.1",
     "Mistral-7B-Instruct-v0.2",
+)
+
+#: Questions of the paper's category-stratified subsample of MMLU-Pro (its section 5.2).
+PAPER_SUBSAMPLE_SIZE = 1497
+
+#: The example claims config/config.yaml ships, about the paper's models. On other data they
+#: name models that are not analysed, so they are not tested there (evalbars.smk.run_choices).
+EXAMPLE_CLAIMS = (
+    "best: Mistral-7B-v0.1",
+    "Mistral-7B-Instruct-v0.2 > Qwen1.5-7B-Chat",
+    "Mistral-7B-v0.1 > Yi-6B in math",
 )
 
 #: The numbers the paper reports in section 5.2 (text and Tables 1, 3, 4): key, what it is,

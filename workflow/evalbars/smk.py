@@ -10,11 +10,12 @@ The scripts' side (one clear line per user error) is
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError
 from .fetch import archive_name, model_from_archive, pinned_checksums
-from .paper import PAPER_MODELS
+from .paper import EXAMPLE_CLAIMS, PAPER_MODELS, PAPER_SUBSAMPLE_SIZE
 
 __all__ = [
     "ConfigError",
@@ -23,6 +24,8 @@ __all__ = [
     "prediction_sources",
     "source_files",
     "replication_applies",
+    "RunChoices",
+    "run_choices",
     "package_files",
 ]
 
@@ -92,11 +95,66 @@ def replication_applies(config: dict) -> bool:
     prediction files of the user's, and missing predictions re-scorable (any
     policy but ``exclude``, which drops them from the item table).
     """
-    return (
-        sorted(config.get("models", [])) == sorted(PAPER_MODELS)
-        and not config.get("predictions")
-        and config.get("missing_prediction", "wrong") != "exclude"
+    return paper_data(config) and config.get("missing_prediction", "wrong") != "exclude"
+
+
+def paper_data(config: dict) -> bool:
+    """Whether the configured data are the paper's: exactly its six MMLU-Pro models and no
+    prediction files of the user's."""
+    return sorted(config.get("models", [])) == sorted(PAPER_MODELS) and not config.get(
+        "predictions"
     )
+
+
+@dataclass(frozen=True)
+class RunChoices:
+    """Settings the workflow fits to the data, and why.
+
+    Attributes
+    ----------
+    subsample_size : int or "all"
+        Questions the subsample keeps (``subsample.n`` with ``auto`` resolved).
+    claims : list of str
+        The claims the claims stage tests.
+    notes : list of str
+        One sentence per setting that was fitted to the data, for the report's first screen
+        and the console.
+    """
+
+    subsample_size: int | str
+    claims: list
+    notes: list
+
+
+def run_choices(config: dict) -> RunChoices:
+    """Resolve the settings whose shipped values are the paper's, so that they are no trap on
+    other data.
+
+    ``subsample.n: auto`` (the shipped value) is the paper's 1,497 questions on the paper's
+    data and every question on any other data. The shipped example claims
+    (:data:`evalbars.paper.EXAMPLE_CLAIMS`) name the paper's models: on other data they are
+    not tested, and the report says how to state claims about the analysed models. Any other
+    value is used as given.
+    """
+    paper = paper_data(config)
+    notes = []
+    size = config.get("subsample", {}).get("n", "auto")
+    if size == "auto":
+        size = PAPER_SUBSAMPLE_SIZE if paper else "all"
+        if not paper:
+            notes.append(
+                "Every question is used: `subsample.n: auto` draws the paper's "
+                f"{PAPER_SUBSAMPLE_SIZE:,}-question subsample only from the paper's six MMLU-Pro "
+                "models (set `subsample.n` to a number to draw a subsample)."
+            )
+    claims = list(config.get("claims", []))
+    if not paper and claims and sorted(claims) == sorted(EXAMPLE_CLAIMS):
+        claims = []
+        notes.append(
+            "No claims tested: the shipped example claims name the paper's models; list yours "
+            "under `claims:` in the config (or pass `--claim` to `evalbars report`)."
+        )
+    return RunChoices(subsample_size=size, claims=claims, notes=notes)
 
 
 def _imported_package_modules(path: Path, package_root: Path) -> set[Path]:

@@ -1,4 +1,4 @@
-# --- Analysis stage: the paper's Tables 1-4, omnibus tests and naive vs blocked ----------------
+# --- Analysis stage: the paper's Tables 1-4, omnibus tests, logistic readings, naive vs blocked -
 # Every table is written as CSV (full precision, in the HTML report) plus Markdown and LaTeX. The
 # tables of every pair (K(K-1)/2 rows) are also written as Parquet; the report and the Markdown
 # and LaTeX renderings show their first tables.RENDER_ROWS rows and say so.
@@ -126,23 +126,12 @@ rule analysis_mixed:
         "../scripts/analysis_mixed.py"
 
 
-# --- Logistic readings: the GLMM (Laplace) and GEE beside the linear mixed model ----------------
+# --- Logistic readings: the GLMM (Laplace) and GEE on the 0/1 samples --------------------------
 rule analysis_binary:
     input:
         item_table=rules.subsample.output.item_table,
-        contrasts=rules.analysis_mixed.output.contrasts_parquet,
         code=package_code("analysis_binary"),
     output:
-        models_csv="results/tables/binary_models.csv",
-        models_parquet="results/tables/binary_models.parquet",
-        models_shown=report(
-            "results/report/binary_models.csv",
-            caption="../report/analysis_binary_models.rst",
-            category="2. Analysis",
-            labels={"table": "linear vs logistic verdicts"},
-        ),
-        models_md="results/tables/binary_models.md",
-        models_tex="results/tables/binary_models.tex",
         contrasts_csv="results/tables/binary_contrasts.csv",
         contrasts_parquet="results/tables/binary_contrasts.parquet",
         fits_csv=report(
@@ -161,13 +150,6 @@ rule analysis_binary:
         effects_tex="results/tables/binary_effects.tex",
         fits_md="results/tables/binary_fits.md",
         fits_tex="results/tables/binary_fits.tex",
-        figure_png=report(
-            "results/figures/binary_models.png",
-            caption="../report/analysis_binary_figure.rst",
-            category="2. Analysis",
-            labels={"figure": "linear vs logistic"},
-        ),
-        figure_svg="results/figures/binary_models.svg",
     log:
         "results/logs/analysis_binary/analysis_binary.log",
     benchmark:
@@ -176,9 +158,47 @@ rule analysis_binary:
         alpha=lookup(dpath="alpha", within=config),
         max_models=lookup(dpath="analysis/binary_max_models", within=config),
     message:
-        "--- Logistic mixed model and GEE beside the linear mixed model."
+        "--- Logistic mixed model and GEE."
     script:
         "../scripts/analysis_binary.py"
+
+
+# --- Each pair's verdict: linear mixed model, logistic mixed model and GEE side by side --------
+rule analysis_binary_verdicts:
+    input:
+        item_table=rules.subsample.output.item_table,
+        lmm_contrasts=rules.analysis_mixed.output.contrasts_parquet,
+        logistic_contrasts=rules.analysis_binary.output.contrasts_parquet,
+        code=package_code("analysis_binary_verdicts"),
+    output:
+        csv="results/tables/binary_models.csv",
+        parquet="results/tables/binary_models.parquet",
+        shown=report(
+            "results/report/binary_models.csv",
+            caption="../report/analysis_binary_models.rst",
+            category="2. Analysis",
+            labels={"table": "linear vs logistic verdicts"},
+        ),
+        md="results/tables/binary_models.md",
+        tex="results/tables/binary_models.tex",
+        png=report(
+            "results/figures/binary_models.png",
+            caption="../report/analysis_binary_figure.rst",
+            category="2. Analysis",
+            labels={"figure": "linear vs logistic"},
+        ),
+        svg="results/figures/binary_models.svg",
+    log:
+        "results/logs/analysis_binary_verdicts/analysis_binary_verdicts.log",
+    benchmark:
+        "results/benchmarks/analysis_binary_verdicts/analysis_binary_verdicts.tsv"
+    params:
+        alpha=lookup(dpath="alpha", within=config),
+        max_models=lookup(dpath="analysis/binary_max_models", within=config),
+    message:
+        "--- Linear versus logistic verdicts."
+    script:
+        "../scripts/analysis_binary_verdicts.py"
 
 
 # --- Naive versus blocked, side by side ---------------------------------------------------------
@@ -218,4 +238,5 @@ rule analysis_all:
         rules.analysis_omnibus.output,
         rules.analysis_mixed.output,
         rules.analysis_binary.output,
+        rules.analysis_binary_verdicts.output,
         rules.analysis_naive_vs_blocked.output,

@@ -2,10 +2,32 @@
 # Claims are listed under `claims:` in the config; their verdicts come first in the HTML report.
 
 
+# --- The claims to test, checked against the data before the stage writes anything -----------
+# Only the claims stage reads `claims:`, so editing a claim reruns only its jobs.
+rule claims_check:
+    input:
+        item_table=rules.items.output.item_table,
+        code=package_code("claims_check"),
+    output:
+        claims="results/claims/claims.json",
+    log:
+        "results/logs/claims_check/claims_check.log",
+    # First among ready jobs: a claim that names an unknown model stops the run early.
+    priority: 50
+    params:
+        claims=CHOICES.claims,
+        notes=CHOICES.notes,
+    message:
+        "--- Checking the claims against the data."
+    script:
+        "../scripts/claims_check.py"
+
+
 # --- Verdicts of every claim under every reading ------------------------------------------------
 rule claims_table:
     input:
         item_table=rules.subsample.output.item_table,
+        claims=rules.claims_check.output.claims,
         code=package_code("claims_table"),
     output:
         csv=report(
@@ -21,7 +43,6 @@ rule claims_table:
     benchmark:
         "results/benchmarks/claims_table/claims_table.tsv"
     params:
-        claims=lookup(dpath="claims", within=config),
         alpha=lookup(dpath="alpha", within=config),
         family=lookup(dpath="claims_options/family", within=config),
         power=lookup(dpath="claims_options/power", within=config),
@@ -104,6 +125,7 @@ rule category_pairwise:
 rule plan_table:
     input:
         item_table=rules.subsample.output.item_table,
+        claims=rules.claims_check.output.claims,
         code=package_code("plan_table"),
     output:
         csv=report(
@@ -119,7 +141,6 @@ rule plan_table:
     benchmark:
         "results/benchmarks/plan_table/plan_table.tsv"
     params:
-        claims=lookup(dpath="claims", within=config),
         alpha=lookup(dpath="alpha", within=config),
         power=lookup(dpath="claims_options/power", within=config),
         gaps=lookup(dpath="claims_options/plan_gaps", within=config),
@@ -133,6 +154,7 @@ rule plan_table:
 # --- Target rule of the claims stage -------------------------------------------------------------
 rule claims_all:
     input:
+        rules.claims_check.output,
         rules.claims_table.output,
         rules.claims_figure.output,
         rules.category_pairwise.output,

@@ -15,6 +15,9 @@ ARCHIVES = smk.archives(config)
 PREDICTION_SOURCES = smk.prediction_sources(config)
 # The replication check compares with the paper, so it runs only on the paper's data.
 REPLICATION_APPLIES = smk.replication_applies(config)
+# Settings whose shipped values are the paper's (subsample.n: auto, the example claims), fitted
+# to the data; the report's first screen says what was chosen and why.
+CHOICES = smk.run_choices(config)
 SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
 
 

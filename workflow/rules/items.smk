@@ -27,9 +27,8 @@ rule items:
         policy=lookup(dpath="missing_prediction", within=config),
         seed=lookup(dpath="missing_prediction_seed", within=config),
         max_unshared_share=lookup(dpath="max_unshared_share", within=config),
-        subsample_n=lookup(dpath="subsample/n", within=config),
+        subsample_n=CHOICES.subsample_size,
         question_set=lookup(dpath="question_set", within=config),
-        claims=lookup(dpath="claims", within=config),
     message:
         "--- Building the canonical item table."
     script:

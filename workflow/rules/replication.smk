@@ -30,7 +30,7 @@ rule replication_chunk:
         n_seeds=lookup(dpath="replication/n_seeds", within=config),
         seed=lookup(dpath="replication/seed", within=config),
         jobs=REPLICATION_JOBS,
-        n=lookup(dpath="subsample/n", within=config),
+        n=CHOICES.subsample_size,
         subsample_seed=lookup(dpath="subsample/seed", within=config),
         items_policy=lookup(dpath="missing_prediction", within=config),
         policy_seed=lookup(dpath="missing_prediction_seed", within=config),

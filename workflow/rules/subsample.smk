@@ -18,7 +18,7 @@ rule subsample:
     benchmark:
         "results/benchmarks/subsample/subsample.tsv"
     params:
-        n=lookup(dpath="subsample/n", within=config),
+        n=CHOICES.subsample_size,
         seed=lookup(dpath="subsample/seed", within=config),
         question_set=lookup(dpath="question_set", within=config),
     message:

@@ -1,4 +1,7 @@
-"""Snakemake adapter: the logistic mixed model and GEE beside the linear one (results/tables/binary_*)."""
+"""Snakemake adapter: the logistic mixed model and GEE on the 0/1 samples (results/tables/binary_*).
+
+The fits only; their verdicts beside the linear mixed model are analysis_binary_verdicts.
+"""
 
 import logging
 from typing import TYPE_CHECKING
@@ -7,9 +10,8 @@ import pandas as pd
 
 from evalbars import binary, tables
 from evalbars.errors import script_context
-from evalbars.figures.binary import binary_models_figure
-from evalbars.figures.style import save_figure
-from evalbars.scores import SCORE_COLUMNS
+from evalbars.pairwise import model_pairs
+from evalbars.scores import SCORE_COLUMNS, accuracy_order, wide_scores
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
@@ -17,29 +19,15 @@ if TYPE_CHECKING:
 with script_context(snakemake.log[0]):
     alpha, out = snakemake.params.alpha, snakemake.output
     items = pd.read_parquet(snakemake.input.item_table, columns=SCORE_COLUMNS)
-    lmm = pd.read_parquet(snakemake.input.contrasts)
-    # the linear model with the logistic models' random effects, and its pairs in its order
-    lmm = lmm[lmm["model_spec"] == "category_question"].reset_index(drop=True)
     obstacle = binary.fit_obstacle(items, snakemake.params.max_models)
     if obstacle is None:
-        result = binary.compare_binary(items, alpha, pairs=lmm[["model_a", "model_b"]])
-        robustness = binary.robustness_table(lmm, result.contrasts, alpha)
+        # the pairs in the linear mixed model's order (accuracy order), so the tables line up
+        pairs = model_pairs(accuracy_order(wide_scores(items)))
+        result = binary.compare_binary(items, alpha, pairs=pairs)
     else:
         logging.warning("logistic mixed model and GEE not fitted: %s", obstacle)
         result = binary.not_fitted(obstacle)
-        robustness = pd.DataFrame(columns=binary.ROBUSTNESS_COLUMNS)
     logging.info("binary fits:\n%s", result.summary.to_string())
-    tables.write_table(
-        robustness,
-        out.models_csv,
-        out.models_md,
-        out.models_tex,
-        parquet_path=out.models_parquet,
-        shown_path=out.models_shown,
-        caption=f"Each pair's verdict (Holm, alpha = {alpha:g}) under the linear mixed model, the "
-        "logistic mixed model and GEE; differences in accuracy, logistic verdicts on the log odds "
-        "ratio.",
-    )
     tables.write_table(
         result.contrasts,
         out.contrasts_csv,
@@ -62,4 +50,3 @@ with script_context(snakemake.log[0]):
         caption="Logistic mixed model (Laplace) and GEE fits: variance components on the logit "
         "scale, boundary flags and fit criteria.",
     )
-    save_figure(binary_models_figure(robustness, obstacle), out.figure_png, out.figure_svg)

@@ -1,11 +1,12 @@
 """Snakemake adapter: the verdicts of the configured claims under every reading (results/tables/claims.*)."""
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import claims, tables
+from evalbars import claims, landing, tables
 from evalbars.errors import ConfigError, script_context
 from evalbars.scores import read_wide_scores
 
@@ -14,15 +15,25 @@ if TYPE_CHECKING:
 
 with script_context(snakemake.log[0]):
     p = snakemake.params
+    checked = json.loads(Path(snakemake.input.claims).read_text())
     wide = read_wide_scores(snakemake.input.item_table)
     try:
         table = claims.evaluate_claims(
-            wide, p.claims, p.alpha, p.family, p.power, replicates=p.replicates, seed=p.seed
+            wide,
+            checked["claims"],
+            p.alpha,
+            p.family,
+            p.power,
+            replicates=p.replicates,
+            seed=p.seed,
         )
     except claims.ClaimError as exc:
         raise ConfigError(f"{exc}; edit `claims:` in the config to name the analysed data") from exc
     table.to_csv(snakemake.output.csv, index=False)
-    Path(snakemake.output.md).write_text(claims.claims_markdown(table, p.alpha, p.family))
+    markdown = claims.claims_markdown(table, p.alpha, p.family)
+    if table.empty:
+        markdown = landing.no_claims_text(checked["notes"], checked["example"])
+    Path(snakemake.output.md).write_text(markdown)
     shown = claims.claims_display(table) if len(table) else pd.DataFrame({"note": ["no claims"]})
     Path(snakemake.output.tex).write_text(
         tables.to_latex(shown, caption=claims.claims_headline(table), label="tab:claims")

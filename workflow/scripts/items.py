@@ -7,7 +7,6 @@ against each other (ids, categories, coverage) and the design the analysis will 
 import logging
 from typing import TYPE_CHECKING
 
-from evalbars.claim_parsing import check_claims
 from evalbars.coverage import check_source_coverage, coverage_table, data_changes
 from evalbars.errors import script_context
 from evalbars.items import join_sources, missing_prediction_counts, score_sources
@@ -36,7 +35,6 @@ with script_context(snakemake.log[0]):
         check_source_coverage(combined, p.max_unshared_share)
     items = score_sources(combined, p.policy, p.seed)
     check_design(items, p.subsample_n, p.question_set)
-    check_claims(p.claims, sorted(items["model"].unique()), sorted(items["category"].unique()))
     missing = missing_prediction_counts(raw, p.policy)
     coverage = coverage_table(combined, items)
     for line in data_changes(missing, coverage, p.question_set):

@@ -1,5 +1,7 @@
 """Snakemake adapter: questions needed per gap and multiplicity procedure (results/tables/plan.*)."""
 
+import json
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -23,7 +25,7 @@ with script_context(snakemake.log[0]):
         disagreement=delta,
         alpha=p.alpha,
         power=p.power,
-        claims=len(p.claims),
+        claims=len(json.loads(Path(snakemake.input.claims).read_text())["claims"]),
         questions=len(wide.question_ids),
         seed=p.seed,
     )

@@ -44,6 +44,9 @@ def read_long_table(path) -> pd.DataFrame:
     except Exception as exc:  # noqa: BLE001 - any reader failure is a bad file for the user
         raise InputError(path, f"cannot read table: {exc}") from exc
     _check_columns(frame, path)
+    # An item table the workflow wrote names the files it was built from; read back, its rows
+    # come from this table, which is what messages must name.
+    frame = frame.drop(columns=["source_file", "source_path"], errors="ignore")
     frame = frame.reset_index(drop=True)
     frame["record"] = np.arange(1, len(frame) + 1)
     for column in ("model", "question_id"):

@@ -1,0 +1,29 @@
+# --- The report's first screen: the answer in words and numbers, before the rest ---------------
+# workflow/report/workflow.rst embeds this file at the top of report.html.
+rule report_landing:
+    input:
+        item_table=rules.subsample.output.item_table,
+        claims=rules.claims_table.output.csv,
+        checked=rules.claims_check.output.claims,
+        claims_png=rules.claims_figure.output.png,
+        naive_vs_blocked=rules.analysis_naive_vs_blocked.output.csv,
+        pairwise=rules.analysis_pairwise.output.parquet,
+        ranks=rules.ranks_table.output.csv,
+        models=rules.analysis_models.output.csv,
+        code=package_code("report_landing"),
+    output:
+        html=report(
+            "results/report/landing.html",
+            caption="../report/report_landing.rst",
+            category="0. Your claims",
+            labels={"item": "summary"},
+        ),
+    log:
+        "results/logs/report_landing/report_landing.log",
+    localrule: True
+    params:
+        alpha=lookup(dpath="alpha", within=config),
+    message:
+        "--- The report's first screen."
+    script:
+        "../scripts/report_landing.py"
