@@ -8,11 +8,15 @@ stderr, no traceback); 2 on a bad command line (also one line).
 
 Example::
 
-    evalbars ranks leaderboard.csv
-    evalbars ranks leaderboard.tsv --format json --seed 7 --draws 20000 --level 0.9
+    evalbars report lm_eval_output/ --claim "A > B" --output my-report
     evalbars read lm_eval_output/ inspect_logs/ -o items.parquet
     evalbars claims data/subsample/items.parquet --claim "best: A" --claim "A > B in math"
+    evalbars ranks leaderboard.csv
+    evalbars ranks leaderboard.tsv --format json --seed 7 --draws 20000 --level 0.9
     evalbars plan --models 6 --gap 2 --disagreement 0.25 --procedure holm
+
+Every command that reads prediction files takes the same reader options
+(:func:`_add_reader_arguments`), the options of a ``predictions:`` entry in the config.
 """
 
 from __future__ import annotations
@@ -21,15 +25,24 @@ import argparse
 import json
 import logging
 import sys
+from pathlib import Path
 
-from . import __version__, claims, planning, ranks
+import pandas as pd
+
+from . import __version__, api, claims, planning, ranks
 from .errors import EvalbarsError, InputError
-from .items import MISSING_POLICIES, join_sources, read_summary, score_sources
+from .items import MISSING_POLICIES
+from .landing import separation_sentence
 from .ranks import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
-from .readers import FORMATS, SourceOptions, read_source
+from .readers import FORMATS
+from .scores import wide_scores
 from .tables import to_markdown
 
 __all__ = ["build_parser", "main"]
+
+
+#: Fewest plausible-world draws or bootstrap replicates (the workflow's schema has the same floor).
+MIN_DRAWS = 100
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -59,6 +72,16 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text} is not a positive whole number")
+    return value
+
+
+def _draws(text: str) -> int:
+    value = _positive_int(text)
+    if value < MIN_DRAWS:
+        raise argparse.ArgumentTypeError(
+            f"{value} is too few; at least {MIN_DRAWS} (the Monte Carlo error of a probability "
+            f"from {value} draws can be {0.5 / value**0.5:.2f})"
+        )
     return value
 
 
@@ -94,9 +117,9 @@ def _add_ranks_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--draws",
-        type=_positive_int,
+        type=_draws,
         default=DEFAULT_DRAWS,
-        help=f"plausible worlds to draw (default: {DEFAULT_DRAWS})",
+        help=f"plausible worlds to draw, at least {MIN_DRAWS} (default: {DEFAULT_DRAWS})",
     )
     parser.add_argument(
         "--level",
@@ -119,84 +142,181 @@ def _run_ranks(args: argparse.Namespace) -> int:
     return 0
 
 
-# --- evalbars read ---------------------------------------------------------------------------------
+# --- Reader options, shared by every command that reads prediction files -----------------------
 
 
-def _add_read_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "paths",
-        nargs="+",
-        metavar="PATH",
-        help="prediction files or folders of harness logs (lm-eval output folders, Inspect logs)",
+def _add_reader_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of a ``predictions:`` entry, one set for every command that reads files."""
+    group = parser.add_argument_group(
+        "reader options", "how the files are read (the keys of a predictions entry in the config)"
     )
-    parser.add_argument("--format", choices=FORMATS, default="auto", help="(default: auto)")
-    parser.add_argument("--model", help="model name of an MMLU-Pro-style JSON file")
-    parser.add_argument("--id-field", help="lm-eval: doc field that identifies a question")
-    parser.add_argument("--category-field", help="lm-eval doc field / Inspect metadata key")
-    parser.add_argument("--metric", help="lm-eval: per-sample metric (default acc / exact_match)")
-    parser.add_argument("--filter", help="lm-eval: filter to read when a task logs several")
-    parser.add_argument("--runs", choices=["only", "newest"], default="only")
-    parser.add_argument("--scorer", help="Inspect: the scorer to read (default: the only one)")
-    parser.add_argument(
+    group.add_argument(
+        "--input-format",
+        choices=FORMATS,
+        default="auto",
+        help="the files' format (default: auto, recognised by content)",
+    )
+    group.add_argument("--model", help="model name of an MMLU-Pro-style JSON file")
+    group.add_argument("--id-field", help="lm-eval: doc field that identifies a question")
+    group.add_argument(
+        "--category-field", help="lm-eval: doc field of the category; Inspect: metadata key"
+    )
+    group.add_argument("--metric", help="lm-eval: per-sample metric (default acc / exact_match)")
+    group.add_argument("--filter", help="lm-eval: filter to read when a task logs several")
+    group.add_argument(
+        "--runs",
+        choices=["only", "newest"],
+        default="only",
+        help="two runs of one model and task: refuse them (only, default) or keep the newest",
+    )
+    group.add_argument("--scorer", help="Inspect: the scorer to read (default: the only one)")
+    group.add_argument(
         "--allow-partial", action="store_true", help="Inspect: read error/cancelled logs too"
     )
-    parser.add_argument(
+    group.add_argument(
         "--missing-prediction",
         choices=MISSING_POLICIES,
         default="wrong",
         help="what a missing prediction counts as (default: wrong)",
     )
-    parser.add_argument("-o", "--output", help="write the item table to this Parquet file")
+
+
+def _reader_options(args: argparse.Namespace) -> dict:
+    """Keyword arguments of :func:`evalbars.api.read_items` from the reader options."""
+    return {
+        "format": args.input_format,
+        "model": args.model,
+        "id_field": args.id_field,
+        "category_field": args.category_field,
+        "metric": args.metric,
+        "filter": args.filter,
+        "runs": args.runs,
+        "scorer": args.scorer,
+        "allow_partial": args.allow_partial,
+    }
+
+
+_PATHS_HELP = (
+    "prediction files or folders: lm-evaluation-harness output folders (samples_*.jsonl with "
+    "results_*.json), Inspect logs (.eval, .json), long CSV/TSV/Parquet tables (model, "
+    "question_id, correct), MMLU-Pro JSON; folders are walked for every log"
+)
+
+
+def _add_paths(parser: argparse.ArgumentParser, name: str = "paths") -> None:
+    parser.add_argument(name, nargs="+", metavar="PATH", help=_PATHS_HELP)
+
+
+# --- evalbars read ---------------------------------------------------------------------------------
+
+#: Item-table formats ``read -o`` writes, by suffix.
+_OUTPUT_SUFFIXES = (".parquet", ".pq", ".csv", ".tsv")
+
+
+def _add_read_arguments(parser: argparse.ArgumentParser) -> None:
+    _add_paths(parser)
+    _add_reader_arguments(parser)
+    parser.add_argument(
+        "-o",
+        "--output",
+        help="also write the item table here: .parquet (or .pq), .csv or .tsv, by the suffix",
+    )
+
+
+def _write_items(items, output: str) -> None:
+    """The item table to ``output`` in the format its suffix names, whole or not at all."""
+    path = Path(output)
+    suffix = path.suffix.lower()
+    if suffix not in _OUTPUT_SUFFIXES:
+        raise InputError(
+            path, f"unknown suffix {suffix or '(none)'!r}; use one of {_OUTPUT_SUFFIXES}"
+        )
+    if not path.parent.is_dir():
+        raise InputError(path, f"folder {str(path.parent)!r} does not exist; create it first")
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        if suffix in (".parquet", ".pq"):
+            items.to_parquet(partial, index=False)
+        else:
+            items.to_csv(partial, index=False, sep="\t" if suffix == ".tsv" else ",")
+        partial.replace(path)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise InputError(path, f"cannot write: {exc.strerror or exc}") from exc
 
 
 def _run_read(args: argparse.Namespace) -> int:
-    options = SourceOptions(
-        format=args.format,
-        model=args.model,
-        id_field=args.id_field,
-        category_field=args.category_field,
-        metric=args.metric,
-        filter=args.filter,
-        runs=args.runs,
-        scorer=args.scorer,
-        allow_partial=args.allow_partial,
-    )
-    raw = [frame for path in args.paths for frame in read_source(path, options)]
-    items = score_sources(join_sources(raw), args.missing_prediction)
-    summary = read_summary(raw, items)
+    options = _reader_options(args)
+    summary = api.read_preview(args.paths, missing_prediction=args.missing_prediction, **options)
     sys.stdout.write(to_markdown(summary, formats={"accuracy": ".4f"}))
     if args.output:
-        items.to_parquet(args.output, index=False)
+        items = api.read_items(args.paths, missing_prediction=args.missing_prediction, **options)
+        _write_items(items, args.output)
         print(f"wrote {len(items):,} rows to {args.output}", file=sys.stderr)
     return 0
 
 
 # --- evalbars claims and evalbars plan -------------------------------------------------------------
 
+CLAIM_SYNTAX = """claim syntax (margins d in accuracy points; spaces around the operators; names as in
+the data, and a close spelling is suggested when a name is unknown):
+  "A > B"            A beats B (one-sided paired test of the gap)
+  "A >= B - d"       A is at most d points worse than B (non-inferiority)
+  "|A - B| < d"      A and B within d points (equivalence, two one-sided tests)
+  "best: A"          A beats every other analysed model
+  "top k: A"         A is among the best k
+  "... in CATEGORY"  any of the above on that category's questions"""
 
-def _add_claims_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("items", metavar="ITEMS", nargs="+", help="item tables or prediction files")
+
+def _claim_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--claim", action="append", default=[], help='a claim, e.g. "A > B in math"'
+        "--claim", action="append", default=[], help='a claim, e.g. "A > B in math" (repeatable)'
     )
     parser.add_argument("--claims-file", help="a text file of claims, one a line ('#' comments)")
+
+
+def _claim_texts(args: argparse.Namespace) -> list:
+    return list(args.claim) + (
+        claims.read_claims_file(args.claims_file) if args.claims_file else []
+    )
+
+
+def _add_claims_arguments(parser: argparse.ArgumentParser) -> None:
+    _add_paths(parser, "items")
+    _claim_arguments(parser)
     parser.add_argument("--alpha", type=_level, default=0.05, help="level (default: 0.05)")
     parser.add_argument("--family", choices=claims.FAMILIES, default="claims", help="Holm family")
     parser.add_argument("--power", type=_level, default=0.8, help="for questions needed (0.8)")
     parser.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help="bootstrap seed")
-    parser.add_argument("--replicates", type=_positive_int, default=DEFAULT_DRAWS)
+    parser.add_argument("--replicates", type=_draws, default=DEFAULT_DRAWS)
     parser.add_argument("--format", choices=["markdown", "csv", "json"], default="markdown")
+    _add_reader_arguments(parser)
+
+
+def _load_wide(paths, args: argparse.Namespace, options: dict):
+    """The score matrix of the files a command was given, read with its reader options."""
+    items = api.read_items(paths, missing_prediction=args.missing_prediction, **options)
+    if items["model"].nunique() < 2:
+        raise InputError(
+            ", ".join(str(p) for p in paths),
+            f"claims compare models, but the data hold {items['model'].nunique()}",
+        )
+    return wide_scores(items)
 
 
 def _run_claims(args: argparse.Namespace) -> int:
-    texts = list(args.claim) + (
-        claims.read_claims_file(args.claims_file) if args.claims_file else []
-    )
+    texts = _claim_texts(args)
     if not texts:
         raise InputError("evalbars claims", "no claims given; use --claim or --claims-file")
-    wide = claims.load_scores(args.items)
+    wide = _load_wide(args.items, args, _reader_options(args))
     table = claims.evaluate_claims(
-        wide, texts, args.alpha, args.family, args.power, args.replicates, args.seed
+        wide,
+        texts,
+        args.alpha,
+        args.family,
+        args.power,
+        replicates=args.replicates,
+        seed=args.seed,
     )
     if args.format == "markdown":
         sys.stdout.write(claims.claims_markdown(table, args.alpha, args.family))
@@ -211,7 +331,13 @@ def _add_plan_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--models", type=_positive_int, required=True, help="K models compared")
     parser.add_argument("--gap", type=float, help="target gap in accuracy points")
     parser.add_argument("--questions", type=_positive_int, help="questions: find the gap instead")
-    parser.add_argument("--disagreement", type=_level, required=True, help="share of disagreement")
+    parser.add_argument(
+        "--disagreement",
+        type=_level,
+        required=True,
+        help="the share of shared questions on which two models' scores differ, (n10 + n01) / n; "
+        "for your data, read it per pair from results/tables/pairwise.csv (columns n10, n01, n)",
+    )
     parser.add_argument("--alpha", type=_level, default=0.05, help="level (default: 0.05)")
     parser.add_argument("--power", type=_level, default=0.8, help="power (default: 0.8)")
     parser.add_argument("--procedure", choices=planning.PROCEDURES, default="holm")
@@ -259,7 +385,94 @@ def _run_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- evalbars report -------------------------------------------------------------------------------
+
+
+def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
+    _add_paths(parser)
+    _claim_arguments(parser)
+    parser.add_argument(
+        "--output",
+        default="evalbars-report",
+        help="the run directory: report.html, config.yaml and results/ (default: ./evalbars-report)",
+    )
+    parser.add_argument(
+        "--simulations", action="store_true", help="also run the simulation studies (slower)"
+    )
+    parser.add_argument("--cores", default="all", help="cores to use (default: all)")
+    _add_reader_arguments(parser)
+
+
+def _verdict_line(rows) -> str:
+    """One line per claim: its verdict under each reading."""
+    readings = [
+        f"{row.reading.replace('_', ' ')} {row.verdict}"
+        for row in rows.itertuples()
+        if row.verdict != "n/a"
+    ]
+    return f"  {rows['claim'].iloc[0]}: " + "; ".join(readings)
+
+
+def _run_report(args: argparse.Namespace) -> int:
+    texts = _claim_texts(args)
+    run = api.write_report(
+        args.paths,
+        args.output,
+        claims=texts,
+        missing_prediction=args.missing_prediction,
+        simulations=args.simulations,
+        cores=args.cores,
+        progress=lambda line: print(f"evalbars report: {line}", file=sys.stderr, flush=True),
+        **_reader_options(args),
+    )
+    print(f"report: {run.report}")
+    if len(run.claims):
+        print(claims.claims_headline(run.claims))
+        for _, rows in run.claims.groupby("claim", sort=False):
+            print(_verdict_line(rows))
+    else:
+        pairwise_path = run.directory / "results" / "tables" / "pairwise.parquet"
+        print(f"no claims given. {separation_sentence(pd.read_parquet(pairwise_path))}")
+    print(
+        f"rerun or edit: snakemake --snakefile {api.SNAKEFILE} --directory {run.directory} "
+        f"--configfile {run.config}"
+    )
+    return 0
+
+
 # --- Entry point -----------------------------------------------------------------------------------
+
+#: What each command's input must hold (the first lines of its --help).
+DESCRIPTIONS = {
+    "report": "Each PATH is a prediction file or a folder of harness logs (see `evalbars read "
+    "--help`). The report, the config it used and every table land in --output.",
+    "read": "A file must hold, per (model, question), one score: lm-evaluation-harness output "
+    "(samples_<task>_<ts>.jsonl with the results_<ts>.json beside it), Inspect logs (.eval or "
+    ".json), a long CSV/TSV/Parquet table with columns model, question_id and correct (0/1, "
+    "true/false or a fraction; empty = no prediction), optional category and epoch, or "
+    "MMLU-Pro-style JSON records (question_id, category, answer, pred).",
+    "claims": "ITEMS are files `evalbars read` reads (e.g. the workflow's "
+    "data/subsample/items.parquet). Give claims with --claim or --claims-file.",
+    "ranks": "FILE is a leaderboard, one system per row: a name column (name, system or model) "
+    "and correct+total, score+n or score+se; scores as proportions or percentages, one scale "
+    "per column.",
+    "plan": "Give --gap (points) to get the questions needed, or --questions to get the "
+    "detectable gap; --disagreement is the share of questions on which two models differ.",
+}
+
+#: One example per command, and the claim syntax where claims are given.
+EPILOGS = {
+    "report": "example:\n  evalbars report tests/data/harness/lm_eval --runs newest --id-field id "
+    "--category-field category --output lm_eval-report\n\n" + CLAIM_SYNTAX,
+    "read": "example:\n  evalbars read tests/data/harness/lm_eval --runs newest --id-field id",
+    "claims": "example:\n  evalbars claims data/subsample/items.parquet --claim "
+    '"Mistral-7B-v0.1 > Yi-6B in math"\n\n' + CLAIM_SYNTAX,
+    "ranks": "example:\n  evalbars ranks tests/data/calculator_example.csv",
+    "plan": "example:\n  evalbars plan --models 6 --gap 2 --disagreement 0.25 --procedure holm\n\n"
+    "the disagreement rate of a pair of your models is (n10 + n01) / n in "
+    "results/tables/pairwise.csv: n10 and n01 count the questions on which one model is right "
+    "and the other wrong, n the questions both answered.",
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -273,10 +486,10 @@ def build_parser() -> argparse.ArgumentParser:
     commands.required = True
     subcommands = (
         (
-            "ranks",
-            "score intervals, separated neighbours, tiers and plausible ranks of a leaderboard",
-            _add_ranks_arguments,
-            _run_ranks,
+            "report",
+            "run the whole workflow on your prediction files and write its HTML report",
+            _add_report_arguments,
+            _run_report,
         ),
         (
             "read",
@@ -291,6 +504,12 @@ def build_parser() -> argparse.ArgumentParser:
             _run_claims,
         ),
         (
+            "ranks",
+            "score intervals, separated neighbours, tiers and plausible ranks of a leaderboard",
+            _add_ranks_arguments,
+            _run_ranks,
+        ),
+        (
             "plan",
             "questions needed for a gap, or the gap a number of questions can find",
             _add_plan_arguments,
@@ -298,7 +517,13 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     for name, help_text, add_arguments, run in subcommands:
-        subparser = commands.add_parser(name, help=help_text, description=help_text)
+        subparser = commands.add_parser(
+            name,
+            help=help_text,
+            description=f"{help_text}. {DESCRIPTIONS[name]}",
+            epilog=EPILOGS[name],
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         add_arguments(subparser)
         subparser.set_defaults(run=run)
     return parser
