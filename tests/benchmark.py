@@ -48,7 +48,7 @@ import pandas as pd
 import yaml
 from snakemake.utils import validate
 
-from evalbars import fetch, gee, glmm, mixed, omnibus, pairwise, sampling
+from evalbars import fetch, gee, glmm, mixed, omnibus, pairwise, sampling, smk
 from evalbars.accuracy import accuracy_table
 from evalbars.items import build_item_table
 from evalbars.readers import read_mmlu_pro
@@ -65,6 +65,8 @@ def load_config(path) -> dict:
     """The workflow configuration in ``path``, validated, with the schema's defaults filled in."""
     config = yaml.safe_load(Path(path).read_text()) or {}
     validate(config, str(SCHEMA), set_default=True)
+    # `subsample.n: auto` as the workflow resolves it (the paper's 1,497 on its six models).
+    config["subsample"]["n"] = smk.run_choices(config).subsample_size
     return config
 
 
@@ -353,12 +355,29 @@ def main(argv=None) -> int:
     parser.add_argument("--config", default="config/config.yaml", help="workflow config file")
     parser.add_argument("--repeat", type=int, default=3, help="runs per stage; the best counts")
     parser.add_argument("--output", help="also write the table to this CSV file")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check the options, the config and the archives' source, say what would be timed, "
+        "and stop (the test suite runs every documented command this way)",
+    )
     args = parser.parse_args(argv)
 
     root = REPO
     config = load_config(root / args.config)
     mirror = mirror_location(config["mirror"] or None)
     print(f"archives from: {mirror or 'upstream'} ({len(config['models'])} models)", flush=True)
+    if args.dry_run:
+        if args.scale is not None:
+            what = (
+                f"analysis_all ranks_all on K = {' '.join(map(str, args.scale or [6, 100, 1000]))}"
+            )
+        elif args.simulations:
+            what = f"snakemake simulate_all --cores {args.cores}"
+        else:
+            what = f"each analysis stage, best of {args.repeat}, subsample and all questions"
+        print(f"would time: {what}")
+        return 0
     if args.scale is not None:
         table = time_scale(args.scale or [6, 100, 1000], args.cores)
         with pd.option_context("display.width", 160):

@@ -19,7 +19,7 @@ import yaml
 
 matplotlib.use("Agg")
 
-from evalbars import fetch, items, readers, sampling  # noqa: E402
+from evalbars import fetch, items, readers, sampling, smk  # noqa: E402
 from evalbars.scores import wide_scores  # noqa: E402
 
 from .reference.r_results import R_RESULTS  # noqa: E402
@@ -31,7 +31,11 @@ SHARED_MIRROR = REPO.parent / "shared" / "mmlu-pro" / "eval_results"
 DEFAULT_CONFIG = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
 #: The paper's six models and the default subsample, read from config/config.yaml.
 DEFAULT_MODELS = DEFAULT_CONFIG["models"]
-DEFAULT_SUBSAMPLE = DEFAULT_CONFIG["subsample"]
+#: `subsample.n: auto` resolved as the workflow resolves it: the paper's 1,497 on its six models.
+DEFAULT_SUBSAMPLE = {
+    "n": smk.run_choices(DEFAULT_CONFIG).subsample_size,
+    "seed": DEFAULT_CONFIG["subsample"]["seed"],
+}
 
 
 #: Test files that run the workflow, longest first: collected first, so that the two workers

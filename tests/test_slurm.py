@@ -2,9 +2,10 @@
 jobs changes no byte, and the workflow really runs as SLURM jobs with the shipped profile.
 
 The cluster test starts a one-node SLURM cluster on 127.0.0.1 with ``.ci/slurm/start`` (which
-installs Debian's packages when they are missing, as root), runs the simulation and replication
-stages of a reduced configuration with ``--workflow-profile profiles/slurm`` beside a local run of
-the same configuration, and compares every output byte for byte. When the cluster cannot be
+installs Debian's packages when they are missing, as root), runs every rule of a reduced
+configuration (data, analysis with the logistic readings, claims, ranks, replication, simulations,
+the report) with ``--workflow-profile profiles/slurm`` beside a local run of the same
+configuration, and compares every output byte for byte. When the cluster cannot be
 started, it fails in CI (root, Debian's mirror reachable: it should start) and skips elsewhere,
 with start's one-line reason either way. Measured facts behind it: tests/slurm/README.md.
 """
@@ -38,23 +39,17 @@ from .workflow_runs import (
 START = REPO / ".ci" / "slurm" / "start"
 STOP = REPO / ".ci" / "slurm" / "stop"
 PROFILE = REPO / "profiles" / "slurm"
-#: The simulation stage's jobs and tables, and the whole replication stage. The simulation figures
-#: are left out: local rules either way, checked byte for byte by tests/test_workflow.py, they would
-#: only double this test's CPU work on 2 cores.
-TARGETS = (
-    "results/simulations/leaderboard.csv",
-    "results/simulations/fwer.csv",
-    "results/simulations/clustered.csv",
-    "results/simulations/precision.csv",
-    "replication_all",
-)
+#: The whole workflow: every rule of the reduced configuration.
+TARGETS = ("all",)
 #: The one-line Snakemake prints for each cluster job it submits.
 SUBMITTED = re.compile(r"has been submitted with SLURM jobid (\d+) \(log: (\S+)\)")
 #: The jobs a cluster job runs, from the Snakemake command in its SLURM log.
 TARGET_JOBS = re.compile(r"--target-jobs (.+?) --")
 #: Rules that run on the submit host (`localrule: True`, or target rules without a job body).
 LOCAL_RULES = {
+    "all",
     "download",
+    "report_landing",
     "replication_runs",
     "replication_table",
     "replication_all",
@@ -68,9 +63,15 @@ LOCAL_RULES = {
     "sim_clustered_figure",
     "simulate_all",
 }
+#: The rules of the profile's `analysis` group: one cluster job runs them all.
+ANALYSIS_GROUP = {
+    entry.split("=")[0]
+    for entry in yaml.safe_load((PROFILE / "profile.yaml").read_text())["groups"]
+    if entry.endswith("=analysis")
+}
 #: Hard limit of the cluster run (it takes 80-180 s on 2 busy cores): the plugin can wait forever
 #: for jobs it lost, and ignores SIGTERM.
-SLURM_TIMEOUT = 480
+SLURM_TIMEOUT = 900
 
 
 def test_seed_chunks_are_contiguous_and_cover_the_seed_list():
@@ -142,6 +143,19 @@ def test_slurm_profile_names_only_rules_and_groups_of_the_workflow(tmp_path):
     assert not set(grouped) & LOCAL_RULES
 
 
+@pytest.mark.parametrize("profile", sorted(p.name for p in (REPO / "profiles").iterdir()))
+def test_every_shipped_profile_builds_the_whole_dag(tmp_path, profile):
+    # The whole workflow, every job forced, as the README's commands run it: a group that a job
+    # outside it both feeds and reads from (a cycle) stops the DAG build here, in seconds.
+    workdir = make_workdir(tmp_path)
+    result = run_snakemake(
+        workdir, "-n", "--forceall", "--workflow-profile", str(REPO / "profiles" / profile)
+    )
+    planned = planned_jobs(result.stdout)
+    assert planned["all"] == 1 and planned["analysis_binary_verdicts"] == 1, result.stdout[-2000:]
+    assert planned["report_landing"] == 1 and planned["claims_check"] == 1
+
+
 @pytest.fixture(scope="module")
 def slurm_cluster():
     """The one-node test cluster, started for this module and stopped after it, even on failure.
@@ -180,9 +194,7 @@ def slurm(*args) -> str:
 
 @pytest.mark.slurm
 @pytest.mark.workflow
-def test_simulation_and_replication_run_as_slurm_jobs_with_the_outputs_of_a_local_run(
-    slurm_cluster, tmp_path
-):
+def test_every_rule_runs_as_slurm_jobs_with_the_outputs_of_a_local_run(slurm_cluster, tmp_path):
     # The same configuration twice: locally with the seeds in one job, and on the cluster with
     # the seeds in 2 chunks and the 6 simulation settings grouped 3 per cluster job.
     local = cluster_workdir(tmp_path / "local", jobs=1)
@@ -200,6 +212,10 @@ def test_simulation_and_replication_run_as_slurm_jobs_with_the_outputs_of_a_loca
         str(PROFILE),
         "--group-components",
         "simulation_settings=3",
+        "analysis=14",
+        "--report",
+        str(on_slurm / "report.html"),
+        "--report-after-run",
     ]
     start = time.monotonic()
     # The cluster run mostly waits (for SLURM to start jobs, for the plugin's status checks), so
@@ -232,7 +248,7 @@ def test_simulation_and_replication_run_as_slurm_jobs_with_the_outputs_of_a_loca
     # group_simulation_settings_<rules of the settings in it>.
     kinds = Counter(
         re.sub(
-            r"^(group_(data|simulation_settings))_.*",
+            r"^(group_(data|simulation_settings|analysis))_.*",
             r"\1",
             Path(path).relative_to(slurm_logs).parts[0],
         )
@@ -240,6 +256,7 @@ def test_simulation_and_replication_run_as_slurm_jobs_with_the_outputs_of_a_loca
     )
     assert kinds == {
         "group_data": 1,
+        "group_analysis": 1,
         "group_simulation_settings": 2,
         "rule_replication_chunk": 2,
     }, log[-3000:]
@@ -254,9 +271,11 @@ def test_simulation_and_replication_run_as_slurm_jobs_with_the_outputs_of_a_loca
         for found in TARGET_JOBS.findall(Path(path).read_text()):
             targets |= set(found.split())
         ran_on_slurm.update(target.split(":")[0] for target in targets)
+    analysis = {rule: 1 for rule in ANALYSIS_GROUP}
     assert ran_on_slurm == {
         "items": 1,
         "subsample": 1,
+        **analysis,
         "replication_chunk": 2,
         "sim_leaderboard": 2,
         "sim_fwer": 3,
@@ -267,7 +286,8 @@ def test_simulation_and_replication_run_as_slurm_jobs_with_the_outputs_of_a_loca
     assert set(finished) - set(ran_on_slurm) <= LOCAL_RULES, finished
     assert not set(ran_on_slurm) & LOCAL_RULES
 
-    # The outputs: byte for byte those of the local run.
+    # The outputs: byte for byte those of the local run; the report, made on the submit host.
+    assert (on_slurm / "report.html").stat().st_size > 100_000
     digests = output_digests(on_slurm)
     assert len(digests) > 20
     assert digests == output_digests(local)

@@ -71,8 +71,25 @@ def test_default_config_is_valid_and_fills_defaults():
     validate(config, str(SCHEMA))
     minimal = {"models": ["Yi-6B"]}
     validate(minimal, str(SCHEMA))
-    assert minimal["subsample"] == {"n": 1497, "seed": 2024}
+    assert minimal["subsample"] == {"n": "auto", "seed": 2024}
     assert minimal["missing_prediction"] == "wrong"
+
+
+def test_the_papers_settings_apply_to_the_papers_data_only():
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    paper = smk.run_choices(config)
+    assert paper.subsample_size == 1497 and len(paper.claims) == 3 and paper.notes == []
+    # Only `predictions` and `models` changed, as the README says: every question, no claims.
+    own = smk.run_choices(config | {"models": [], "predictions": ["logs/"]})
+    assert own.subsample_size == "all" and own.claims == []
+    assert [note.split(":")[0] for note in own.notes] == [
+        "Every question is used",
+        "No claims tested",
+    ]
+    # Anything the user wrote is used as given.
+    mine = config | {"models": [], "predictions": ["logs/"], "subsample": {"n": 50}}
+    mine["claims"] = ["a > b"]
+    assert smk.run_choices(mine) == smk.RunChoices(subsample_size=50, claims=["a > b"], notes=[])
 
 
 @pytest.mark.parametrize(
@@ -341,3 +358,47 @@ def test_editing_a_module_reruns_exactly_the_jobs_that_import_it(default_run, de
     edited = result.stdout.count(f"Reason: Updated input files: {path}")
     assert edited == sum(planned[rule] for rule in first)
     assert "Nothing to be done" in run_snakemake(default_run, "-n", "--cores", "1").stdout
+
+
+#: A config edit and the jobs it must rerun: the rules that read the key (their params), and what
+#: depends on their outputs; nothing upstream (the item table, the subsample) and nothing beside.
+CONFIG_EDITS = {
+    "claims": (
+        {"claims": ["Mistral-7B-v0.1 > Yi-6B"]},
+        {"claims_check", "claims_table", "claims_figure", "plan_table", "report_landing"},
+    ),
+    "claims_options": (
+        {"claims_options": {"family": "claims_and_all_pairs", "power": 0.9, "plan_gaps": [1, 3]}},
+        {"claims_table", "claims_figure", "plan_table", "report_landing"},
+    ),
+    "display": ({"display": {"max_systems": 3}}, {"ranks_figures", "category_pairwise"}),
+}
+
+
+@pytest.mark.parametrize("key", sorted(CONFIG_EDITS))
+def test_a_config_key_reruns_only_the_jobs_that_read_it(default_run, key):
+    edit, expected = CONFIG_EDITS[key]
+    path = default_run / "config" / "config.yaml"
+    original = path.read_text()
+    try:
+        path.write_text(yaml.safe_dump({**yaml.safe_load(original), **edit}))
+        planned = planned_jobs(run_snakemake(default_run, "-n", "--cores", "1").stdout)
+    finally:
+        path.write_text(original)
+    assert set(planned) - {"all"} == expected
+
+
+def test_alpha_reruns_the_tests_that_use_it_and_what_reads_them(default_run, descendants):
+    path = default_run / "config" / "config.yaml"
+    original = path.read_text()
+    try:
+        path.write_text(yaml.safe_dump({**yaml.safe_load(original), "alpha": 0.01}))
+        planned = set(planned_jobs(run_snakemake(default_run, "-n", "--cores", "1").stdout))
+    finally:
+        path.write_text(original)
+    # Not the data stages, the simulations (their own alpha) or the rank figures (level only).
+    assert not planned & {"download", "items", "subsample", "sim_leaderboard", "sim_fwer"}
+    assert not planned & {"analysis_models", "analysis_omnibus", "ranks_table", "ranks_figures"}
+    assert {"analysis_pairwise", "analysis_mixed", "claims_table", "replication_chunk"} <= planned
+    # ...and everything downstream of a job that reruns.
+    assert set().union(*(descendants[rule] for rule in planned - {"all"})) - {"all"} <= planned

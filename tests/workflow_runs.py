@@ -88,7 +88,13 @@ def reduced_workdir(tmp_path: Path) -> Path:
 
 
 def output_digests(workdir: Path) -> dict:
-    folders = ["data/subsample", "results/tables", "results/simulations", "results/figures"]
+    folders = [
+        "data/subsample",
+        "results/tables",
+        "results/simulations",
+        "results/figures",
+        "results/report",
+    ]
     return {
         str(path.relative_to(workdir)): hashlib.sha256(path.read_bytes()).hexdigest()
         for folder in folders
