@@ -333,7 +333,17 @@ def time_scale(models_list, cores: int = 2, targets=("analysis_all", "ranks_all"
     return pd.DataFrame(rows, columns=["models", "scope", "job", "seconds", "max_rss_mb"])
 
 
-def main(argv=None) -> int:
+def _planned(args) -> str:
+    """What a run with these options times (``--dry-run``)."""
+    if args.scale is not None:
+        return f"analysis_all ranks_all on K = {' '.join(map(str, args.scale or [6, 100, 1000]))}"
+    if args.simulations:
+        return f"snakemake simulate_all --cores {args.cores}"
+    return f"each analysis stage, best of {args.repeat}, on the subsample and all questions"
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The benchmark command's options."""
     parser = argparse.ArgumentParser(
         prog="python -m tests.benchmark",
         description="Time each analysis stage on the configured subsample and on all questions.",
@@ -361,7 +371,11 @@ def main(argv=None) -> int:
         help="check the options, the config and the archives' source, say what would be timed, "
         "and stop (the test suite runs every documented command this way)",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
 
     root = REPO
     config = load_config(root / args.config)

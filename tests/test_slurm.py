@@ -69,8 +69,8 @@ ANALYSIS_GROUP = {
     for entry in yaml.safe_load((PROFILE / "profile.yaml").read_text())["groups"]
     if entry.endswith("=analysis")
 }
-#: Hard limit of the cluster run (it takes 80-180 s on 2 busy cores): the plugin can wait forever
-#: for jobs it lost, and ignores SIGTERM.
+#: Hard limit of the cluster run (the whole reduced workflow took 455 s at load 8 on 2 cores): the
+#: plugin can wait forever for jobs it lost, and ignores SIGTERM.
 SLURM_TIMEOUT = 900
 
 
