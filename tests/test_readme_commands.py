@@ -125,6 +125,15 @@ def runnable(command: str, mirror: str | None) -> tuple[list[str], dict] | None:
     return words, env
 
 
+def documented_python() -> list[tuple[str, str]]:
+    """``(document, code)`` of every fenced ``python`` block."""
+    return [
+        (document, block)
+        for document in DOCUMENTS
+        for block in re.findall(r"```python\n(.*?)```", (REPO / document).read_text(), re.S)
+    ]
+
+
 def test_every_block_holds_commands_we_know():
     # Extraction must find the README's two commands and every example it documents.
     commands = [command for _, command, _ in COMMANDS]
@@ -160,3 +169,21 @@ def test_documented_command_runs(scratch, mirror, document, command, output):
     )
     if output:
         assert " ".join(result.stdout.split()) == " ".join(" ".join(output).split())
+
+
+@pytest.mark.workflow
+@pytest.mark.parametrize(("document", "code"), documented_python())
+def test_documented_python_runs(scratch, mirror, document, code):
+    # In the scratch copy, as a notebook there would run it (after the shell commands above,
+    # so the report it writes is the `evalbars report` run's, brought up to date).
+    env = snakemake_env(mirror)
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=scratch,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, f"{document}:\n{code}\n{result.stderr[-3000:]}"
