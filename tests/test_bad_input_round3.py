@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars import planning
+from evalbars import binary, category_pairwise, mixed, planning
 from evalbars.precision import disagreement_rates
+from evalbars.scores import WideScores
+
+from .workflow_runs import make_workdir, run_snakemake
 
 
 def _items(scores: dict) -> pd.DataFrame:
@@ -97,3 +102,100 @@ def test_plan_table_simulates_at_the_datas_mean_accuracy():
     assert holm["note"] == "" and holm["mean_accuracy"] == 0.5
     assert holm["questions_lower_bound"] <= holm["questions_simulated"]
     assert holm["questions_simulated"] <= holm["questions_closed_form"] + 1
+
+
+# --- 2. Models that answer every question alike ---------------------------------------------------
+
+ALIKE_WHY = (
+    "M1, M2 and M3 score alike on every question (no within-question variation to separate the "
+    "question variance from the residual)"
+)
+
+
+def _alike_wide():
+    column = np.array([(q * 7 + q // 9) % 3 == 0 for q in range(60)], dtype=float)
+    categories = np.array(["ab"[q % 2] for q in range(60)])
+    return WideScores(np.tile(column[:, None], 3), ["M1", "M2", "M3"], np.arange(60), categories)
+
+
+def test_mixed_models_that_cannot_be_fitted_are_named_and_their_contrasts_left_empty():
+    wide = _alike_wide()
+    assert mixed.fit_obstacle(wide, "category") is None
+    assert mixed.fit_obstacle(wide, "category_question") == ALIKE_WHY
+    # one model differing on one question is enough
+    varied = WideScores(wide.scores.copy(), wide.models, wide.question_ids, wide.categories)
+    varied.scores[5, 2] = 1 - varied.scores[5, 2]
+    assert mixed.fit_obstacle(varied, "category_question") is None
+    # repeated samples that differ within a cell are variation too
+    epochs = WideScores(
+        wide.scores,
+        wide.models,
+        wide.question_ids,
+        wide.categories,
+        samples=np.full(wide.scores.shape, 2),
+        within_ss=np.eye(60, 3) / 2,
+    )
+    assert mixed.fit_obstacle(epochs, "category_question") is None
+    empty = mixed.unfitted_contrasts(wide, "category_question")
+    fitted = mixed.lmm_contrasts(mixed.fit_lmm(wide, "category"))
+    assert list(empty.columns) == list(fitted.columns)
+    assert empty[["model_a", "model_b"]].equals(fitted[["model_a", "model_b"]])
+    assert empty.drop(columns=["model_spec", "model_a", "model_b"]).isna().all().all()
+
+
+def test_the_interaction_test_without_within_question_variation_is_nan_without_a_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = category_pairwise.interaction_test(_alike_wide())
+    assert np.isnan(result["f"]) and np.isnan(result["f_p"]) and np.isnan(result["lrt"])
+    assert (result["f_df1"], result["f_df2"]) == (2, 116)
+
+
+def test_logistic_contrasts_with_zero_se_are_no_test():
+    # GEE on identical models: SE 0 and a difference of rounding noise gave z = inf, "a > b".
+    result = binary._differences(
+        np.array([0.5 + 1e-16, 0.5]),
+        np.eye(2),
+        np.zeros((2, 2)),
+        np.array([0]),
+        np.array([1]),
+        "gee",
+        0.05,
+    )
+    assert np.isnan(result["gee_z"]).all() and np.isnan(result["gee_p_holm"]).all()
+
+
+@pytest.mark.workflow
+def test_models_alike_on_every_question_run_every_analysis_with_a_note(tmp_path):
+    mine = tmp_path / "alike.csv"
+    wide = _alike_wide()
+    rows = [
+        f"{m},q{q},{int(wide.scores[q, k])},{wide.categories[q]}"
+        for k, m in enumerate(wide.models)
+        for q in range(60)
+    ]
+    mine.write_text("model,question_id,correct,category\n" + "\n".join(rows) + "\n")
+    before = mine.read_bytes()
+    workdir = make_workdir(tmp_path, models=[], predictions=[str(mine)], subsample={"n": "all"})
+    result = run_snakemake(workdir, "--cores", "2", "analysis_all", "claims_all")
+    console = [line for line in result.stderr.splitlines() if line.startswith("evalbars: ")]
+    assert console == [
+        "evalbars: mixed model correct ~ 0 + model + (1|category) + (1|category:question) not "
+        f"fitted: {ALIKE_WHY}"
+    ]
+    assert "unexpected error" not in result.stderr and "Warning" not in result.stderr
+    tables = workdir / "results" / "tables"
+    contrasts = pd.read_csv(tables / "mixed_contrasts.csv")
+    assert contrasts.groupby("model_spec")["se"].count().to_dict() == {
+        "category": 3,
+        "category_question": 0,
+    }
+    components = pd.read_csv(tables / "variance_components.csv")
+    assert set(components["model_spec"]) == {"category"}
+    verdicts = pd.read_csv(tables / "binary_models.csv")
+    assert set(verdicts[["lmm_verdict", "glmm_verdict", "gee_verdict"]].stack()) == {
+        "not separated"
+    }
+    summary = pd.read_csv(tables / "category_summary.csv")
+    assert summary.loc[summary["test"] == "split-plot F", "p"].isna().all()
+    assert mine.read_bytes() == before
