@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from evalbars import binary, category_pairwise, mixed, planning
+from evalbars.errors import script_context
 from evalbars.precision import disagreement_rates
 from evalbars.scores import WideScores
 
@@ -199,3 +203,67 @@ def test_models_alike_on_every_question_run_every_analysis_with_a_note(tmp_path)
     summary = pd.read_csv(tables / "category_summary.csv")
     assert summary.loc[summary["test"] == "split-plot F", "p"].isna().all()
     assert mine.read_bytes() == before
+
+
+# --- 3. Faults of the machine; the lock a killed run leaves ---------------------------------------
+
+FULL_DISK_JOB = """
+import pandas as pd
+from evalbars.errors import script_context
+
+class Job:
+    output = [{table!r}, {table!r}.replace(".csv", ".md")]
+
+snakemake = Job()
+with script_context({log!r}):
+    pd.DataFrame({{"x": range(100_000)}}).to_csv("/dev/full")
+"""
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+def test_a_full_disk_inside_a_job_is_one_line_naming_the_folder(tmp_path):
+    table = tmp_path / "results" / "tables" / "plan.csv"
+    log = tmp_path / "job.log"
+    script = tmp_path / "job.py"
+    script.write_text(FULL_DISK_JOB.format(table=str(table), log=str(log)))
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert result.returncode == 1
+    assert result.stderr == (
+        f"evalbars: {table.parent} (writing this job's outputs): No space left on device (ENOSPC)\n"
+    )
+    assert "Traceback" in log.read_text() and "a bug" not in log.read_text()
+
+
+def test_a_path_that_cannot_be_written_is_one_line_naming_it(tmp_path, capsys):
+    blocker = tmp_path / "results"
+    blocker.write_text("a file where a folder should be")
+    with pytest.raises(SystemExit) as stop, script_context(tmp_path / "job.log"):
+        (blocker / "plan.csv").write_text("x")
+    assert stop.value.code == 1
+    assert (
+        capsys.readouterr().err == f"evalbars: {blocker / 'plan.csv'}: Not a directory (ENOTDIR)\n"
+    )
+    assert blocker.read_text() == "a file where a folder should be"
+
+
+@pytest.mark.workflow
+def test_a_lock_left_by_a_killed_run_names_the_remedy(tmp_path):
+    workdir = make_workdir(tmp_path)
+    locks = workdir / ".snakemake" / "locks"
+    locks.mkdir(parents=True)
+    (locks / "0.output.lock").write_text("data/items.parquet\n")
+    config = (workdir / "config" / "config.yaml").read_bytes()
+    result = run_snakemake(workdir, "--cores", "1", "data_all", check=False)
+    assert result.returncode == 1
+    lines = [line for line in result.stderr.splitlines() if line.startswith("evalbars: ")]
+    assert lines == [
+        f"evalbars: {workdir.resolve()} holds a Snakemake lock (.snakemake/locks) of another run "
+        "or of one that was killed: if this run stops with LockException and no other is "
+        "running, add --unlock to the same command once, then run it again"
+    ]
+    assert "LockException" in result.stderr and not (workdir / "data").exists()
+    # nothing run, nothing written, the config untouched
+    assert not (workdir / "results").exists()
+    assert (workdir / "config" / "config.yaml").read_bytes() == config
+    unlocked = run_snakemake(workdir, "--cores", "1", "data_all", "--unlock")
+    assert "evalbars: " not in unlocked.stderr and not locks.exists()
