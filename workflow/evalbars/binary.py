@@ -264,7 +264,8 @@ def _differences(estimate, covariance, jacobian, first, second, prefix, alpha) -
     d = jacobian[first] - jacobian[second]
     se = np.sqrt(np.einsum("ij,jk,ik->i", d, covariance, d))
     diff = estimate[first] - estimate[second]
-    z = diff / se
+    # a zero SE (models alike on every question) leaves rounding noise in diff: no test
+    z = np.divide(diff, se, out=np.full(diff.shape, np.nan), where=se > 0)
     p = 2.0 * stats.norm.sf(np.abs(z))
     half = stats.norm.isf(alpha / 2) * se
     values = [

@@ -222,15 +222,18 @@ def interaction_test(wide: WideScores) -> dict:
     cell /= size[:, None]  # (C, K): category-by-model means
     centred_full = scores - question_mean - cell[codes] + cell[codes].mean(axis=1, keepdims=True)
     centred_red = scores - question_mean - scores.mean(axis=0) + scores.mean()
-    ss_full, ss_red = float(np.sum(centred_full**2)), float(np.sum(centred_red**2))
+    ss_full, ss_red = np.sum(centred_full**2), np.sum(centred_red**2)
     n_within = n * (k - 1)
     df1, df2 = (c - 1) * (k - 1), (n - c) * (k - 1)
-    f = ((ss_red - ss_full) / df1) / (ss_full / df2)
+    # Models alike on every question leave no within-question variation: F and LRT are NaN.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = ((ss_red - ss_full) / df1) / (ss_full / df2)
+        ratio = ss_red / ss_full
     # ML variance of a question mean: phi = sigma_q^2 + sigma^2 / K must exceed sigma^2 / K.
     category_mean = np.bincount(codes, weights=question_mean[:, 0]) / size
     phi = float(np.sum((question_mean[:, 0] - category_mean[codes]) ** 2) / n)
     boundary = phi <= max(ss_full, ss_red) / n_within / k
-    lrt = np.nan if boundary else n_within * np.log(ss_red / ss_full)
+    lrt = np.nan if boundary or not np.isfinite(ratio) else n_within * np.log(ratio)
     return {
         "lrt": float(lrt),
         "lrt_df": int(df1),

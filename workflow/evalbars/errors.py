@@ -8,9 +8,11 @@ line does the same.
 
 from __future__ import annotations
 
+import errno
 import logging
 import sys
 from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 
@@ -21,6 +23,7 @@ __all__ = [
     "DownloadError",
     "ChecksumError",
     "plain",
+    "machine_fault",
     "script_context",
 ]
 
@@ -57,6 +60,47 @@ def plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def machine_fault(exc: BaseException, outputs=()) -> str:
+    """One line for a fault of the machine: the path, what went wrong, and the errno's name.
+
+    The path is the exception's own (``open`` and ``os`` calls name it); a failed
+    ``write`` names none, so the line names the folder(s) of the job's ``outputs``.
+
+    Examples
+    --------
+    >>> import errno
+    >>> machine_fault(OSError(errno.ENOSPC, "No space left on device"), ["results/tables/a.csv"])
+    "results/tables (writing this job's outputs): No space left on device (ENOSPC)"
+    >>> machine_fault(PermissionError(errno.EACCES, "Permission denied", "results/x.csv"))
+    'results/x.csv: Permission denied (EACCES)'
+    >>> machine_fault(MemoryError())
+    'out of memory: give the job more memory or analyse fewer models or questions'
+    """
+    if isinstance(exc, MemoryError):
+        return "out of memory: give the job more memory or analyse fewer models or questions"
+    if exc.filename is not None:
+        where = str(exc.filename)
+        if exc.filename2 is not None:
+            where += f" -> {exc.filename2}"
+    else:
+        folders = sorted({str(Path(path).parent) for path in outputs})
+        where = (
+            f"{', '.join(folders)} (writing this job's outputs)" if folders else "this job's files"
+        )
+    problem = exc.strerror or str(exc) or type(exc).__name__
+    name = errno.errorcode.get(exc.errno) if isinstance(exc.errno, int) else None
+    return f"{where}: {problem}" + (f" ({name})" if name else "")
+
+
+def _job_outputs() -> list[str]:
+    """The output files of the Snakemake job running this script (none outside a job)."""
+    job = getattr(sys.modules.get("__main__"), "snakemake", None)
+    try:
+        return [str(path) for path in job.output]
+    except (AttributeError, TypeError):
+        return []
+
+
 @contextmanager
 def script_context(log_path):
     """Run a workflow script's body with logging to ``log_path``.
@@ -64,8 +108,10 @@ def script_context(log_path):
     A problem the user can fix (:class:`EvalbarsError`: bad input, a failed
     download, an impossible configuration) becomes one clear line on stderr and
     in the log, and exit status 1, instead of a traceback; Snakemake then removes
-    the job's outputs. Any other exception is a bug: its traceback goes to the log
-    as well as to stderr. Warnings (log records of level WARNING) are printed on
+    the job's outputs. A fault of the machine (:class:`OSError`, :class:`MemoryError`:
+    a full disk, a path that cannot be written) is one line too, naming the path
+    (:func:`machine_fault`), with the traceback in the log only. Any other exception
+    is a bug: its traceback goes to the log as well as to stderr. Warnings (log records of level WARNING) are printed on
     stderr too, as ``evalbars: <message>``.
     """
     logging.basicConfig(
@@ -86,6 +132,12 @@ def script_context(log_path):
     except EvalbarsError as exc:
         logging.getLogger("evalbars").error("%s", exc)
         print(f"evalbars: {exc}", file=sys.stderr)
+        sys.exit(1)
+    except (OSError, MemoryError) as exc:
+        # A fault of the machine (full disk, unwritable or vanished path, no memory): not a bug.
+        line = machine_fault(exc, _job_outputs())
+        logging.getLogger("evalbars").error("%s", line, exc_info=True)
+        print(f"evalbars: {line}", file=sys.stderr)
         sys.exit(1)
     except Exception:
         logging.getLogger("evalbars").exception("unexpected error (a bug; please report it)")

@@ -57,6 +57,8 @@ from numpy.polynomial import polynomial as P
 from scipy import optimize, special
 
 from .pairwise import adjust_pvalues, two_sided_normal_p
+from .precision import disagreement_rates
+from .scores import wide_scores
 
 __all__ = [
     "PROCEDURES",
@@ -68,11 +70,15 @@ __all__ = [
     "power_paired",
     "simulate_pair_power",
     "concentration_for_disagreement",
+    "reachable_disagreement",
+    "holm_simulation_problem",
     "pattern_probabilities",
     "simulate_holm_power",
     "holm_questions",
     "plan",
     "plan_table",
+    "data_setting",
+    "plan_caption",
     "plan_text",
 ]
 
@@ -242,20 +248,56 @@ def concentration_for_disagreement(gap: float, disagreement: float, mean_accurac
     Reachable rates lie strictly between g (kappa -> 0) and the rate of independent
     models (kappa -> infinity); outside, a ValueError names the range.
     """
+    problem = holm_simulation_problem(gap, disagreement, mean_accuracy)
+    if problem is not None:
+        raise ValueError(problem)
     mu, g = float(mean_accuracy), float(gap)
-    if not 0 < mu < 1 or not 0 <= g < 1 - mu:
-        raise ValueError(
-            f"need 0 < mean_accuracy < 1 and 0 <= gap < 1 - mean_accuracy, got {mu}, {g}"
-        )
     c = g / (1 - mu)
     s = (c + (1 - c) * mu + mu - 2 * c * mu - disagreement) / (2 * (1 - c))
-    highest = c + (1 - c) * mu + mu - 2 * c * mu - 2 * (1 - c) * mu**2
-    if not mu**2 < s < mu:
-        raise ValueError(
-            f"a disagreement rate of {disagreement:g} is not reachable at mean accuracy {mu:g} and "
-            f"gap {g:g}: it must lie strictly between {g:g} and {highest:.4g}"
-        )
     return (s - mu) / (mu**2 - s)
+
+
+def reachable_disagreement(gap: float, mean_accuracy: float) -> tuple[float, float]:
+    """``(lowest, highest)``: the open range of disagreement rates the fwer process can produce.
+
+    At ``rho = 1`` (see :func:`concentration_for_disagreement`) the rate runs from
+    the gap g (kappa -> 0, the models' scores as alike as their means allow) to
+    that of independent models, :math:`c + (1-c)\\mu + \\mu - 2c\\mu - 2(1-c)\\mu^2`
+    with :math:`c = g/(1-\\mu)` (kappa -> infinity). NaN for an impossible mean or gap.
+    """
+    mu, g = float(mean_accuracy), abs(float(gap))
+    if not (0 < mu < 1 and g < 1 - mu):
+        return np.nan, np.nan
+    c = g / (1 - mu)
+    return g, c + (1 - c) * mu + mu - 2 * c * mu - 2 * (1 - c) * mu**2
+
+
+def holm_simulation_problem(gap: float, disagreement: float, mean_accuracy: float) -> str | None:
+    """Why :func:`simulate_holm_power` cannot run this setting, in one sentence, or None if it can.
+
+    The simulated models share question difficulty (positively correlated
+    scores), so it cannot reach a disagreement rate at or above that of
+    independent models (:func:`reachable_disagreement`), nor a gap that puts the
+    leader at or above 100 %.
+    """
+    mu, g, rate = float(mean_accuracy), float(gap), float(disagreement)
+    if not 0 < mu < 1:
+        return f"the mean accuracy must lie strictly between 0 and 1, got {mu:g}"
+    if not g >= 0:
+        return f"the gap must be at least 0, got {g:g}"
+    if g >= 1 - mu:
+        return (
+            f"a gap of {100 * g:g} points above a mean accuracy of {100 * mu:.1f}% would put the "
+            "leader at 100% or more"
+        )
+    lowest, highest = reachable_disagreement(g, mu)
+    if not lowest < rate < highest:
+        return (
+            f"a disagreement rate of {rate:.4g} is not reachable at mean accuracy {mu:.4g} and gap "
+            f"{g:g}: it must lie strictly between {lowest:g} and {highest:.4g}"
+            + (" (that of independent models)" if rate >= highest else "")
+        )
+    return None
 
 
 def pattern_probabilities(
@@ -435,9 +477,13 @@ def plan_table(
     (the simulated power at ``questions_closed_form``: :func:`simulate_pair_power`
     at the per-test level for none/Bonferroni, :func:`simulate_holm_power` for Holm
     over all pairs), and, if ``questions`` is given, ``detectable_gap_points`` at that
-    many questions (strictest level). The Holm simulations run up to
-    :data:`MAX_SIMULATED_MODELS` models; beyond, their columns are empty and the
-    closed forms (which bracket Holm) stand alone.
+    many questions (strictest level), the ``mean_accuracy`` of the simulated
+    models and a ``note`` (empty, or why Holm's row was not simulated). The Holm
+    simulations run up to :data:`MAX_SIMULATED_MODELS` models and where the
+    simulated process reaches the disagreement rate at ``mean_accuracy``
+    (:func:`holm_simulation_problem`: not beyond that of independent models);
+    otherwise their columns are empty, the note says why and the closed forms
+    (which bracket Holm) stand alone.
     """
     simulate_holm = simulate and models <= MAX_SIMULATED_MODELS
     rows = []
@@ -466,11 +512,18 @@ def plan_table(
                 "questions_simulated": np.nan,
                 "power_simulated": np.nan,
                 "power_simulated_se": np.nan,
+                "mean_accuracy": float(mean_accuracy),
             }
+            holm_all = procedure == "holm" and family == "all pairs"
+            problem = (
+                holm_simulation_problem(gap, disagreement, mean_accuracy)
+                if simulate_holm and holm_all and np.isfinite(closed)
+                else None
+            )
             if simulate and np.isfinite(closed):
-                if procedure == "holm" and family == "all pairs" and not simulate_holm:
+                if holm_all and (not simulate_holm or problem is not None):
                     share, se = np.nan, np.nan
-                elif procedure == "holm" and family == "all pairs":
+                elif holm_all:
                     row["questions_simulated"] = float(
                         holm_questions(
                             models,
@@ -505,12 +558,59 @@ def plan_table(
                 row["detectable_gap_points"] = 100 * float(
                     detectable_gap(questions, disagreement, lowest, power)
                 )
+            row["note"] = (
+                ""
+                if problem is None
+                else f"not simulated ({problem}); Holm lies between the closed forms"
+            )
             rows.append(row)
     table = pd.DataFrame(rows)
     for column in ("questions_closed_form", "questions_lower_bound", "questions_simulated"):
         values = table[column].to_numpy(dtype=float)
         table[column] = pd.array(np.where(np.isfinite(values), values, np.nan)).astype("Int64")
     return table
+
+
+def data_setting(items: pd.DataFrame) -> dict:
+    """The data's planning setting: ``models``, ``questions``, ``disagreement``, ``mean_accuracy``.
+
+    ``disagreement`` is the median over all pairs of
+    :func:`evalbars.precision.disagreement_rates` (the mean square of the
+    per-question difference, what :func:`questions_needed` needs, also for
+    per-question means of epochs and partial credit); ``mean_accuracy`` the mean
+    of the models' mean scores (models without a score left out). NaN where no
+    pair shares a question.
+    """
+    wide = wide_scores(items)
+    answered = np.isfinite(wide.scores)
+    counts = answered.sum(axis=0)
+    sums = np.where(answered, wide.scores, 0.0).sum(axis=0)
+    means = sums[counts > 0] / counts[counts > 0]
+    rates = disagreement_rates(items)["disagreement"].dropna()
+    return {
+        "models": len(wide.models),
+        "questions": len(wide.question_ids),
+        "disagreement": float(rates.median()) if rates.size else np.nan,
+        "mean_accuracy": float(means.mean()) if means.size else np.nan,
+    }
+
+
+def plan_caption(table: pd.DataFrame, setting: dict, alpha: float, power: float) -> str:
+    """The caption of the workflow's plan table (:func:`plan_table` on :func:`data_setting`)."""
+    caption = (
+        f"Questions needed for a paired test to find each gap with power {power:g} at "
+        f"alpha = {alpha:g}, {setting['models']} models, at the median disagreement rate of the "
+        f"data ({setting['disagreement']:.3f}); detectable gap at the data's "
+        f"{setting['questions']:,} questions. Holm over all pairs is simulated with models at the "
+        f"data's mean accuracy ({100 * setting['mean_accuracy']:.1f}%)."
+    )
+    skipped = table.loc[table["note"] != "", "gap_points"]
+    if skipped.size:
+        caption += (
+            f" Not simulated for {', '.join(f'{g:g}' for g in skipped)} points (see the note): the "
+            "closed forms bracket Holm there."
+        )
+    return caption
 
 
 def plan_text(result: dict, simulated: int | None = None) -> str:

@@ -121,15 +121,31 @@ def disagreement_rates(items: pd.DataFrame, models=None) -> pd.DataFrame:
         ``model_a, model_b, questions, diff, disagreement`` in the pair convention
         of :mod:`evalbars.pairwise` (model_a the more accurate), over the questions
         both models answered.
+
+    Notes
+    -----
+    The disagreement rate is the mean square of the per-question difference,
+    :math:`\\delta = \\overline{(x_a - x_b)^2}`, the quantity the paired sample
+    size needs (:math:`\\mathrm{Var}(d) = \\delta - g^2`). For 0/1 scores it is the
+    share of questions one model gets right and the other wrong; for per-question
+    means of several epochs, or partial credit, it is smaller than the share of
+    questions on which the two scores differ at all.
     """
     wide = wide_scores(items, models)
     order = accuracy_order(wide)
-    stats = pair_statistics(wide.scores[:, [wide.models.index(m) for m in order]])
+    x = wide.scores[:, [wide.models.index(m) for m in order]]
+    stats = pair_statistics(x)
     pairs = model_pairs(order)
     pairs["questions"] = stats["n"].astype(int)
     pairs["diff"] = stats["diff"]
-    # For 0/1 scores two models differ exactly where one is right and the other wrong.
-    pairs["disagreement"] = (stats["n10"] + stats["n01"]) / stats["n"]
+    # Sum over shared questions of (x_a - x_b)^2 by K x K products (an integer count for 0/1).
+    mask = np.isfinite(x).astype(float)
+    filled = np.where(mask > 0, x, 0.0)
+    squares = (filled * filled).T @ mask
+    a, b = np.triu_indices(x.shape[1], k=1)
+    squared = squares[a, b] + squares[b, a] - 2 * (filled.T @ filled)[a, b]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pairs["disagreement"] = np.maximum(squared, 0.0) / stats["n"]
     return pairs
 
 

@@ -27,6 +27,7 @@ __all__ = [
     "RunChoices",
     "run_choices",
     "package_files",
+    "stale_lock_hint",
 ]
 
 
@@ -212,3 +213,22 @@ def package_files(script, package_root=None) -> list[str]:
         seen |= found
         pending += sorted(found)
     return sorted(str(path) for path in seen)
+
+
+def stale_lock_hint(directory=".") -> str | None:
+    """The remedy for a lock left in ``directory`` by a run that was killed, or None.
+
+    Snakemake locks the run directory (``.snakemake/locks``) for as long as a run
+    lasts; a run killed outright (SIGKILL, a power loss) leaves the lock behind,
+    and every later run then stops with Snakemake's ``LockException`` until one run
+    with ``--unlock``. The Snakefile prints this line first, so that the command to
+    type is on screen beside Snakemake's own message.
+    """
+    locks = Path(directory) / ".snakemake" / "locks"
+    if not locks.is_dir() or not any(locks.iterdir()):
+        return None
+    return (
+        f"{Path(directory).resolve()} holds a Snakemake lock (.snakemake/locks) of another run or "
+        "of one that was killed: if this run stops with LockException and no other is running, "
+        "add --unlock to the same command once, then run it again"
+    )

@@ -2,6 +2,7 @@
 # Helpers delegate to evalbars.smk, where they are unit-tested. No rules in this file.
 
 import re
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -10,6 +11,10 @@ from snakemake.utils import Paramspace, validate
 from evalbars import smk
 
 validate(config, schema="../schemas/config.schema.yaml")
+# A lock left by a killed run stops Snakemake before any hook: name the remedy up front.
+LOCK_HINT = smk.stale_lock_hint() if workflow.exec_mode.name == "DEFAULT" else None
+if LOCK_HINT and "--unlock" not in sys.argv:
+    print(f"evalbars: {LOCK_HINT}", file=sys.stderr)
 
 ARCHIVES = smk.archives(config)
 PREDICTION_SOURCES = smk.prediction_sources(config)

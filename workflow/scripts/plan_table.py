@@ -8,25 +8,22 @@ import pandas as pd
 
 from evalbars import planning, tables
 from evalbars.errors import script_context
-from evalbars.precision import disagreement_rates
-from evalbars.scores import wide_scores
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
     p = snakemake.params
-    items = pd.read_parquet(snakemake.input.item_table)
-    wide = wide_scores(items)
-    delta = float(disagreement_rates(items)["disagreement"].median())
+    setting = planning.data_setting(pd.read_parquet(snakemake.input.item_table))
     table = planning.plan_table(
-        models=len(wide.models),
+        models=setting["models"],
         gaps=[g / 100 for g in p.gaps],
-        disagreement=delta,
+        disagreement=setting["disagreement"],
         alpha=p.alpha,
         power=p.power,
         claims=len(json.loads(Path(snakemake.input.claims).read_text())["claims"]),
-        questions=len(wide.question_ids),
+        questions=setting["questions"],
+        mean_accuracy=setting["mean_accuracy"],
         seed=p.seed,
     )
     tables.write_table(
@@ -34,7 +31,5 @@ with script_context(snakemake.log[0]):
         snakemake.output.csv,
         snakemake.output.md,
         snakemake.output.tex,
-        caption=f"Questions needed for a paired test to find each gap with power {p.power:g} at "
-        f"alpha = {p.alpha:g}, {len(wide.models)} models, at the median disagreement rate of the "
-        f"data ({delta:.3f}); detectable gap at the data's {len(wide.question_ids):,} questions.",
+        caption=planning.plan_caption(table, setting, p.alpha, p.power),
     )

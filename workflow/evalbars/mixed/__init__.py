@@ -80,10 +80,12 @@ __all__ = [
     "FORMULAS",
     "LmmFit",
     "model_specs",
+    "fit_obstacle",
     "fit_lmm",
     "variance_components",
     "contrast_se",
     "lmm_contrasts",
+    "unfitted_contrasts",
 ]
 
 log = logging.getLogger(__name__)
@@ -158,6 +160,49 @@ def model_specs(wide: WideScores) -> tuple:
     """
     varied = wide.has_repeats and wide.within_squares.sum() > 0
     return MODEL_SPECS + EPOCH_SPECS if varied else MODEL_SPECS
+
+
+def fit_obstacle(wide: WideScores, model_spec: str) -> str | None:
+    """Why ``model_spec`` cannot be fitted to ``wide``, in one sentence naming the models, or None.
+
+    A specification with a question effect needs variation within some question:
+    two models' cell means differing on some question, or a cell's samples differing
+    (``wide.within_squares``).
+    Without it (every model scores alike on each question) the question and residual
+    variances cannot be told apart: the REML criterion has no minimum (it falls without
+    bound as the residual variance goes to 0). The ``category`` model pools both and is
+    always defined.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalbars.scores import WideScores
+    >>> alike = WideScores(np.array([[1.0, 1.0], [0.0, 0.0]]), ["a", "b"], np.arange(2),
+    ...                    np.array(["x", "x"]))
+    >>> fit_obstacle(alike, "category") is None
+    True
+    >>> fit_obstacle(alike, "category_question")
+    'a and b score alike on every question (no within-question variation to separate the question variance from the residual)'
+    """
+    if model_spec == "category":
+        return None
+    scores = np.asarray(wide.scores, dtype=float)
+    answered = np.isfinite(scores)
+    highest = np.where(answered, scores, -np.inf).max(axis=1, initial=-np.inf)
+    lowest = np.where(answered, scores, np.inf).min(axis=1, initial=np.inf)
+    alike = (highest == lowest) | ~answered.any(axis=1)
+    if not alike.all() or np.any(wide.within_squares > 0):
+        return None
+    names = list(wide.models)
+    listed = (
+        " and ".join([", ".join(names[:-1]), names[-1]])
+        if len(names) <= 6
+        else f"{', '.join(names[:5])} and {len(names) - 5} more models"
+    )
+    return (
+        f"{listed} score alike on every question (no within-question variation to separate the "
+        "question variance from the residual)"
+    )
 
 
 def fit_lmm(wide: WideScores, model_spec: str, method: str = "auto") -> LmmFit:
@@ -313,4 +358,19 @@ def lmm_contrasts(fit: LmmFit, alpha: float = 0.05) -> pd.DataFrame:
             "ci_low": estimate - half,
             "ci_high": estimate + half,
         }
+    )
+
+
+def unfitted_contrasts(wide: WideScores, model_spec: str) -> pd.DataFrame:
+    """The rows :func:`lmm_contrasts` would give for a specification that was not fitted.
+
+    Same columns and pairs (:func:`evalbars.pairwise.model_pairs` over the accuracy
+    order), every statistic NaN, so that the tables built on the contrasts keep
+    one row per pair and show the fit as missing (see :func:`fit_obstacle`).
+    """
+    pairs = model_pairs(accuracy_order(wide))
+    statistics = ["estimate", "se", "z", "p", "p_bonferroni", "p_holm", "p_tukey"]
+    return pd.DataFrame(
+        {"model_spec": model_spec, "model_a": pairs["model_a"], "model_b": pairs["model_b"]}
+        | {column: np.full(len(pairs), np.nan) for column in [*statistics, "ci_low", "ci_high"]}
     )
