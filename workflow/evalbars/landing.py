@@ -132,8 +132,13 @@ def _paragraph(text: str) -> str:
     return f"<p>{html.escape(text)}</p>" if text else ""
 
 
+# Snakemake's report centres the front page in a fixed-height flex box, which cuts off the top of
+# a page taller than the window, and narrows it to a column: start it at the top, wider.
 _STYLE = """
 <style>
+.h-screen.overflow-auto.items-center { align-items: flex-start !important; }
+.h-screen.overflow-auto.justify-center { justify-content: flex-start !important; }
+.prose.max-w-lg { max-width: 64rem !important; }
 .evalbars-landing { font-size: 15px; line-height: 1.45; max-width: 1100px; }
 .evalbars-landing h2 { margin-top: 0.4em; }
 .evalbars-landing .verdict { font-size: 17px; font-weight: 600; }
