@@ -131,7 +131,7 @@ def test_category_conflict_between_models_is_fatal(tmp_path):
     )
     with pytest.raises(
         InputError,
-        match=r"model_outputs_B_5shots\.json, record 1: question 2 has category 'law' for model 'B' but 'math' for model 'A'",
+        match=r"model_outputs_B_5shots\.json, record 2: question 2 has category 'law' for model 'B' but 'math' for model 'A'",
     ):
         build_item_table([a, b])
 
