@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars.errors import ConfigError, InputError
+from evalbars.errors import InputError
 from evalbars.items import (
     ITEM_COLUMNS,
     apply_missing_policy,

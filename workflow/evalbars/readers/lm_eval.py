@@ -527,5 +527,5 @@ def _check_distinct_documents(model: str, parts) -> None:
                 f"tasks {task_a!r} ({a['output_type'].iloc[0]}, {a['metric'].iloc[0]}) and "
                 f"{task_b!r} ({b['output_type'].iloc[0]}, {b['metric'].iloc[0]}) of model "
                 f"{model!r} score the same {shared} documents; pooled, each would count twice: "
-                f"choose one ({option_hint('tasks', [task_a])})",
+                f"choose the tasks to read ({option_hint('tasks', [task_a])} reads {task_a!r} alone)",
             )
