@@ -348,3 +348,28 @@ def test_categories_that_differ_in_case_are_said_to(tmp_path):
         f"for model 'B' but 'math' for model 'A' ({tmp_path / 'model_outputs_A_5shots.json'}); "
         "1 question(s) conflict in all (the names 'Math' and 'math' differ only in case)"
     )
+
+
+# --- 9. A model with no score at all ---------------------------------------------------------------
+
+
+def test_a_model_whose_every_score_is_empty_is_refused_by_read(tmp_path, capsys):
+    path = tmp_path / "mine.csv"
+    path.write_text("model,question_id,correct\nA,1,1\nA,2,0\nB,1,\nB,2,\n")
+    status, out, err = read_cli(["read", str(path)], capsys)
+    assert (status, out) == (1, "")
+    assert err == (
+        f"evalbars read: error: {path}: model 'B' has no score: all 2 of its rows are missing "
+        "predictions (correct empty or NaN (no score)), which would be analysed as 0%; fix its "
+        "source or leave it out\n"
+    )
+
+
+def test_read_of_a_folder_says_how_many_files_it_skipped(tmp_path, capsys):
+    write_json(tmp_path / "model_outputs_M_5shots.json", [record(1), record(2, pred="B")])
+    write_json(tmp_path / "config.json", {"learning_rate": 0.1})
+    status, out, err = read_cli(["read", str(tmp_path)], capsys)
+    assert status == 0 and "| M " in out
+    assert err == (
+        f"evalbars: {tmp_path}: skipped 1 file that is not a prediction log ('config.json')\n"
+    )

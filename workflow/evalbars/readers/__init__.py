@@ -199,12 +199,12 @@ def _walk(directory: Path) -> dict:
         else:
             found[kind].append(path)
     if skipped:
-        log.warning(
-            "%s: skipped %d files that are not prediction logs (%s)",
-            directory,
-            len(skipped),
-            few(skipped),
+        what = (
+            "files that are not prediction logs"
+            if len(skipped) > 1
+            else "file that is not a prediction log"
         )
+        log.warning("%s: skipped %d %s (%s)", directory, len(skipped), what, few(skipped))
     found["lm_eval"] = sorted(found["lm_eval"])
     return found
 
