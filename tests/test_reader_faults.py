@@ -373,3 +373,15 @@ def test_read_of_a_folder_says_how_many_files_it_skipped(tmp_path, capsys):
     assert err == (
         f"evalbars: {tmp_path}: skipped 1 file that is not a prediction log ('config.json')\n"
     )
+
+
+def test_a_group_of_groups_stands_for_all_their_tasks(tmp_path):
+    folder = tmp_path / "evalbars__fake-strong"
+    shutil.copytree(STRONG, folder)
+    (results_path,) = folder.glob("results_*.json")
+    results = json.loads(results_path.read_text())
+    results["group_subtasks"]["suite"] = ["toybench", "toyarith"]
+    results_path.write_text(json.dumps(results))
+    (suite,) = read_source(folder, SourceOptions(tasks=["suite"]))
+    (toybench,) = read_source(folder, SourceOptions(tasks=["toybench"]))
+    assert len(suite) == 39 and len(toybench) == 24

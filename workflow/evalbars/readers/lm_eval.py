@@ -58,6 +58,7 @@ for a samples file holding one JSON list).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -147,13 +148,8 @@ def read_lm_eval_file(path, options) -> list[pd.DataFrame]:
     path = Path(path)
     named = _samples_name(path)
     if named is not None and not options.tasks:
-        options = _with_tasks(options, (named[0],))
+        options = dataclasses.replace(options, tasks=(named[0],))
     return read_lm_eval_runs([results_of(path)], options)
-
-
-def _with_tasks(options, tasks):
-    fields = {name: getattr(options, name) for name in options.__dataclass_fields__}
-    return type(options)(**{**fields, "tasks": tuple(tasks)})
 
 
 def _load_results(path: Path) -> dict:
@@ -229,17 +225,24 @@ def _keep_tasks(runs, wanted) -> list:
     available = sorted({task for *_, files in runs for task in files})
     groups: dict = {}
     for _, results, _, _ in runs:
-        for group, subtasks in (results.get("group_subtasks") or {}).items():
-            groups.setdefault(group, set()).update(subtasks)
+        for group, members in (results.get("group_subtasks") or {}).items():
+            groups.setdefault(group, set()).update(members)
+
+    def tasks_of(name, seen=()) -> set:
+        # A group's members may be groups themselves (mmlu -> mmlu_stem -> mmlu_physics).
+        if name in groups and name not in seen:
+            return set().union(*(tasks_of(m, (*seen, name)) for m in groups[name]), set())
+        return {name} if name in available else set()
+
     chosen = set()
     for name in wanted:
-        if name not in available and name not in groups:
+        if not tasks_of(name):
             folder = runs[0][0].parent if runs else "lm-eval"
             raise InputError(
                 folder,
                 f"no task {name!r} among the samples files; they hold {few(available, 6)}",
             )
-        chosen |= {name} if name in available else groups[name]
+        chosen |= tasks_of(name)
     return [
         (path, results, model, {t: f for t, f in files.items() if t in chosen})
         for path, results, model, files in runs
