@@ -385,3 +385,11 @@ def test_a_group_of_groups_stands_for_all_their_tasks(tmp_path):
     (suite,) = read_source(folder, SourceOptions(tasks=["suite"]))
     (toybench,) = read_source(folder, SourceOptions(tasks=["toybench"]))
     assert len(suite) == 39 and len(toybench) == 24
+
+
+def test_a_log_with_no_missing_prediction_says_what_would_make_one():
+    (frame,) = read_source(JSON_LOG)
+    assert frame.attrs["missing_means"] == (
+        "errored sample (the harness logged an error, no score) or unparseable answer (scored I "
+        "with an empty answer)"
+    )

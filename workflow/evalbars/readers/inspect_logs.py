@@ -168,7 +168,8 @@ def read_inspect_log(path, options) -> pd.DataFrame:
     return finish_frame(
         frame.drop(columns="unparsed"),
         path,
-        missing_means=" or ".join(causes) or ERRORED,
+        # What made rows missing in this log; both causes where none did.
+        missing_means=" or ".join(causes or [ERRORED, UNPARSED]),
         errored_samples=errored,
     )
 
