@@ -393,3 +393,20 @@ def test_a_log_with_no_missing_prediction_says_what_would_make_one():
         "errored sample (the harness logged an error, no score) or unparseable answer (scored I "
         "with an empty answer)"
     )
+
+
+def test_a_task_that_logs_one_other_metric_is_scored_by_it(tmp_path, caplog):
+    """The Open LLM Leaderboard's bbh, gpqa and musr tasks log acc_norm alone."""
+    folder = tmp_path / "evalbars__fake-strong"
+    shutil.copytree(STRONG, folder)
+    (samples,) = folder.glob("samples_toybench_math_*.jsonl")
+    lines = [json.loads(line) for line in samples.read_text().splitlines()]
+    for line in lines:
+        line.update(metrics=["acc_norm"], acc_norm=1.0 - line.pop("acc"))  # tell them apart
+    samples.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    with caplog.at_level(logging.WARNING):
+        (frame,) = read_source(folder, SourceOptions(tasks=["toybench_math"]))
+    assert caplog.messages == [
+        f"{samples}: task toybench_math logs one metric, 'acc_norm'; using it"
+    ]
+    assert frame["correct"].tolist() == [line["acc_norm"] for line in lines]

@@ -428,6 +428,8 @@ def _choose_metric(lines, output_type: str, task: str, path: Path, options) -> s
         return options.metric
     default = DEFAULT_METRICS.get(output_type)
     if default not in logged and len(logged) == 1:
+        if not options.metric:
+            log.warning("%s: task %s logs one metric, %r; using it", path, task, logged[0])
         default = logged[0]
     if default is None or (logged and default not in logged):
         kind = f"{output_type!r}" if output_type else "of no known type"
