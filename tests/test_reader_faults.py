@@ -410,3 +410,12 @@ def test_a_task_that_logs_one_other_metric_is_scored_by_it(tmp_path, caplog):
         f"{samples}: task toybench_math logs one metric, 'acc_norm'; using it"
     ]
     assert frame["correct"].tolist() == [line["acc_norm"] for line in lines]
+
+
+def test_tasks_on_an_entry_without_lm_eval_output_is_refused():
+    for path in (JSON_LOG, JSON_LOG.parent):
+        with pytest.raises(InputError) as caught:
+            read_source(path, SourceOptions(tasks=["toyqa"]))
+        assert str(caught.value) == (
+            f"{path}: `tasks` chooses among lm-eval tasks; this entry holds no lm-eval output"
+        )

@@ -116,6 +116,7 @@ class SourceOptions:
 #: Names that say a file is a log: upstream MMLU-Pro's, and Inspect's ``<ISO time>_<task>_<id>``.
 _MMLU_PRO_NAME = re.compile(r"model_outputs_.+\.(json|zip)")
 _INSPECT_NAME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}[-:]\d{2}[-:]\d{2}.*\.(eval|json)")
+_TASKS_ONLY = "`tasks` chooses among lm-eval tasks; this entry holds no lm-eval output"
 #: Columns that say a table holds predictions.
 _TABLE_MARKS = {"question_id", "correct", "pred"}
 
@@ -255,6 +256,8 @@ def read_source(path, options: SourceOptions | None = None) -> list[pd.DataFrame
             found = {k: v for k, v in found.items() if k == options.format}
         if not any(found.values()):
             raise InputError(path, "the directory holds no prediction file or log evalbars reads")
+        if options.tasks and not found.get("lm_eval"):
+            raise InputError(path, _TASKS_ONLY)
         frames = (
             read_lm_eval_runs(found.get("lm_eval", []), options) if found.get("lm_eval") else []
         )
@@ -271,6 +274,8 @@ def read_source(path, options: SourceOptions | None = None) -> list[pd.DataFrame
             path,
             "a 'model' name is only used with MMLU-Pro-style JSON files; other formats name their models",
         )
+    if options.tasks and kind != "lm_eval":
+        raise InputError(path, _TASKS_ONLY)
     if kind == "mmlu_pro":
         return [read_mmlu_pro(path, options.model)]
     if kind == "table":
