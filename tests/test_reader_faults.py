@@ -419,3 +419,20 @@ def test_tasks_on_an_entry_without_lm_eval_output_is_refused():
         assert str(caught.value) == (
             f"{path}: `tasks` chooses among lm-eval tasks; this entry holds no lm-eval output"
         )
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (
+            lambda d: d["samples"][3].update(epoch="two"),
+            "record 1: epoch must be a positive whole number, got 'two'",
+        ),
+        (lambda d: d["samples"].insert(2, "stray"), "record 3: the sample is not a JSON object"),
+    ],
+)
+def test_malformed_inspect_samples_are_one_line_not_a_crash(tmp_path, change, problem):
+    path = json_log(tmp_path, change)
+    with pytest.raises(InputError) as caught:
+        read_source(path)
+    assert str(caught.value) == f"{path}, {problem}"

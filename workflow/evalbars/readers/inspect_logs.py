@@ -139,7 +139,10 @@ def read_inspect_log(path, options) -> pd.DataFrame:
         raise InputError(path, "the log names no eval.model")
     if not samples:
         raise InputError(path, "the log holds no samples")
-    samples = sorted(samples, key=lambda s: (int(s.get("epoch", 1)), str(s.get("id"))))
+    stray = [i for i, sample in enumerate(samples, start=1) if not isinstance(sample, dict)]
+    if stray:
+        raise InputError(path, "the sample is not a JSON object", stray[0])
+    samples = sorted(samples, key=_order)
     scorer = _choose_scorer(samples, options.scorer, path)
     answers = _scorer_gives_answers(samples, scorer)
     rows = [
@@ -172,6 +175,13 @@ def read_inspect_log(path, options) -> pd.DataFrame:
         missing_means=" or ".join(causes or [ERRORED, UNPARSED]),
         errored_samples=errored,
     )
+
+
+def _order(sample: dict) -> tuple:
+    """Samples sort by epoch, then id (a malformed epoch first: :func:`_row` names it)."""
+    epoch = sample.get("epoch", 1)
+    epoch = epoch if isinstance(epoch, int) and not isinstance(epoch, bool) else 0
+    return (epoch, str(sample.get("id")))
 
 
 def _choose_scorer(samples: list, wanted: str | None, path) -> str:
