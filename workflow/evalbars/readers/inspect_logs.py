@@ -251,7 +251,9 @@ def _row(sample: dict, index: int, path, scorer: str, category_field, answers: b
     output = sample.get("output") or {}
     completion = output.get("completion") if isinstance(output, dict) else None
     choices = sample.get("choices")
-    n_options = len(choices) if isinstance(choices, list) and choices else DEFAULT_N_OPTIONS
+    n_options = (
+        len(choices) if isinstance(choices, list) and len(choices) > 1 else DEFAULT_N_OPTIONS
+    )
     scores = sample.get("scores") or {}
     if sample.get("error") or scorer not in scores:
         # An errored (or unscored) sample has no score: a missing prediction, not a wrong one.
