@@ -436,3 +436,13 @@ def test_malformed_inspect_samples_are_one_line_not_a_crash(tmp_path, change, pr
     with pytest.raises(InputError) as caught:
         read_source(path)
     assert str(caught.value) == f"{path}, {problem}"
+
+
+def test_read_words_the_remedy_as_a_flag_once_the_command_line_says_so(capsys, cli_hints):
+    folder = HARNESS / "lm_eval" / "evalbars__fake-mid"
+    status, out, err = read_cli(["read", str(folder)], capsys)
+    assert (status, out) == (1, "")
+    assert err.count("\n") == 1 and err.endswith(
+        "keep one, or pass `--runs newest` to use the newest\n"
+    )
+    assert "predictions entry" not in err
