@@ -446,3 +446,13 @@ def test_read_words_the_remedy_as_a_flag_once_the_command_line_says_so(capsys, c
         "keep one, or pass `--runs newest` to use the newest\n"
     )
     assert "predictions entry" not in err
+
+
+def test_categories_alike_but_for_case_are_warned_about(tmp_path, caplog):
+    path = tmp_path / "mine.csv"
+    path.write_text("model,question_id,category,correct\nA,1,Math,1\nA,2,math,0\nA,3,law,1\n")
+    with caplog.at_level(logging.WARNING):
+        join_sources(read_source(path))
+    assert caplog.messages == [
+        "categories 'Math' and 'math' differ only in case; they are read as two categories"
+    ]

@@ -19,8 +19,8 @@ Fatal (:class:`~evalbars.errors.InputError`): a question whose category differs
 between models or files (saying so when the two names differ only in case or
 surrounding whitespace); a model that appears in two sources; a model with no
 score at all (every row a missing prediction, which would be analysed as 0%).
-Warned: model names that differ only in case or surrounding whitespace
-(``'fake-mid'`` and ``'fake-mid '`` are read as two models). Fatal
+Warned: model names or categories that differ only in case or surrounding
+whitespace (``'fake-mid'`` and ``'fake-mid '`` are read as two models). Fatal
 (:class:`~evalbars.errors.ConfigError`): a model that the ``exclude`` policy
 leaves with no question. Filled with a warning: a question that no source gives
 a category is put in the category ``uncategorised``.
@@ -162,6 +162,9 @@ def _check_categories(frame: pd.DataFrame) -> pd.DataFrame:
         categories = categories.append(pd.Index(["uncategorised"], dtype="str"))
         filled = np.where(filled < 0, len(categories) - 1, filled)
     frame["category"] = as_category(pd.Categorical.from_codes(filled, categories=categories))
+    alike = near_duplicates(categories, "categories")
+    if alike:
+        log.warning("%s; they are read as two categories", alike)
     return frame
 
 
