@@ -219,7 +219,7 @@ def _newest_inspect_logs(paths, runs: str) -> list:
     chosen = []
     for (model, task), logs in by_run.items():
         if len(logs) > 1 and runs != "newest":
-            names = ", ".join(p.name for _, p in sorted(logs))
+            names = few(p.name for _, p in sorted(logs))
             raise InputError(
                 logs[0][1].parent,
                 f"{len(logs)} logs of model {model!r} on task {task!r} ({names}); keep one, or "

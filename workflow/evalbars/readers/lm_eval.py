@@ -259,7 +259,7 @@ def _choose_runs(runs, policy: str) -> list:
     keep: dict = {}
     for (model, task), candidates in owner.items():
         if len(candidates) > 1 and policy != "newest":
-            files = ", ".join(name for _, name, _ in sorted(candidates))
+            files = few(name for _, name, _ in sorted(candidates))
             raise InputError(
                 candidates[0][2].parent,
                 f"{len(candidates)} runs of model {model!r} on task {task!r} ({files}); keep one, "
