@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars.errors import ConfigError, InputError
+from evalbars.errors import InputError
 from evalbars.items import (
     ITEM_COLUMNS,
     apply_missing_policy,
@@ -105,18 +105,20 @@ def test_random_guess_is_seeded_and_right_one_time_in_n_options():
     assert not first["correct"].equals(apply_missing_policy(frame, "random_guess", 8)["correct"])
 
 
-def test_exclude_refuses_to_drop_a_whole_model(tmp_path):
+@pytest.mark.parametrize("policy", ["wrong", "random_guess", "exclude"])
+def test_a_model_with_no_score_at_all_is_refused_up_front(tmp_path, policy):
+    """Every prediction missing: `wrong` would analyse it as 0%, `exclude` drop it."""
     a = read_mmlu_pro(write_json(tmp_path / "model_outputs_A_5shots.json", [record(1), record(2)]))
-    b = read_mmlu_pro(
-        write_json(
-            tmp_path / "model_outputs_B_5shots.json", [record(1, pred=None), record(2, pred=None)]
-        )
+    path = write_json(
+        tmp_path / "model_outputs_B_5shots.json", [record(1, pred=None), record(2, pred=None)]
     )
-    with pytest.raises(
-        ConfigError,
-        match=r"exclude leaves no scored question for model\(s\) B \(\S*/model_outputs_B_5shots\.json\)",
-    ):
-        build_item_table([a, b], "exclude", 0)
+    with pytest.raises(InputError) as caught:
+        build_item_table([a, read_mmlu_pro(path)], policy, 0)
+    assert str(caught.value) == (
+        f"{path}: model 'B' has no score: all 2 of its rows are missing predictions (pred null "
+        "(the answer could not be extracted)), which would be analysed as 0%; fix its source or "
+        "leave it out"
+    )
 
 
 def test_unknown_policy(tmp_path):
@@ -131,7 +133,7 @@ def test_category_conflict_between_models_is_fatal(tmp_path):
     )
     with pytest.raises(
         InputError,
-        match=r"model_outputs_B_5shots\.json, record 1: question 2 has category 'law' for model 'B' but 'math' for model 'A'",
+        match=r"model_outputs_B_5shots\.json, record 2: question 2 has category 'law' for model 'B' but 'math' for model 'A'",
     ):
         build_item_table([a, b])
 

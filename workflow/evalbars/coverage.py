@@ -7,7 +7,8 @@ it, or when the ``exclude`` policy drops a model's missing prediction.
 :func:`check_source_coverage` stops the run, before anything is written, when
 sources disagree on more questions than the configured share, since that is
 more often a mismatch of question ids (``001`` in one file, ``1`` in another)
-than a real difference.
+or of model names (``'fake-mid'`` and ``'fake-mid '``, read as two models that
+each lack the other's questions) than a real difference; the message says which.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ConfigError, plain
+from .items import near_duplicates
 from .labels import factorize_sorted
 from .scores import question_order
 
@@ -137,11 +139,18 @@ def check_source_coverage(combined: pd.DataFrame, max_unshared_share: float) -> 
     )
     more = (lacking > 0).sum() - min(3, int((lacking > 0).sum()))
     worst += f" and {more} more model(s)" if more else ""
-    hint = _leading_zero_example(combined, in_source.index[unshared])
+    names = near_duplicates(in_source.columns, "model names")
+    ids = near_duplicates(in_source.index[unshared], "question ids")
+    hint = (
+        f" ({names or ids})"
+        if names or ids
+        else _leading_zero_example(combined, in_source.index[unshared])
+    )
+    what = "model names" if names else "question ids"
     raise ConfigError(
         f"{int(unshared.sum()):,} of {len(in_source):,} questions ({share:.1%}) are in some "
         f"prediction sources but not all ({worst}), so the paired analyses would leave them "
-        f"out{hint}; check that question ids are written alike in every file, or raise "
+        f"out{hint}; check that {what} are written alike in every file, or raise "
         f"`max_unshared_share` (now {max_unshared_share:g}) to accept the loss"
     )
 

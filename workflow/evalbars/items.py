@@ -16,7 +16,11 @@ question's ``n_options``) or ``exclude`` (the row is dropped).
 What is fatal and what is filled
 --------------------------------
 Fatal (:class:`~evalbars.errors.InputError`): a question whose category differs
-between models or files; a model that appears in two sources. Fatal
+between models or files (saying so when the two names differ only in case or
+surrounding whitespace); a model that appears in two sources; a model with no
+score at all (every row a missing prediction, which would be analysed as 0%).
+Warned: model names or categories that differ only in case or surrounding
+whitespace (``'fake-mid'`` and ``'fake-mid '`` are read as two models). Fatal
 (:class:`~evalbars.errors.ConfigError`): a model that the ``exclude`` policy
 leaves with no question. Filled with a warning: a question that no source gives
 a category is put in the category ``uncategorised``.
@@ -45,6 +49,7 @@ __all__ = [
     "rescore",
     "missing_prediction_counts",
     "read_summary",
+    "near_duplicates",
 ]
 
 log = logging.getLogger(__name__)
@@ -157,7 +162,40 @@ def _check_categories(frame: pd.DataFrame) -> pd.DataFrame:
         categories = categories.append(pd.Index(["uncategorised"], dtype="str"))
         filled = np.where(filled < 0, len(categories) - 1, filled)
     frame["category"] = as_category(pd.Categorical.from_codes(filled, categories=categories))
+    alike = near_duplicates(categories, "categories")
+    if alike:
+        log.warning("%s; they are read as two categories", alike)
     return frame
+
+
+def _difference(a: str, b: str) -> str:
+    """What two names that are equal up to case and surrounding whitespace differ in."""
+    if a.strip() == b.strip():
+        if a.rstrip() == b.rstrip():
+            return "trailing whitespace"
+        if a.lstrip() == b.lstrip():
+            return "leading whitespace"
+        return "surrounding whitespace"
+    return "case" if a.casefold() == b.casefold() else "case and surrounding whitespace"
+
+
+def near_duplicates(names, what: str) -> str:
+    """A sentence naming the first two ``names`` that differ only in case or surrounding
+    whitespace, or ``""`` when there are none.
+
+    >>> near_duplicates(["fake-mid", "other", "fake-mid "], "model names")
+    "model names 'fake-mid' and 'fake-mid ' differ only in trailing whitespace"
+    >>> near_duplicates(["Math", "math"], "categories")
+    "categories 'Math' and 'math' differ only in case"
+    """
+    text = pd.Series(pd.unique(pd.Series(list(names), dtype=object).dropna().astype(str)))
+    folded = text.str.strip().str.casefold()
+    clashing = text[folded.duplicated(keep=False).to_numpy()]
+    if clashing.empty:
+        return ""
+    first = clashing[folded[clashing.index] == folded[clashing.index[0]]]
+    a, b = sorted(first.iloc[:2])
+    return f"{what} {a!r} and {b!r} differ only in {_difference(a, b)}"
 
 
 def _raise_category_conflict(frame: pd.DataFrame, conflicting) -> None:
@@ -169,13 +207,29 @@ def _raise_category_conflict(frame: pd.DataFrame, conflicting) -> None:
     ]
     first = rows.drop_duplicates("category").iloc[:2]
     a, b = first.iloc[0], first.iloc[1]
+    alike = near_duplicates([a["category"], b["category"]], "the names")
     raise InputError(
         b["source_path"],
         f"question {qid!r} has category {b['category']!r} for model {b['model']!r} but "
         f"{a['category']!r} for model {a['model']!r} ({a['source_path']}); "
-        f"{len(conflicting)} question(s) conflict in all",
+        f"{len(conflicting)} question(s) conflict in all" + (f" ({alike})" if alike else ""),
         int(b["record"]),
     )
+
+
+def _check_some_scores(frame: pd.DataFrame) -> None:
+    """Refuse a model of a source whose every row is a missing prediction (no score at all)."""
+    missing = frame["correct"].isna()
+    unscored = missing.groupby(frame["model"], observed=True).all()
+    if unscored.any():
+        model = unscored.index[unscored.to_numpy()][0]
+        rows = int((frame["model"] == model).sum())
+        means = frame.attrs.get("missing_means") or "no score"
+        raise InputError(
+            frame["source_path"].iloc[0],
+            f"model {model!r} has no score: all {rows:,} of its rows are missing predictions "
+            f"({means}), which would be analysed as 0%; fix its source or leave it out",
+        )
 
 
 def join_sources(frames) -> pd.DataFrame:
@@ -190,6 +244,7 @@ def join_sources(frames) -> pd.DataFrame:
         raise ValueError("no prediction sources were given")
     seen: dict[str, str] = {}
     for frame in frames:
+        _check_some_scores(frame)
         source = frame["source_path"].iloc[0]
         for model in frame["model"].dropna().unique():
             if model in seen:
@@ -198,6 +253,9 @@ def join_sources(frames) -> pd.DataFrame:
                     f"model {model!r} also comes from {seen[model]}; each model needs one source",
                 )
             seen[model] = source
+    alike = near_duplicates(seen, "model names")
+    if alike:
+        log.warning("%s; they are read as two models", alike)
     ids_are_int = [pd.api.types.is_integer_dtype(f["question_id"]) for f in frames]
     if len(frames) == 1:
         combined = frames[0][RAW_COLUMNS]

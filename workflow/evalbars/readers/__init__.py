@@ -8,21 +8,24 @@ each by content, never only by name):
 ``table``
     A long CSV, TSV or Parquet table (:mod:`.tables`).
 ``lm_eval``
-    lm-evaluation-harness 0.4 ``samples_*.jsonl`` with their ``results_*.json``
-    (:mod:`.lm_eval`).
+    lm-evaluation-harness 0.4 ``samples_*.jsonl`` with their ``results_*.json``,
+    also as the Open LLM Leaderboard and lmms-eval name them (:mod:`.lm_eval`).
 ``inspect``
     Inspect 0.3 ``.eval`` and ``.json`` logs (:mod:`.inspect_logs`).
 
 An entry may name a file or a directory; a directory is walked for every log
-it holds. Every reader raises :class:`~evalbars.errors.InputError`, whose
-message names the file, the record and the problem; raw rows have the layout of
-:mod:`.common`. :class:`SourceOptions` holds what a user may say about an entry.
+it holds. A file that does not claim to be a log, by its content or its name (a
+README, an unrelated JSON object, a CSV without prediction columns), is skipped
+and counted; a file that claims to be one and is broken stops the walk. Every
+reader raises :class:`~evalbars.errors.InputError`, whose message names the
+file, the record and the problem; raw rows have the layout of :mod:`.common`. :class:`SourceOptions` holds what a user may say about an entry.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -30,9 +33,9 @@ import pandas as pd
 
 from ..errors import InputError
 from .archives import MAX_MEMBER_BYTES, ZIP_SIGNATURES, is_zip_archive, member_names, open_archive
-from .common import DEFAULT_N_OPTIONS, RAW_COLUMNS
-from .inspect_logs import is_inspect_log, log_identity, read_inspect_log
-from .lm_eval import RESULTS_PATTERN, SAMPLES_PATTERN, read_lm_eval_runs
+from .common import DEFAULT_N_OPTIONS, RAW_COLUMNS, few, option_hint, set_hint_style
+from .inspect_logs import is_inspect_archive, is_inspect_log, log_identity, read_inspect_log
+from .lm_eval import is_lm_eval_name, read_lm_eval_file, read_lm_eval_runs, results_of
 from .mmlu_pro import read_json_document, read_mmlu_pro
 from .tables import TABLE_SUFFIXES, read_long_table
 
@@ -43,6 +46,7 @@ __all__ = [
     "MAX_MEMBER_BYTES",
     "ZIP_SIGNATURES",
     "SourceOptions",
+    "set_hint_style",
     "detect_format",
     "read_source",
     "read_predictions",
@@ -80,6 +84,9 @@ class SourceOptions:
         Inspect: the scorer whose value is the score (default: the only one).
     allow_partial : bool
         Inspect: accept logs whose status is ``error`` or ``cancelled``.
+    tasks : tuple of str, optional
+        lm-eval: the tasks to read (a group stands for its subtasks; default: every
+        task with a samples file).
     """
 
     format: str = "auto"
@@ -91,12 +98,27 @@ class SourceOptions:
     runs: str = "only"
     scorer: str | None = None
     allow_partial: bool = False
+    tasks: tuple[str, ...] | None = None
+
+    def __post_init__(self):
+        if isinstance(self.tasks, str):
+            object.__setattr__(self, "tasks", (self.tasks,))
+        elif self.tasks is not None:
+            object.__setattr__(self, "tasks", tuple(self.tasks) or None)
 
     @classmethod
     def from_entry(cls, entry: dict) -> SourceOptions:
         """Options from a config entry (``path`` and unknown keys left out)."""
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in entry.items() if k in names and v is not None})
+
+
+#: Names that say a file is a log: upstream MMLU-Pro's, and Inspect's ``<ISO time>_<task>_<id>``.
+_MMLU_PRO_NAME = re.compile(r"model_outputs_.+\.(json|zip)")
+_INSPECT_NAME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}[-:]\d{2}[-:]\d{2}.*\.(eval|json)")
+_TASKS_ONLY = "`tasks` chooses among lm-eval tasks; this entry holds no lm-eval output"
+#: Columns that say a table holds predictions.
+_TABLE_MARKS = {"question_id", "correct", "pred"}
 
 
 def _peek_json(path: Path):
@@ -111,69 +133,79 @@ def _peek_json(path: Path):
         return None
 
 
+def _recognise(path: Path) -> tuple[str | None, bool]:
+    """``(format, claimed)``: the format a file is read as (None: none fits), and whether the
+    file claims to be a log by its content or its name (a walk skips the others)."""
+    inspect_name = bool(_INSPECT_NAME.fullmatch(path.name))
+    named = inspect_name or bool(_MMLU_PRO_NAME.fullmatch(path.name))
+    if is_zip_archive(path):
+        with open_archive(path) as archive:
+            names = member_names(archive)
+        if is_inspect_archive(names):
+            return "inspect", True
+        return "mmlu_pro", named or any(n.endswith(".json") for n in names)
+    if is_lm_eval_name(path):
+        return "lm_eval", True
+    with open(path, "rb") as fh:
+        if fh.read(4) == b"PAR1":
+            return "table", True
+    document = _peek_json(path)
+    if isinstance(document, list):
+        records = any(isinstance(r, dict) and "question_id" in r for r in document[:50])
+        return "mmlu_pro", named or records
+    if is_inspect_log(document):
+        return "inspect", True
+    suffix = path.suffix.lower()
+    if suffix in TABLE_SUFFIXES:
+        return "table", _table_has_marks(path)
+    if suffix in (".json", ".zip"):  # named like JSON, but not valid JSON, or another object
+        return ("inspect" if inspect_name else "mmlu_pro"), named
+    return None, False
+
+
+def _table_has_marks(path: Path) -> bool:
+    """Whether a CSV/TSV's header names a prediction column (question_id, correct, pred)."""
+    with open(path, "rb") as fh:
+        header = fh.readline(4096).decode("utf-8", "replace").lstrip("\ufeff")
+    columns = {c.strip().strip('"').strip() for c in re.split(r"[,\t]", header)}
+    return bool(columns & _TABLE_MARKS)
+
+
 def detect_format(path) -> str:
     """The format of one file, recognised by its content (see the module docstring).
 
     Raises :class:`~evalbars.errors.InputError` naming the file when no format fits.
     """
     path = Path(path)
-    if is_zip_archive(path):
-        with open_archive(path) as archive:
-            names = member_names(archive)
-        return "inspect" if "header.json" in names else "mmlu_pro"
-    if RESULTS_PATTERN.fullmatch(path.name) or SAMPLES_PATTERN.fullmatch(path.name):
-        return "lm_eval"
-    with open(path, "rb") as fh:
-        if fh.read(4) == b"PAR1":
-            return "table"
-    document = _peek_json(path)
-    if isinstance(document, list):
-        return "mmlu_pro"
-    if is_inspect_log(document):
-        return "inspect"
-    if path.suffix.lower() in TABLE_SUFFIXES:
-        return "table"
-    if path.suffix.lower() in (".json", ".zip"):  # named like JSON, but not valid JSON
-        return "mmlu_pro"
-    raise InputError(
-        path,
-        "not a recognised prediction file (an MMLU-Pro JSON list or zip, a CSV/TSV/Parquet "
-        "table, lm-eval samples and results, or an Inspect .eval/.json log)",
-    )
-
-
-def _results_of(path: Path) -> Path:
-    """The ``results_<ts>.json`` a samples file belongs to (or the results file itself)."""
-    match = SAMPLES_PATTERN.fullmatch(path.name)
-    if not match:
-        return path
-    results = path.parent / f"results_{match['stamp']}.json"
-    if not results.exists():
-        raise InputError(path, f"no {results.name} beside the samples file (lm-eval writes both)")
-    return results
+    kind, _ = _recognise(path)
+    if kind is None:
+        raise InputError(
+            path,
+            "not a recognised prediction file (an MMLU-Pro JSON list or zip, a CSV/TSV/Parquet "
+            "table, lm-eval samples and results, or an Inspect .eval/.json log)",
+        )
+    return kind
 
 
 def _walk(directory: Path) -> dict:
     """Every log under ``directory``, by format: ``{format: [paths]}``; lm-eval as results files."""
     found: dict = {"lm_eval": set(), "inspect": [], "mmlu_pro": [], "table": []}
-    ignored = []
+    skipped = []
     for path in sorted(p for p in directory.rglob("*") if p.is_file()):
-        try:
-            kind = detect_format(path)
-        except InputError:
-            ignored.append(path.name)
-            continue
-        if kind == "lm_eval":
-            found["lm_eval"].add(_results_of(path))
+        kind, claimed = _recognise(path)
+        if not claimed:
+            skipped.append(path.name)
+        elif kind == "lm_eval":
+            found["lm_eval"].add(results_of(path))
         else:
             found[kind].append(path)
-    if ignored:
-        log.warning(
-            "%s: ignored %d files that are not prediction logs: %s",
-            directory,
-            len(ignored),
-            ", ".join(ignored[:5]),
+    if skipped:
+        what = (
+            "files that are not prediction logs"
+            if len(skipped) > 1
+            else "file that is not a prediction log"
         )
+        log.warning("%s: skipped %d %s (%s)", directory, len(skipped), what, few(skipped))
     found["lm_eval"] = sorted(found["lm_eval"])
     return found
 
@@ -187,11 +219,11 @@ def _newest_inspect_logs(paths, runs: str) -> list:
     chosen = []
     for (model, task), logs in by_run.items():
         if len(logs) > 1 and runs != "newest":
-            names = ", ".join(p.name for _, p in sorted(logs))
+            names = few(p.name for _, p in sorted(logs))
             raise InputError(
                 logs[0][1].parent,
                 f"{len(logs)} logs of model {model!r} on task {task!r} ({names}); keep one, or "
-                "set `runs: newest` on this predictions entry to use the newest",
+                f"{option_hint('runs', 'newest')} to use the newest",
             )
         chosen.append(max(logs)[1])
     return sorted(chosen)
@@ -224,6 +256,8 @@ def read_source(path, options: SourceOptions | None = None) -> list[pd.DataFrame
             found = {k: v for k, v in found.items() if k == options.format}
         if not any(found.values()):
             raise InputError(path, "the directory holds no prediction file or log evalbars reads")
+        if options.tasks and not found.get("lm_eval"):
+            raise InputError(path, _TASKS_ONLY)
         frames = (
             read_lm_eval_runs(found.get("lm_eval", []), options) if found.get("lm_eval") else []
         )
@@ -240,12 +274,14 @@ def read_source(path, options: SourceOptions | None = None) -> list[pd.DataFrame
             path,
             "a 'model' name is only used with MMLU-Pro-style JSON files; other formats name their models",
         )
+    if options.tasks and kind != "lm_eval":
+        raise InputError(path, _TASKS_ONLY)
     if kind == "mmlu_pro":
         return [read_mmlu_pro(path, options.model)]
     if kind == "table":
         return [read_long_table(path)]
     if kind == "lm_eval":
-        return read_lm_eval_runs([_results_of(path)], options)
+        return read_lm_eval_file(path, options)
     return [read_inspect_log(path, options)]
 
 

@@ -9,7 +9,15 @@ missing prediction counts as. ``source_file`` is the file's name (for tables),
 message names. ``frame.attrs`` carries ``skipped_entries`` (entries a reader
 skipped as not records), ``missing_means`` (what made a row a missing
 prediction in that format) and ``errored_samples`` (samples the harness logged
-as errored, counted among the missing predictions).
+as errored, counted among the missing predictions). ``record`` is 1-based in every
+reader: the data row of a table, the entry of a JSON list, the line of a JSON-lines
+file, the sample of a log.
+
+Messages that tell the user how to fix a problem word the remedy for where the
+user gives reader options (:func:`option_hint`): a key of a ``predictions`` entry
+in the config (``set `runs: newest` on this predictions entry``), or a flag of
+``evalbars read`` (``pass `--runs newest```) once the command line has called
+:func:`set_hint_style` with ``"cli"``.
 """
 
 from __future__ import annotations
@@ -23,9 +31,13 @@ from ..errors import InputError, plain
 from ..labels import as_category, factorize_sorted
 
 __all__ = [
+    "HINT_STYLES",
+    "option_hint",
+    "set_hint_style",
     "RAW_COLUMNS",
     "TEXT_COLUMNS",
     "DEFAULT_N_OPTIONS",
+    "few",
     "finish_frame",
     "check_question_id",
     "blank_cells",
@@ -50,6 +62,69 @@ RAW_COLUMNS = [
 TEXT_COLUMNS = ["model", "category", "src", "answer", "pred", "source_file", "source_path"]
 #: Options assumed when a source does not say how many a question has (MMLU-Pro's A-J).
 DEFAULT_N_OPTIONS = 10
+#: Where reader options are given: keys of a config ``predictions`` entry, or command-line flags.
+HINT_STYLES = ("config", "cli")
+_HINTS = {"style": "config"}
+#: Flags whose name is not the key's (``tasks:`` is the repeatable ``--task``).
+_FLAGS = {"tasks": "--task"}
+
+
+def set_hint_style(style: str) -> str:
+    """Word every remedy for ``style`` (:data:`HINT_STYLES`) from now on; returns the previous
+    style. The command line calls ``set_hint_style("cli")`` once, before reading."""
+    if style not in HINT_STYLES:
+        raise ValueError(f"hint style must be one of {HINT_STYLES}, got {style!r}")
+    previous, _HINTS["style"] = _HINTS["style"], style
+    return previous
+
+
+def option_hint(key: str, value=None, *, entry: bool = True) -> str:
+    """The remedy "give reader option ``key`` (the value ``value``)", worded for where the
+    user gives options (:func:`set_hint_style`).
+
+    ``value`` None names the option without a value; True is a switch; a list is several
+    values (one flag each on the command line). ``entry`` False leaves out "on this
+    predictions entry" where the sentence already says where.
+
+    Examples
+    --------
+    >>> option_hint("runs", "newest")
+    'set `runs: newest` on this predictions entry'
+    >>> option_hint("tasks", ["a", "b"])
+    'set `tasks: [a, b]` on this predictions entry'
+    >>> previous = set_hint_style("cli")
+    >>> option_hint("runs", "newest"), option_hint("allow_partial", True)
+    ('pass `--runs newest`', 'pass `--allow-partial`')
+    >>> option_hint("tasks", ["a", "b"]), option_hint("scorer")
+    ('pass `--task a --task b`', 'pass `--scorer NAME`')
+    >>> _ = set_hint_style(previous)
+    """
+    if _HINTS["style"] == "cli":
+        flag = _FLAGS.get(key, "--" + key.replace("_", "-"))
+        if value is True:
+            return f"pass `{flag}`"
+        values = value if isinstance(value, (list, tuple)) else [value]
+        return "pass `" + " ".join(f"{flag} {v if v is not None else 'NAME'}" for v in values) + "`"
+    if value is None:
+        setting = f"{key}:"
+    elif isinstance(value, bool):
+        setting = f"{key}: {str(value).lower()}"
+    elif isinstance(value, (list, tuple)):
+        setting = f"{key}: [{', '.join(map(str, value))}]"
+    else:
+        setting = f"{key}: {value}"
+    return f"set `{setting}`" + (" on this predictions entry" if entry else "")
+
+
+def few(names, shown: int = 3) -> str:
+    """Up to ``shown`` names and how many more: a message never lists dozens of names.
+
+    >>> few(["a", "b", "c", "d", "e"])
+    "'a', 'b', 'c' and 2 more"
+    """
+    names = list(names)
+    text = ", ".join(repr(n) for n in names[:shown])
+    return text + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
 def check_question_id(value, path, record):

@@ -16,13 +16,21 @@ How the item table is read from them:
   its value mapped as Inspect's own ``value_to_float`` does: ``C`` (correct) 1,
   ``I`` (incorrect) 0, ``P`` (partial) 0.5, ``N`` (no answer) 0, numbers and
   booleans as they are;
-- **missing prediction**: a sample that errored has no score; it is a missing
-  prediction, not a wrong answer, and the count of errored samples is always
-  reported;
+- **options**: ``samples[].choices`` (a multiple-choice sample's options), so that
+  ``missing_prediction: random_guess`` guesses among them; MMLU-Pro's 10 when the
+  sample has none;
+- **missing prediction**: a sample that errored has no score, and an answer the
+  scorer could not parse (scored ``I`` with an empty answer: ``choice()`` gives
+  ``""``, ``pattern()`` no answer when its pattern finds none) is not a wrong
+  answer either; both are missing predictions, as lm-eval's ``[invalid]`` is,
+  and the count of errored samples is always reported;
 - **status**: a log whose status is ``error`` or ``cancelled`` (the run did not
-  finish) is refused unless the user allows partial logs (``allow_partial: true``).
+  finish) is refused unless the user allows partial logs (``allow_partial: true``);
+  an ``.eval`` archive without ``header.json`` is an unfinished log (Inspect writes
+  ``_journal/`` and ``samples/`` members as it runs, and the header last).
 
-Record numbers in errors are 0-based positions of the sample in the log.
+Record numbers in errors are 1-based positions of the sample in the log (sorted
+by epoch and id).
 
 References
 ----------
@@ -40,16 +48,30 @@ import pandas as pd
 
 from ..errors import InputError, plain
 from .archives import member_names, open_archive, read_member
-from .common import check_question_id, finish_frame
+from .common import DEFAULT_N_OPTIONS, check_question_id, finish_frame, option_hint
 
-__all__ = ["SCORE_VALUES", "is_inspect_log", "read_inspect_log", "log_identity"]
+__all__ = [
+    "SCORE_VALUES",
+    "is_inspect_archive",
+    "is_inspect_log",
+    "read_inspect_log",
+    "log_identity",
+]
 
 #: Inspect's letter grades as numbers (``inspect_ai.scorer.value_to_float``).
 SCORE_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 DEFAULT_CATEGORY_FIELDS = ("category", "subject")
 FINISHED = ("success",)
 _SAMPLE_MEMBER = re.compile(r"samples/.+_epoch_\d+\.json")
-MISSING_MEANS = "errored sample (the harness logged an error, no score)"
+#: What makes a sample a missing prediction, by cause.
+ERRORED = "errored sample (the harness logged an error, no score)"
+UNPARSED = "unparseable answer (scored I with an empty answer)"
+UNFINISHED = "unfinished Inspect log (no header.json; Inspect was still writing it or was stopped)"
+
+
+def is_inspect_archive(names) -> bool:
+    """Whether a zip's member names are an Inspect ``.eval`` log's, finished or not."""
+    return any(n == "header.json" or n.startswith(("_journal/", "samples/")) for n in names)
 
 
 def is_inspect_log(document) -> bool:
@@ -68,8 +90,9 @@ def _json(raw: bytes, path, what: str):
         raise InputError(path, f"{what} is not valid JSON: {exc}") from exc
 
 
-def _load(path: Path) -> tuple[dict, list]:
-    """``(header, samples)`` of an ``.eval`` archive or a ``.json`` log."""
+def _load(path: Path, samples: bool = True) -> tuple[dict, list]:
+    """``(header, samples)`` of an ``.eval`` archive or a ``.json`` log (no samples read
+    from an archive when ``samples`` is false)."""
     if path.suffix.lower() == ".json":
         document = _json(path.read_bytes(), path, "the log")
         if not is_inspect_log(document):
@@ -78,18 +101,22 @@ def _load(path: Path) -> tuple[dict, list]:
     with open_archive(path) as archive:
         names = member_names(archive)
         if "header.json" not in names:
-            raise InputError(path, f"not an Inspect .eval log (no header.json among {names[:5]})")
+            if is_inspect_archive(names):
+                raise InputError(path, UNFINISHED)
+            raise InputError(
+                path, "not an Inspect .eval log (no header.json, _journal/ or samples/)"
+            )
         header = _json(read_member(archive, "header.json", path), path, "header.json")
-        samples = [
-            _json(read_member(archive, name, path), path, name)
-            for name in sorted(n for n in names if _SAMPLE_MEMBER.fullmatch(n))
-        ]
-    return header, samples
+        if not is_inspect_log(header):
+            raise InputError(path, "header.json is not an Inspect log header (no eval and status)")
+        members = sorted(n for n in names if _SAMPLE_MEMBER.fullmatch(n)) if samples else []
+        records = [_json(read_member(archive, name, path), path, name) for name in members]
+    return header, records
 
 
 def log_identity(path) -> tuple[str, str, str]:
     """``(model, task, created)`` of a log, to find several runs of one model and task."""
-    header, _ = _load(Path(path))
+    header, _ = _load(Path(path), samples=False)
     evaluation = header["eval"]
     return str(evaluation.get("model")), str(evaluation.get("task")), str(evaluation.get("created"))
 
@@ -103,8 +130,8 @@ def read_inspect_log(path, options) -> pd.DataFrame:
     if status not in FINISHED and not options.allow_partial:
         raise InputError(
             path,
-            f"the log's status is {status!r}: the run did not finish; set `allow_partial: true` "
-            "on this predictions entry to analyse the samples it holds",
+            f"the log's status is {status!r}: the run did not finish; "
+            f"{option_hint('allow_partial', True)} to analyse the samples it holds",
         )
     evaluation = header["eval"]
     model = evaluation.get("model")
@@ -112,30 +139,79 @@ def read_inspect_log(path, options) -> pd.DataFrame:
         raise InputError(path, "the log names no eval.model")
     if not samples:
         raise InputError(path, "the log holds no samples")
-    samples = sorted(samples, key=lambda s: (int(s.get("epoch", 1)), str(s.get("id"))))
+    stray = [i for i, sample in enumerate(samples, start=1) if not isinstance(sample, dict)]
+    if stray:
+        raise InputError(path, "the sample is not a JSON object", stray[0])
+    samples = sorted(samples, key=_order)
     scorer = _choose_scorer(samples, options.scorer, path)
-    rows = [_row(s, i, path, scorer, options.category_field) for i, s in enumerate(samples)]
+    answers = _scorer_gives_answers(samples, scorer)
+    rows = [
+        _row(s, i, path, scorer, options.category_field, answers)
+        for i, s in enumerate(samples, start=1)
+    ]
     errored = sum(bool(sample.get("error")) for sample in samples)
     frame = pd.DataFrame(
-        rows, columns=["record", "question_id", "epoch", "category", "answer", "pred", "correct"]
+        rows,
+        columns=[
+            "record",
+            "question_id",
+            "epoch",
+            "category",
+            "answer",
+            "pred",
+            "n_options",
+            "correct",
+            "unparsed",
+        ],
     )
+    causes = [ERRORED] if errored else []
+    causes += [UNPARSED] if frame["unparsed"].any() else []
     frame["model"] = model
     frame["correct"] = frame["correct"].astype("Float64")
-    return finish_frame(frame, path, missing_means=MISSING_MEANS, errored_samples=errored)
+    return finish_frame(
+        frame.drop(columns="unparsed"),
+        path,
+        # What made rows missing in this log; both causes where none did.
+        missing_means=" or ".join(causes or [ERRORED, UNPARSED]),
+        errored_samples=errored,
+    )
+
+
+def _order(sample: dict) -> tuple:
+    """Samples sort by epoch, then id (a malformed epoch first: :func:`_row` names it)."""
+    epoch = sample.get("epoch", 1)
+    epoch = epoch if isinstance(epoch, int) and not isinstance(epoch, bool) else 0
+    return (epoch, str(sample.get("id")))
 
 
 def _choose_scorer(samples: list, wanted: str | None, path) -> str:
     scorers = list(dict.fromkeys(name for s in samples for name in (s.get("scores") or {})))
+    if not scorers:
+        errored = sum(bool(sample.get("error")) for sample in samples)
+        why = f"all {errored} errored" if errored == len(samples) else f"{errored} errored"
+        raise InputError(
+            path, f"no sample has a score ({len(samples)} samples, {why}): nothing to analyse"
+        )
     if wanted:
         if wanted not in scorers:
             raise InputError(path, f"no scorer {wanted!r} in the log; it has {scorers}")
         return wanted
     if len(scorers) != 1:
-        reason = (
-            "no sample has a score" if not scorers else f"the log has {len(scorers)}: {scorers}"
+        raise InputError(
+            path,
+            f"cannot choose a scorer (the log has {len(scorers)}: {scorers}); "
+            f"{option_hint('scorer')} with one of them",
         )
-        raise InputError(path, f"cannot choose a scorer ({reason}); set `scorer:` to one of them")
     return scorers[0]
+
+
+def _scorer_gives_answers(samples: list, scorer: str) -> bool:
+    """Whether the scorer records an extracted answer on some sample (then a sample it scored
+    without one is an answer it could not parse)."""
+    return any(
+        isinstance(score, dict) and score.get("answer")
+        for score in ((s.get("scores") or {}).get(scorer) for s in samples)
+    )
 
 
 def _category(metadata, field: str | None, path, index):
@@ -162,7 +238,7 @@ def _score(value, path, index) -> float:
     )
 
 
-def _row(sample: dict, index: int, path, scorer: str, category_field) -> tuple:
+def _row(sample: dict, index: int, path, scorer: str, category_field, answers: bool) -> tuple:
     if "id" not in sample:
         raise InputError(path, "the sample has no id", index)
     question = check_question_id(sample["id"], path, index)
@@ -174,9 +250,22 @@ def _row(sample: dict, index: int, path, scorer: str, category_field) -> tuple:
     target = target if isinstance(target, str) else json.dumps(target)
     output = sample.get("output") or {}
     completion = output.get("completion") if isinstance(output, dict) else None
+    choices = sample.get("choices")
+    n_options = (
+        len(choices) if isinstance(choices, list) and len(choices) > 1 else DEFAULT_N_OPTIONS
+    )
     scores = sample.get("scores") or {}
     if sample.get("error") or scorer not in scores:
         # An errored (or unscored) sample has no score: a missing prediction, not a wrong one.
-        return (index, question, epoch, category, target, completion, None)
-    value = scores[scorer].get("value") if isinstance(scores[scorer], dict) else None
-    return (index, question, epoch, category, target, completion, _score(value, path, index))
+        return (index, question, epoch, category, target, completion, n_options, None, False)
+    score = scores[scorer] if isinstance(scores[scorer], dict) else {}
+    value = _score(score.get("value"), path, index)
+    answer = score.get("answer")
+    # "I" with an empty answer: the scorer found no answer to judge (choice() writes "",
+    # pattern() nothing), the counterpart of lm-eval's [invalid].
+    unparsed = score.get("value") == "I" and (
+        (isinstance(answer, str) and not answer.strip()) or (answer is None and answers)
+    )
+    if unparsed:
+        return (index, question, epoch, category, target, completion, n_options, None, True)
+    return (index, question, epoch, category, target, completion, n_options, value, False)

@@ -9,7 +9,7 @@ Fatal: a document that is not a list of records; a record without
 ``question_id``, ``category``, ``answer`` or ``pred`` (``pred`` may be null, but
 the key must be there); an empty or non-scalar question id; a question id that
 occurs twice for one model; an empty list. Record numbers count list entries
-from 0. Skipped with a warning, and counted: entries of the list that are not
+from 1. Skipped with a warning, and counted: entries of the list that are not
 records at all (upstream's DeepSeek-Coder-V2 archive carries 43 stray strings
 such as ``"total"`` between its records).
 """
@@ -25,7 +25,7 @@ import pandas as pd
 from ..errors import InputError
 from ..fetch import model_from_archive
 from .archives import is_zip_archive, member_names, open_archive, read_member
-from .common import DEFAULT_N_OPTIONS, check_question_id, finish_frame
+from .common import DEFAULT_N_OPTIONS, check_question_id, few, finish_frame
 
 __all__ = ["read_json_document", "read_mmlu_pro", "correct_from_pred"]
 
@@ -49,8 +49,8 @@ def read_json_document(path):
                 if len(names) != 1:
                     raise InputError(
                         path,
-                        "expected exactly one .json member in the archive, found "
-                        f"{member_names(zf)}",
+                        "expected exactly one .json member in the archive (an MMLU-Pro zip), "
+                        f"found {few(names) if names else 'none'}",
                     )
                 raw = read_member(zf, names[0], path)
         else:
@@ -103,9 +103,9 @@ def read_mmlu_pro(path, model: str | None = None, document=None) -> pd.DataFrame
         )
     if not document:
         raise InputError(path, "the JSON list holds no records")
-    skipped = [i for i, rec in enumerate(document) if not isinstance(rec, dict)]
+    skipped = [i for i, rec in enumerate(document, start=1) if not isinstance(rec, dict)]
     if skipped:
-        shown = ", ".join(f"{i} ({document[i]!r:.20})" for i in skipped[:5])
+        shown = ", ".join(f"{i} ({document[i - 1]!r:.20})" for i in skipped[:5])
         log.warning(
             "%s: skipped %d entries that are not records: %s%s",
             path,
@@ -114,7 +114,9 @@ def read_mmlu_pro(path, model: str | None = None, document=None) -> pd.DataFrame
             " ..." if len(skipped) > 5 else "",
         )
     rows = [
-        _record(rec, path, index) for index, rec in enumerate(document) if isinstance(rec, dict)
+        _record(rec, path, index)
+        for index, rec in enumerate(document, start=1)
+        if isinstance(rec, dict)
     ]
     frame = pd.DataFrame(
         rows, columns=["record", "question_id", "category", "src", "answer", "pred", "n_options"]
