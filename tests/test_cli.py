@@ -250,7 +250,7 @@ def test_read_previews_harness_logs_per_model(capsys, tmp_path):
     strong = [cell.strip() for cell in lines[1].split("|")[2:9]]
     # 39 questions in 3 tasks, one epoch, 1 [invalid] generation, accuracy 29/39.
     assert strong == ["39", "3", "1", "39", "1", "0", "0.7436"]
-    assert "using 'strict-match' (set `filter:` to choose)" in err
+    assert "using 'strict-match' (pass `--filter NAME` to choose)" in err
     items = pd.read_parquet(output)
     assert len(items) == 117 and items["missing_prediction"].sum() == 8
 
@@ -259,4 +259,4 @@ def test_read_states_a_bad_log_in_one_line(capsys):
     status, out, err = run(["read", str(HARNESS / "lm_eval")], capsys)
     assert status == 1 and out == ""
     assert err.count("\n") == 1
-    assert "2 runs of model 'evalbars/fake-mid' on task" in err and "`runs: newest`" in err
+    assert "2 runs of model 'evalbars/fake-mid' on task" in err and "--runs newest" in err

@@ -259,6 +259,7 @@ def write_report(
     simulations: bool = False,
     cores: int | str = "all",
     progress: Callable[[str], None] | None = None,
+    hint_style: str = "config",
     **options,
 ) -> ReportRun:
     """Run the evalbars workflow on prediction files and write its HTML report.
@@ -279,6 +280,8 @@ def write_report(
         Also run the simulation studies (they do not read the data).
     progress : callable, optional
         Called with each progress line of the run (e.g. ``print``).
+    hint_style : {"config", "cli"}
+        How messages word a remedy: as a config key, or as a command-line flag.
     **options
         Reader options, as for :func:`read_items`.
 
@@ -316,8 +319,14 @@ def write_report(
             f"{SNAKEFILE}: the workflow is not beside the package (run from a clone)"
         )
     lines = []
+    env = dict(os.environ, EVALBARS_HINT_STYLE=hint_style)
     with subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=directory
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=directory,
+        env=env,
     ) as run:
         for line in run.stdout:
             lines.append(line)

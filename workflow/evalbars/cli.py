@@ -34,7 +34,7 @@ from .errors import EvalbarsError, InputError
 from .items import MISSING_POLICIES
 from .landing import separation_sentence
 from .ranks import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
-from .readers import FORMATS
+from .readers import FORMATS, set_hint_style
 from .scores import wide_scores
 from .tables import to_markdown
 
@@ -164,6 +164,13 @@ def _add_reader_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--metric", help="lm-eval: per-sample metric (default acc / exact_match)")
     group.add_argument("--filter", help="lm-eval: filter to read when a task logs several")
     group.add_argument(
+        "--task",
+        action="append",
+        dest="tasks",
+        metavar="TASK",
+        help="lm-eval: a task to read (repeatable; a group stands for its subtasks; default: all)",
+    )
+    group.add_argument(
         "--runs",
         choices=["only", "newest"],
         default="only",
@@ -190,6 +197,7 @@ def _reader_options(args: argparse.Namespace) -> dict:
         "category_field": args.category_field,
         "metric": args.metric,
         "filter": args.filter,
+        "tasks": args.tasks,
         "runs": args.runs,
         "scorer": args.scorer,
         "allow_partial": args.allow_partial,
@@ -423,6 +431,7 @@ def _run_report(args: argparse.Namespace) -> int:
         simulations=args.simulations,
         cores=args.cores,
         progress=lambda line: print(f"evalbars report: {line}", file=sys.stderr, flush=True),
+        hint_style="cli",
         **_reader_options(args),
     )
     print(f"report: {run.report}")
@@ -533,8 +542,10 @@ def main(argv=None) -> int:
     """Run ``evalbars``; returns the exit status (0 ok, 1 bad input, 2 bad command line)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    # Readers log what they chose or skipped (a filter, a run, stray entries): show it.
+    # Readers log what they chose or skipped (a filter, a run, stray entries): show it, with
+    # remedies worded as this command line's flags.
     logging.basicConfig(level=logging.WARNING, format="evalbars: %(message)s", force=True)
+    previous = set_hint_style("cli")
     try:
         return args.run(args)
     except EvalbarsError as exc:  # bad input; anything else is a bug and keeps its traceback
@@ -543,6 +554,8 @@ def main(argv=None) -> int:
         return 1
     except BrokenPipeError:  # e.g. piped into `head`
         return 0
+    finally:
+        set_hint_style(previous)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ in the config (``set `runs: newest` on this predictions entry``), or a flag of
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -64,7 +65,8 @@ TEXT_COLUMNS = ["model", "category", "src", "answer", "pred", "source_file", "so
 DEFAULT_N_OPTIONS = 10
 #: Where reader options are given: keys of a config ``predictions`` entry, or command-line flags.
 HINT_STYLES = ("config", "cli")
-_HINTS = {"style": "config"}
+# A workflow run on the command line's behalf (`evalbars report`) words its remedies as flags.
+_HINTS = {"style": "cli" if os.environ.get("EVALBARS_HINT_STYLE") == "cli" else "config"}
 #: Flags whose name is not the key's (``tasks:`` is the repeatable ``--task``).
 _FLAGS = {"tasks": "--task"}
 
