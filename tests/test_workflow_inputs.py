@@ -23,7 +23,9 @@ from .workflow_runs import (
     SNAKEMAKE,
     make_workdir,
     output_digests,
+    readme_command,
     reduced_workdir,
+    report_front_page,
     run_snakemake,
     snakemake_env,
 )
@@ -322,29 +324,36 @@ def test_user_predictions_run_through_every_analysis_stage(tmp_path):
     assert not (workdir / "results" / "tables" / "replication.csv").exists()
 
 
+def run_example(tmp_path: Path, name: str) -> Path:
+    """The README's command for a shipped example, run end to end (report included) in a copy
+    of the repository's layout (the example's paths are relative to it)."""
+    shutil.copytree(REPO / "tests", tmp_path / "tests")
+    shutil.copytree(REPO / "config", tmp_path / "config")
+    command = readme_command(f"config/examples/{name}.yaml")
+    subprocess.run(command, check=True, capture_output=True, cwd=tmp_path, env=snakemake_env())
+    return tmp_path / "results" / "examples" / name
+
+
+def test_lm_eval_example_runs_end_to_end(tmp_path):
+    workdir = run_example(tmp_path, "lm_eval")
+    tables = workdir / "results" / "tables"
+    models = pd.read_csv(tables / "models.csv").set_index("model")
+    assert models["n"].tolist() == [39, 39, 39]
+    # the workflow's accuracies are the harness's own: the item table read back by evalbars read
+    assert models.loc["evalbars/fake-strong", "correct"] == 29
+    front = report_front_page(workdir / "report.html")
+    assert front.index("What the data support") < front.index("How this report was made")
+    assert "3 models read: evalbars/fake-strong, evalbars/fake-mid, evalbars/fake-weak" in front
+    assert "Of 3 pairs, 2 are separated by the naive reading" in front
+    plan = pd.read_csv(tables / "plan.csv")
+    assert len(plan) and plan["questions_closed_form"].notna().all()
+
+
 def test_inspect_example_with_epochs_and_unequal_coverage(tmp_path):
     # The README's Inspect example: fake-mid answered 10 of the 20 questions, 3 epochs each;
     # question_set: all keeps every question, and each table says which it used.
-    workdir = tmp_path / "results" / "examples" / "inspect"
-    workdir.mkdir(parents=True)
-    shutil.copytree(REPO / "tests", tmp_path / "tests")  # the example's relative paths
-    config = REPO / "config" / "examples" / "inspect.yaml"
-    subprocess.run(
-        [
-            *SNAKEMAKE,
-            "analysis_all",
-            "ranks_all",
-            "-d",
-            str(workdir),
-            "--cores",
-            "2",
-            "--configfile",
-            str(config),
-        ],
-        check=True,
-        capture_output=True,
-        cwd=REPO,
-    )
+    workdir = run_example(tmp_path, "inspect")
+    assert report_front_page(workdir / "report.html").startswith('<div class="document">')
     tables = workdir / "results" / "tables"
     models = pd.read_csv(tables / "models.csv").set_index("model")
     assert models.loc["mockllm/fake-mid", ["n", "samples", "correct"]].tolist() == [10, 30, 15]

@@ -6,8 +6,10 @@ Shared by the workflow, workflow-input and SLURM tests.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -101,3 +103,27 @@ def output_digests(workdir: Path) -> dict:
         for path in sorted((workdir / folder).rglob("*"))
         if path.is_file()
     }
+
+
+def readme_command(*needles: str) -> list[str]:
+    """The README's one shell command that contains every ``needle``, as words, with its
+    leading ``uv run snakemake`` replaced by this interpreter's Snakemake (the same workflow)."""
+    text = (REPO / "README.md").read_text()
+    commands = [
+        " ".join(shlex.split(line, comments=True))
+        for block in re.findall(r"```bash\n(.*?)```", text, re.S)
+        for line in re.sub(r"\\\n\s*", " ", block).splitlines()
+        if line.strip() and not line.strip().startswith("#")
+    ]
+    found = [c for c in commands if all(n in c for n in needles)]
+    assert len(found) == 1, (needles, found)
+    words = shlex.split(found[0])
+    assert words[:3] == ["uv", "run", "snakemake"], found[0]
+    return [*SNAKEMAKE, *words[3:]]
+
+
+def report_front_page(report: Path) -> str:
+    """The HTML of the report's front page (Snakemake keeps it as the string workflow_desc)."""
+    text = report.read_text()
+    start = text.index("var workflow_desc = ") + len("var workflow_desc = ")
+    return json.JSONDecoder().raw_decode(text, start)[0]
