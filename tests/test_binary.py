@@ -389,6 +389,22 @@ def test_degenerate_input_is_rejected():
         fit_cells(table.assign(successes=table["trials"] + 1))
 
 
+@pytest.mark.parametrize("fit", ["glmm", "gee"])
+def test_fractional_successes_are_refused_by_both_fits_alike(fit):
+    # a partial-credit score (0.5) in one cell: GEE used to floor it to 0 and fit silently
+    table = cells("synthetic_balanced")
+    half = table.assign(successes=table["successes"].astype(float))
+    half.loc[half.index[0], "successes"] = 0.5
+    fitter = {
+        "glmm": fit_cells,
+        "gee": lambda c: gee.fit_gee(c["successes"], c["trials"], c["model"], c["question_id"]),
+    }[fit]
+    with pytest.raises(ValueError, match="^successes and trials must be whole numbers$"):
+        fitter(half)
+    with pytest.raises(ValueError, match="^need trials >= 1 and 0 <= successes <= trials"):
+        fitter(table.assign(trials=0))
+
+
 def test_fit_summary_reports_the_fits():
     fit, gfit = glmm_fit("synthetic_boundary"), gee_fit("synthetic_boundary")
     summary = binary.fit_summary(fit, gfit)
