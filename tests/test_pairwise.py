@@ -80,6 +80,21 @@ def test_adjust_pvalues_published_example():
     p = [0.01, 0.04, 0.03, 0.005]
     np.testing.assert_allclose(pairwise.adjust_pvalues(p, "bonferroni"), [0.04, 0.16, 0.12, 0.02])
     np.testing.assert_allclose(pairwise.adjust_pvalues(p, "holm"), [0.03, 0.06, 0.06, 0.02])
+    np.testing.assert_allclose(pairwise.adjust_pvalues(p, "bh"), [0.02, 0.04, 0.04, 0.02])
+    with pytest.raises(ValueError, match="unknown adjustment 'fdr'"):
+        pairwise.adjust_pvalues(p, "fdr")
+
+
+def test_bh_published_example():
+    # Benjamini & Hochberg (1995), section 4.1: 15 p-values of a trial of treatments for
+    # myocardial infarction; at q = 0.05 the step-up procedure rejects the four smallest
+    # (the largest i with p_(i) <= i q / m is i = 4: 0.0095 <= 4 x 0.05 / 15 = 0.0133).
+    p = [0.0201, 0.7590, 0.0001, 0.0298, 0.0004, 0.4262, 0.0019, 0.0344, 0.0278, 1.0]
+    p += [0.0095, 0.5719, 0.0459, 0.6528, 0.3240]
+    adjusted = pairwise.adjust_pvalues(p, "bh")
+    assert sorted(np.flatnonzero(adjusted <= 0.05)) == [2, 4, 6, 10]
+    # the fifth smallest, 0.0201, adjusts to min over j >= 5 of 15 p_(j) / j = 15 x 0.0201 / 5
+    assert adjusted[0] == pytest.approx(0.0603, abs=1e-12)
 
 
 def test_miller_math_example_unpaired_se():

@@ -40,40 +40,53 @@ def model_pairs(models) -> pd.DataFrame:
 
 
 def adjust_pvalues(p, method: str) -> np.ndarray:
-    """Family-wise adjusted p-values, one family per row (the last axis).
+    """Multiplicity-adjusted p-values, one family per row (the last axis).
 
     Parameters
     ----------
     p : array_like, shape (..., m)
         Unadjusted p-values; each 1-D slice along the last axis is one family,
         so thousands of simulated families are adjusted at once.
-    method : {"bonferroni", "holm"}
-        Bonferroni: :math:`\\min(1, m p_i)`. Holm's step-down: with sorted
-        :math:`p_{(1)} \\le \\dots \\le p_{(m)}`,
-        :math:`\\tilde p_{(i)} = \\max_{j \\le i} \\min(1, (m - j + 1) p_{(j)})`.
+    method : {"bonferroni", "holm", "bh"}
+        With sorted :math:`p_{(1)} \\le \\dots \\le p_{(m)}`:
+
+        - Bonferroni (family-wise error): :math:`\\min(1, m p_i)`;
+        - Holm's step-down (family-wise error) [1]_:
+          :math:`\\tilde p_{(i)} = \\max_{j \\le i} \\min(1, (m - j + 1) p_{(j)})`;
+        - Benjamini-Hochberg step-up (false discovery rate) [2]_:
+          :math:`\\tilde p_{(i)} = \\min_{j \\ge i} \\min(1, m p_{(j)} / j)`.
 
     References
     ----------
     .. [1] Holm, S. (1979). A simple sequentially rejective multiple test
        procedure. Scand J Stat 6, 65-70.
+    .. [2] Benjamini, Y. and Hochberg, Y. (1995). Controlling the false discovery
+       rate: a practical and powerful approach to multiple testing. J R Stat Soc B 57,
+       289-300.
 
     Examples
     --------
     >>> adjust_pvalues([0.01, 0.04, 0.03, 0.005], "holm").round(2).tolist()
     [0.03, 0.06, 0.06, 0.02]
+    >>> adjust_pvalues([0.01, 0.04, 0.03, 0.005], "bh").round(3).tolist()
+    [0.02, 0.04, 0.04, 0.02]
     """
     p = np.asarray(p, dtype=float)
     m = p.shape[-1]
     if method == "bonferroni":
         return np.minimum(1.0, p * m)
+    if method not in ("holm", "bh"):
+        raise ValueError(f"unknown adjustment {method!r}; use 'bonferroni', 'holm' or 'bh'")
+    order = np.argsort(p, axis=-1, kind="stable")
+    ordered = np.take_along_axis(p, order, axis=-1)
     if method == "holm":
-        order = np.argsort(p, axis=-1, kind="stable")
-        ordered = np.take_along_axis(p, order, axis=-1)
         stepped = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * ordered), axis=-1)
-        adjusted = np.empty_like(stepped)
-        np.put_along_axis(adjusted, order, stepped, axis=-1)
-        return adjusted
-    raise ValueError(f"unknown adjustment {method!r}; use 'bonferroni' or 'holm'")
+    else:
+        scaled = ordered * m / np.arange(1, m + 1)
+        stepped = np.minimum(1.0, np.minimum.accumulate(scaled[..., ::-1], axis=-1)[..., ::-1])
+    adjusted = np.empty_like(stepped)
+    np.put_along_axis(adjusted, order, stepped, axis=-1)
+    return adjusted
 
 
 # --- The paper's Table 3: all pairwise comparisons ------------------------------------------------------------
