@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -27,8 +29,9 @@ from evalbars.claims import (
 )
 from evalbars.mixed import fit_lmm, lmm_contrasts
 from evalbars.pairwise import pairwise_table
-from evalbars.scores import WideScores
+from evalbars.scores import WideScores, wide_scores
 
+DATA = Path(__file__).resolve().parent / "data"
 MODELS = ["Alpha-7B", "Beta-7B-v0.1", "Gamma-2B", "Delta-1B"]
 CATEGORIES = ["computer science", "law", "math"]
 
@@ -220,6 +223,29 @@ def test_category_claims_use_only_that_categorys_questions(truth):
     assert row["questions"] == keep.sum() == 1000
     assert row["estimate_points"] == pytest.approx(100 * d.mean())
     assert row["p"] == pytest.approx(2 * ztest(d, alternative="larger", ddof=0)[1], rel=1e-9)
+
+
+def test_a_category_claim_with_epochs_is_the_whole_set_claim_on_that_category():
+    # with repeated samples, a claim "... in math" used to fit its mixed reading to cell means
+    wide = wide_scores(pd.read_csv(DATA / "synthetic_epochs.csv"))
+    assert wide.has_repeats
+    math = wide.rows(wide.categories == "math")
+    assert math.has_repeats and math.scores.shape[0] < wide.scores.shape[0]
+    claim = "Falcon-7B > Orca-2-7B"
+    per_category = evaluate_claims(wide, [f"{claim} in math"], replicates=200)
+    whole_set = evaluate_claims(math, [claim], replicates=200)
+    numbers = per_category.columns.difference(["claim", "category"])
+    pd.testing.assert_frame_equal(per_category[numbers], whole_set[numbers])
+    # and the mixed reading is the model of the repeated samples, not of the cell means
+    mixed = rows(per_category, f"{claim} in math", "mixed_holm")
+    labels = np.asarray([str(q) for q in math.question_ids])
+    cell_means = {"samples": None, "within_ss": None}
+    for repeats, agrees in (({}, True), (cell_means, False)):
+        fit = fit_lmm(replace(math, categories=labels, **repeats), "category")
+        pair = lmm_contrasts(fit).set_index(["model_a", "model_b"]).loc[("Falcon-7B", "Orca-2-7B")]
+        assert 0.05 < pair["p"] < 0.99
+        p = 2 * stats.norm.sf(pair["z"])
+        assert bool(mixed["p"] == pytest.approx(p, rel=1e-9)) is agrees
 
 
 def test_family_of_claims_and_all_pairs_adds_every_pair():

@@ -98,7 +98,7 @@ References
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -204,9 +204,7 @@ def _mixed(wide: WideScores, category: str | None):
             fit = fit_lmm(wide, "category_question")
         else:  # one category: (1|question), by giving every question its own "category"
             labels = np.asarray([str(q) for q in wide.question_ids])
-            fit = fit_lmm(
-                WideScores(wide.scores, wide.models, wide.question_ids, labels), "category"
-            )
+            fit = fit_lmm(replace(wide, categories=labels), "category")  # samples kept
     except ValueError as exc:
         return None, None, f"mixed model not fitted: {exc}"
     a, b = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
@@ -218,10 +216,7 @@ def _mixed(wide: WideScores, category: str | None):
 
 def _scope(wide: WideScores, category: str | None) -> _Scope:
     if category is not None:
-        keep = wide.categories == category
-        wide = WideScores(
-            wide.scores[keep], list(wide.models), wide.question_ids[keep], wide.categories[keep]
-        )
+        wide = wide.rows(wide.categories == category)  # repeated samples (epochs) kept
     k = len(wide.models)
     stats = pair_statistics(wide.scores)
     answered = np.isfinite(wide.scores).any(axis=1)
