@@ -289,6 +289,33 @@ def test_questions_needed_follow_the_closed_form(truth):
     assert rows(table, "Alpha-7B > Gamma-2B", "paired_holm")["more_questions"] == 0
 
 
+def test_questions_needed_of_margin_claims_follow_chow_shao_and_wang(truth):
+    # Non-inferiority (margin d): effect g + d; equivalence: effect d - |g|; the variance of a
+    # paired difference at the observed gap, delta - g^2 (Chow, Shao and Wang, section 3.1).
+    wide, table = truth
+    z = stats.norm.ppf(1 - 0.05 / len(TRUTH_CLAIMS) / 2) + stats.norm.ppf(0.8)
+    a, b = wide.scores[:, 0], wide.scores[:, 1]
+    g, delta = (b - a).mean(), (a != b).mean()
+    row = rows(table, "Beta-7B-v0.1 >= Alpha-7B - 5", "paired_holm")
+    assert row["verdict"] == "supported"
+    assert row["questions_needed"] == np.ceil(z**2 * (delta - g**2) / (g + 0.05) ** 2)
+    row = rows(table, "|Alpha-7B - Beta-7B-v0.1| < 5", "paired_holm")
+    assert row["questions_needed"] == np.ceil(z**2 * (delta - g**2) / (0.05 - abs(g)) ** 2)
+
+
+def test_equivalence_at_no_observed_gap_needs_both_one_sided_tests():
+    # g = 0 exactly: both one-sided tests must reject, so z_{1-beta/2} replaces z_{1-beta}
+    # (Chow, Shao and Wang, example 3.1.4: 35 where z_{1-beta} would give 25).
+    q = np.arange(400)
+    a, b = (q % 4 == 0), (q % 4 == 1)  # disagree on half of the questions, tied overall
+    wide = WideScores(np.column_stack([a, b]).astype(float), ["A", "B"], q, np.full(400, "x"))
+    row = rows(evaluate_claims(wide, ["|A - B| < 2"]), "|A - B| < 2", "paired_holm")
+    assert row["estimate_points"] == 0.0 and row["disagreement"] == 0.5
+    z = stats.norm.ppf(1 - 0.05 / 2) + stats.norm.ppf(1 - 0.2 / 2)
+    assert row["questions_needed"] == np.ceil(z**2 * 0.5 / 0.02**2)
+    assert row["more_questions"] == row["questions_needed"] - 400
+
+
 def test_same_inputs_give_identical_tables(truth, tmp_path):
     wide, table = truth
     again = evaluate_claims(wide, list(TRUTH_CLAIMS), replicates=2000, seed=3)

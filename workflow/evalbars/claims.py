@@ -72,11 +72,15 @@ all questions. Holm adjusts the claims' p and, separately, their opposites' p
 over it. Intervals of adjusted readings use the Bonferroni level
 :math:`1 - \\alpha/m` (Holm's verdict can be sharper).
 
-For every claim the paired reading's observed gap and disagreement rate give the
-questions needed (:func:`evalbars.planning.questions_needed`, at the per-test
-level :math:`\\alpha/m`, or :math:`\\alpha/(mk)` for ``top k``) for the paired Holm
-verdict to be decided with the requested power if the true gap were the observed
-one; ``more_questions`` is how many the claim's scope lacks when it is not supported.
+For every claim the paired reading's observed gap g and disagreement rate
+:math:`\\delta` give the questions needed (:func:`evalbars.planning.questions_for_effect`,
+variance :math:`\\delta - g^2`, at the per-test level :math:`\\alpha/m`, or
+:math:`\\alpha/(mk)` for ``top k``) for the paired Holm verdict to be decided with the
+requested power if the true gap were the observed one. The effect is the distance of g
+from the claim's null boundary: :math:`|g|` for superiority, best and top k,
+:math:`|g + d|` for non-inferiority with margin d, :math:`|d - |g||` for equivalence
+(with :math:`z_{1-\\beta/2}` at g = 0, where both one-sided tests must reject);
+``more_questions`` is how many the claim's scope lacks when it is not supported.
 
 References
 ----------
@@ -109,6 +113,7 @@ from .errors import InputError
 from .items import build_item_table
 from .mixed import contrast_se, fit_lmm
 from .pairwise import adjust_pvalues, pair_statistics
+from .planning import questions_for_effect
 from .ranks.paired import bootstrap_accuracies
 from .ranks.unpaired import min_ranks, summarise_ranks
 from .readers import read_source
@@ -348,15 +353,17 @@ def _questions_needed(claim, scope, row, alpha, power, family_size):
         effect = abs(g + d)
     elif claim.kind == "equivalence":
         effect = abs(d - abs(g))
+        if g == 0:  # both one-sided tests must reject: z_{1-beta/2} (Chow, Shao and Wang 3.1)
+            power = 1 - (1 - power) / 2
     else:
         effect = abs(g)
         if claim.kind in ("best", "top") and row["p"] > row["p_opposite"]:
             divisor = len(scope.wide.models) - claim.k
     level = alpha / (family_size * divisor)
-    z = special.ndtri(1 - level / 2) + special.ndtri(power)
     var = delta - g**2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        needed = z**2 * var / effect**2 if effect > 0 and var > 0 else np.nan
+    needed = np.nan
+    if effect > 0 and var > 0:
+        needed = float(questions_for_effect(effect, var, alpha=level, power=power))
     needed = float(np.ceil(np.round(needed, 6))) if np.isfinite(needed) else np.nan
     if row["verdict"] != "not supported":
         return delta, needed, 0.0

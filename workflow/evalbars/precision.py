@@ -15,6 +15,7 @@ import pandas as pd
 
 from .intervals import wilson_interval
 from .pairwise import model_pairs, pair_statistics
+from .planning import questions_for_effect
 from .scores import accuracy_order, wide_scores
 
 __all__ = [
@@ -94,6 +95,9 @@ def questions_to_resolve_paired(gap, disagreement, sds: float = 2.0):
     :math:`k^2`; models that agree more need fewer questions. A gap larger than
     the disagreement rate is impossible (NaN).
 
+    This is :func:`evalbars.planning.questions_for_effect` with effect ``gap``, variance
+    :math:`\\delta - \\text{gap}^2` and multiplier ``z = sds``.
+
     References
     ----------
     .. [1] Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640, section 4
@@ -101,7 +105,7 @@ def questions_to_resolve_paired(gap, disagreement, sds: float = 2.0):
     """
     gap = np.asarray(gap, dtype=float)
     disagreement = np.asarray(disagreement, dtype=float)
-    needed = sds**2 * (disagreement - gap**2) / gap**2
+    needed = questions_for_effect(gap, disagreement - gap**2, z=sds)
     return np.where(gap <= disagreement, needed, np.nan)
 
 
