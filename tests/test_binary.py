@@ -32,7 +32,8 @@ from scipy import integrate, special
 from evalbars import binary, gee, glmm, mixed
 from evalbars.figures.binary import binary_models_figure
 from evalbars.scores import wide_scores
-from tests.reference.r_binary_results import R_BINARY
+
+from .reference.r_binary_results import R_BINARY
 
 DATA = Path(__file__).resolve().parent / "data"
 FIXTURES = [

@@ -11,47 +11,12 @@ from statsmodels.stats.contingency_tables import mcnemar
 
 from evalbars import pairwise
 from evalbars.accuracy import accuracy_table
-from evalbars.scores import WideScores, accuracy_order
+from evalbars.scores import accuracy_order
 
+from .helpers import PAIR_COLUMNS, ones_then_zeros, wide_from
 from .reference.r_results import R_RESULTS, r_pair
 
 DATA = Path(__file__).resolve().parent / "data"
-
-MODEL_COLUMNS = [
-    "model",
-    "n",
-    "samples",
-    "correct",
-    "accuracy",
-    "se_naive",
-    "se_questions",
-    "n_effective",
-    "ci_low",
-    "ci_high",
-    "se_clustered",
-]
-PAIR_COLUMNS = [
-    "model_a", "model_b", "n", "diff",
-    "se_unpaired", "z_unpaired", "p_unpaired", "se_paired", "z_paired", "p_paired",
-    "n10", "n01", "p_mcnemar", "p_bonferroni", "p_holm",
-    "significant_unpaired", "significant_paired", "significant_mcnemar",
-    "significant_bonferroni", "significant_holm",
-]  # fmt: skip
-
-
-def wide_from(columns, categories=None, models=None) -> WideScores:
-    scores = np.column_stack([np.asarray(c, dtype=float) for c in columns])
-    n, k = scores.shape
-    return WideScores(
-        scores=scores,
-        models=list(models or [f"m{i}" for i in range(k)]),
-        question_ids=np.arange(n),
-        categories=np.asarray(categories if categories is not None else ["all"] * n, dtype=str),
-    )
-
-
-def ones_then_zeros(n, k):
-    return np.r_[np.ones(k), np.zeros(n - k)]
 
 
 # --- Published values -----------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from evalbars.simulate.fwer import simulate_fwer
 from evalbars.simulate.leaderboard import simulate_leaderboard
 
 from .conftest import DEFAULT_SUBSAMPLE, REPO
-from .test_pairwise import MODEL_COLUMNS, PAIR_COLUMNS
+from .helpers import MODEL_COLUMNS, PAIR_COLUMNS
 from .workflow_runs import SNAKEMAKE, make_workdir, planned_jobs, run_snakemake
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
