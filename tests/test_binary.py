@@ -147,6 +147,8 @@ def test_optimum_at_least_as_good_as_glmer(name):
 def test_gradient_is_exact():
     """The analytic gradient (implicit differentiation through the modes) against central
     differences of the deviance, at a point away from the optimum."""
+    # glmm._Laplace and glmm._encode are private: the gradient exists only inside the fit,
+    # and checking it needs the objective itself (the public laplace_deviance has no gradient)
     c = cells("synthetic_incomplete")
     objective = glmm._Laplace(
         glmm._encode(c["successes"], c["trials"], c["model"], c["question_id"], c["category"], None)
