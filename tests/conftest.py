@@ -2,7 +2,9 @@
 
 Real-data tests never skip: the archives come from ``$EVALBARS_MIRROR`` if set, else
 the development mirror beside the repository (``../shared/mmlu-pro/eval_results``),
-else upstream; a failure to get them fails the test. :func:`mirror_location` is the
+else upstream; a failure to get them fails the test. Every test that uses the archive
+fixtures is marked ``realdata`` here, so ``pytest -m "not realdata and not workflow and
+not slurm"`` is the offline loop. :func:`mirror_location` is the
 one place that knows the development mirror; the package itself knows only
 ``$EVALBARS_MIRROR``, the config's ``mirror`` and upstream.
 """
@@ -10,6 +12,7 @@ one place that knows the development mirror; the package itself knows only
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 import matplotlib
@@ -44,7 +47,32 @@ DEFAULT_SUBSAMPLE = {
 SLOW_FILES = ("test_slurm.py", "test_workflow.py", "test_workflow_inputs.py")
 
 
+#: Fixtures that need the MMLU-Pro archives: a test using one of them, directly or through
+#: another fixture, is marked ``realdata``, so ``-m "not realdata"`` runs with no mirror and no
+#: network.
+REALDATA_FIXTURES = frozenset(
+    {"mirror", "archive_dir", "default_raw", "default_items", "default_subsample", "real_wide"}
+)
+#: ``reference_wide`` names whose score matrix is the real subsample.
+REALDATA_REFERENCES = frozenset({"mmlu_pro_default_subsample"})
+
+
+def needs_real_data(item) -> bool:
+    """True when a collected test needs the archives (see :data:`REALDATA_FIXTURES`)."""
+    names = set(getattr(item, "fixturenames", ()))
+    if names & REALDATA_FIXTURES:
+        return True
+    if "reference_wide" in names:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        return any(isinstance(v, str) and v in REALDATA_REFERENCES for v in params.values())
+    return False
+
+
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if needs_real_data(item):
+            item.add_marker(pytest.mark.realdata)
+
     def rank(item):
         name = item.path.name
         return SLOW_FILES.index(name) if name in SLOW_FILES else len(SLOW_FILES)
@@ -54,9 +82,12 @@ def pytest_collection_modifyitems(config, items):
 
 def mirror_location(config_mirror: str | None = None) -> str | None:
     """The archive source of tests and the benchmark: ``$EVALBARS_MIRROR``, the config's mirror,
-    the development mirror beside the repository, or None (upstream)."""
+    the development mirror beside the repository (unless ``EVALBARS_NO_DEV_MIRROR=1``, to check
+    that a test needs no mirror), or None (upstream)."""
     chosen = fetch.resolve_mirror(config_mirror)
-    return chosen or (str(SHARED_MIRROR) if SHARED_MIRROR.is_dir() else None)
+    if chosen or os.environ.get("EVALBARS_NO_DEV_MIRROR") == "1":
+        return chosen
+    return str(SHARED_MIRROR) if SHARED_MIRROR.is_dir() else None
 
 
 @pytest.fixture(scope="session")

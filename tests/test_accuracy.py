@@ -10,7 +10,7 @@ from evalbars.accuracy import accuracy_table, sampling_variance_table
 from evalbars.intervals import clustered_se
 from evalbars.scores import accuracy_order, wide_scores
 
-from .test_pairwise import DATA, MODEL_COLUMNS, ones_then_zeros, wide_from
+from .helpers import DATA, MODEL_COLUMNS, ones_then_zeros, wide_from
 
 
 def test_wilson_and_naive_se_real_counts():

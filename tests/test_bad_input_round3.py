@@ -13,7 +13,7 @@ import pytest
 
 from evalbars import binary, category_pairwise, mixed, planning
 from evalbars.errors import script_context
-from evalbars.precision import disagreement_rates
+from evalbars.pairwise import disagreement_rates
 from evalbars.scores import WideScores
 
 from .workflow_runs import make_workdir, run_snakemake

@@ -32,7 +32,8 @@ from scipy import integrate, special
 from evalbars import binary, gee, glmm, mixed
 from evalbars.figures.binary import binary_models_figure
 from evalbars.scores import wide_scores
-from tests.reference.r_binary_results import R_BINARY
+
+from .reference.r_binary_results import R_BINARY
 
 DATA = Path(__file__).resolve().parent / "data"
 FIXTURES = [
@@ -146,6 +147,8 @@ def test_optimum_at_least_as_good_as_glmer(name):
 def test_gradient_is_exact():
     """The analytic gradient (implicit differentiation through the modes) against central
     differences of the deviance, at a point away from the optimum."""
+    # glmm._Laplace and glmm._encode are private: the gradient exists only inside the fit,
+    # and checking it needs the objective itself (the public laplace_deviance has no gradient)
     c = cells("synthetic_incomplete")
     objective = glmm._Laplace(
         glmm._encode(c["successes"], c["trials"], c["model"], c["question_id"], c["category"], None)
@@ -387,6 +390,22 @@ def test_degenerate_input_is_rejected():
         fit_cells(perfect)
     with pytest.raises(ValueError, match="successes <= trials"):
         fit_cells(table.assign(successes=table["trials"] + 1))
+
+
+@pytest.mark.parametrize("fit", ["glmm", "gee"])
+def test_fractional_successes_are_refused_by_both_fits_alike(fit):
+    # a partial-credit score (0.5) in one cell: GEE used to floor it to 0 and fit silently
+    table = cells("synthetic_balanced")
+    half = table.assign(successes=table["successes"].astype(float))
+    half.loc[half.index[0], "successes"] = 0.5
+    fitter = {
+        "glmm": fit_cells,
+        "gee": lambda c: gee.fit_gee(c["successes"], c["trials"], c["model"], c["question_id"]),
+    }[fit]
+    with pytest.raises(ValueError, match="^successes and trials must be whole numbers$"):
+        fitter(half)
+    with pytest.raises(ValueError, match="^need trials >= 1 and 0 <= successes <= trials"):
+        fitter(table.assign(trials=0))
 
 
 def test_fit_summary_reports_the_fits():

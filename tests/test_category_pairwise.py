@@ -17,14 +17,18 @@ from statsmodels.stats.proportion import proportions_chisquare
 
 from evalbars.category_pairwise import (
     CATEGORY_PAIR_COLUMNS,
-    adjust_bh,
     category_pairwise_table,
     category_summary,
+    compare_categories,
     discordant_homogeneity,
     interaction_test,
+    pairs_among,
 )
 from evalbars.figures.claims import category_heatmap
+from evalbars.pairwise import adjust_pvalues
 from evalbars.scores import WideScores, wide_scores
+
+from .helpers import run_workflow_script
 
 DATA = Path(__file__).resolve().parent / "data"
 R_INTERACTION = Path(__file__).resolve().parent / "reference" / "r_output" / "interaction"
@@ -41,9 +45,10 @@ def balanced():
 
 def test_bh_matches_statsmodels():
     p = np.random.default_rng(3).uniform(size=(5, 40)) ** 3
-    for row in p:
-        np.testing.assert_allclose(adjust_bh(row), multipletests(row, method="fdr_bh")[1])
-    np.testing.assert_allclose(adjust_bh(p)[2], multipletests(p[2], method="fdr_bh")[1])
+    adjusted = adjust_pvalues(p, "bh")
+    for row, got in zip(p, adjusted, strict=True):
+        np.testing.assert_allclose(got, multipletests(row, method="fdr_bh")[1])
+        np.testing.assert_allclose(adjust_pvalues(row, "bh"), got)
 
 
 def test_every_cell_is_mcnemar_on_that_categorys_questions(balanced):
@@ -136,3 +141,66 @@ def test_heatmap_keeps_neighbour_pairs_when_there_are_many():
         table[table["model_a"].isin(["m00", "m01"]) & (table["model_b"] < "m05")]
     )
     assert len(few.axes[0].get_xticklabels()) == 7  # 4 + 3 pairs: all drawn
+
+
+CATEGORY_OUTPUTS = {
+    "csv": "category_pairwise.csv",
+    "parquet": "category_pairwise.parquet",
+    "shown": "shown.csv",
+    "md": "category_pairwise.md",
+    "tex": "category_pairwise.tex",
+    "summary_csv": "category_summary.csv",
+    "summary_md": "category_summary.md",
+    "summary_tex": "category_summary.tex",
+    "png": "category_pairwise.png",
+    "svg": "category_pairwise.svg",
+}
+CATEGORY_TABLES = ["csv", "md", "tex", "summary_csv", "summary_md", "summary_tex"]
+
+
+def run_category_script(tmp_path, name, item_table, **params):
+    out = tmp_path / name
+    out.mkdir()
+    output = {key: out / file for key, file in CATEGORY_OUTPUTS.items()}
+    run_workflow_script(
+        "category_pairwise",
+        log=out / "log",
+        input={"item_table": item_table},
+        output=output,
+        params={"alpha": 0.05, "max_models": None} | params,
+    )
+    return {key: output[key].read_bytes() for key in CATEGORY_TABLES}
+
+
+def test_display_max_systems_changes_no_number_of_the_category_tables(tmp_path):
+    # display.max_systems used to choose which pairs entered the Holm/BH family
+    frame = pd.read_csv(DATA / "synthetic_balanced.csv")
+    assert frame["model"].nunique() == 4
+    item_table = tmp_path / "items.parquet"
+    frame.to_parquet(item_table)
+    wide = run_category_script(tmp_path, "wide", item_table, max_systems=40)
+    narrow = run_category_script(tmp_path, "narrow", item_table, max_systems=2)
+    assert narrow == wide
+    table = pd.read_csv(tmp_path / "wide" / "category_pairwise.csv")
+    assert len(table[["model_a", "model_b"]].drop_duplicates()) == 6  # every pair
+    # the analysis key does change the family: 3 models, 3 pairs, and their own adjustment
+    top = run_category_script(tmp_path, "top", item_table, max_systems=40, max_models=3)
+    fewer = pd.read_csv(tmp_path / "top" / "category_pairwise.csv")
+    assert len(fewer[["model_a", "model_b"]].drop_duplicates()) == 3
+    assert top["csv"] != wide["csv"]
+    np.testing.assert_allclose(fewer["p_holm"], multipletests(fewer["p_mcnemar"], method="holm")[1])
+
+
+def test_compare_categories_restricts_to_the_most_accurate_models(balanced):
+    everything = compare_categories(balanced)
+    assert everything.models == balanced.models
+    pd.testing.assert_frame_equal(everything.table, category_pairwise_table(balanced))
+    top = compare_categories(balanced, max_models=2)
+    order = [m for m in balanced.models if m in top.models]
+    assert top.models == order and len(top.models) == 2
+    assert set(top.models) == set(
+        pd.Series(balanced.scores.mean(axis=0), balanced.models).nlargest(2).index
+    )
+    assert len(top.table) == len(set(balanced.categories))  # one pair in every category
+    drawn = pairs_among(everything.table, top.models)
+    np.testing.assert_array_equal(drawn["p_mcnemar"], top.table["p_mcnemar"])

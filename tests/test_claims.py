@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -27,8 +29,9 @@ from evalbars.claims import (
 )
 from evalbars.mixed import fit_lmm, lmm_contrasts
 from evalbars.pairwise import pairwise_table
-from evalbars.scores import WideScores
+from evalbars.scores import WideScores, wide_scores
 
+DATA = Path(__file__).resolve().parent / "data"
 MODELS = ["Alpha-7B", "Beta-7B-v0.1", "Gamma-2B", "Delta-1B"]
 CATEGORIES = ["computer science", "law", "math"]
 
@@ -222,6 +225,29 @@ def test_category_claims_use_only_that_categorys_questions(truth):
     assert row["p"] == pytest.approx(2 * ztest(d, alternative="larger", ddof=0)[1], rel=1e-9)
 
 
+def test_a_category_claim_with_epochs_is_the_whole_set_claim_on_that_category():
+    # with repeated samples, a claim "... in math" used to fit its mixed reading to cell means
+    wide = wide_scores(pd.read_csv(DATA / "synthetic_epochs.csv"))
+    assert wide.has_repeats
+    math = wide.rows(wide.categories == "math")
+    assert math.has_repeats and math.scores.shape[0] < wide.scores.shape[0]
+    claim = "Falcon-7B > Orca-2-7B"
+    per_category = evaluate_claims(wide, [f"{claim} in math"], replicates=200)
+    whole_set = evaluate_claims(math, [claim], replicates=200)
+    numbers = per_category.columns.difference(["claim", "category"])
+    pd.testing.assert_frame_equal(per_category[numbers], whole_set[numbers])
+    # and the mixed reading is the model of the repeated samples, not of the cell means
+    mixed = rows(per_category, f"{claim} in math", "mixed_holm")
+    labels = np.asarray([str(q) for q in math.question_ids])
+    cell_means = {"samples": None, "within_ss": None}
+    for repeats, agrees in (({}, True), (cell_means, False)):
+        fit = fit_lmm(replace(math, categories=labels, **repeats), "category")
+        pair = lmm_contrasts(fit).set_index(["model_a", "model_b"]).loc[("Falcon-7B", "Orca-2-7B")]
+        assert 0.05 < pair["p"] < 0.99
+        p = 2 * stats.norm.sf(pair["z"])
+        assert bool(mixed["p"] == pytest.approx(p, rel=1e-9)) is agrees
+
+
 def test_family_of_claims_and_all_pairs_adds_every_pair():
     wide = known_truth(600, seed=1)
     table = evaluate_claims(wide, ["Alpha-7B > Gamma-2B"], family="claims_and_all_pairs")
@@ -261,6 +287,33 @@ def test_questions_needed_follow_the_closed_form(truth):
     assert row["questions_needed"] == np.ceil(z**2 * (delta - g**2) / g**2)
     assert row["more_questions"] == row["questions_needed"] - 3000
     assert rows(table, "Alpha-7B > Gamma-2B", "paired_holm")["more_questions"] == 0
+
+
+def test_questions_needed_of_margin_claims_follow_chow_shao_and_wang(truth):
+    # Non-inferiority (margin d): effect g + d; equivalence: effect d - |g|; the variance of a
+    # paired difference at the observed gap, delta - g^2 (Chow, Shao and Wang, section 3.1).
+    wide, table = truth
+    z = stats.norm.ppf(1 - 0.05 / len(TRUTH_CLAIMS) / 2) + stats.norm.ppf(0.8)
+    a, b = wide.scores[:, 0], wide.scores[:, 1]
+    g, delta = (b - a).mean(), (a != b).mean()
+    row = rows(table, "Beta-7B-v0.1 >= Alpha-7B - 5", "paired_holm")
+    assert row["verdict"] == "supported"
+    assert row["questions_needed"] == np.ceil(z**2 * (delta - g**2) / (g + 0.05) ** 2)
+    row = rows(table, "|Alpha-7B - Beta-7B-v0.1| < 5", "paired_holm")
+    assert row["questions_needed"] == np.ceil(z**2 * (delta - g**2) / (0.05 - abs(g)) ** 2)
+
+
+def test_equivalence_at_no_observed_gap_needs_both_one_sided_tests():
+    # g = 0 exactly: both one-sided tests must reject, so z_{1-beta/2} replaces z_{1-beta}
+    # (Chow, Shao and Wang, example 3.1.4: 35 where z_{1-beta} would give 25).
+    q = np.arange(400)
+    a, b = (q % 4 == 0), (q % 4 == 1)  # disagree on half of the questions, tied overall
+    wide = WideScores(np.column_stack([a, b]).astype(float), ["A", "B"], q, np.full(400, "x"))
+    row = rows(evaluate_claims(wide, ["|A - B| < 2"]), "|A - B| < 2", "paired_holm")
+    assert row["estimate_points"] == 0.0 and row["disagreement"] == 0.5
+    z = stats.norm.ppf(1 - 0.05 / 2) + stats.norm.ppf(1 - 0.2 / 2)
+    assert row["questions_needed"] == np.ceil(z**2 * 0.5 / 0.02**2)
+    assert row["more_questions"] == row["questions_needed"] - 400
 
 
 def test_same_inputs_give_identical_tables(truth, tmp_path):

@@ -3,47 +3,16 @@
 from __future__ import annotations
 
 import hashlib
-import http.server
 import threading
 import zipfile
-from pathlib import Path
 
 import pytest
 
 from evalbars import fetch
 
+from .helpers import ArchiveServer
+
 NAME = "model_outputs_Fixture_5shots.zip"
-
-
-class ArchiveServer(http.server.ThreadingHTTPServer):
-    """Serves files from a folder; can fail the first N requests with 503."""
-
-    def __init__(self, root: Path):
-        self.root = root
-        self.requests: list[str] = []
-        self.fail_first = 0
-        super().__init__(("127.0.0.1", 0), self.Handler)
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - http.server's naming
-            server = self.server
-            server.requests.append(self.path)
-            if server.fail_first > 0:
-                server.fail_first -= 1
-                self.send_error(503, "try again")
-                return
-            path = server.root / self.path.rsplit("/", 1)[-1]
-            if not path.is_file():
-                self.send_error(404, "not found")
-                return
-            body = path.read_bytes()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
 
 
 @pytest.fixture

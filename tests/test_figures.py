@@ -13,7 +13,7 @@ from evalbars.simulate import combine_settings
 from evalbars.simulate.clustered import simulate_clustered
 from evalbars.simulate.leaderboard import simulate_leaderboard
 
-from .test_simulate import frames, fwer_frame
+from .helpers import frames, fwer_frame
 
 
 def test_simulation_figures_state_their_findings():

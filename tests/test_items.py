@@ -17,7 +17,7 @@ from evalbars.items import (
 from evalbars.readers import read_long_table, read_mmlu_pro
 from evalbars.scores import wide_scores
 
-from .test_readers import record, write_json
+from .helpers import record, write_json
 
 
 def raw_pair(tmp_path):

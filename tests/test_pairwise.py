@@ -11,47 +11,12 @@ from statsmodels.stats.contingency_tables import mcnemar
 
 from evalbars import pairwise
 from evalbars.accuracy import accuracy_table
-from evalbars.scores import WideScores, accuracy_order
+from evalbars.scores import accuracy_order
 
+from .helpers import PAIR_COLUMNS, ones_then_zeros, wide_from
 from .reference.r_results import R_RESULTS, r_pair
 
 DATA = Path(__file__).resolve().parent / "data"
-
-MODEL_COLUMNS = [
-    "model",
-    "n",
-    "samples",
-    "correct",
-    "accuracy",
-    "se_naive",
-    "se_questions",
-    "n_effective",
-    "ci_low",
-    "ci_high",
-    "se_clustered",
-]
-PAIR_COLUMNS = [
-    "model_a", "model_b", "n", "diff",
-    "se_unpaired", "z_unpaired", "p_unpaired", "se_paired", "z_paired", "p_paired",
-    "n10", "n01", "p_mcnemar", "p_bonferroni", "p_holm",
-    "significant_unpaired", "significant_paired", "significant_mcnemar",
-    "significant_bonferroni", "significant_holm",
-]  # fmt: skip
-
-
-def wide_from(columns, categories=None, models=None) -> WideScores:
-    scores = np.column_stack([np.asarray(c, dtype=float) for c in columns])
-    n, k = scores.shape
-    return WideScores(
-        scores=scores,
-        models=list(models or [f"m{i}" for i in range(k)]),
-        question_ids=np.arange(n),
-        categories=np.asarray(categories if categories is not None else ["all"] * n, dtype=str),
-    )
-
-
-def ones_then_zeros(n, k):
-    return np.r_[np.ones(k), np.zeros(n - k)]
 
 
 # --- Published values -----------------------------------------------------------------------------
@@ -80,6 +45,21 @@ def test_adjust_pvalues_published_example():
     p = [0.01, 0.04, 0.03, 0.005]
     np.testing.assert_allclose(pairwise.adjust_pvalues(p, "bonferroni"), [0.04, 0.16, 0.12, 0.02])
     np.testing.assert_allclose(pairwise.adjust_pvalues(p, "holm"), [0.03, 0.06, 0.06, 0.02])
+    np.testing.assert_allclose(pairwise.adjust_pvalues(p, "bh"), [0.02, 0.04, 0.04, 0.02])
+    with pytest.raises(ValueError, match="unknown adjustment 'fdr'"):
+        pairwise.adjust_pvalues(p, "fdr")
+
+
+def test_bh_published_example():
+    # Benjamini & Hochberg (1995), section 4.1: 15 p-values of a trial of treatments for
+    # myocardial infarction; at q = 0.05 the step-up procedure rejects the four smallest
+    # (the largest i with p_(i) <= i q / m is i = 4: 0.0095 <= 4 x 0.05 / 15 = 0.0133).
+    p = [0.0201, 0.7590, 0.0001, 0.0298, 0.0004, 0.4262, 0.0019, 0.0344, 0.0278, 1.0]
+    p += [0.0095, 0.5719, 0.0459, 0.6528, 0.3240]
+    adjusted = pairwise.adjust_pvalues(p, "bh")
+    assert sorted(np.flatnonzero(adjusted <= 0.05)) == [2, 4, 6, 10]
+    # the fifth smallest, 0.0201, adjusts to min over j >= 5 of 15 p_(j) / j = 15 x 0.0201 / 5
+    assert adjusted[0] == pytest.approx(0.0603, abs=1e-12)
 
 
 def test_miller_math_example_unpaired_se():

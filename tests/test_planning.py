@@ -13,6 +13,7 @@ from scipy import stats
 from evalbars import cli, planning
 from evalbars.pairwise import adjust_pvalues, paired_z_tests
 from evalbars.simulate.fwer import draw_shared_scores
+from evalbars.simulate.seeding import STUDY_CODES
 
 
 def test_connor_mcnemar_sample_size_matches_the_published_example():
@@ -25,6 +26,51 @@ def test_connor_mcnemar_sample_size_matches_the_published_example():
     assert int(np.ceil(n)) == 23
     # The Wald form (the paired z evalbars runs) needs fewer: the null variance is smaller.
     assert planning.questions_needed(0.4, 0.5, 0.05, 0.8) < n
+
+
+def test_sample_size_matches_chow_shao_and_wang_worked_examples():
+    # Chow, Shao and Wang, Sample Size Calculations in Clinical Research (2003; 2nd ed. 2008),
+    # example 3.1.4 (one-sample means; a paired difference is one sample) and example 6.4.3
+    # (McNemar), with the numbers as the CRAN package TrialSize documents them for the book.
+    # Equality: sigma = 1, true difference 0.5, two-sided alpha 0.05, power 0.8 -> 31.4, 32.
+    n = planning.questions_for_effect(0.5, 1.0, alpha=0.05, power=0.8)
+    assert float(n) == pytest.approx(31.3955, abs=1e-4) and np.ceil(n) == 32
+    # Non-inferiority: margin 0.5, true difference 0.5, one-sided alpha 0.05 -> 6.2, 7.
+    n = planning.questions_for_effect(0.5 + 0.5, 1.0, alpha=0.05, power=0.8, sides=1)
+    assert float(n) == pytest.approx(6.1826, abs=1e-4) and np.ceil(n) == 7
+    # Equivalence (two one-sided tests): sigma = 0.1, margin 0.05, true difference 0 (so
+    # z_{1 - beta/2}), one-sided alpha 0.05 -> 34.3, 35.
+    n = planning.questions_for_effect(0.05 - 0.0, 0.1**2, alpha=0.05, power=0.9, sides=1)
+    assert float(n) == pytest.approx(34.2554, abs=1e-4) and np.ceil(n) == 35
+    # McNemar, example 6.4.3: p10 = 0.5, p01 = 0.2 (psi = 0.4, pi_D = 0.7) -> 58.6, 59.
+    n = planning.questions_needed(0.5 - 0.2, 0.5 + 0.2, alpha=0.05, power=0.8, test="mcnemar")
+    assert float(n) == pytest.approx(58.632, abs=1e-3) and np.ceil(n) == 59
+    # the closed forms of the module: Wald and McNemar are the one formula
+    n = planning.questions_for_effect(0.3, 0.7 - 0.09, null_variance=0.7)
+    assert float(n) == float(planning.questions_needed(0.3, 0.7, test="mcnemar"))
+    with pytest.raises(ValueError, match="sides"):
+        planning.questions_for_effect(0.1, 0.2, sides=3)
+
+
+def test_planner_streams_are_registered_settings():
+    # the planner's simulations draw from seeding.setting_rng with their codes 101 and 102
+    assert STUDY_CODES["plan_pair"] == 101 and STUDY_CODES["plan_holm"] == 102
+    assert len(set(STUDY_CODES.values())) == len(STUDY_CODES)
+    entropy = [5, 101, 400_000_000, 50_000, 300_000]
+    rng = np.random.default_rng(np.random.SeedSequence(entropy))
+    win, loss = (0.3 + 0.05) / 2, (0.3 - 0.05) / 2
+    counts = rng.multinomial(400, [win, loss, 1 - win - loss], size=1000)
+    z, p = paired_z_tests_from_counts(counts[:, 0], counts[:, 1], 400)
+    expected = ((p < 0.05) & (z > 0)).mean()
+    assert planning.simulate_pair_power(400, 0.05, 0.3, replications=1000, seed=5)[0] == expected
+    assert planning.simulate_pair_power(400, -0.05, 0.3, replications=1000, seed=5)[0] == 0.0
+
+
+def paired_z_tests_from_counts(n10, n01, n):
+    diff = (n10 - n01) / n
+    se = np.sqrt(np.maximum((n10 + n01) / n - diff**2, 0.0) / n)
+    z = diff / se
+    return z, 2 * stats.norm.sf(np.abs(z))
 
 
 def test_detectable_gap_inverts_questions_needed():

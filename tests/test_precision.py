@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from evalbars.intervals import wilson_interval
+from evalbars.pairwise import disagreement_rates
 from evalbars.precision import (
-    disagreement_rates,
     precision_table,
     precision_tables,
     questions_needed_table,

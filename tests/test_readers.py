@@ -14,21 +14,7 @@ from evalbars import readers
 from evalbars.errors import InputError
 from evalbars.fetch import archive_name, model_from_archive
 
-
-def record(qid, category="math", answer="A", pred="A", options=4, src="ori"):
-    return {
-        "question_id": qid,
-        "category": category,
-        "answer": answer,
-        "pred": pred,
-        "src": src,
-        "options": [f"option {i}" for i in range(options)],
-    }
-
-
-def write_json(path, document):
-    path.write_text(json.dumps(document))
-    return path
+from .helpers import record, write_json
 
 
 def write_zip(path, document, member="model_outputs_M_5shots.json"):

@@ -14,7 +14,7 @@ from evalbars.items import ITEM_COLUMNS, build_item_table
 from evalbars.readers import read_mmlu_pro
 
 from .conftest import DEFAULT_MODELS, DEFAULT_SUBSAMPLE, mirror_location
-from .test_sampling import exact_hamilton
+from .helpers import exact_hamilton
 
 # Upstream's question counts per category (MMLU-Pro test split, 12,032 questions).
 CATEGORY_SIZES = {

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 import pandas as pd
 import pytest
 
 from evalbars import sampling
 from evalbars.errors import ConfigError
+
+from .helpers import exact_hamilton
 
 
 def test_largest_remainder_hand_example():
@@ -35,17 +35,6 @@ def test_ties_in_remainders_go_to_the_first_name():
 def test_impossible_sizes(n):
     with pytest.raises(ConfigError, match="subsample.n = .* cannot draw"):
         sampling.allocate_proportional(pd.Series({"a": 50, "b": 30, "c": 20}), n)
-
-
-def exact_hamilton(sizes: dict, n: int) -> dict:
-    """Independent exact-arithmetic Hamilton allocation for checking."""
-    total = sum(sizes.values())
-    quotas = {k: Fraction(n * v, total) for k, v in sizes.items()}
-    seats = {k: int(q) for k, q in quotas.items()}
-    left = n - sum(seats.values())
-    for k in sorted(quotas, key=lambda k: (-(quotas[k] - int(quotas[k])), k))[:left]:
-        seats[k] += 1
-    return seats
 
 
 def test_matches_exact_arithmetic_on_random_sizes():

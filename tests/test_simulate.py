@@ -28,11 +28,12 @@ from evalbars.simulate.fwer import (
     studentized_range_fwer,
 )
 from evalbars.simulate.leaderboard import (
-    LeaderboardResult,
     leaderboard_rates,
     simulate_leaderboard,
 )
 from evalbars.simulate.seeding import setting_rng
+
+from .helpers import frames, fwer_frame
 
 SEED = 2025  # the config default, so these are the workflow's own numbers
 TOL_SE = 4  # Monte Carlo tolerance, in standard errors
@@ -66,18 +67,6 @@ def assert_mc(value, se, target):
 
 
 # --- 1. The unpaired leaderboard (the leaderboard-luck explainer) ----------------------------------------------------
-
-
-def frames(result: LeaderboardResult) -> LeaderboardResult:
-    """A leaderboard result with each column mapping as a DataFrame."""
-    return LeaderboardResult(*(pd.DataFrame(table) for table in result))
-
-
-def fwer_frame(models, *args, **kwargs) -> pd.DataFrame:
-    """:func:`simulate_fwer` for each K in ``models``, as one DataFrame."""
-    return pd.concat(
-        [pd.DataFrame(simulate_fwer(k, *args, **kwargs)) for k in models], ignore_index=True
-    )
 
 
 @pytest.fixture(scope="module")

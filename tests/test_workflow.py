@@ -11,6 +11,7 @@ import inspect
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,13 +22,13 @@ import yaml
 from snakemake.utils import validate
 
 import evalbars
-from evalbars import binary, smk
+from evalbars import smk
 from evalbars.simulate.clustered import simulate_clustered
 from evalbars.simulate.fwer import simulate_fwer
 from evalbars.simulate.leaderboard import simulate_leaderboard
 
 from .conftest import DEFAULT_SUBSAMPLE, REPO
-from .test_pairwise import MODEL_COLUMNS, PAIR_COLUMNS
+from .helpers import MODEL_COLUMNS, PAIR_COLUMNS
 from .workflow_runs import SNAKEMAKE, make_workdir, planned_jobs, run_snakemake
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -159,8 +160,24 @@ def test_dry_run_plans_every_stage(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def default_run(tmp_path_factory):
-    """The default workflow, run once end to end, plus its HTML report."""
+def package_copy(tmp_path_factory):
+    """A copy of the evalbars package that this module's workflow runs import (``PYTHONPATH``
+    puts it before the checkout), so a test that edits a module edits the copy, never the
+    package source."""
+    root = tmp_path_factory.mktemp("package")
+    copy = root / "evalbars"
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(Path(evalbars.__file__).parent, copy, ignore=ignore)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(
+            "PYTHONPATH", os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
+        )
+        yield copy
+
+
+@pytest.fixture(scope="module")
+def default_run(tmp_path_factory, package_copy):
+    """The default workflow, run once end to end, plus its HTML report (with the package copy)."""
     workdir = make_workdir(tmp_path_factory.mktemp("default"))
     # the README's command
     run_snakemake(workdir, "--cores", "2", "--report", "results/report.html", "--report-after-run")
@@ -203,9 +220,43 @@ TABLE_COLUMNS = {
     "category_pairwise": ["category", "model_a", "model_b", "diff", "p_mcnemar", "p_holm", "p_bh"],
     "category_summary": ["model_a", "model_b", "wins_a", "significant_holm", "test", "p"],
     "plan": ["gap_points", "procedure", "questions_closed_form", "questions_simulated"],
-    "binary_models": binary.ROBUSTNESS_COLUMNS,
+    "binary_models": [
+        "model_a",
+        "model_b",
+        "lmm_difference",
+        "lmm_ci_low",
+        "lmm_ci_high",
+        "lmm_z",
+        "lmm_p_holm",
+        "glmm_log_odds_ratio",
+        "glmm_accuracy_difference",
+        "glmm_ci_low",
+        "glmm_ci_high",
+        "glmm_z",
+        "glmm_p_holm",
+        "gee_log_odds_ratio",
+        "gee_accuracy_difference",
+        "gee_ci_low",
+        "gee_ci_high",
+        "gee_z",
+        "gee_p_holm",
+        "lmm_verdict",
+        "glmm_verdict",
+        "gee_verdict",
+        "agree",
+    ],
     "binary_fits": ["method", "variance_question", "variance_category", "loglik", "alpha"],
-    "binary_effects": binary.MODEL_COLUMNS,
+    "binary_effects": [
+        "model",
+        "glmm_log_odds",
+        "glmm_se",
+        "glmm_marginal_accuracy",
+        "glmm_marginal_accuracy_se",
+        "gee_log_odds",
+        "gee_se",
+        "gee_accuracy",
+        "gee_accuracy_se",
+    ],
 }
 FIGURES = [
     "replication",
@@ -331,12 +382,15 @@ def descendants(default_run) -> dict:
 
 
 @pytest.mark.parametrize("module", ["omnibus.py", "intervals.py", "figures/ranks.py"])
-def test_editing_a_module_reruns_exactly_the_jobs_that_import_it(default_run, descendants, module):
-    path = Path(evalbars.__file__).parent / module
+def test_editing_a_module_reruns_exactly_the_jobs_that_import_it(
+    default_run, descendants, package_copy, module
+):
+    path = package_copy / module  # the runs' copy: the package source is never written
     users = {
         rule
         for rule, script in rule_scripts().items()
-        if str(path) in smk.package_files(REPO / "workflow" / "scripts" / f"{script}.py")
+        if str(path)
+        in smk.package_files(REPO / "workflow" / "scripts" / f"{script}.py", package_copy)
     }
     assert users, f"no rule imports {module}"
     downstream = descendants

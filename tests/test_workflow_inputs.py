@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from .conftest import REPO
-from .test_fetch import ArchiveServer
+from .helpers import ArchiveServer
 from .workflow_runs import (
     SNAKEMAKE,
     make_workdir,

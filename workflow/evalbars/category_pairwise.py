@@ -39,6 +39,8 @@ References
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -54,8 +56,10 @@ from .scores import WideScores, accuracy_order
 
 __all__ = [
     "CATEGORY_PAIR_COLUMNS",
-    "adjust_bh",
+    "CategoryComparison",
     "category_pairwise_table",
+    "compare_categories",
+    "pairs_among",
     "discordant_homogeneity",
     "interaction_test",
     "category_summary",
@@ -83,28 +87,6 @@ CATEGORY_PAIR_COLUMNS = [
     "significant_holm",
     "significant_bh",
 ]
-
-
-def adjust_bh(p) -> np.ndarray:
-    """Benjamini-Hochberg adjusted p-values (step-up), one family per last-axis slice.
-
-    With sorted :math:`p_{(1)} \\le \\dots \\le p_{(m)}`,
-    :math:`\\tilde p_{(i)} = \\min_{j \\ge i} \\min(1, m p_{(j)} / j)`.
-
-    Examples
-    --------
-    >>> adjust_bh([0.01, 0.04, 0.03, 0.005]).round(3).tolist()
-    [0.02, 0.04, 0.04, 0.02]
-    """
-    p = np.asarray(p, dtype=float)
-    m = p.shape[-1]
-    order = np.argsort(p, axis=-1, kind="stable")
-    ordered = np.take_along_axis(p, order, axis=-1)
-    scaled = ordered * m / np.arange(1, m + 1)
-    stepped = np.minimum(1.0, np.minimum.accumulate(scaled[..., ::-1], axis=-1)[..., ::-1])
-    adjusted = np.empty_like(stepped)
-    np.put_along_axis(adjusted, order, stepped, axis=-1)
-    return adjusted
 
 
 def category_pairwise_table(wide: WideScores, alpha: float = 0.05) -> pd.DataFrame:
@@ -156,7 +138,7 @@ def category_pairwise_table(wide: WideScores, alpha: float = 0.05) -> pd.DataFra
         )
     table = pd.concat(frames, ignore_index=True)
     table["p_holm"] = adjust_pvalues(table["p_mcnemar"].to_numpy(), "holm")
-    table["p_bh"] = adjust_bh(table["p_mcnemar"].to_numpy())
+    table["p_bh"] = adjust_pvalues(table["p_mcnemar"].to_numpy(), "bh")
     for test in ("mcnemar", "holm", "bh"):
         table[f"significant_{test}"] = table[f"p_{test}"] < alpha
     return table[CATEGORY_PAIR_COLUMNS]
@@ -318,3 +300,50 @@ def category_summary(table: pd.DataFrame, wide: WideScores | None = None) -> pd.
         ]
         summary = pd.concat([summary, pd.DataFrame(extra)], ignore_index=True)
     return summary
+
+
+class CategoryComparison(NamedTuple):
+    """The per-category comparison of :func:`compare_categories`."""
+
+    #: :func:`category_pairwise_table` of the compared models.
+    table: pd.DataFrame
+    #: :func:`category_summary` of ``table``.
+    summary: pd.DataFrame
+    #: The compared models (whose pairs make the Holm and BH family), in the input's order.
+    models: list
+
+
+def compare_categories(
+    wide: WideScores, *, alpha: float = 0.05, max_models: int | None = None
+) -> CategoryComparison:
+    """Every pair in every category, and the per-pair summary, over one family of tests.
+
+    Parameters
+    ----------
+    wide : WideScores
+        All the models' scores.
+    alpha : float, optional
+        Level of the ``significant_*`` flags.
+    max_models : int, optional
+        Compare only the ``max_models`` most accurate models (overall accuracy, ties by name;
+        the config's ``analysis.category_pairwise_models``): the Holm and BH family is then the
+        category x pair tests among them. Default every model. No display setting enters
+        here: what figures draw (:func:`pairs_among`) never changes a number.
+
+    Returns
+    -------
+    CategoryComparison
+        ``table``, ``summary`` and ``models``; the models keep ``wide``'s order, so the sums
+        (and their last digits) do not depend on the accuracy order.
+    """
+    if max_models is not None and max_models < len(wide.models):
+        top = set(accuracy_order(wide)[:max_models])
+        wide = wide.columns([model for model in wide.models if model in top])
+    table = category_pairwise_table(wide, alpha)
+    return CategoryComparison(table, category_summary(table, wide), list(wide.models))
+
+
+def pairs_among(table: pd.DataFrame, models) -> pd.DataFrame:
+    """The rows of a pairwise ``table`` whose two models are both in ``models``."""
+    keep = set(models)
+    return table[table["model_a"].isin(keep) & table["model_b"].isin(keep)]

@@ -72,11 +72,15 @@ all questions. Holm adjusts the claims' p and, separately, their opposites' p
 over it. Intervals of adjusted readings use the Bonferroni level
 :math:`1 - \\alpha/m` (Holm's verdict can be sharper).
 
-For every claim the paired reading's observed gap and disagreement rate give the
-questions needed (:func:`evalbars.planning.questions_needed`, at the per-test
-level :math:`\\alpha/m`, or :math:`\\alpha/(mk)` for ``top k``) for the paired Holm
-verdict to be decided with the requested power if the true gap were the observed
-one; ``more_questions`` is how many the claim's scope lacks when it is not supported.
+For every claim the paired reading's observed gap g and disagreement rate
+:math:`\\delta` give the questions needed (:func:`evalbars.planning.questions_for_effect`,
+variance :math:`\\delta - g^2`, at the per-test level :math:`\\alpha/m`, or
+:math:`\\alpha/(mk)` for ``top k``) for the paired Holm verdict to be decided with the
+requested power if the true gap were the observed one. The effect is the distance of g
+from the claim's null boundary: :math:`|g|` for superiority, best and top k,
+:math:`|g + d|` for non-inferiority with margin d, :math:`|d - |g||` for equivalence
+(with :math:`z_{1-\\beta/2}` at g = 0, where both one-sided tests must reject);
+``more_questions`` is how many the claim's scope lacks when it is not supported.
 
 References
 ----------
@@ -98,7 +102,7 @@ References
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -109,6 +113,7 @@ from .errors import InputError
 from .items import build_item_table
 from .mixed import contrast_se, fit_lmm
 from .pairwise import adjust_pvalues, pair_statistics
+from .planning import questions_for_effect
 from .ranks.paired import bootstrap_accuracies
 from .ranks.unpaired import min_ranks, summarise_ranks
 from .readers import read_source
@@ -204,9 +209,7 @@ def _mixed(wide: WideScores, category: str | None):
             fit = fit_lmm(wide, "category_question")
         else:  # one category: (1|question), by giving every question its own "category"
             labels = np.asarray([str(q) for q in wide.question_ids])
-            fit = fit_lmm(
-                WideScores(wide.scores, wide.models, wide.question_ids, labels), "category"
-            )
+            fit = fit_lmm(replace(wide, categories=labels), "category")  # samples kept
     except ValueError as exc:
         return None, None, f"mixed model not fitted: {exc}"
     a, b = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
@@ -218,10 +221,7 @@ def _mixed(wide: WideScores, category: str | None):
 
 def _scope(wide: WideScores, category: str | None) -> _Scope:
     if category is not None:
-        keep = wide.categories == category
-        wide = WideScores(
-            wide.scores[keep], list(wide.models), wide.question_ids[keep], wide.categories[keep]
-        )
+        wide = wide.rows(wide.categories == category)  # repeated samples (epochs) kept
     k = len(wide.models)
     stats = pair_statistics(wide.scores)
     answered = np.isfinite(wide.scores).any(axis=1)
@@ -353,15 +353,17 @@ def _questions_needed(claim, scope, row, alpha, power, family_size):
         effect = abs(g + d)
     elif claim.kind == "equivalence":
         effect = abs(d - abs(g))
+        if g == 0:  # both one-sided tests must reject: z_{1-beta/2} (Chow, Shao and Wang 3.1)
+            power = 1 - (1 - power) / 2
     else:
         effect = abs(g)
         if claim.kind in ("best", "top") and row["p"] > row["p_opposite"]:
             divisor = len(scope.wide.models) - claim.k
     level = alpha / (family_size * divisor)
-    z = special.ndtri(1 - level / 2) + special.ndtri(power)
     var = delta - g**2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        needed = z**2 * var / effect**2 if effect > 0 and var > 0 else np.nan
+    needed = np.nan
+    if effect > 0 and var > 0:
+        needed = float(questions_for_effect(effect, var, alpha=level, power=power))
     needed = float(np.ceil(np.round(needed, 6))) if np.isfinite(needed) else np.nan
     if row["verdict"] != "not supported":
         return delta, needed, 0.0

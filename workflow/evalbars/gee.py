@@ -40,6 +40,8 @@ import pandas as pd
 import statsmodels.api as sm
 from scipy import special
 
+from .glmm import check_binomial_counts
+
 __all__ = ["GeeFit", "fit_gee"]
 
 
@@ -85,10 +87,7 @@ class GeeFit:
 
 def _samples(successes, trials):
     """Expand binomial cells to their 0/1 samples: index of the cell, outcome."""
-    successes = np.asarray(successes, dtype=np.int64)
-    trials = np.asarray(trials, dtype=np.int64)
-    if np.any(trials < 1) or np.any(successes < 0) or np.any(successes > trials):
-        raise ValueError("need trials >= 1 and 0 <= successes <= trials in every cell")
+    successes, trials = (a.astype(np.int64) for a in check_binomial_counts(successes, trials))
     cell = np.repeat(np.arange(trials.size), trials)
     # position of each sample within its cell; the first `successes` samples are the 1s
     position = np.arange(cell.size) - np.repeat(np.cumsum(trials) - trials, trials)
@@ -100,8 +99,8 @@ def fit_gee(
     trials,
     model,
     question,
-    model_names=None,
     *,
+    model_names=None,
     maxiter: int = 100,
     ctol: float = 1e-10,
     ddof_scale: int | None = None,

@@ -86,6 +86,7 @@ __all__ = [
     "SINGULAR_TOLERANCE",
     "GlmmFit",
     "binomial_cells",
+    "check_binomial_counts",
     "fit_glmm",
     "laplace_deviance",
 ]
@@ -125,17 +126,50 @@ class _Cells:
         return np.add.reduceat(values, self.model_start)
 
 
-def _encode(successes, trials, model, question, category, model_names) -> _Cells:
+def check_binomial_counts(successes, trials) -> tuple[np.ndarray, np.ndarray]:
+    """Binomial counts as float arrays, refused unless whole and within their cells.
+
+    The one check of the logistic fits' input (:func:`fit_glmm`, :func:`evalbars.gee.fit_gee`):
+    a fractional success (a partial-credit score such as Inspect's ``P``, 0.5) is refused, not
+    floored or treated as a quasi-likelihood.
+
+    Parameters
+    ----------
+    successes, trials : array_like, shape (n,)
+        Successes and trials per binomial cell.
+
+    Returns
+    -------
+    successes, trials : ndarray of float
+
+    Raises
+    ------
+    ValueError
+        Unless ``trials >= 1`` and ``0 <= successes <= trials`` in every cell and both are
+        whole numbers.
+
+    Examples
+    --------
+    >>> check_binomial_counts([0.5, 1], [1, 1])
+    Traceback (most recent call last):
+    ...
+    ValueError: successes and trials must be whole numbers
+    """
     successes = np.asarray(successes, dtype=float)
     trials = np.asarray(trials, dtype=float)
-    model = np.asarray(model)
-    n = successes.size
-    if not all(np.shape(a) == (n,) for a in (trials, model, question, category)):
-        raise ValueError("successes, trials, model, question and category must be 1-D, same length")
     if not (np.all(trials >= 1) and np.all(successes >= 0) and np.all(successes <= trials)):
         raise ValueError("need trials >= 1 and 0 <= successes <= trials in every cell")
     if np.any(successes != np.round(successes)) or np.any(trials != np.round(trials)):
         raise ValueError("successes and trials must be whole numbers")
+    return successes, trials
+
+
+def _encode(successes, trials, model, question, category, model_names) -> _Cells:
+    successes, trials = check_binomial_counts(successes, trials)
+    model = np.asarray(model)
+    n = successes.size
+    if not all(np.shape(a) == (n,) for a in (trials, model, question, category)):
+        raise ValueError("successes, trials, model, question and category must be 1-D, same length")
     names = tuple(sorted(set(model.tolist())) if model_names is None else model_names)
     model_code = pd.Index(names).get_indexer(model)
     if np.any(model_code < 0):
@@ -178,8 +212,9 @@ def binomial_cells(frame: pd.DataFrame, outcome: str = "correct") -> pd.DataFram
     DataFrame
         ``model, question_id, category, successes, trials``; the input of :func:`fit_glmm`.
         Rows whose outcome is missing are left out. A partial-credit score (Inspect's ``P``,
-        0.5) adds a fractional success: the binomial likelihood then is a quasi-likelihood, as
-        in ``glmer`` with non-integer counts.
+        0.5) is summed as it is, so its cell has a fractional success, which the logistic fits
+        refuse (:func:`check_binomial_counts`; :func:`evalbars.binary.fit_obstacle` says so
+        before any fit).
     """
     # a missing score (an unanswered or errored sample under the `exclude` policy) is no trial
     scored = frame[frame[outcome].notna()].astype({outcome: "float64"})
@@ -609,8 +644,8 @@ def fit_glmm(
     model,
     question,
     category,
-    model_names=None,
     *,
+    model_names=None,
     theta=None,
     gtol: float = 1e-6,
     hessian_step: float = 1e-7,

@@ -12,7 +12,7 @@ import pandas as pd
 from scipy import special, stats
 from scipy.interpolate import PchipInterpolator
 
-from .scores import WideScores, accuracy_order
+from .scores import WideScores, accuracy_order, wide_scores
 
 __all__ = [
     "model_pairs",
@@ -24,6 +24,7 @@ __all__ = [
     "tukey_p",
     "TUKEY_EXACT_LIMIT",
     "pairwise_table",
+    "disagreement_rates",
 ]
 
 
@@ -40,40 +41,53 @@ def model_pairs(models) -> pd.DataFrame:
 
 
 def adjust_pvalues(p, method: str) -> np.ndarray:
-    """Family-wise adjusted p-values, one family per row (the last axis).
+    """Multiplicity-adjusted p-values, one family per row (the last axis).
 
     Parameters
     ----------
     p : array_like, shape (..., m)
         Unadjusted p-values; each 1-D slice along the last axis is one family,
         so thousands of simulated families are adjusted at once.
-    method : {"bonferroni", "holm"}
-        Bonferroni: :math:`\\min(1, m p_i)`. Holm's step-down: with sorted
-        :math:`p_{(1)} \\le \\dots \\le p_{(m)}`,
-        :math:`\\tilde p_{(i)} = \\max_{j \\le i} \\min(1, (m - j + 1) p_{(j)})`.
+    method : {"bonferroni", "holm", "bh"}
+        With sorted :math:`p_{(1)} \\le \\dots \\le p_{(m)}`:
+
+        - Bonferroni (family-wise error): :math:`\\min(1, m p_i)`;
+        - Holm's step-down (family-wise error) [1]_:
+          :math:`\\tilde p_{(i)} = \\max_{j \\le i} \\min(1, (m - j + 1) p_{(j)})`;
+        - Benjamini-Hochberg step-up (false discovery rate) [2]_:
+          :math:`\\tilde p_{(i)} = \\min_{j \\ge i} \\min(1, m p_{(j)} / j)`.
 
     References
     ----------
     .. [1] Holm, S. (1979). A simple sequentially rejective multiple test
        procedure. Scand J Stat 6, 65-70.
+    .. [2] Benjamini, Y. and Hochberg, Y. (1995). Controlling the false discovery
+       rate: a practical and powerful approach to multiple testing. J R Stat Soc B 57,
+       289-300.
 
     Examples
     --------
     >>> adjust_pvalues([0.01, 0.04, 0.03, 0.005], "holm").round(2).tolist()
     [0.03, 0.06, 0.06, 0.02]
+    >>> adjust_pvalues([0.01, 0.04, 0.03, 0.005], "bh").round(3).tolist()
+    [0.02, 0.04, 0.04, 0.02]
     """
     p = np.asarray(p, dtype=float)
     m = p.shape[-1]
     if method == "bonferroni":
         return np.minimum(1.0, p * m)
+    if method not in ("holm", "bh"):
+        raise ValueError(f"unknown adjustment {method!r}; use 'bonferroni', 'holm' or 'bh'")
+    order = np.argsort(p, axis=-1, kind="stable")
+    ordered = np.take_along_axis(p, order, axis=-1)
     if method == "holm":
-        order = np.argsort(p, axis=-1, kind="stable")
-        ordered = np.take_along_axis(p, order, axis=-1)
         stepped = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * ordered), axis=-1)
-        adjusted = np.empty_like(stepped)
-        np.put_along_axis(adjusted, order, stepped, axis=-1)
-        return adjusted
-    raise ValueError(f"unknown adjustment {method!r}; use 'bonferroni' or 'holm'")
+    else:
+        scaled = ordered * m / np.arange(1, m + 1)
+        stepped = np.minimum(1.0, np.minimum.accumulate(scaled[..., ::-1], axis=-1)[..., ::-1])
+    adjusted = np.empty_like(stepped)
+    np.put_along_axis(adjusted, order, stepped, axis=-1)
+    return adjusted
 
 
 # --- The paper's Table 3: all pairwise comparisons ------------------------------------------------------------
@@ -284,3 +298,47 @@ def pairwise_table(wide: WideScores, alpha: float = 0.05) -> pd.DataFrame:
         columns[f"significant_{test}"] = columns[f"p_{test}"] < alpha
     # One constructor call: column-by-column assignment costs more than the statistics.
     return pd.DataFrame(columns)
+
+
+def disagreement_rates(items: pd.DataFrame, models=None) -> pd.DataFrame:
+    """Share of shared questions on which each pair of models differs.
+
+    Parameters
+    ----------
+    items : DataFrame
+        Canonical item table (:data:`evalbars.items.ITEM_COLUMNS`).
+    models : list, optional
+        Models to compare (default: all in ``items``).
+
+    Returns
+    -------
+    DataFrame
+        ``model_a, model_b, questions, diff, disagreement`` in the pair convention
+        of :mod:`evalbars.pairwise` (model_a the more accurate), over the questions
+        both models answered.
+
+    Notes
+    -----
+    The disagreement rate is the mean square of the per-question difference,
+    :math:`\\delta = \\overline{(x_a - x_b)^2}`, the quantity the paired sample
+    size needs (:math:`\\mathrm{Var}(d) = \\delta - g^2`). For 0/1 scores it is the
+    share of questions one model gets right and the other wrong; for per-question
+    means of several epochs, or partial credit, it is smaller than the share of
+    questions on which the two scores differ at all.
+    """
+    wide = wide_scores(items, models)
+    order = accuracy_order(wide)
+    x = wide.scores[:, [wide.models.index(m) for m in order]]
+    stats = pair_statistics(x)
+    pairs = model_pairs(order)
+    pairs["questions"] = stats["n"].astype(int)
+    pairs["diff"] = stats["diff"]
+    # Sum over shared questions of (x_a - x_b)^2 by K x K products (an integer count for 0/1).
+    mask = np.isfinite(x).astype(float)
+    filled = np.where(mask > 0, x, 0.0)
+    squares = (filled * filled).T @ mask
+    a, b = np.triu_indices(x.shape[1], k=1)
+    squared = squares[a, b] + squares[b, a] - 2 * (filled.T @ filled)[a, b]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pairs["disagreement"] = np.maximum(squared, 0.0) / stats["n"]
+    return pairs

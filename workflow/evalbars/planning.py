@@ -56,15 +56,16 @@ import pandas as pd
 from numpy.polynomial import polynomial as P
 from scipy import optimize, special
 
-from .pairwise import adjust_pvalues, two_sided_normal_p
-from .precision import disagreement_rates
+from .pairwise import adjust_pvalues, disagreement_rates, two_sided_normal_p
 from .scores import wide_scores
+from .simulate.seeding import setting_rng
 
 __all__ = [
     "PROCEDURES",
     "TESTS",
     "all_pairs",
     "per_test_alpha",
+    "questions_for_effect",
     "questions_needed",
     "detectable_gap",
     "power_paired",
@@ -90,7 +91,8 @@ TESTS = ("wald", "mcnemar")
 DEFAULT_MEAN_ACCURACY = 0.6
 #: Most models the pattern simulation handles (2^K patterns).
 MAX_SIMULATED_MODELS = 12
-_PAIR_STUDY, _HOLM_STUDY = 101, 102
+#: The planner's studies in :data:`evalbars.simulate.seeding.STUDY_CODES` (codes 101, 102).
+_PAIR_STUDY, _HOLM_STUDY = "plan_pair", "plan_holm"
 
 
 def all_pairs(models: int) -> int:
@@ -117,30 +119,114 @@ def per_test_alpha(alpha: float, procedure: str, tests: int) -> tuple[float, flo
     return alpha / m, alpha
 
 
-def _z(alpha, power):
-    return special.ndtri(1 - np.asarray(alpha, dtype=float) / 2), special.ndtri(
+def _z(alpha, power, sides=2):
+    return special.ndtri(1 - np.asarray(alpha, dtype=float) / sides), special.ndtri(
         np.asarray(power, dtype=float)
     )
+
+
+def questions_for_effect(
+    effect,
+    variance,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    sides: int = 2,
+    null_variance=None,
+    z=None,
+):
+    """Paired differences a z-test needs to find a true mean difference ``effect`` from its null.
+
+    The one home of the paired sample-size formula (:func:`questions_needed`, the precision
+    tables and the claims' ``questions_needed`` all call it):
+
+    .. math:: n = \\frac{(z_{1-\\alpha/s}\\,\\sigma_0 + z_{1-\\beta}\\,\\sigma)^2}{\\epsilon^2},
+
+    with :math:`\\epsilon` the distance of the true mean difference from the null boundary
+    (``effect``), :math:`\\sigma^2` the variance of one paired difference under the alternative
+    (``variance``; :math:`\\delta - g^2` for 0/1 scores with disagreement rate
+    :math:`\\delta` and gap g) and :math:`\\sigma_0^2` the variance the test puts under its
+    critical value (``null_variance``; default :math:`\\sigma^2`, the Wald z, where the
+    formula is :math:`(z_{1-\\alpha/s} + z_{1-\\beta})^2\\sigma^2/\\epsilon^2`; McNemar's test
+    puts :math:`\\delta` there, Connor [1]_). The hypotheses of Chow, Shao and Wang [2]_
+    (section 3.1, one-sample means; paired differences are one sample) differ only in
+    :math:`\\epsilon`:
+
+    - superiority or equality, true gap g: :math:`\\epsilon = |g|`;
+    - non-inferiority with margin m (:math:`H_0: g \\le -m`): :math:`\\epsilon = g + m`;
+    - equivalence with margin m (two one-sided tests, :math:`H_1: |g| < m`):
+      :math:`\\epsilon = m - |g|`, and at g = 0 both one-sided tests must reject, so
+      :math:`z_{1-\\beta/2}` replaces :math:`z_{1-\\beta}` (pass
+      ``power = 1 - (1 - power) / 2``).
+
+    Parameters
+    ----------
+    effect, variance : array_like
+        :math:`\\epsilon` and :math:`\\sigma^2`, broadcast together (proportions for scores).
+    alpha : float, optional
+        Level: two-sided (``sides=2``, each tail at ``alpha/2``: the doubled one-sided p of
+        evalbars' verdicts) or one-sided (``sides=1``).
+    power : float, optional
+        :math:`1 - \\beta`.
+    sides : {2, 1}, optional
+    null_variance : array_like, optional
+        :math:`\\sigma_0^2`; default ``variance``.
+    z : float, optional
+        The multiplier :math:`z_{1-\\alpha/s} + z_{1-\\beta}` itself (then ``alpha``, ``power``
+        and ``sides`` are unused): the questions for ``effect`` to span ``z`` standard errors.
+
+    Returns
+    -------
+    ndarray
+        Not rounded; infinite where ``effect`` is 0.
+
+    References
+    ----------
+    .. [1] Connor, R. J. (1987). Sample size for testing differences in proportions for the
+       paired-sample design. Biometrics 43, 207-211.
+    .. [2] Chow, S.-C., Shao, J. and Wang, H. (2008). Sample Size Calculations in Clinical
+       Research, 2nd ed. Chapman & Hall/CRC, sections 3.1 and 6.4.
+
+    Examples
+    --------
+    Chow, Shao and Wang's example 3.1.4, non-inferiority: sigma = 1, true difference 0.5,
+    margin 0.5, one-sided alpha 0.05, power 0.8 gives 6.2, so 7.
+
+    >>> float(questions_for_effect(0.5 + 0.5, 1.0, alpha=0.05, sides=1)).__round__(2)
+    6.18
+    """
+    if sides not in (1, 2):
+        raise ValueError(f"sides must be 1 or 2, got {sides!r}")
+    effect = np.asarray(effect, dtype=float)
+    variance = np.asarray(variance, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if null_variance is None:
+            if z is None:
+                z_a, z_b = _z(alpha, power, sides)
+                z = z_a + z_b
+            return z**2 * variance / effect**2
+        if z is not None:
+            raise ValueError("give z or null_variance, not both")
+        z_a, z_b = _z(alpha, power, sides)
+        return (z_a * np.sqrt(null_variance) + z_b * np.sqrt(variance)) ** 2 / effect**2
 
 
 def questions_needed(gap, disagreement, alpha: float = 0.05, power: float = 0.8, test="wald"):
     """Shared questions for a paired two-sided test at level ``alpha`` to find ``gap`` with ``power``.
 
     ``gap`` and ``disagreement`` are proportions (0.02 = 2 points) and broadcast.
-    Not rounded (see the module docstring for the formulas); infinite for a
-    zero gap, NaN where the gap exceeds the disagreement rate (impossible).
+    :func:`questions_for_effect` with effect :math:`|g|`, variance :math:`\\delta - g^2` and,
+    for ``test="mcnemar"``, null variance :math:`\\delta` (see the module docstring).
+    Not rounded; infinite for a zero gap, NaN where the gap exceeds the disagreement rate
+    (impossible).
     """
     if test not in TESTS:
         raise ValueError(f"test must be one of {TESTS}, got {test!r}")
     g = np.abs(np.asarray(gap, dtype=float))
     delta = np.asarray(disagreement, dtype=float)
-    z_a, z_b = _z(alpha, power)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        var = np.maximum(delta - g**2, 0.0)
-        if test == "wald":
-            n = (z_a + z_b) ** 2 * var / g**2
-        else:
-            n = (z_a * np.sqrt(delta) + z_b * np.sqrt(var)) ** 2 / g**2
+    var = np.maximum(delta - g**2, 0.0)
+    null = None if test == "wald" else delta
+    n = questions_for_effect(g, var, alpha=alpha, power=power, null_variance=null)
     n = np.where(g == 0, np.inf, n)
     return np.where(g > delta, np.nan, n)
 
@@ -200,7 +286,8 @@ def simulate_pair_power(
     """
     if not 0 <= abs(gap) <= disagreement <= 1:
         raise ValueError(f"need |gap| <= disagreement <= 1, got {gap!r}, {disagreement!r}")
-    rng = _rng(seed, _PAIR_STUDY, questions, gap, disagreement)
+    # +gap and -gap share a stream (the sign only swaps wins and losses)
+    rng = setting_rng(seed, _PAIR_STUDY, questions, abs(gap), disagreement)
     win, loss = (disagreement + gap) / 2, (disagreement - gap) / 2
     counts = rng.multinomial(int(questions), [win, loss, 1 - win - loss], size=replications)
     n10, n01 = counts[:, 0].astype(float), counts[:, 1].astype(float)
@@ -208,17 +295,6 @@ def simulate_pair_power(
     found = (p < alpha) & (z > 0)
     share = float(found.mean())
     return share, float(np.sqrt(share * (1 - share) / replications))
-
-
-def _rng(seed: int, study: int, *parameters) -> np.random.Generator:
-    """A Generator whose stream depends only on the seed, the study and the setting's values.
-
-    Entropy ``[seed, study, *parameters in millionths]``, as
-    :func:`evalbars.simulate.seeding.setting_seed_sequence` builds it (study codes
-    101 and 102 are the planner's own, apart from the simulation studies').
-    """
-    entropy = [int(seed), int(study), *(round(abs(float(p)) * 1_000_000) for p in parameters)]
-    return np.random.default_rng(np.random.SeedSequence(entropy))
 
 
 def _paired_z_from_counts(n10, n01, n):
@@ -346,7 +422,7 @@ def simulate_holm_power(
     """
     kappa = concentration_for_disagreement(gap, disagreement, mean_accuracy)
     patterns, probabilities = pattern_probabilities(models, gap, mean_accuracy, kappa)
-    rng = _rng(seed, _HOLM_STUDY, models, questions, gap, disagreement, mean_accuracy)
+    rng = setting_rng(seed, _HOLM_STUDY, models, questions, gap, disagreement, mean_accuracy)
     counts = rng.multinomial(int(questions), probabilities, size=replications).astype(float)
     a, b = np.triu_indices(models, k=1)
     wins = (patterns[:, a] & (1 - patterns[:, b])).astype(float)
@@ -575,7 +651,7 @@ def data_setting(items: pd.DataFrame) -> dict:
     """The data's planning setting: ``models``, ``questions``, ``disagreement``, ``mean_accuracy``.
 
     ``disagreement`` is the median over all pairs of
-    :func:`evalbars.precision.disagreement_rates` (the mean square of the
+    :func:`evalbars.pairwise.disagreement_rates` (the mean square of the
     per-question difference, what :func:`questions_needed` needs, also for
     per-question means of epochs and partial credit); ``mean_accuracy`` the mean
     of the models' mean scores (models without a score left out). NaN where no

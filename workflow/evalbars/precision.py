@@ -14,15 +14,14 @@ import numpy as np
 import pandas as pd
 
 from .intervals import wilson_interval
-from .pairwise import model_pairs, pair_statistics
-from .scores import accuracy_order, wide_scores
+from .pairwise import disagreement_rates
+from .planning import questions_for_effect
 
 __all__ = [
     "wilson_halfwidth",
     "precision_table",
     "questions_to_resolve_unpaired",
     "questions_to_resolve_paired",
-    "disagreement_rates",
     "questions_needed_table",
     "PrecisionTables",
     "precision_tables",
@@ -94,6 +93,9 @@ def questions_to_resolve_paired(gap, disagreement, sds: float = 2.0):
     :math:`k^2`; models that agree more need fewer questions. A gap larger than
     the disagreement rate is impossible (NaN).
 
+    This is :func:`evalbars.planning.questions_for_effect` with effect ``gap``, variance
+    :math:`\\delta - \\text{gap}^2` and multiplier ``z = sds``.
+
     References
     ----------
     .. [1] Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640, section 4
@@ -101,52 +103,8 @@ def questions_to_resolve_paired(gap, disagreement, sds: float = 2.0):
     """
     gap = np.asarray(gap, dtype=float)
     disagreement = np.asarray(disagreement, dtype=float)
-    needed = sds**2 * (disagreement - gap**2) / gap**2
+    needed = questions_for_effect(gap, disagreement - gap**2, z=sds)
     return np.where(gap <= disagreement, needed, np.nan)
-
-
-def disagreement_rates(items: pd.DataFrame, models=None) -> pd.DataFrame:
-    """Share of shared questions on which each pair of models differs.
-
-    Parameters
-    ----------
-    items : DataFrame
-        Canonical item table (:data:`evalbars.items.ITEM_COLUMNS`).
-    models : list, optional
-        Models to compare (default: all in ``items``).
-
-    Returns
-    -------
-    DataFrame
-        ``model_a, model_b, questions, diff, disagreement`` in the pair convention
-        of :mod:`evalbars.pairwise` (model_a the more accurate), over the questions
-        both models answered.
-
-    Notes
-    -----
-    The disagreement rate is the mean square of the per-question difference,
-    :math:`\\delta = \\overline{(x_a - x_b)^2}`, the quantity the paired sample
-    size needs (:math:`\\mathrm{Var}(d) = \\delta - g^2`). For 0/1 scores it is the
-    share of questions one model gets right and the other wrong; for per-question
-    means of several epochs, or partial credit, it is smaller than the share of
-    questions on which the two scores differ at all.
-    """
-    wide = wide_scores(items, models)
-    order = accuracy_order(wide)
-    x = wide.scores[:, [wide.models.index(m) for m in order]]
-    stats = pair_statistics(x)
-    pairs = model_pairs(order)
-    pairs["questions"] = stats["n"].astype(int)
-    pairs["diff"] = stats["diff"]
-    # Sum over shared questions of (x_a - x_b)^2 by K x K products (an integer count for 0/1).
-    mask = np.isfinite(x).astype(float)
-    filled = np.where(mask > 0, x, 0.0)
-    squares = (filled * filled).T @ mask
-    a, b = np.triu_indices(x.shape[1], k=1)
-    squared = squares[a, b] + squares[b, a] - 2 * (filled.T @ filled)[a, b]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pairs["disagreement"] = np.maximum(squared, 0.0) / stats["n"]
-    return pairs
 
 
 def _whole_questions(values) -> pd.Series:

@@ -114,6 +114,7 @@ rule category_pairwise:
         "results/benchmarks/category_pairwise/category_pairwise.tsv"
     params:
         alpha=lookup(dpath="alpha", within=config),
+        max_models=lookup(dpath="analysis/category_pairwise_models", within=config),
         max_systems=lookup(dpath="display/max_systems", within=config),
     message:
         "--- Every pair in every category."

@@ -14,17 +14,16 @@ if TYPE_CHECKING:
 with script_context(snakemake.log[0]):
     out, alpha = snakemake.output, snakemake.params.alpha
     everyone = read_wide_scores(snakemake.input.item_table)
-    # A thousand models make half a million pairs in every category: compare the top ones.
-    top = set(accuracy_order(everyone)[: snakemake.params.max_systems])
-    # in the item table's model order, so the sums (and their last digits) do not depend on it
-    wide = everyone.columns([model for model in everyone.models if model in top])
+    # the family of tests: analysis.category_pairwise_models (default every model)
+    result = category_pairwise.compare_categories(
+        everyone, alpha=alpha, max_models=snakemake.params.max_models
+    )
+    table, summary = result.table, result.summary
     scope = (
-        f"the {len(top)} most accurate of {len(everyone.models):,} models"
-        if len(top) < len(everyone.models)
+        f"the {len(result.models)} most accurate of {len(everyone.models):,} models"
+        if len(result.models) < len(everyone.models)
         else "every pair"
     )
-    table = category_pairwise.category_pairwise_table(wide, alpha)
-    summary = category_pairwise.category_summary(table, wide)
     tables.write_table(
         table,
         out.csv,
@@ -43,4 +42,6 @@ with script_context(snakemake.log[0]):
         caption="Per pair: naive category wins and how many survive each correction; "
         "homogeneity of the gap across categories.",
     )
-    save_figure(category_heatmap(table), out.png, out.svg)
+    # display.max_systems limits what the heatmap draws, never the tests
+    drawn = accuracy_order(everyone)[: snakemake.params.max_systems]
+    save_figure(category_heatmap(category_pairwise.pairs_among(table, drawn)), out.png, out.svg)

@@ -84,37 +84,3 @@ def binary_models_figure(table: pd.DataFrame, not_fitted: str | None = None):
         z_ax.legend(loc="upper left", fontsize=8)
         fig.suptitle(_agreement_title(table), fontweight="bold")
     return fig
-    changed = ~table["agree"].to_numpy(dtype=bool)
-    with figure(1, 2, figsize=(10, 4.6)) as (fig, (size_ax, z_ax)):
-        for ax, column, label in (
-            (size_ax, "difference", "accuracy difference"),
-            (z_ax, "z", "z statistic"),
-        ):
-            lmm = 100 * table["lmm_difference"] if column == "difference" else table["lmm_z"]
-            for prefix, (name, colour, marker) in _LOGISTIC.items():
-                key = f"{prefix}_accuracy_difference" if column == "difference" else f"{prefix}_z"
-                values = 100 * table[key] if column == "difference" else table[key]
-                ax.plot(lmm, values, marker, color=colour, alpha=0.7, markersize=4, label=name)
-                if column == "z" and changed.any():
-                    ax.plot(
-                        lmm[changed],
-                        values[changed],
-                        "o",
-                        markersize=10,
-                        markerfacecolor="none",
-                        markeredgecolor=PALETTE[3],
-                        label="verdict differs" if prefix == "glmm" else None,
-                    )
-            low = float(np.nanmin([ax.get_xlim()[0], ax.get_ylim()[0]]))
-            high = float(np.nanmax([ax.get_xlim()[1], ax.get_ylim()[1]]))
-            ax.plot([low, high], [low, high], color="0.6", linewidth=0.8, zorder=0)
-            ax.set_xlim(low, high)
-            ax.set_ylim(low, high)
-            unit = " (points)" if column == "difference" else ""
-            ax.set_xlabel(f"linear mixed model: {label}{unit}")
-            ax.set_ylabel(f"logistic readings: {label}{unit}")
-        size_ax.set_title("size: marginal accuracy difference", fontsize=9, fontweight="normal")
-        z_ax.set_title("strength: z of the log odds ratio", fontsize=9, fontweight="normal")
-        z_ax.legend(loc="upper left", fontsize=8)
-        fig.suptitle(_agreement_title(table), fontweight="bold")
-    return fig

@@ -12,8 +12,10 @@ import numpy as np
 
 __all__ = ["STUDY_CODES", "setting_seed_sequence", "setting_rng", "share_and_se"]
 
-#: Integer code of each study in the seed entropy (never reuse a retired code).
-STUDY_CODES = {"leaderboard": 1, "fwer": 3, "clustered": 4}
+#: Integer code of each study in the seed entropy (never reuse a retired code). 101 and 102
+#: are the planner's simulations (:func:`evalbars.planning.simulate_pair_power` and
+#: :func:`evalbars.planning.simulate_holm_power`).
+STUDY_CODES = {"leaderboard": 1, "fwer": 3, "clustered": 4, "plan_pair": 101, "plan_holm": 102}
 
 
 def _encode_parameter(value) -> int:
@@ -30,7 +32,7 @@ def setting_seed_sequence(seed: int, study: str, *parameters) -> np.random.SeedS
     The entropy is ``[seed, study code, *parameters]`` with each parameter in
     millionths, so the stream depends only on what the setting *is* (its
     parameter values), not on where it sits in a grid or when it runs.
-    ``study`` is one of ``"leaderboard"``, ``"fwer"``, ``"clustered"``.
+    ``study`` is a key of :data:`STUDY_CODES`.
     """
     entropy = [int(seed), STUDY_CODES[study], *(_encode_parameter(p) for p in parameters)]
     return np.random.SeedSequence(entropy)

@@ -1,0 +1,175 @@
+"""Helpers that several test modules share (fixtures live in conftest.py)."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import logging
+import runpy
+from fractions import Fraction
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+
+from evalbars.scores import WideScores
+from evalbars.simulate.fwer import simulate_fwer
+from evalbars.simulate.leaderboard import LeaderboardResult
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPTS = REPO / "workflow" / "scripts"
+DATA = Path(__file__).resolve().parent / "data"
+
+# --- Column contracts of the pairwise tables (literal lists: a renamed column fails) ----------
+
+MODEL_COLUMNS = [
+    "model",
+    "n",
+    "samples",
+    "correct",
+    "accuracy",
+    "se_naive",
+    "se_questions",
+    "n_effective",
+    "ci_low",
+    "ci_high",
+    "se_clustered",
+]
+PAIR_COLUMNS = [
+    "model_a", "model_b", "n", "diff",
+    "se_unpaired", "z_unpaired", "p_unpaired", "se_paired", "z_paired", "p_paired",
+    "n10", "n01", "p_mcnemar", "p_bonferroni", "p_holm",
+    "significant_unpaired", "significant_paired", "significant_mcnemar",
+    "significant_bonferroni", "significant_holm",
+]  # fmt: skip
+
+
+# --- Score matrices ------------------------------------------------------------------------------
+
+
+def wide_from(columns, categories=None, models=None) -> WideScores:
+    scores = np.column_stack([np.asarray(c, dtype=float) for c in columns])
+    n, k = scores.shape
+    return WideScores(
+        scores=scores,
+        models=list(models or [f"m{i}" for i in range(k)]),
+        question_ids=np.arange(n),
+        categories=np.asarray(categories if categories is not None else ["all"] * n, dtype=str),
+    )
+
+
+def ones_then_zeros(n, k):
+    return np.r_[np.ones(k), np.zeros(n - k)]
+
+
+# --- Simulation results as frames -----------------------------------------------------------------
+
+
+def frames(result: LeaderboardResult) -> LeaderboardResult:
+    """A leaderboard result with each column mapping as a DataFrame."""
+    return LeaderboardResult(*(pd.DataFrame(table) for table in result))
+
+
+def fwer_frame(models, *args, **kwargs) -> pd.DataFrame:
+    """:func:`simulate_fwer` for each K in ``models``, as one DataFrame."""
+    return pd.concat(
+        [pd.DataFrame(simulate_fwer(k, *args, **kwargs)) for k in models], ignore_index=True
+    )
+
+
+# --- MMLU-Pro records ------------------------------------------------------------------------------
+
+
+def record(qid, category="math", answer="A", pred="A", options=4, src="ori"):
+    return {
+        "question_id": qid,
+        "category": category,
+        "answer": answer,
+        "pred": pred,
+        "src": src,
+        "options": [f"option {i}" for i in range(options)],
+    }
+
+
+def write_json(path, document):
+    path.write_text(json.dumps(document))
+    return path
+
+
+# --- Sampling --------------------------------------------------------------------------------------
+
+
+def exact_hamilton(sizes: dict, n: int) -> dict:
+    """Independent exact-arithmetic Hamilton allocation for checking."""
+    total = sum(sizes.values())
+    quotas = {k: Fraction(n * v, total) for k, v in sizes.items()}
+    seats = {k: int(q) for k, q in quotas.items()}
+    left = n - sum(seats.values())
+    for k in sorted(quotas, key=lambda k: (-(quotas[k] - int(quotas[k])), k))[:left]:
+        seats[k] += 1
+    return seats
+
+
+# --- A local archive server -------------------------------------------------------------------------
+
+
+class ArchiveServer(http.server.ThreadingHTTPServer):
+    """Serves files from a folder; can fail the first N requests with 503."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.requests: list[str] = []
+        self.fail_first = 0
+        super().__init__(("127.0.0.1", 0), self.Handler)
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's naming
+            server = self.server
+            server.requests.append(self.path)
+            if server.fail_first > 0:
+                server.fail_first -= 1
+                self.send_error(503, "try again")
+                return
+            path = server.root / self.path.rsplit("/", 1)[-1]
+            if not path.is_file():
+                self.send_error(404, "not found")
+                return
+            body = path.read_bytes()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+
+# --- Workflow scripts -------------------------------------------------------------------------------
+
+
+def run_workflow_script(name: str, *, log, input: dict, output: dict, params: dict) -> None:
+    """Run ``workflow/scripts/<name>.py`` in this process with a stand-in ``snakemake`` object.
+
+    The adapter sees ``snakemake.log[0]``, ``snakemake.input.<key>``, ``snakemake.output.<key>``
+    and ``snakemake.params.<key>`` as Snakemake would set them, so its decisions are tested
+    without a workflow run. The root logger, which ``script_context`` reconfigures, is
+    restored afterwards.
+    """
+    fake = SimpleNamespace(
+        log=[str(log)],
+        input=SimpleNamespace(**{k: str(v) for k, v in input.items()}),
+        output=SimpleNamespace(**{k: str(v) for k, v in output.items()}),
+        params=SimpleNamespace(**params),
+    )
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        runpy.run_path(str(SCRIPTS / f"{name}.py"), init_globals={"snakemake": fake})
+    finally:
+        for handler in root.handlers:
+            if handler not in handlers:
+                handler.close()
+        root.handlers[:] = handlers
+        root.setLevel(level)
+        logging.captureWarnings(False)
