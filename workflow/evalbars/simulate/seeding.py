@@ -13,7 +13,7 @@ import numpy as np
 __all__ = ["STUDY_CODES", "setting_seed_sequence", "setting_rng", "share_and_se"]
 
 #: Integer code of each study in the seed entropy (never reuse a retired code).
-STUDY_CODES = {"leaderboard": 1, "fwer": 3, "clustered": 4}
+STUDY_CODES = {"leaderboard": 1, "fwer": 3, "clustered": 4, "split_half": 22, "sequential": 23}
 
 
 def _encode_parameter(value) -> int:
