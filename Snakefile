@@ -32,6 +32,7 @@ include: "workflow/rules/replication.smk"
 include: "workflow/rules/ranks.smk"
 include: "workflow/rules/simulate.smk"
 include: "workflow/rules/claims.smk"
+include: "workflow/rules/leaderboard.smk"
 
 
 # --- target rules ---------------------------------------------------------------------------------
@@ -44,3 +45,4 @@ rule all:
         rules.ranks_all.input,
         rules.simulate_all.input,
         rules.claims_all.input,
+        rules.leaderboard_all.input,
