@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy import special
 
-from evalbars import cli, gate, pairwise
+from evalbars import cli, gate, pairwise, sequential
 from evalbars.intervals import clustered_se
 from evalbars.scores import wide_scores
 
@@ -154,3 +154,27 @@ def test_epochs_are_averaged_and_unshared_questions_left_out():
     assert s["fail_to_pass"] == 2 and s["pass_to_fail"] == 1
     assert list(result.flips["flip"]) == ["fail->pass", "pass->fail", "fail->pass"]
     assert np.isclose(s["se"], np.sqrt(np.var([0.5, -0.5, 1.0]) / 3))
+
+
+def test_sequential_verdict_is_the_sequences_over_the_arrival_order(real_wide, model_files, capsys):
+    result = gate.compare_models(real_wide, STRONG, WEAK, sequential=True)
+    s = result.summary
+    d = (
+        real_wide.scores[:, real_wide.models.index(WEAK)]
+        - real_wide.scores[:, real_wide.models.index(STRONG)]
+    )
+    _, low, high = sequential.empirical_bernstein_cs(d, 0.05)
+    assert (s["cs_low"], s["cs_high"]) == (low[-1], high[-1])
+    assert s["cs_low"] < s["low"] and s["cs_high"] > s["high"]  # wider than the fixed interval
+    assert s["verdict"] == gate.verdict(low[-1], high[-1], 0.0)
+    backwards = gate.compare_models(
+        real_wide, STRONG, WEAK, sequential=True, arrival=real_wide.question_ids[::-1]
+    )
+    _, low, high = sequential.empirical_bernstein_cs(d[::-1], 0.05)
+    assert backwards.summary["cs_low"] == low[-1]
+    decided = np.flatnonzero((low > 0) | (high < 0))
+    assert backwards.summary["cs_decided_at"] == (decided[0] + 1 if decided.size else None)
+    status, out, _ = run(
+        ["compare", str(model_files[STRONG]), str(model_files[WEAK]), "--sequential"], capsys
+    )
+    assert status == gate.EXIT_CODES[out.split("**")[1]] and "anytime-valid" in out

@@ -358,7 +358,8 @@ def _add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--sequential",
         action="store_true",
-        help="decide by an anytime-valid confidence sequence (valid under repeated looks)",
+        help="decide by an anytime-valid confidence sequence over the questions in the order "
+        "the candidate's source lists them (valid at every look while questions are appended)",
     )
 
 
@@ -395,14 +396,17 @@ def _compare_inputs(args: argparse.Namespace):
             baseline, candidate = f"{baseline} (baseline)", f"{candidate} (candidate)"
             base, cand = base.assign(model=baseline), cand.assign(model=candidate)
         items = pd.concat([base, cand], ignore_index=True)  # the baseline's categories win
-    return wide_scores(items.astype({"model": str}), [baseline, candidate]), baseline, candidate
+    # The order the candidate's questions were written in: the sequential mode's arrival order.
+    arrival = items.loc[items["model"] == candidate, "question_id"].to_numpy()
+    wide = wide_scores(items.astype({"model": str}), [baseline, candidate])
+    return wide, baseline, candidate, arrival
 
 
 def _run_compare(args: argparse.Namespace) -> int:
     try:
         if args.margin < 0:
             raise InputError(f"--margin {args.margin:g}", "must be >= 0 (accuracy points)")
-        wide, baseline, candidate = _compare_inputs(args)
+        wide, baseline, candidate, arrival = _compare_inputs(args)
         try:
             result = gate.compare_models(
                 wide,
@@ -412,6 +416,7 @@ def _run_compare(args: argparse.Namespace) -> int:
                 alpha=args.alpha,
                 by_category=args.by_category,
                 sequential=args.sequential,
+                arrival=arrival,
             )
         except ValueError as exc:
             raise InputError(", ".join(args.sources), str(exc)) from exc

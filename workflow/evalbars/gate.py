@@ -133,6 +133,7 @@ def compare_models(
     alpha: float = 0.05,
     by_category: bool = False,
     sequential: bool = False,
+    arrival=None,
 ) -> Comparison:
     """Paired comparison of ``candidate`` against ``baseline`` on their shared questions.
 
@@ -148,6 +149,10 @@ def compare_models(
         The interval is two-sided at level 1 - alpha.
     by_category, sequential : bool
         Add the per-category table; decide by the confidence sequence.
+    arrival : array_like, optional
+        Question ids in the order the questions were added (the sequential mode runs
+        over them in this order; ids not shared are skipped). Default: the table's
+        order (category, then id).
 
     Notes
     -----
@@ -162,7 +167,8 @@ def compare_models(
     scored higher (fail -> pass) and lower (pass -> fail). The sequential mode
     replaces the interval by the empirical-Bernstein confidence sequence of
     :func:`evalbars.sequential.empirical_bernstein_cs` over the questions in the
-    table's order (category, then id), valid whenever the gate looked.
+    order they were added (``arrival``): valid at every look of a gate that reruns
+    as questions are appended, since each look extends the same sequence.
     """
     if margin < 0:
         raise ValueError(f"the margin must be >= 0, got {margin!r}")
@@ -207,7 +213,11 @@ def compare_models(
         "verdict": verdict(low, high, margin),
     }
     if sequential:
-        _, cs_low, cs_high = empirical_bernstein_cs(d, alpha)
+        steps = d
+        if arrival is not None:
+            position = pd.Index(pair.question_ids).get_indexer(pd.unique(np.asarray(arrival)))
+            steps = d[position[position >= 0]]
+        _, cs_low, cs_high = empirical_bernstein_cs(steps, alpha)
         decided = (cs_low > -margin) | (cs_high < -margin)
         summary |= {
             "cs_low": float(cs_low[-1]),
