@@ -11,6 +11,7 @@ import pytest
 from scipy import special
 
 from evalbars import cli, pairwise, resolution, signal_noise, stability, verdicts
+from evalbars.figures.verdicts import verdicts_figure
 from evalbars.intervals import clustered_se
 from evalbars.scores import wide_scores
 from evalbars.simulate.seeding import setting_rng
@@ -106,10 +107,8 @@ def test_leaderboard_table_and_command(real_wide, default_subsample, tmp_path, c
     assert list(table.columns) == verdicts.LEADERBOARD_COLUMNS
     assert list(table["letters"]) == ["a", "ab", "abc", "bc", "c", "c"]
     assert table["next_model"].iloc[:-1].tolist() == table["model"].iloc[1:].tolist()
-    path = tmp_path / "items.csv"
-    default_subsample.items[["model", "question_id", "category", "correct"]].to_csv(
-        path, index=False
-    )
+    path = tmp_path / "items.parquet"  # the item table as the workflow writes it
+    default_subsample.items.to_parquet(path, index=False)
     status = cli.main(
         ["leaderboard", str(path), "--format", "csv", "--splits", "10", "--seed", "1"]
     )
@@ -120,3 +119,15 @@ def test_leaderboard_table_and_command(real_wide, default_subsample, tmp_path, c
     assert cli.main(["leaderboard", str(path)]) == 0
     header = capsys.readouterr().out.splitlines()[2]
     assert header.split("|")[6].strip() == "letters"
+
+
+def test_figure_draws_the_top_systems_and_counts_those_left_out(real_wide):
+    table = verdicts.leaderboard_table(real_wide, splits=5, seed=1)
+    fig = verdicts_figure(table, 0.95, max_systems=4)
+    board, strip = fig.axes
+    assert [t.get_text() for t in board.get_yticklabels()] == list(table["model"].iloc[:4])
+    assert "(top 4 shown, 2 left out)" in fig._suptitle.get_text()
+    assert "5 of 5 adjacent gaps are unresolved" in fig._suptitle.get_text()
+    letters_drawn = [t.get_text() for t in board.texts]
+    assert letters_drawn == list(table["letters"].iloc[:4])
+    assert len(strip.patches) == 3  # the pairs between drawn systems
