@@ -94,3 +94,18 @@ def test_default_subsample_all_15_pairs_valid_and_as_many_letters_as_r(real_wide
     assert valid.all() and valid.size == 36  # 15 pairs, both ways, and the diagonal
     assert table.letters_count[0] <= ref["letters_count"]
     assert list(table["model"]) == ref["models"] and list(table["letters"]) == ref["letters"]
+
+
+def test_a_banded_board_needs_more_than_52_letters_and_stays_valid():
+    # 80 systems, each separated from all but its neighbours: 79 letters (one per adjacent pair).
+    k = 80
+    gap = np.abs(np.subtract.outer(np.arange(k), np.arange(k)))
+    separated = gap >= 2
+    membership = letters.compact_letters(separated)
+    assert membership.shape[1] == k - 1
+    assert letters.letters_valid(membership, separated).all()
+    strings = letters.letter_strings(membership)
+    assert strings[:2] == ["a", "a,b"] and strings[-1] == "A1"
+    parsed = letters.letter_sets(strings)
+    names = letters.letter_names(k - 1)
+    assert parsed == [{names[j] for j in np.flatnonzero(row)} for row in membership]

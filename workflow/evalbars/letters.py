@@ -29,6 +29,8 @@ __all__ = [
     "compact_letters",
     "letters_valid",
     "letter_names",
+    "letter_strings",
+    "letter_sets",
     "letters_table",
 ]
 
@@ -37,9 +39,10 @@ _ALPHABET = string.ascii_lowercase + string.ascii_uppercase
 
 def separated_matrix(models, model_a, model_b, separated) -> np.ndarray:
     """Symmetric K x K boolean matrix from a pair table (``model_a, model_b, separated``)."""
-    index = {m: i for i, m in enumerate(models)}
-    a = np.array([index[m] for m in model_a], dtype=int)
-    b = np.array([index[m] for m in model_b], dtype=int)
+    index = pd.Index(list(models))
+    a, b = index.get_indexer(np.asarray(model_a)), index.get_indexer(np.asarray(model_b))
+    if (a < 0).any() or (b < 0).any():
+        raise ValueError("the pairs name systems that are not in models")
     out = np.zeros((len(index), len(index)), dtype=bool)
     flag = np.asarray(separated, dtype=bool)
     out[a, b] = flag
@@ -47,21 +50,27 @@ def separated_matrix(models, model_a, model_b, separated) -> np.ndarray:
     return out
 
 
-def _absorb(columns: np.ndarray) -> np.ndarray:
-    """Drop every column (row of ``columns``) whose members are a subset of another's.
+def _subsets(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``out[i, j]``: the members of column a[i] are all in column b[j] (one float product)."""
+    return (a.astype(np.float32) @ (~b).astype(np.float32).T) == 0
 
-    Of identical columns the first is kept.
+
+def _absorb_new(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """``old`` plus the columns of ``new`` that no other column holds (Piepho's absorb step).
+
+    Only the new columns can be absorbed: an old column inside a new one (a copy of a
+    column with one system removed) was already inside that column before, and absorbed.
+    Of identical new columns the first is kept.
     """
-    c = columns.astype(np.int64)
-    # outside[i, j]: members of column i that column j lacks.
-    outside = c @ (1 - c).T
-    subset = outside == 0
-    np.fill_diagonal(subset, False)
-    same = subset & subset.T
-    earlier = np.tril(np.ones_like(same), k=-1).astype(bool)  # j < i
-    # Column i goes if a strict superset exists, or an identical column comes earlier.
-    drop = (subset & ~same).any(axis=1) | (same & earlier).any(axis=1)
-    return columns[~drop]
+    # A new column is inside an old one when that old column holds all its members: a look
+    # at its members' entries only (new columns are few, and narrower than the board).
+    inside_old = np.array([len(old) > 0 and old[:, row].all(axis=1).any() for row in new])
+    within = _subsets(new, new)
+    np.fill_diagonal(within, False)
+    same = within & within.T
+    earlier = np.tril(np.ones_like(same), k=-1)  # j < i
+    drop = inside_old | (within & ~same).any(axis=1) | (same & earlier).any(axis=1)
+    return np.vstack([old, new[~drop]])
 
 
 def _sweep(columns: np.ndarray) -> np.ndarray:
@@ -111,23 +120,27 @@ def compact_letters(separated, sweep: bool = False) -> np.ndarray:
     copies, one without i and one without j (insert); then every letter whose
     holders are a subset of another letter's holders is dropped (absorb). At the
     end two systems share a letter exactly when they are not separated; the
-    sweep removes letters that no unseparated pair needs. The loop over separated
-    pairs is the algorithm's own sequence; each step is vectorised over letters.
+    sweep removes letters that no unseparated pair needs. The pairs are taken in
+    row order, all pairs (i, j > i) of system i in one step: splitting a letter on
+    (i, j1) and then its copy on (i, j2), ... leaves, after absorbing, the letter
+    without i and the letter without all of j1, j2, ..., which is what one step
+    makes. Each step is vectorised over letters; K steps in all.
     """
     sep = np.asarray(separated, dtype=bool)
     k = sep.shape[0]
     if sep.shape != (k, k) or not np.array_equal(sep, sep.T):
         raise ValueError("separated must be a symmetric square matrix")
     columns = np.ones((1, k), dtype=bool)
-    a, b = np.nonzero(np.triu(sep, k=1))
-    for i, j in zip(a, b, strict=True):
-        both = columns[:, i] & columns[:, j]
-        if not both.any():
+    later = np.triu(sep, k=1)
+    for i in np.flatnonzero(later.any(axis=1)):
+        # The pairs (i, j), j > i, in one step: a letter held by i and by some of those j is
+        # split into a copy without i and a copy without all of them.
+        hit = columns[:, i] & (columns & later[i]).any(axis=1)
+        if not hit.any():
             continue
-        without_i, without_j = columns[both].copy(), columns[both].copy()
+        without_i, without_j = columns[hit].copy(), columns[hit] & ~later[i]
         without_i[:, i] = False
-        without_j[:, j] = False
-        columns = _absorb(np.vstack([columns[~both], without_i, without_j]))
+        columns = _absorb_new(columns[~hit], np.vstack([without_i, without_j]))
     if sweep:
         columns = _sweep(columns)
     # Order letters by their first holder, then by their next holders.
@@ -163,6 +176,13 @@ def letter_strings(membership) -> list[str]:
     names = np.asarray(letter_names(m.shape[1]), dtype=object)
     joiner = "" if m.shape[1] <= len(_ALPHABET) else ","
     return [joiner.join(names[row]) for row in m]
+
+
+def letter_sets(strings) -> list[set]:
+    """Each system's letters as a set, from :func:`letter_strings` output ("ab" or "a1,b1")."""
+    strings = [str(x) for x in strings]
+    joined = any("," in x for x in strings) or any(ch.isdigit() for x in strings for ch in x)
+    return [set(x.split(",")) if joined else set(x) for x in strings]
 
 
 def letters_table(wide: WideScores, alpha: float = 0.05, pairs: pd.DataFrame | None = None):

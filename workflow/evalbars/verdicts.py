@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .accuracy import accuracy_table
-from .letters import letters_table
+from .letters import letter_sets, letters_table
 from .resolution import adjacent_resolution
 from .scores import WideScores
 from .stability import split_half_stability
@@ -90,13 +90,14 @@ def leaderboard_table(
 
 def leaderboard_headline(table: pd.DataFrame, splits: int) -> str:
     """One sentence: letters, the leader's stability and the unresolved adjacent pairs."""
-    letters = len(set("".join(table["letters"].astype(str)).replace(",", "")))
-    tied = int((table["letters"].str.contains(table["letters"].iloc[0][0], regex=False)).sum())
+    sets = letter_sets(table["letters"])
+    letters = len(set().union(*sets))
+    tied = sum(bool(s & sets[0]) for s in sets)
     leader = table.iloc[0]
     unresolved = table["unresolved"].dropna().astype(bool)
     return (
         f"{len(table)} systems in {letters} letter group(s) (Holm over all pairs); "
-        f"{tied} share the leader's letter. {leader['model']} is first on "
+        f"{tied - 1} other(s) share a letter with the leader. {leader['model']} is first on "
         f"{100 * leader['first_share']:.0f}% of {2 * splits} split halves. "
         f"{int(unresolved.sum())} of {len(unresolved)} adjacent pairs are unresolved "
         "(the observed gap needs more questions than the benchmark has)."

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..letters import letter_sets
 from .style import PALETTE, figure, message_figure, percent_axis
 
 __all__ = ["verdicts_figure"]
@@ -25,7 +26,7 @@ def verdicts_figure(table: pd.DataFrame, level: float = 0.95, max_systems: int =
     shown = table.sort_values("position").head(max_systems)
     n = len(shown)
     unresolved = table["unresolved"].dropna().astype(bool)
-    groups = len(set("".join(table["letters"].astype(str)).replace(",", "")))
+    groups = len(set().union(*letter_sets(table["letters"])))
     title = (
         f"{total} systems fall in {groups} letter group(s); "
         f"{int(unresolved.sum())} of {len(unresolved)} adjacent gaps are unresolved"
