@@ -119,6 +119,12 @@ def test_leaderboard_table_and_command(real_wide, default_subsample, tmp_path, c
     assert cli.main(["leaderboard", str(path)]) == 0
     header = capsys.readouterr().out.splitlines()[2]
     assert header.split("|")[6].strip() == "letters"
+    one = tmp_path / "one.csv"
+    rows = {"model": "m", "question_id": [1, 2], "category": "x", "correct": [1, 0]}
+    pd.DataFrame(rows).to_csv(one, index=False)
+    assert cli.main(["leaderboard", str(one)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "ranks 2 or more models, but the data hold 1" in err
 
 
 def test_figure_draws_the_top_systems_and_counts_those_left_out(real_wide):

@@ -292,7 +292,13 @@ def _add_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_leaderboard(args: argparse.Namespace) -> int:
-    wide = claims.load_scores(args.items)
+    items = score_sources(join_sources([f for path in args.items for f in read_source(path)]))
+    if items["model"].nunique() < 2:
+        raise InputError(
+            ", ".join(args.items),
+            f"a leaderboard ranks 2 or more models, but the data hold {items['model'].nunique()}",
+        )
+    wide = wide_scores(items.astype({"model": str}))
     table = verdicts.leaderboard_table(
         wide, args.alpha, args.power, args.splits, args.seed, args.level
     )
