@@ -10,9 +10,13 @@ throwaway virtualenv and its output committed.
     uv venv -p 3.9 /tmp/cs39 && VIRTUAL_ENV=/tmp/cs39 uv pip install confseq==0.0.11
     /tmp/cs39/bin/python tests/reference/make_confseq_reference.py
 
-Writes ``tests/reference/confseq_output/poly_stitching.json``: ``confseq.boundaries.
-poly_stitching_bound(v, alpha, v_min, c, s, eta)`` on a grid of every argument (v below v_min
-included), read by ``tests/test_sequential.py``.
+Writes, read by ``tests/test_sequential.py``:
+
+- ``tests/reference/confseq_output/poly_stitching.json``: ``confseq.boundaries.
+  poly_stitching_bound(v, alpha, v_min, c, s, eta)`` on a grid of every argument (v below v_min
+  included);
+- ``tests/reference/confseq_output/gamma_exponential.json``: ``confseq.boundaries.
+  gamma_exponential_mixture_bound(v, alpha, v_opt, c, alpha_opt)`` on a grid.
 """
 
 import datetime
@@ -39,16 +43,35 @@ for v, alpha, v_min, c, s, eta in itertools.product(*GRID.values()):
     rows.append(
         {"v": v, "alpha": alpha, "v_min": v_min, "c": c, "s": s, "eta": eta, "bound": bound}
     )
-out = Path(__file__).resolve().parent / "confseq_output" / "poly_stitching.json"
-out.parent.mkdir(exist_ok=True)
-document = {
-    "source": "confseq.boundaries.poly_stitching_bound",
-    "versions": {
-        "confseq": importlib.metadata.version("confseq"),
-        "python": platform.python_version(),
-    },
-    "generated": datetime.date.today().isoformat(),
-    "rows": rows,
+HERE = Path(__file__).resolve().parent / "confseq_output"
+VERSIONS = {"confseq": importlib.metadata.version("confseq"), "python": platform.python_version()}
+
+
+def write(name, source, rows):
+    HERE.mkdir(exist_ok=True)
+    document = {
+        "source": source,
+        "versions": VERSIONS,
+        "generated": datetime.date.today().isoformat(),
+        "rows": rows,
+    }
+    (HERE / name).write_text(json.dumps(document, indent=1) + "\n")
+    print(f"wrote {len(rows)} rows to {HERE / name}")
+
+
+write("poly_stitching.json", "confseq.boundaries.poly_stitching_bound", rows)
+
+MIXTURE_GRID = {
+    "v": [0.5, 5.0, 37.5, 100.0, 450.0, 3000.0, 1e5],
+    "alpha": [0.025, 0.05, 0.1],
+    "v_opt": [10.0, 100.0, 450.0],
+    "c": [0.5, 1.0, 2.0],
+    "alpha_opt": [0.025, 0.05],
 }
-out.write_text(json.dumps(document, indent=1) + "\n")
-print(f"wrote {len(rows)} rows to {out}")
+mixture = []
+for v, alpha, v_opt, c, alpha_opt in itertools.product(*MIXTURE_GRID.values()):
+    bound = boundaries.gamma_exponential_mixture_bound(v, alpha, v_opt, c, alpha_opt)
+    mixture.append(
+        {"v": v, "alpha": alpha, "v_opt": v_opt, "c": c, "alpha_opt": alpha_opt, "bound": bound}
+    )
+write("gamma_exponential.json", "confseq.boundaries.gamma_exponential_mixture_bound", mixture)
