@@ -178,3 +178,23 @@ def test_sequential_verdict_is_the_sequences_over_the_arrival_order(real_wide, m
         ["compare", str(model_files[STRONG]), str(model_files[WEAK]), "--sequential"], capsys
     )
     assert status == gate.EXIT_CODES[out.split("**")[1]] and "anytime-valid" in out
+
+
+def test_identical_runs_are_inconclusive_at_margin_zero_and_non_inferior_beyond(real_wide):
+    twin = real_wide.columns([STRONG])
+    twin = wide_scores(
+        pd.DataFrame(
+            {
+                "model": np.repeat(["a", "b"], len(twin.question_ids)),
+                "question_id": np.tile(twin.question_ids, 2),
+                "category": np.tile(twin.categories, 2),
+                "correct": np.tile(twin.scores[:, 0], 2),
+            }
+        )
+    )
+    same = gate.compare_models(twin, "a", "b").summary
+    assert (same["diff"], same["se"], same["verdict"]) == (0.0, 0.0, "inconclusive")
+    assert same["p_noninferiority"] == 1.0 and same["p_regression"] == 1.0
+    assert same["pass_to_fail"] == same["fail_to_pass"] == 0 and same["p_mcnemar"] == 1.0
+    within = gate.compare_models(twin, "a", "b", margin=0.005).summary
+    assert within["verdict"] == "non-inferior" and within["p_noninferiority"] == 0.0

@@ -188,8 +188,11 @@ def compare_models(
     z = z_for_level(1 - alpha)
     diff = stats["diff"]
     low, high = diff - z * se, diff + z * se
-    with np.errstate(divide="ignore", invalid="ignore"):
-        shift = (diff + margin) / se if se > 0 else np.sign(diff + margin) * np.inf
+    if se > 0:
+        shift = (diff + margin) / se
+        p_noninferiority, p_regression = float(special.ndtr(-shift)), float(special.ndtr(shift))
+    else:  # every shared question scored alike, or one constant difference: no sampling error
+        p_noninferiority, p_regression = float(not diff > -margin), float(not diff < -margin)
     up, down = int(stats["n10"]), int(stats["n01"])
     summary = {
         "baseline": baseline,
@@ -205,8 +208,8 @@ def compare_models(
         "low": low,
         "high": high,
         "margin": float(margin),
-        "p_noninferiority": float(special.ndtr(-shift)) if np.isfinite(shift) else float(shift < 0),
-        "p_regression": float(special.ndtr(shift)) if np.isfinite(shift) else float(shift > 0),
+        "p_noninferiority": p_noninferiority,
+        "p_regression": p_regression,
         "fail_to_pass": up,
         "pass_to_fail": down,
         "p_mcnemar": float(exact_mcnemar_p(up, down)),
