@@ -32,6 +32,7 @@ include: "workflow/rules/replication.smk"
 include: "workflow/rules/ranks.smk"
 include: "workflow/rules/simulate.smk"
 include: "workflow/rules/claims.smk"
+include: "workflow/rules/leaderboard.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -45,4 +46,5 @@ rule all:
         rules.ranks_all.input,
         rules.simulate_all.input,
         rules.claims_all.input,
+        rules.leaderboard_all.input,
         rules.report_landing.output,

@@ -212,7 +212,7 @@ def test_every_rule_runs_as_slurm_jobs_with_the_outputs_of_a_local_run(slurm_clu
         str(PROFILE),
         "--group-components",
         "simulation_settings=3",
-        "analysis=14",
+        "analysis=16",
         "--report",
         str(on_slurm / "report.html"),
         "--report-after-run",

@@ -425,7 +425,8 @@ CONFIG_EDITS = {
         {"claims_options": {"family": "claims_and_all_pairs", "power": 0.9, "plan_gaps": [1, 3]}},
         {"claims_table", "claims_figure", "plan_table", "report_landing"},
     ),
-    "display": ({"display": {"max_systems": 3}}, {"ranks_figures", "category_pairwise"}),
+    # A display key changes figures, never a statistic.
+    "display": ({"display": {"max_systems": 3}}, {"ranks_figures", "leaderboard_figure"}),
 }
 
 
@@ -454,5 +455,6 @@ def test_alpha_reruns_the_tests_that_use_it_and_what_reads_them(default_run, des
     assert not planned & {"download", "items", "subsample", "sim_leaderboard", "sim_fwer"}
     assert not planned & {"analysis_models", "analysis_omnibus", "ranks_table", "ranks_figures"}
     assert {"analysis_pairwise", "analysis_mixed", "claims_table", "replication_chunk"} <= planned
+    assert "leaderboard_table" in planned
     # ...and everything downstream of a job that reruns.
     assert set().union(*(descendants[rule] for rule in planned - {"all"})) - {"all"} <= planned

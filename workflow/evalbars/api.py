@@ -38,7 +38,7 @@ import pandas as pd
 import yaml
 
 from . import claims as claims_module
-from . import mixed, omnibus, pairwise, ranks
+from . import gate, mixed, omnibus, pairwise, ranks, verdicts
 from .accuracy import accuracy_table as _accuracy_table
 from .errors import EvalbarsError, InputError
 from .items import join_sources, read_summary, score_sources
@@ -56,6 +56,7 @@ __all__ = [
     "rank_table",
     "check_claims",
     "compare_models",
+    "leaderboard_table",
     "ReportRun",
     "report_config",
     "write_report",
@@ -175,15 +176,41 @@ def check_claims(
     )
 
 
-def compare_models(items, baseline: str, candidate: str, alpha: float = 0.05) -> pd.DataFrame:
-    """The row of ``pairwise.csv`` for one pair: ``candidate`` against ``baseline`` on the
-    questions both answered (``diff`` is candidate minus baseline)."""
+def compare_models(
+    items,
+    baseline: str,
+    candidate: str,
+    *,
+    margin: float = 0.0,
+    alpha: float = 0.05,
+    by_category: bool = False,
+    sequential: bool = False,
+):
+    """The release gate of ``evalbars compare``: the candidate against the baseline on their
+    shared questions (:func:`evalbars.gate.compare_models`; ``margin`` as a proportion,
+    0.01 = 1 point). Its ``summary`` holds the verdict and the exit code, ``flips`` the
+    questions that changed."""
     wide = scores(items)
     for name in (baseline, candidate):
         if name not in wide.models:
             raise InputError("compare", f"unknown model {name!r}; the data hold {wide.models}")
-    pair = wide.columns([candidate, baseline])
-    return pairwise.pairwise_table(pair, alpha).reset_index(drop=True)
+    return gate.compare_models(
+        wide.columns([baseline, candidate]),
+        baseline,
+        candidate,
+        margin=margin,
+        alpha=alpha,
+        by_category=by_category,
+        sequential=sequential,
+    )
+
+
+def leaderboard_table(
+    items, alpha: float = 0.05, *, power: float = 0.8, splits: int = 50, seed: int = 2024
+) -> pd.DataFrame:
+    """``leaderboard.csv``: per system its letters, split-half stability and the resolution of
+    the adjacent pair below it (:func:`evalbars.verdicts.leaderboard_table`)."""
+    return verdicts.leaderboard_table(scores(items), alpha, power, splits, seed)
 
 
 # --- The report: the workflow itself, on the user's files ------------------------------------

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import __version__, api, claims, planning, ranks
+from . import __version__, api, claims, gate, planning, ranks, verdicts
 from .errors import EvalbarsError, InputError
 from .items import MISSING_POLICIES
 from .landing import separation_sentence
@@ -449,6 +449,191 @@ def _run_report(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- evalbars leaderboard and evalbars compare ------------------------------------------------------
+
+#: Exit status of `evalbars compare` on bad input or usage (argparse's convention); 0, 1 and 3
+#: are verdicts (gate.EXIT_CODES).
+COMPARE_BAD_INPUT = 2
+
+COMPARE_EPILOG = """exit status:
+  0  no regression shown: the candidate is non-inferior at the margin, or better
+  1  regression: the candidate is worse than the baseline by more than the margin,
+     significantly (the interval lies below -margin)
+  3  inconclusive: the interval straddles -margin
+  2  bad input or usage (one line on stderr)
+"""
+
+
+def _add_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "items", metavar="FILE", nargs="+", help="item tables, prediction files or harness logs"
+    )
+    parser.add_argument("--alpha", type=_level, default=0.05, help="level (default: 0.05)")
+    parser.add_argument("--power", type=_level, default=0.8, help="for resolution (0.8)")
+    parser.add_argument("--level", type=_level, default=DEFAULT_LEVEL, help="interval level")
+    parser.add_argument("--splits", type=_positive_int, default=50, help="split-half splits (50)")
+    parser.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help="seed of the splits")
+    parser.add_argument("--format", choices=["markdown", "csv", "json"], default="markdown")
+    _add_reader_arguments(parser)
+
+
+def _run_leaderboard(args: argparse.Namespace) -> int:
+    items = api.read_items(
+        args.items, missing_prediction=args.missing_prediction, **_reader_options(args)
+    )
+    if items["model"].nunique() < 2:
+        raise InputError(
+            ", ".join(args.items),
+            f"a leaderboard ranks 2 or more models, but the data hold {items['model'].nunique()}",
+        )
+    wide = wide_scores(items.astype({"model": str}))
+    table = verdicts.leaderboard_table(
+        wide, args.alpha, args.power, args.splits, args.seed, args.level
+    )
+    headline = verdicts.leaderboard_headline(table, args.splits)
+    if args.format == "markdown":
+        shown = table.assign(
+            accuracy=100 * table["accuracy"],
+            ci_low=100 * table["ci_low"],
+            ci_high=100 * table["ci_high"],
+            gap_to_next=100 * table["gap_to_next"],
+        )[
+            [
+                "position",
+                "model",
+                "accuracy",
+                "ci_low",
+                "ci_high",
+                "letters",
+                "rank_kept_share",
+                "first_share",
+                "gap_to_next",
+                "questions_needed_clustered",
+                "resolution_ratio_clustered",
+                "unresolved",
+            ]
+        ]
+        formats = {c: ".1f" for c in ("accuracy", "ci_low", "ci_high", "gap_to_next")}
+        formats |= {"rank_kept_share": ".2f", "first_share": ".2f"}
+        formats |= {"questions_needed_clustered": ",.0f", "resolution_ratio_clustered": ".2f"}
+        sys.stdout.write(headline + "\n\n" + to_markdown(shown, formats=formats))
+    elif args.format == "json":
+        rows = json.loads(table.to_json(orient="records", double_precision=15))
+        sys.stdout.write(json.dumps({"headline": headline, "rows": rows}, indent=2) + "\n")
+    else:
+        table.to_csv(sys.stdout, index=False, lineterminator="\n")
+        print(headline, file=sys.stderr)
+    return 0
+
+
+def _add_compare_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "sources",
+        metavar="SOURCE",
+        nargs="+",
+        help="BASELINE CANDIDATE (two files or harness folders, one model each), or one item "
+        "table with --baseline NAME --candidate NAME",
+    )
+    parser.add_argument("--baseline", metavar="NAME", help="the baseline model's name")
+    parser.add_argument("--candidate", metavar="NAME", help="the candidate model's name")
+    parser.add_argument(
+        "--margin",
+        type=float,
+        default=0.0,
+        metavar="POINTS",
+        help="non-inferiority margin in accuracy points (default: 0)",
+    )
+    parser.add_argument("--alpha", type=_level, default=0.05, help="1 - interval level (0.05)")
+    parser.add_argument("--by-category", action="store_true", help="add a per-category table")
+    parser.add_argument("--format", choices=["md", "json", "csv"], default="md")
+    parser.add_argument("--flips", metavar="FILE", help="write the flipped questions (CSV)")
+    parser.add_argument(
+        "--sequential",
+        action="store_true",
+        help="decide by an anytime-valid confidence sequence over the questions in the order "
+        "the candidate's source lists them (valid at every look while questions are appended)",
+    )
+    _add_reader_arguments(parser)
+
+
+def _one_model(items, path: str, name: str | None, role: str) -> str:
+    models = sorted(items["model"].unique())
+    if name is not None:
+        if name not in models:
+            raise InputError(path, f"--{role} {name!r} is not a model here; models: {models}")
+        return name
+    if len(models) != 1:
+        raise InputError(path, f"holds {len(models)} models {models}; name one with --{role}")
+    return models[0]
+
+
+def _compare_inputs(args: argparse.Namespace):
+    """The score matrix and the (baseline, candidate) column names of `evalbars compare`."""
+    if len(args.sources) > 2:
+        raise InputError("evalbars compare", "give BASELINE CANDIDATE, or one table")
+    tables = [
+        api.read_items(path, missing_prediction=args.missing_prediction, **_reader_options(args))
+        for path in args.sources
+    ]
+    if len(tables) == 1:
+        if args.baseline is None or args.candidate is None:
+            raise InputError(args.sources[0], "one source needs --baseline NAME --candidate NAME")
+        baseline = _one_model(tables[0], args.sources[0], args.baseline, "baseline")
+        candidate = _one_model(tables[0], args.sources[0], args.candidate, "candidate")
+        if baseline == candidate:
+            raise InputError(args.sources[0], "the baseline and the candidate are one model")
+        items = tables[0][tables[0]["model"].isin([baseline, candidate])]
+    else:
+        baseline = _one_model(tables[0], args.sources[0], args.baseline, "baseline")
+        candidate = _one_model(tables[1], args.sources[1], args.candidate, "candidate")
+        base = tables[0][tables[0]["model"] == baseline].astype({"model": str})
+        cand = tables[1][tables[1]["model"] == candidate].astype({"model": str})
+        if baseline == candidate:  # two runs of one model: tell them apart
+            baseline, candidate = f"{baseline} (baseline)", f"{candidate} (candidate)"
+            base, cand = base.assign(model=baseline), cand.assign(model=candidate)
+        items = pd.concat([base, cand], ignore_index=True)  # the baseline's categories win
+    # The order the candidate's questions were written in: the sequential mode's arrival order.
+    arrival = items.loc[items["model"] == candidate, "question_id"].to_numpy()
+    wide = wide_scores(items.astype({"model": str}), [baseline, candidate])
+    return wide, baseline, candidate, arrival
+
+
+def _run_compare(args: argparse.Namespace) -> int:
+    try:
+        if args.margin < 0:
+            raise InputError(f"--margin {args.margin:g}", "must be >= 0 (accuracy points)")
+        wide, baseline, candidate, arrival = _compare_inputs(args)
+        try:
+            result = gate.compare_models(
+                wide,
+                baseline,
+                candidate,
+                margin=args.margin / 100,
+                alpha=args.alpha,
+                by_category=args.by_category,
+                sequential=args.sequential,
+                arrival=arrival,
+            )
+        except ValueError as exc:
+            raise InputError(", ".join(args.sources), str(exc)) from exc
+        if args.flips:
+            result.flips.to_csv(args.flips, index=False, lineterminator="\n")
+    except EvalbarsError as exc:
+        reason = " ".join(str(exc).split())
+        print(f"evalbars compare: error: {reason}", file=sys.stderr)
+        return COMPARE_BAD_INPUT
+    if args.format == "md":
+        sys.stdout.write(gate.compare_markdown(result))
+    elif args.format == "json":
+        sys.stdout.write(gate.compare_json(result))
+    else:
+        gate.compare_csv_table(result).to_csv(sys.stdout, index=False, lineterminator="\n")
+    s = result.summary
+    if s["left_out"]:
+        print(f"{s['left_out']:,} questions not answered by both were left out", file=sys.stderr)
+    return s["exit_code"]
+
+
 # --- Entry point -----------------------------------------------------------------------------------
 
 #: What each command's input must hold (the first lines of its --help).
@@ -467,6 +652,10 @@ DESCRIPTIONS = {
     "per column.",
     "plan": "Give --gap (points) to get the questions needed, or --questions to get the "
     "detectable gap; --disagreement is the share of questions on which two models differ.",
+    "leaderboard": "FILE... are files `evalbars read` reads, holding two or more models: one row "
+    "per system with its letters, split-half stability and adjacent-pair resolution.",
+    "compare": "BASELINE and CANDIDATE are files or harness folders `evalbars read` reads, one "
+    "model each (or one item table with --baseline NAME --candidate NAME).",
 }
 
 #: One example per command, and the claim syntax where claims are given.
@@ -477,6 +666,9 @@ EPILOGS = {
     "claims": "example:\n  evalbars claims data/subsample/items.parquet --claim "
     '"Mistral-7B-v0.1 > Yi-6B in math"\n\n' + CLAIM_SYNTAX,
     "ranks": "example:\n  evalbars ranks tests/data/calculator_example.csv",
+    "leaderboard": "example:\n  evalbars leaderboard data/subsample/items.parquet",
+    "compare": "example:\n  evalbars compare data/subsample/items.parquet --baseline "
+    "Mistral-7B-v0.1 --candidate Mistral-7B-Instruct-v0.2\n\n" + COMPARE_EPILOG,
     "plan": "example:\n  evalbars plan --models 6 --gap 2 --disagreement 0.25 --procedure holm\n\n"
     "the disagreement rate of a pair of your models is (n10 + n01) / n in "
     "results/tables/pairwise.csv: n10 and n01 count the questions on which one model is right "
@@ -523,6 +715,18 @@ def build_parser() -> argparse.ArgumentParser:
             "questions needed for a gap, or the gap a number of questions can find",
             _add_plan_arguments,
             _run_plan,
+        ),
+        (
+            "leaderboard",
+            "letters, split-half stability and adjacent-pair resolution of a leaderboard",
+            _add_leaderboard_arguments,
+            _run_leaderboard,
+        ),
+        (
+            "compare",
+            "release gate: is the candidate worse than the baseline? (exit 0/1/3, 2 bad input)",
+            _add_compare_arguments,
+            _run_compare,
         ),
     )
     for name, help_text, add_arguments, run in subcommands:

@@ -171,6 +171,9 @@ def finish_frame(
         one = np.zeros(len(frame), dtype=np.int8)
         frame["source_file"] = pd.Categorical.from_codes(one, categories=[path.name])
         frame["source_path"] = pd.Categorical.from_codes(one, categories=[str(path)])
+    elif "source_path" not in frame.columns:  # an item table evalbars wrote keeps source_file
+        one = np.zeros(len(frame), dtype=np.int8)
+        frame["source_path"] = pd.Categorical.from_codes(one, categories=[str(path)])
     frame = frame[RAW_COLUMNS].reset_index(drop=True)
     for column in TEXT_COLUMNS:
         frame[column] = as_category(frame[column])

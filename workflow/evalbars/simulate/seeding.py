@@ -14,8 +14,17 @@ __all__ = ["STUDY_CODES", "setting_seed_sequence", "setting_rng", "share_and_se"
 
 #: Integer code of each study in the seed entropy (never reuse a retired code). 101 and 102
 #: are the planner's simulations (:func:`evalbars.planning.simulate_pair_power` and
-#: :func:`evalbars.planning.simulate_holm_power`).
-STUDY_CODES = {"leaderboard": 1, "fwer": 3, "clustered": 4, "plan_pair": 101, "plan_holm": 102}
+#: :func:`evalbars.planning.simulate_holm_power`); 22 and 23 the leaderboard verdicts' split
+#: halves (:mod:`evalbars.stability`) and the gate's sequential simulation.
+STUDY_CODES = {
+    "leaderboard": 1,
+    "fwer": 3,
+    "clustered": 4,
+    "split_half": 22,
+    "sequential": 23,
+    "plan_pair": 101,
+    "plan_holm": 102,
+}
 
 
 def _encode_parameter(value) -> int:
