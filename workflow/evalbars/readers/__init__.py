@@ -12,6 +12,10 @@ each by content, never only by name):
     (:mod:`.lm_eval`).
 ``inspect``
     Inspect 0.3 ``.eval`` and ``.json`` logs (:mod:`.inspect_logs`).
+``helm``, ``lighteval``, ``every_eval_ever``, ``swe_bench``
+    HELM run folders (:mod:`.helm`), lighteval details parquet (:mod:`.lighteval`), Every
+    Eval Ever instance files (:mod:`.every_eval_ever`), SWE-bench ``results.json``
+    (:mod:`.swe_bench`): the public corpora, read through :data:`CORPUS_READERS`.
 
 An entry may name a file or a directory; a directory is walked for every log
 it holds. Every reader raises :class:`~evalbars.errors.InputError`, whose
@@ -29,12 +33,38 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError
+from . import every_eval_ever, helm, lighteval, swe_bench
 from .archives import MAX_MEMBER_BYTES, ZIP_SIGNATURES, is_zip_archive, member_names, open_archive
 from .common import DEFAULT_N_OPTIONS, RAW_COLUMNS
 from .inspect_logs import is_inspect_log, log_identity, read_inspect_log
 from .lm_eval import RESULTS_PATTERN, SAMPLES_PATTERN, read_lm_eval_runs
 from .mmlu_pro import read_json_document, read_mmlu_pro
 from .tables import TABLE_SUFFIXES, read_long_table
+
+# --- the public corpora: each reader takes every file of its format that a walk found ---------
+CORPUS_READERS = {
+    "helm": helm.read_helm_files,
+    "lighteval": lighteval.read_lighteval_files,
+    "every_eval_ever": every_eval_ever.read_eee_files,
+    "swe_bench": swe_bench.read_swe_bench_files,
+}
+CORPUS_FORMATS = tuple(CORPUS_READERS)
+
+
+def _corpus_format(path: Path, document) -> str | None:
+    """The corpus format of one file by its content (``document``: its JSON, or None)."""
+    if path.suffix.lower() == ".parquet":
+        return "lighteval" if lighteval.is_lighteval_details(path) else None
+    if path.name.endswith(every_eval_ever.SAMPLES_SUFFIX):
+        return "every_eval_ever" if every_eval_ever.is_eee_samples(path) else None
+    if helm.is_helm_document(document) or helm.in_helm_run(path):
+        return "helm"
+    if lighteval.is_lighteval_results(document):
+        return "lighteval"
+    if every_eval_ever.is_eee_aggregate(document):
+        return "every_eval_ever"
+    return "swe_bench" if swe_bench.is_swe_bench_results(path, document) else None
+
 
 __all__ = [
     "FORMATS",
@@ -54,7 +84,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-FORMATS = ("auto", "mmlu_pro", "table", "lm_eval", "inspect")
+FORMATS = ("auto", "mmlu_pro", "table", "lm_eval", "inspect", *CORPUS_FORMATS)
 
 
 @dataclass(frozen=True)
@@ -80,6 +110,12 @@ class SourceOptions:
         Inspect: the scorer whose value is the score (default: the only one).
     allow_partial : bool
         Inspect: accept logs whose status is ``error`` or ``cancelled``.
+    split, perturbation : str, optional
+        HELM: the split read (default ``test``) and a perturbation whose copies are read
+        instead of the originals (default none: perturbed copies are left out).
+    instances : list of str or str, optional
+        SWE-bench: the split's instance ids (a list, or a file of ids one a line); default
+        the union of the ids the submissions name.
     """
 
     format: str = "auto"
@@ -91,12 +127,18 @@ class SourceOptions:
     runs: str = "only"
     scorer: str | None = None
     allow_partial: bool = False
+    split: str | None = None
+    perturbation: str | None = None
+    instances: tuple | str | None = None
 
     @classmethod
     def from_entry(cls, entry: dict) -> SourceOptions:
         """Options from a config entry (``path`` and unknown keys left out)."""
         names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in entry.items() if k in names and v is not None})
+        chosen = {k: v for k, v in entry.items() if k in names and v is not None}
+        if isinstance(chosen.get("instances"), list):
+            chosen["instances"] = tuple(chosen["instances"])
+        return cls(**chosen)
 
 
 def _peek_json(path: Path):
@@ -121,12 +163,16 @@ def detect_format(path) -> str:
         with open_archive(path) as archive:
             names = member_names(archive)
         return "inspect" if "header.json" in names else "mmlu_pro"
+    document = _peek_json(path) if path.suffix.lower() == ".json" else None
+    corpus = _corpus_format(path, document)
+    if corpus:
+        return corpus
     if RESULTS_PATTERN.fullmatch(path.name) or SAMPLES_PATTERN.fullmatch(path.name):
         return "lm_eval"
     with open(path, "rb") as fh:
         if fh.read(4) == b"PAR1":
             return "table"
-    document = _peek_json(path)
+    document = document if document is not None else _peek_json(path)
     if isinstance(document, list):
         return "mmlu_pro"
     if is_inspect_log(document):
@@ -138,7 +184,8 @@ def detect_format(path) -> str:
     raise InputError(
         path,
         "not a recognised prediction file (an MMLU-Pro JSON list or zip, a CSV/TSV/Parquet "
-        "table, lm-eval samples and results, or an Inspect .eval/.json log)",
+        "table, lm-eval samples and results, an Inspect .eval/.json log, a HELM run, lighteval "
+        "details, Every Eval Ever samples or a SWE-bench results.json)",
     )
 
 
@@ -156,6 +203,7 @@ def _results_of(path: Path) -> Path:
 def _walk(directory: Path) -> dict:
     """Every log under ``directory``, by format: ``{format: [paths]}``; lm-eval as results files."""
     found: dict = {"lm_eval": set(), "inspect": [], "mmlu_pro": [], "table": []}
+    found.update({kind: [] for kind in CORPUS_FORMATS})
     ignored = []
     for path in sorted(p for p in directory.rglob("*") if p.is_file()):
         try:
@@ -233,6 +281,8 @@ def read_source(path, options: SourceOptions | None = None) -> list[pd.DataFrame
         ]
         frames += [read_mmlu_pro(p, options.model) for p in found.get("mmlu_pro", [])]
         frames += [read_long_table(p) for p in found.get("table", [])]
+        for kind, read in CORPUS_READERS.items():
+            frames += read(found[kind], options) if found.get(kind) else []
         return frames
     kind = detect_format(path) if options.format == "auto" else options.format
     if options.model is not None and kind != "mmlu_pro":
@@ -246,6 +296,8 @@ def read_source(path, options: SourceOptions | None = None) -> list[pd.DataFrame
         return [read_long_table(path)]
     if kind == "lm_eval":
         return read_lm_eval_runs([_results_of(path)], options)
+    if kind in CORPUS_READERS:
+        return CORPUS_READERS[kind]([path], options)
     return [read_inspect_log(path, options)]
 
 
