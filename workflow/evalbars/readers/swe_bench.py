@@ -3,7 +3,8 @@
 Each submission to the SWE-bench experiments repository holds ``metadata.yaml`` and
 ``results/results.json``, whose lists name instance ids: ``resolved`` (the patch made the
 tests pass), ``no_generation`` (no patch produced) and ``no_logs`` (no evaluation log), and,
-in older submissions, more (``generated``, ``applied``...). Unresolved instances are often in
+in older submissions, the full report of SWE-bench's ``get_model_report`` (``generated``,
+``with_logs``, ``applied``...; generated without logs is "no logs" there). Unresolved instances are often in
 no list at all, so the split itself has to come from elsewhere.
 
 How the item table is read from them:
@@ -133,6 +134,14 @@ def read_swe_bench(paths, options) -> list[pd.DataFrame]:
             [np.array(document.get(k) or [], dtype=object) for k in MISSING]
             + [np.array([], dtype=object)]
         )
+        if isinstance(document.get("generated"), list) and isinstance(
+            document.get("with_logs"), list
+        ):  # SWE-bench's older report: generated but without logs is "no logs"
+            unlogged = np.setdiff1d(
+                np.array(document["generated"], dtype=object),
+                np.array(document["with_logs"], dtype=object),
+            )
+            missing = np.concatenate([missing, unlogged])
         correct = np.isin(universe, resolved).astype(float)
         absent = np.isin(universe, missing) & (correct == 0)
         frame = pd.DataFrame(
