@@ -13,7 +13,7 @@ How the item table is read from them:
 - **model**: ``model_id``;
 - **result**: each sample is listed once per aggregate result (lm-eval's ``acc`` and
   ``acc_norm``, each filter, HELM's metric x split); the user's ``metric`` (an
-  ``evaluation_result_id``) is read, by default the first result of the aggregate file
+  ``evaluation_result_id``) is read where a file has it, by default the first result of the aggregate file
   that names the ``test`` split (``exact_match:test``; ``split:`` chooses), else its first;
 - **question**: ``<evaluation_name>/<sample_id>``, or ``sample_hash`` with
   ``id_field: sample_hash``: the schema's own cross-model join, needed when ids repeat
@@ -184,10 +184,18 @@ def _read_samples(path: Path, options) -> tuple | None:
     declared = [r.get("evaluation_result_id") for r in aggregate.get("evaluation_results", [])]
     present = [r for r in declared if r in results] or results
     split = f":{options.split or 'test'}"  # HELM's converter names results <metric>:<split>
-    wanted = options.metric or next((r for r in present if str(r).endswith(split)), present[0])
-    if wanted not in results:
-        raise InputError(path, f"no evaluation_result_id {wanted!r} in the file; it has {results}")
-    if len(results) > 1 and not options.metric:
+    wanted = next((r for r in present if str(r).endswith(split)), present[0])
+    if options.metric in results:
+        wanted = options.metric
+    elif options.metric:
+        log.warning(
+            "%s: no evaluation_result_id %r (it has %s); using %r",
+            path,
+            options.metric,
+            ", ".join(map(str, results[:6])),
+            wanted,
+        )
+    if len(results) > 1 and options.metric not in results:
         log.info(
             "%s: %d results per sample (%s); reading %r (set `metric:` to choose)",
             path,

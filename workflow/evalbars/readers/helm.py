@@ -271,6 +271,13 @@ def read_helm_runs(folders, incomplete, options) -> list[pd.DataFrame]:
         frame = _read_run(Path(folder), options)
         if frame is not None:
             by_model.setdefault(frame["model"].iloc[0], []).append(frame)
+    if not by_model:
+        raise InputError(
+            Path(folders[0]).parent,
+            f"none of the {len(folders)} HELM runs has a correctness metric"
+            + (f" named {options.metric!r}" if options.metric else "")
+            + f" on the {options.split or 'test'} split (see the messages above)",
+        )
     frames = []
     for parts in by_model.values():
         combined = pd.concat(parts, ignore_index=True)

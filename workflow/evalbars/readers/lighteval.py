@@ -20,7 +20,8 @@ How the item table is read from them:
   the task's prompt function kept one, else a 64-bit hash of the query and the choices:
   ``doc.id`` is a row index that repeats across the subsets of a benchmark;
 - **category**: the task without its suite and few-shot count (``synthmcq:arithmetic``);
-- **score**: the user's ``metric``, else ``acc``, else the task's only metric. A metric that
+- **score**: the user's ``metric`` in every task that logs it, else ``acc``, else the task's
+  only metric. A metric that
   is "any of the n samples" (lighteval's ``em``, ``ExactMatches``, takes the best of a
   question's samples when ``num_samples`` > 1) is said to be so: by default each sample is
   scored instead, as one epoch, by ExactMatches' own rule for one sample (the stripped text
@@ -264,9 +265,7 @@ def _question_ids(category, query, choices, specific, id_field, path) -> np.ndar
 def _choose_metric(scores: dict, samples, wanted, path, task) -> tuple[str | None, bool]:
     """``(metric, per_sample)``: the metric to read, or per-sample scoring of an any-of-n one."""
     many = max((s or 1) for s in samples) > 1
-    if wanted:
-        if wanted not in scores:
-            raise InputError(path, f"no metric {wanted!r} in the details; they have {list(scores)}")
+    if wanted and wanted in scores:
         if wanted in ANY_OF_N and many:
             log.warning(
                 "%s: %s of task %s is the best of %d samples per question (any of n), as asked",
@@ -276,6 +275,14 @@ def _choose_metric(scores: dict, samples, wanted, path, task) -> tuple[str | Non
                 max(samples),
             )
         return wanted, False
+    if wanted:
+        log.warning(
+            "%s: task %s does not log %r (it logs %s); using its default",
+            path,
+            task,
+            wanted,
+            ", ".join(scores),
+        )
     if "acc" in scores:
         return "acc", False
     if many and ANY_OF_N & set(scores):

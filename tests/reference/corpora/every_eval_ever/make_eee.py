@@ -22,6 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from inspect_ai.log import read_eval_log, write_eval_log
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[3]
 OUT = ROOT / "tests" / "data" / "corpora" / "every_eval_ever"
@@ -31,14 +33,21 @@ CLI = str(Path(sys.executable).parent / "every_eval_ever")
 
 
 def convert(source: str, log_path: Path, out: Path, *extra) -> None:
-    command = [CLI, "convert", source, "--log_path", str(log_path), "--output_dir", str(out), *extra]
+    command = [
+        CLI,
+        "convert",
+        source,
+        "--log_path",
+        str(log_path),
+        "--output_dir",
+        str(out),
+        *extra,
+    ]
     print("+", " ".join(command), flush=True)
     subprocess.run(command, check=True, cwd=out.parent)
 
 
 def renamed_inspect_logs(folder: Path) -> Path:
-    from inspect_ai.log import read_eval_log, write_eval_log
-
     target = Path(tempfile.mkdtemp(prefix="evalbars-eee-inspect-"))
     for path in sorted((HARNESS / "inspect" / "eval_zstd").glob("*.eval")):
         log = read_eval_log(str(path))
@@ -53,7 +62,14 @@ def main() -> None:
     shutil.rmtree(OUT, ignore_errors=True)
     OUT.mkdir(parents=True)
     for model in sorted((HARNESS / "lm_eval").iterdir()):
-        convert("lm_eval", model, OUT / "lm_eval", "--include_samples", "--eval_library_version", "0.4.13")
+        convert(
+            "lm_eval",
+            model,
+            OUT / "lm_eval",
+            "--include_samples",
+            "--eval_library_version",
+            "0.4.13",
+        )
     logs = renamed_inspect_logs(HARNESS / "inspect" / "eval_zstd")
     convert("inspect", logs, OUT / "inspect")
     shutil.rmtree(logs)

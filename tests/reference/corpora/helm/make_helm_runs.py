@@ -119,7 +119,9 @@ def main() -> None:
     helm_run(["simple1:model=simple/model1"])
     # A plain suite (one trial, no perturbation), left in WORK for every-eval-ever's HELM
     # converter (make_eee.py): it drops train_trial_index and perturbations.
-    plain = [f"mmlu:subject={s},method=multiple_choice_joint,model={m}" for m in MODELS for s in SUBJECTS]
+    plain = [
+        f"mmlu:subject={s},method=multiple_choice_joint,model={m}" for m in MODELS for s in SUBJECTS
+    ]
     helm_run(plain, suite=PLAIN_SUITE)
     failed = helm_run(["simple_classification:model=simple/model1,num_outputs=3"], check=False)
     print("simple_classification exit code (expected 1):", failed)

@@ -48,13 +48,19 @@ class SeededMCQClient(CachingClient):
         return "ABCD"[int(unit(self.model_name, prompt, "guess") * 4)]
 
     def make_request(self, request: Request) -> RequestResult:
-        raw = {"engine": request.model_engine, "prompt": request.prompt, "n": request.num_completions}
+        raw = {
+            "engine": request.model_engine,
+            "prompt": request.prompt,
+            "n": request.num_completions,
+        }
 
         def do_it():
             text = self._answer(request.prompt)
             return {"completions": [text] * request.num_completions}
 
-        response, cached = self.cache.get(CachingClient.make_cache_key(raw, request), wrap_request_time(do_it))
+        response, cached = self.cache.get(
+            CachingClient.make_cache_key(raw, request), wrap_request_time(do_it)
+        )
         completions = [
             GeneratedOutput(text=t, logprob=0.0, tokens=[Token(text=t, logprob=0.0)])
             for t in response["completions"]

@@ -15,6 +15,7 @@ tiny_benchmarks.py (it downloads the pickle at import otherwise), and packages r
 """
 
 import hashlib
+import importlib.util
 import json
 import os
 import shutil
@@ -27,7 +28,12 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[3]
 OUT = ROOT / "tests" / "data" / "corpora" / "lighteval"
 WORK = Path("/tmp/evalbars-lighteval-work")
-RUNS = [("synth/model-a", "1"), ("synth/model-b", "1"), ("synth/model-c", "1"), ("synth/model-a", "2")]
+RUNS = [
+    ("synth/model-a", "1"),
+    ("synth/model-b", "1"),
+    ("synth/model-c", "1"),
+    ("synth/model-a", "2"),
+]
 TASKS = "synthmcq:arithmetic|0,synthmcq:geometry|0,synthgen|0"
 
 
@@ -48,21 +54,31 @@ def write_dataset(data: Path) -> None:
                     row = {"question": f"What is {a} plus {b}?", "target": str(a + b)}
                 else:
                     value = a + b if subset == "arithmetic" else 2 * (a + b)
-                    text = f"What is {a} plus {b}?" if subset == "arithmetic" else (
-                        f"What is the perimeter of a {a} by {b} rectangle?"
+                    text = (
+                        f"What is {a} plus {b}?"
+                        if subset == "arithmetic"
+                        else (f"What is the perimeter of a {a} by {b} rectangle?")
                     )
                     gold = int(unit(subset, i, "gold") * 4)
                     wrong = [value + d for d in (1, -3, 7)]
                     choices = [str(v) for v in wrong[:gold] + [value] + wrong[gold:]]
-                    row = {"id": f"{subset}-{i:03d}", "question": text, "choices": choices, "answer": gold}
+                    row = {
+                        "id": f"{subset}-{i:03d}",
+                        "question": text,
+                        "choices": choices,
+                        "answer": gold,
+                    }
                 fh.write(json.dumps(row) + "\n")
-        readme += [f"- config_name: {subset}", "  data_files:", "  - split: test", f"    path: {subset}/test.jsonl"]
+        readme += [
+            f"- config_name: {subset}",
+            "  data_files:",
+            "  - split: test",
+            f"    path: {subset}/test.jsonl",
+        ]
     (data / "README.md").write_text("\n".join(readme + ["---", ""]))
 
 
 def main() -> None:
-    import importlib.util
-
     # Found without importing it: importing tiny_benchmarks is what downloads the pickle.
     package = Path(importlib.util.find_spec("lighteval").origin).parent
     pickle = package / "tasks" / "tasks" / "tinyBenchmarks.pkl"

@@ -31,8 +31,11 @@ from datasets import Dataset
 ROOT = Path(__file__).resolve().parents[4]
 OUT = ROOT / "tests" / "data" / "corpora" / "lighteval_oll_v1"
 MODELS = {"synth-org/oll-a": 0.8, "synth-org/oll-b": 0.6, "synth-org/oll-c": 0.4}
-TASKS = {"harness|arc:challenge|25": 8, "harness|hendrycksTest-anatomy|5": 6,
-         "harness|hendrycksTest-virology|5": 6}
+TASKS = {
+    "harness|arc:challenge|25": 8,
+    "harness|hendrycksTest-anatomy|5": 6,
+    "harness|hendrycksTest-virology|5": 6,
+}
 STAMP = "2024-01-05T10-21-44.518352"
 
 
@@ -86,7 +89,7 @@ def main() -> None:
                 if knows:
                     logprobs[gold] = -0.01
                 # acc_norm divides by the choice's length in characters (lighteval's LoglikelihoodAccNorm)
-                normed = [lp / len(c) for lp, c in zip(logprobs, choices)]
+                normed = [lp / len(c) for lp, c in zip(logprobs, choices, strict=True)]
                 acc = int(max(range(4), key=logprobs.__getitem__) == gold)
                 acc_norm = int(max(range(4), key=normed.__getitem__) == gold)
                 metrics = {"acc": acc, "acc_norm": acc_norm} if "arc" in task else {"acc": acc}
@@ -108,8 +111,10 @@ def main() -> None:
             dataset = dataset.select_columns(sorted(dataset.column_names))
             dataset.to_parquet(str(folder / STAMP / f"details_{task}_{STAMP}.parquet"))
             results[task] = {m: sum(r.metrics[m] for r in rows) / n for m in rows[0].metrics}
-        document = {"config_general": {"model_name": model, "lighteval_sha": "(built from v0.1.0)"},
-                    "results": results}
+        document = {
+            "config_general": {"model_name": model, "lighteval_sha": "(built from v0.1.0)"},
+            "results": results,
+        }
         (folder / f"results_{STAMP}.json").write_text(json.dumps(document, indent=2) + "\n")
         print(model, results)
 

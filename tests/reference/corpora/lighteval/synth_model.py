@@ -48,11 +48,15 @@ class SynthModel(LightevalModel):
     def greedy_until(self, docs):
         out = []
         for doc in docs:
-            gold = doc.choices[doc.gold_index if isinstance(doc.gold_index, int) else doc.gold_index[0]]
+            gold = doc.choices[
+                doc.gold_index if isinstance(doc.gold_index, int) else doc.gold_index[0]
+            ]
             texts = []
             for k in range(max(1, doc.num_samples or 1)):
                 right = unit(self.name, self.seed, doc.query, k, "gen") < self.skill
-                texts.append(gold if right else str(int(unit(self.name, doc.query, k, "w") * 90) + 100))
+                texts.append(
+                    gold if right else str(int(unit(self.name, doc.query, k, "w") * 90) + 100)
+                )
             out.append(ModelResponse(text=texts))
         return out
 
@@ -64,7 +68,9 @@ class SynthModel(LightevalModel):
             logprobs = [-(0.5 + 4 * unit(self.name, self.seed, doc.query, c)) for c in doc.choices]
             if knows:
                 logprobs[gold] = -0.01
-            out.append(ModelResponse(logprobs=logprobs, argmax_logits_eq_gold=[False] * len(doc.choices)))
+            out.append(
+                ModelResponse(logprobs=logprobs, argmax_logits_eq_gold=[False] * len(doc.choices))
+            )
         return out
 
     def loglikelihood_rolling(self, docs):

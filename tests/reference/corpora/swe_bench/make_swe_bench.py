@@ -32,8 +32,16 @@ SUBMISSIONS = {
     "20241029_agent-b": (0.60, "new"),
 }
 OLD_KEYS = (
-    "no_generation", "generated", "with_logs", "install_fail", "reset_failed",
-    "no_apply", "applied", "test_errored", "test_timeout", "resolved",
+    "no_generation",
+    "generated",
+    "with_logs",
+    "install_fail",
+    "reset_failed",
+    "no_apply",
+    "applied",
+    "test_errored",
+    "test_timeout",
+    "resolved",
 )
 
 
