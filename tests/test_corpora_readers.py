@@ -284,6 +284,25 @@ def test_eee_from_inspect_gives_the_aggregate_scores():
     assert (frame["epoch"] == 1).all()  # metadata.epoch, written as text by the converter
 
 
+def test_eee_epoch_lines_carrying_the_epoch_mean_are_read_once(caplog):
+    # The Inspect converter writes metadata.epoch ("1", "2", "3") but each epoch's line carries
+    # the question's mean over epochs (1/3, 2/3), not that epoch's score.
+    lines = next((EEE / "inspect_epochs").rglob("*_samples.jsonl")).read_text().splitlines()
+    epochs = {json.loads(line)["metadata"]["epoch"] for line in lines}
+    assert epochs == {"1", "2", "3"}
+    with caplog.at_level(logging.WARNING):
+        frame = read(EEE / "inspect_epochs")
+    assert "carries the same fractional score" in caplog.text
+    assert (frame["epoch"] == 1).all() and frame["question_id"].is_unique
+    log = read(REPO / "tests" / "data" / "harness" / "inspect" / "epochs")
+    per_question = log.groupby("question_id")["correct"].mean()
+    ours = frame.set_index(frame["question_id"].str.removeprefix("toyqa/"))["correct"]
+    assert (ours.sort_index() == per_question.sort_index()).all()
+    aggregate = eee_aggregates(EEE / "inspect_epochs")[0]
+    wanted = aggregate["evaluation_results"][0]["score_details"]["score"]
+    assert frame["correct"].mean() == pytest.approx(wanted)
+
+
 def test_eee_from_lm_eval_runs_and_group_samples(caplog):
     with pytest.raises(
         InputError, match=r"holds questions of model 'evalbars/fake-mid'.*runs: newest"

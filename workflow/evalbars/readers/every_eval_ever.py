@@ -20,7 +20,9 @@ How the item table is read from them:
   (the HELM converter names every MMLU subject ``mmlu`` and keeps HELM's positional
   ``id5``...);
 - **category**: ``evaluation_name``;
-- **epoch**: ``metadata.epoch`` (the Inspect converter writes it, as text), else 1;
+- **epoch**: ``metadata.epoch`` (the Inspect converter writes it, as text), else 1; when
+  every epoch line of a question carries the same fractional score (that converter writes the
+  question's epoch mean on each), one sample per question is read, said in the log;
 - **score**: ``evaluation.score``; a sample with an ``error`` is a missing prediction;
 - **incomplete evaluations**: a result whose samples are fewer than the aggregate's
   ``num_samples`` is skipped with a message (the lm-eval converter gives a task group
@@ -270,6 +272,7 @@ def _frame(path: Path, chosen: list, options) -> pd.DataFrame:
     prefix = "" if field == "sample_hash" else frame["category"] + "/"
     frame["question_id"] = prefix + frame.pop("key")
     frame["record"] = records
+    frame = _reduced_epochs(frame, path)
     frame["correct"] = frame["correct"].astype("Float64")
     frame["source_file"] = path.name
     frame["source_path"] = str(path)
@@ -295,3 +298,29 @@ def read_eee_files(paths, options) -> list[pd.DataFrame]:
     if not samples:
         raise InputError(bare[0], "an EEE aggregate without its <uuid>_samples.jsonl")
     return read_every_eval_ever(sorted(samples), options)
+
+
+def _reduced_epochs(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """One row per question when every epoch line carries the question's epoch mean.
+
+    every-eval-ever 0.3.0's Inspect converter writes the epoch-reduced score (e.g. 1/3) on
+    each epoch's line; read as epochs, they would hide the within-question variance.
+    Recognised when questions have several epochs, every question's epochs agree, and some
+    score is a fraction.
+    """
+    if frame["epoch"].max() <= 1:
+        return frame
+    scores = frame["correct"].astype(float)
+    groups = scores.groupby(frame["question_id"].to_numpy())
+    agree = (groups.transform("max") == groups.transform("min")) | scores.isna()
+    fractional = ((scores % 1) != 0) & scores.notna()
+    if not (agree.all() and fractional.any()):
+        return frame
+    log.warning(
+        "%s: every epoch of a question carries the same fractional score (the question's "
+        "epoch mean, as every-eval-ever's Inspect converter writes it): read as one sample "
+        "per question; the per-epoch scores are not in the file",
+        path,
+    )
+    first = frame["epoch"] == frame.groupby("question_id")["epoch"].transform("min")
+    return frame[first.to_numpy()].assign(epoch=1).reset_index(drop=True)

@@ -12,10 +12,13 @@ scratch folder holds the full HELM output the converter needs):
   refuses Inspect's ``mockllm/...`` model names ("Cannot determine model developer"), so the
   logs are first rewritten by inspect-ai itself (read_eval_log / write_eval_log) with the
   model renamed ``hf/evalbars/inspect-fake-<x>``; nothing else changes;
+- ``inspect_epochs/``: the same for tests/data/harness/inspect/epochs (fake-mid, 3 epochs of
+  10 samples; the converter writes the epoch as ``metadata.epoch``, a string);
 - ``helm/``: ``convert helm`` of the plain HELM suite (one train trial, no perturbation; the
   converter keeps neither HELM's train_trial_index nor the perturbation of a sample).
 """
 
+import argparse
 import shutil
 import subprocess
 import sys
@@ -30,6 +33,7 @@ OUT = ROOT / "tests" / "data" / "corpora" / "every_eval_ever"
 HARNESS = ROOT / "tests" / "data" / "harness"
 HELM_PLAIN = Path("/tmp/evalbars-helm-work/benchmark_output/runs/evalbars-plain")
 CLI = str(Path(sys.executable).parent / "every_eval_ever")
+PARTS = ("lm_eval", "inspect", "inspect_epochs", "helm")
 
 
 def convert(source: str, log_path: Path, out: Path, *extra) -> None:
@@ -49,7 +53,7 @@ def convert(source: str, log_path: Path, out: Path, *extra) -> None:
 
 def renamed_inspect_logs(folder: Path) -> Path:
     target = Path(tempfile.mkdtemp(prefix="evalbars-eee-inspect-"))
-    for path in sorted((HARNESS / "inspect" / "eval_zstd").glob("*.eval")):
+    for path in sorted(folder.glob("*.eval")):
         log = read_eval_log(str(path))
         log.eval.model = "hf/evalbars/inspect-" + log.eval.model.split("/", 1)[1]
         write_eval_log(log, str(target / path.name))
@@ -57,23 +61,31 @@ def renamed_inspect_logs(folder: Path) -> Path:
 
 
 def main() -> None:
-    if not HELM_PLAIN.is_dir():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--part", choices=PARTS, action="append", help="default: every part")
+    parts = parser.parse_args().part or list(PARTS)
+    if "helm" in parts and not HELM_PLAIN.is_dir():
         sys.exit(f"{HELM_PLAIN} is missing: run make_helm_runs.py first")
-    shutil.rmtree(OUT, ignore_errors=True)
-    OUT.mkdir(parents=True)
-    for model in sorted((HARNESS / "lm_eval").iterdir()):
-        convert(
-            "lm_eval",
-            model,
-            OUT / "lm_eval",
-            "--include_samples",
-            "--eval_library_version",
-            "0.4.13",
-        )
-    logs = renamed_inspect_logs(HARNESS / "inspect" / "eval_zstd")
-    convert("inspect", logs, OUT / "inspect")
-    shutil.rmtree(logs)
-    convert("helm", HELM_PLAIN, OUT / "helm", "--eval_library_version", "0.5.16")
+    for part in parts:
+        shutil.rmtree(OUT / part, ignore_errors=True)
+        (OUT / part).mkdir(parents=True)
+    if "lm_eval" in parts:
+        for model in sorted((HARNESS / "lm_eval").iterdir()):
+            convert(
+                "lm_eval",
+                model,
+                OUT / "lm_eval",
+                "--include_samples",
+                "--eval_library_version",
+                "0.4.13",
+            )
+    for part, source in (("inspect", "eval_zstd"), ("inspect_epochs", "epochs")):
+        if part in parts:
+            logs = renamed_inspect_logs(HARNESS / "inspect" / source)
+            convert("inspect", logs, OUT / part)
+            shutil.rmtree(logs)
+    if "helm" in parts:
+        convert("helm", HELM_PLAIN, OUT / "helm", "--eval_library_version", "0.5.16")
     for path in sorted(OUT.rglob("*")):
         if path.is_file():
             print(path.relative_to(OUT), path.stat().st_size)
