@@ -149,6 +149,15 @@ def test_helm_bad_entry_names_the_file_and_record(tmp_path):
         read(run.parent)
 
 
+def test_helm_truncated_file_names_the_file(tmp_path):
+    run = tmp_path / "runs" / mmlu_runs()[1].name
+    shutil.copytree(mmlu_runs()[1], run)
+    text = (run / "per_instance_stats.json").read_text()
+    (run / "per_instance_stats.json").write_text(text[: len(text) // 2])
+    with pytest.raises(InputError, match=r"per_instance_stats.json: not a readable HELM file"):
+        read(run.parent)
+
+
 # --- lighteval --------------------------------------------------------------------------------
 
 
@@ -189,7 +198,9 @@ def test_lighteval_any_of_n_metric_is_said_to_be_so(caplog):
 
 
 def test_lighteval_two_runs_of_one_model_refused_unless_newest():
-    with pytest.raises(InputError, match=r"2 runs of model 'synth/model-a'.*runs: newest"):
+    with pytest.raises(
+        InputError, match=r"2 runs of model 'synth/model-a' on task 'synthgen\|0'.*runs: newest"
+    ):
         read(LIGHTEVAL)
     frame = read(LIGHTEVAL, runs="newest")
     runs = lighteval_results("synth/model-a")
@@ -247,6 +258,20 @@ def test_oll_v1_details_give_results_json():
     )
     wanted = results["results"]["harness|arc:challenge|25"]["acc_norm"]
     assert by_model(arc)["synth-org/oll-c"] == pytest.approx(wanted)
+
+
+def test_oll_v1_tasks_run_at_different_times_are_one_model(tmp_path):
+    # The leaderboard ran benchmarks separately: one model's tasks carry different timestamps.
+    folder = tmp_path / "details_synth-org__oll-a"
+    shutil.copytree(OLL_V1 / folder.name, folder)
+    (old,) = [p for p in folder.iterdir() if p.is_dir()]
+    later = "2024-02-11T08-00-00.000001"
+    (folder / later).mkdir()
+    arc = next(old.glob("details_harness|arc*"))
+    arc.rename(folder / later / arc.name.replace(old.name, later))
+    frame = read(folder)
+    assert frame["question_id"].nunique() == 20
+    assert set(frame["model"]) == {"synth-org/oll-a"}  # from the results file of either stamp
 
 
 def test_lighteval_bad_file_names_the_file(tmp_path):

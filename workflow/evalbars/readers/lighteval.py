@@ -26,7 +26,8 @@ How the item table is read from them:
   question's samples when ``num_samples`` > 1) is said to be so: by default each sample is
   scored instead, as one epoch, by ExactMatches' own rule for one sample (the stripped text
   equals a stripped gold); ``metric: em`` keeps the best-of-n score;
-- **runs**: two runs of one model (two timestamps) are refused unless ``runs: newest``.
+- **runs**: two runs of one model and task (two timestamps) are refused unless
+  ``runs: newest``; tasks run at different times (the leaderboard's details) are one model's.
 
 ``_average`` and ``all`` in the results file are macro means over tasks; they are not read.
 Record numbers in errors are 0-based rows of the parquet file.
@@ -130,17 +131,20 @@ def read_lighteval(paths, options) -> list[pd.DataFrame]:
     runs: dict = {}
     for path in sorted(Path(p) for p in paths):
         model, stamp = _run_of(path)
-        runs.setdefault(model, {}).setdefault(stamp, []).append(path)
+        task = DETAILS_PATTERN.fullmatch(path.name)["task"]
+        runs.setdefault(model, {}).setdefault(task, {})[stamp] = path
     frames = []
-    for model, stamps in runs.items():
-        if len(stamps) > 1 and options.runs != "newest":
-            names = ", ".join(sorted(stamps))
-            raise InputError(
-                stamps[min(stamps)][0].parent.parent,
-                f"{len(stamps)} runs of model {model!r} ({names}); keep one, or set "
-                "`runs: newest` on this predictions entry to use the newest",
-            )
-        files = stamps[max(stamps)]
+    for model, tasks in runs.items():
+        files = []
+        for task, stamps in sorted(tasks.items()):
+            if len(stamps) > 1 and options.runs != "newest":
+                names = ", ".join(sorted(stamps))
+                raise InputError(
+                    stamps[min(stamps)].parent.parent,
+                    f"{len(stamps)} runs of model {model!r} on task {task!r} ({names}); keep "
+                    "one, or set `runs: newest` on this predictions entry to use the newest",
+                )
+            files.append(stamps[max(stamps)])
         parts = [_read_details(path, model, options) for path in files]
         combined = pd.concat(parts, ignore_index=True)
         frames.append(finish_frame(combined, files[0], missing_means=MISSING_MEANS))
