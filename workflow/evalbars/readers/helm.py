@@ -28,7 +28,7 @@ How the item table is read from them:
 - **perturbations**: robustness runs (``data_augmentation=...``) repeat each instance with
   the same ``instance_id`` and a ``perturbation``; those copies are left out, or read
   instead of the originals when ``perturbation:`` names one (e.g. ``lowercase``);
-- **options**: the instance's ``num_references`` stat;
+- **options**: the instance's ``num_references`` stat (MMLU-Pro's 10 when it has none);
 - **skipped runs**: a run with no correctness metric (HELM's ``simple1`` logs only
   cost and length stats) and an empty or failed run folder (a run that raises leaves its
   folder behind, empty) are skipped with a message, not scored 0.
@@ -53,7 +53,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .common import finish_frame
+from .common import DEFAULT_N_OPTIONS, finish_frame
 
 __all__ = [
     "MAIN_METRIC",
@@ -238,17 +238,17 @@ def _read_run(folder: Path, options) -> pd.DataFrame | None:
         record = int(rows["record"].to_numpy()[np.isnan(score)][0])
         raise InputError(path, f"the {metric} stat of the instance has no mean", record)
     n_options = options_count.reindex(rows["record"]).fillna(0).to_numpy()
+    n_options = np.where(n_options >= 2, n_options, DEFAULT_N_OPTIONS)
     frame = pd.DataFrame(
         {
             "record": rows["record"].to_numpy(),
             "question_id": scenario + "/" + rows["instance_id"].astype(str).to_numpy(),
             "epoch": rows["trial"].to_numpy(dtype=np.int64) + 1,
             "category": category,
+            "n_options": n_options.astype(np.int16),
             "correct": pd.array(score, dtype="Float64"),
         }
     )
-    if (n_options >= 2).all():
-        frame["n_options"] = n_options.astype(np.int16)
     frame["model"] = model
     frame["source_file"] = path.name
     frame["source_path"] = str(path)

@@ -20,8 +20,8 @@ How the item table is read from them:
   the task's prompt function kept one, else a 64-bit hash of the query and the choices:
   ``doc.id`` is a row index that repeats across the subsets of a benchmark;
 - **category**: the task without its suite and few-shot count (``synthmcq:arithmetic``);
-- **score**: the user's ``metric`` in every task that logs it, else ``acc``, else the task's
-  only metric. A metric that
+- **score**: the user's ``metric`` in every task that logs it, else ``acc``, else ``em``,
+  else the task's only metric. A metric that
   is "any of the n samples" (lighteval's ``em``, ``ExactMatches``, takes the best of a
   question's samples when ``num_samples`` > 1) is said to be so: by default each sample is
   scored instead, as one epoch, by ExactMatches' own rule for one sample (the stripped text
@@ -207,7 +207,10 @@ def _read_details(path: Path, model: str, options) -> pd.DataFrame:
     record = np.arange(rows)
     if per_sample:
         return _sample_rows(path, model, category, question, choices, gold, texts, n_options)
-    values = pd.array(scores[metric], dtype="Float64")
+    try:
+        values = pd.array(scores[metric], dtype="Float64")
+    except (TypeError, ValueError) as exc:
+        raise InputError(path, f"{metric} is not a number per row ({exc})") from exc
     if values.isna().any():
         raise InputError(
             path, f"the row has no {metric} score", int(np.flatnonzero(values.isna())[0])
@@ -289,6 +292,8 @@ def _choose_metric(scores: dict, samples, wanted, path, task) -> tuple[str | Non
         )
     if "acc" in scores:
         return "acc", False
+    if not many and "em" in scores:
+        return "em", False
     if many and ANY_OF_N & set(scores):
         log.warning(
             "%s: %s of task %s is the best of %d samples per question (any of n); each sample is "
