@@ -460,6 +460,8 @@ def test_swe_bench_resolved_outside_the_instance_list_is_refused():
         ([str(OLL_V1)], None),
         ([str(EEE / "inspect")], {"hf/fake-strong": 0.8, "hf/fake-mid": 0.65, "hf/fake-weak": 0.5}),
         ([str(SWE_LITE)], None),
+        ([str(SWE_LITE), "--instances", str(SWE_INSTANCES)], {"20240620_agent-a": 6 / 20}),
+        ([str(HELM), "--perturbation", "lowercase"], None),
         ([str(LIGHTEVAL), "--runs", "newest"], None),
     ],
 )
@@ -474,7 +476,8 @@ def test_evalbars_read_prints_the_tools_numbers(args, expected, capsys):
         row[header.index("model")].strip(): float(row[header.index("accuracy")])
         for row in table[1:]
     }
-    frame = read(Path(args[0]), runs="newest")
+    perturbation = args[args.index("--perturbation") + 1] if "--perturbation" in args else None
+    frame = read(Path(args[0]), runs="newest", perturbation=perturbation)
     wanted = expected or by_model(frame.assign(correct=frame["correct"].fillna(0)))
     for model, accuracy in wanted.items():
         assert printed[model] == pytest.approx(accuracy, abs=5e-5)

@@ -140,6 +140,9 @@ def _add_read_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-partial", action="store_true", help="Inspect: read error/cancelled logs too"
     )
+    parser.add_argument("--split", help="HELM: the split to read (default: test)")
+    parser.add_argument("--perturbation", help="HELM: read this perturbation's copies instead")
+    parser.add_argument("--instances", help="SWE-bench: file of the split's instance ids")
     parser.add_argument(
         "--missing-prediction",
         choices=MISSING_POLICIES,
@@ -160,6 +163,9 @@ def _run_read(args: argparse.Namespace) -> int:
         runs=args.runs,
         scorer=args.scorer,
         allow_partial=args.allow_partial,
+        split=args.split,
+        perturbation=args.perturbation,
+        instances=args.instances,
     )
     raw = [frame for path in args.paths for frame in read_source(path, options)]
     items = score_sources(join_sources(raw), args.missing_prediction)
