@@ -442,6 +442,15 @@ def test_swe_bench_union_of_submissions_undercounts_the_split(caplog, tmp_path):
     assert by_model(union)["20241029_agent-b"] > by_model(full)["20241029_agent-b"]
 
 
+def test_swe_bench_submissions_of_two_splits_are_refused(tmp_path):
+    for split in ("lite", "verified"):
+        shutil.copytree(
+            SWE_LITE / "20240620_agent-a", tmp_path / "evaluation" / split / f"agent-{split}"
+        )
+    with pytest.raises(InputError, match=r"submissions of 2 splits \(lite, verified\)"):
+        read(tmp_path / "evaluation")
+
+
 def test_swe_bench_resolved_outside_the_instance_list_is_refused():
     with pytest.raises(InputError, match=r"results.json, record 0: resolved names"):
         read(SWE_LITE, instances=("nobody__nothing-1",))

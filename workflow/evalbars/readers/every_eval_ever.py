@@ -208,7 +208,7 @@ def _read_samples(path: Path, options) -> tuple | None:
     chosen = [(n, line) for n, line in lines if line.get("evaluation_result_id") == wanted]
     expected = next(
         (
-            (r.get("score_details") or {}).get("uncertainty", {}).get("num_samples")
+            ((r.get("score_details") or {}).get("uncertainty") or {}).get("num_samples")
             for r in aggregate.get("evaluation_results", [])
             if r.get("evaluation_result_id") == wanted
         ),

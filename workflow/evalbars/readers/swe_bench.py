@@ -78,6 +78,12 @@ def _submission(path: Path) -> str:
     return path.parent.parent.name if path.parent.name == "results" else path.parent.name
 
 
+def _split_folder(path: Path) -> str:
+    """The split folder holding a submission (``evaluation/<split>/<submission>``)."""
+    submission = path.parent.parent if path.parent.name == "results" else path.parent
+    return submission.parent.name
+
+
 def _instances(option, path: Path) -> np.ndarray | None:
     if option is None:
         return None
@@ -101,6 +107,13 @@ def read_swe_bench(paths, options) -> list[pd.DataFrame]:
     if len(set(names)) < len(names):
         twice = sorted({n for n in names if names.count(n) > 1})
         raise InputError(paths[0].parent, f"submissions named twice: {twice}")
+    splits = sorted({_split_folder(p) for p in paths})
+    if len(splits) > 1:
+        raise InputError(
+            paths[0].parents[3] if len(paths[0].parents) > 3 else paths[0].parent,
+            f"submissions of {len(splits)} splits ({', '.join(splits)}): their instances differ; "
+            "give one split folder (evaluation/<split>/) per predictions entry",
+        )
     universe = _instances(options.instances, paths[0])
     if universe is None:
         named = {
