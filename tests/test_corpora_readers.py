@@ -20,6 +20,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+import yaml
+from snakemake.utils import validate
 
 from evalbars import cli
 from evalbars.errors import InputError
@@ -490,6 +492,33 @@ def test_evalbars_read_prints_the_tools_numbers(args, expected, capsys):
     wanted = expected or by_model(frame.assign(correct=frame["correct"].fillna(0)))
     for model, accuracy in wanted.items():
         assert printed[model] == pytest.approx(accuracy, abs=5e-5)
+
+
+@pytest.mark.parametrize(
+    ("entry", "valid"),
+    [
+        ({"path": "x", "format": "helm", "split": "valid", "perturbation": "lowercase"}, True),
+        ({"path": "x", "instances": ["django__django-1", "sympy__sympy-2"]}, True),
+        ({"path": "x", "instances": "split.txt"}, True),
+        ({"path": "x", "instances": []}, False),
+        ({"path": "x", "instances": [3]}, False),
+        ({"path": "x", "format": "swebench"}, False),
+    ],
+)
+def test_schema_takes_the_corpus_options(entry, valid):
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text()) | {
+        "predictions": [entry]
+    }
+    if valid:
+        validate(config, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))
+        assert SourceOptions.from_entry(entry).instances in (
+            None,
+            "split.txt",
+            tuple(entry.get("instances", ())),
+        )
+    else:
+        with pytest.raises(Exception, match="predictions"):
+            validate(config, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))
 
 
 EXAMPLES = {
