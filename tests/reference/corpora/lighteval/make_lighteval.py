@@ -86,6 +86,9 @@ def main() -> None:
         pickle.touch()  # only its existence is checked at import; only tinyBenchmarks reads it
     shutil.rmtree(WORK, ignore_errors=True)
     write_dataset(WORK / "synth_data")
+    # Run from copies in the scratch folder: lighteval records the model file's path.
+    for name in ("synth_model.py", "synth_tasks.py"):
+        shutil.copy2(HERE / name, WORK / name)
     for model, seed in RUNS:
         cache = WORK / "cache"
         shutil.rmtree(cache, ignore_errors=True)
@@ -102,10 +105,10 @@ def main() -> None:
             str(Path(sys.executable).parent / "lighteval"),
             "custom",
             model,
-            str(HERE / "synth_model.py"),
+            str(WORK / "synth_model.py"),
             TASKS,
             "--custom-tasks",
-            str(HERE / "synth_tasks.py"),
+            str(WORK / "synth_tasks.py"),
             "--output-dir",
             str(WORK / "out"),
             "--save-details",
