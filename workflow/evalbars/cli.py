@@ -180,6 +180,9 @@ def _add_reader_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--allow-partial", action="store_true", help="Inspect: read error/cancelled logs too"
     )
+    group.add_argument("--split", help="HELM: the split to read (default: test)")
+    group.add_argument("--perturbation", help="HELM: read this perturbation's copies instead")
+    group.add_argument("--instances", help="SWE-bench: file of the split's instance ids")
     group.add_argument(
         "--missing-prediction",
         choices=MISSING_POLICIES,
@@ -201,6 +204,9 @@ def _reader_options(args: argparse.Namespace) -> dict:
         "runs": args.runs,
         "scorer": args.scorer,
         "allow_partial": args.allow_partial,
+        "split": args.split,
+        "perturbation": args.perturbation,
+        "instances": args.instances,
     }
 
 

@@ -12,6 +12,10 @@ each by content, never only by name):
     also as the Open LLM Leaderboard and lmms-eval name them (:mod:`.lm_eval`).
 ``inspect``
     Inspect 0.3 ``.eval`` and ``.json`` logs (:mod:`.inspect_logs`).
+``helm``, ``lighteval``, ``every_eval_ever``, ``swe_bench``
+    HELM run folders (:mod:`.helm`), lighteval details parquet (:mod:`.lighteval`), Every
+    Eval Ever instance files (:mod:`.every_eval_ever`), SWE-bench ``results.json``
+    (:mod:`.swe_bench`): the public corpora, read through :data:`CORPUS_READERS`.
 
 An entry may name a file or a directory; a directory is walked for every log
 it holds. A file that does not claim to be a log, by its content or its name (a
@@ -32,12 +36,38 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError
+from . import every_eval_ever, helm, lighteval, swe_bench
 from .archives import MAX_MEMBER_BYTES, ZIP_SIGNATURES, is_zip_archive, member_names, open_archive
 from .common import DEFAULT_N_OPTIONS, RAW_COLUMNS, few, option_hint, set_hint_style
 from .inspect_logs import is_inspect_archive, is_inspect_log, log_identity, read_inspect_log
 from .lm_eval import is_lm_eval_name, read_lm_eval_file, read_lm_eval_runs, results_of
 from .mmlu_pro import read_json_document, read_mmlu_pro
 from .tables import TABLE_SUFFIXES, read_long_table
+
+# --- the public corpora: each reader takes every file of its format that a walk found ---------
+CORPUS_READERS = {
+    "helm": helm.read_helm_files,
+    "lighteval": lighteval.read_lighteval_files,
+    "every_eval_ever": every_eval_ever.read_eee_files,
+    "swe_bench": swe_bench.read_swe_bench_files,
+}
+CORPUS_FORMATS = tuple(CORPUS_READERS)
+
+
+def _corpus_format(path: Path, document) -> str | None:
+    """The corpus format of one file by its content (``document``: its JSON, or None)."""
+    if path.suffix.lower() == ".parquet":
+        return "lighteval" if lighteval.is_lighteval_details(path) else None
+    if path.name.endswith(every_eval_ever.SAMPLES_SUFFIX):
+        return "every_eval_ever" if every_eval_ever.is_eee_samples(path) else None
+    if helm.is_helm_document(document) or helm.in_helm_run(path):
+        return "helm"
+    if lighteval.is_lighteval_results(document):
+        return "lighteval"
+    if every_eval_ever.is_eee_aggregate(document):
+        return "every_eval_ever"
+    return "swe_bench" if swe_bench.is_swe_bench_results(path, document) else None
+
 
 __all__ = [
     "FORMATS",
@@ -58,7 +88,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-FORMATS = ("auto", "mmlu_pro", "table", "lm_eval", "inspect")
+FORMATS = ("auto", "mmlu_pro", "table", "lm_eval", "inspect", *CORPUS_FORMATS)
 
 
 @dataclass(frozen=True)
@@ -87,6 +117,12 @@ class SourceOptions:
     tasks : tuple of str, optional
         lm-eval: the tasks to read (a group stands for its subtasks; default: every
         task with a samples file).
+    split, perturbation : str, optional
+        HELM: the split read (default ``test``) and a perturbation whose copies are read
+        instead of the originals (default none: perturbed copies are left out).
+    instances : list of str or str, optional
+        SWE-bench: the split's instance ids (a list, or a file of ids one a line); default
+        the union of the ids the submissions name.
     """
 
     format: str = "auto"
@@ -99,6 +135,9 @@ class SourceOptions:
     scorer: str | None = None
     allow_partial: bool = False
     tasks: tuple[str, ...] | None = None
+    split: str | None = None
+    perturbation: str | None = None
+    instances: tuple | str | None = None
 
     def __post_init__(self):
         if isinstance(self.tasks, str):
@@ -110,7 +149,10 @@ class SourceOptions:
     def from_entry(cls, entry: dict) -> SourceOptions:
         """Options from a config entry (``path`` and unknown keys left out)."""
         names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in entry.items() if k in names and v is not None})
+        chosen = {k: v for k, v in entry.items() if k in names and v is not None}
+        if isinstance(chosen.get("instances"), list):
+            chosen["instances"] = tuple(chosen["instances"])
+        return cls(**chosen)
 
 
 #: Names that say a file is a log: upstream MMLU-Pro's, and Inspect's ``<ISO time>_<task>_<id>``.
@@ -144,6 +186,10 @@ def _recognise(path: Path) -> tuple[str | None, bool]:
         if is_inspect_archive(names):
             return "inspect", True
         return "mmlu_pro", named or any(n.endswith(".json") for n in names)
+    # The corpora first: lighteval also writes results_<ts>.json, and details as Parquet.
+    corpus = _corpus_format(path, _peek_json(path) if path.suffix.lower() == ".json" else None)
+    if corpus:
+        return corpus, True
     if is_lm_eval_name(path):
         return "lm_eval", True
     with open(path, "rb") as fh:
@@ -182,7 +228,8 @@ def detect_format(path) -> str:
         raise InputError(
             path,
             "not a recognised prediction file (an MMLU-Pro JSON list or zip, a CSV/TSV/Parquet "
-            "table, lm-eval samples and results, or an Inspect .eval/.json log)",
+            "table, lm-eval samples and results, an Inspect .eval/.json log, a HELM run, "
+            "lighteval details, Every Eval Ever samples or a SWE-bench results.json)",
         )
     return kind
 
@@ -190,6 +237,7 @@ def detect_format(path) -> str:
 def _walk(directory: Path) -> dict:
     """Every log under ``directory``, by format: ``{format: [paths]}``; lm-eval as results files."""
     found: dict = {"lm_eval": set(), "inspect": [], "mmlu_pro": [], "table": []}
+    found.update({kind: [] for kind in CORPUS_FORMATS})
     skipped = []
     for path in sorted(p for p in directory.rglob("*") if p.is_file()):
         kind, claimed = _recognise(path)
@@ -229,6 +277,27 @@ def _newest_inspect_logs(paths, runs: str) -> list:
     return sorted(chosen)
 
 
+def _read_directory(path: Path, options: SourceOptions) -> list[pd.DataFrame]:
+    """Raw rows of every log a directory holds (:func:`_walk`), each format by its reader."""
+    found = _walk(path)
+    if options.format != "auto":
+        found = {k: v for k, v in found.items() if k == options.format}
+    if not any(found.values()):
+        raise InputError(path, "the directory holds no prediction file or log evalbars reads")
+    if options.tasks and not found.get("lm_eval"):
+        raise InputError(path, _TASKS_ONLY)
+    frames = read_lm_eval_runs(found.get("lm_eval", []), options) if found.get("lm_eval") else []
+    frames += [
+        read_inspect_log(p, options)
+        for p in _newest_inspect_logs(found.get("inspect", []), options.runs)
+    ]
+    frames += [read_mmlu_pro(p, options.model) for p in found.get("mmlu_pro", [])]
+    frames += [read_long_table(p) for p in found.get("table", [])]
+    for kind, read in CORPUS_READERS.items():
+        frames += read(found[kind], options) if found.get(kind) else []
+    return frames
+
+
 def read_source(path, options: SourceOptions | None = None) -> list[pd.DataFrame]:
     """Raw rows of one predictions entry, one frame per file or run.
 
@@ -251,23 +320,7 @@ def read_source(path, options: SourceOptions | None = None) -> list[pd.DataFrame
     if options.format not in FORMATS:
         raise InputError(path, f"unknown format {options.format!r}; use one of {FORMATS}")
     if path.is_dir():
-        found = _walk(path)
-        if options.format != "auto":
-            found = {k: v for k, v in found.items() if k == options.format}
-        if not any(found.values()):
-            raise InputError(path, "the directory holds no prediction file or log evalbars reads")
-        if options.tasks and not found.get("lm_eval"):
-            raise InputError(path, _TASKS_ONLY)
-        frames = (
-            read_lm_eval_runs(found.get("lm_eval", []), options) if found.get("lm_eval") else []
-        )
-        frames += [
-            read_inspect_log(p, options)
-            for p in _newest_inspect_logs(found.get("inspect", []), options.runs)
-        ]
-        frames += [read_mmlu_pro(p, options.model) for p in found.get("mmlu_pro", [])]
-        frames += [read_long_table(p) for p in found.get("table", [])]
-        return frames
+        return _read_directory(path, options)
     kind = detect_format(path) if options.format == "auto" else options.format
     if options.model is not None and kind != "mmlu_pro":
         raise InputError(
@@ -282,6 +335,8 @@ def read_source(path, options: SourceOptions | None = None) -> list[pd.DataFrame
         return [read_long_table(path)]
     if kind == "lm_eval":
         return read_lm_eval_file(path, options)
+    if kind in CORPUS_READERS:
+        return CORPUS_READERS[kind]([path], options)
     return [read_inspect_log(path, options)]
 
 
