@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from evalbars import cli, ranks
+from evalbars.cli import main
 
 DATA = Path(__file__).resolve().parent / "data"
 SEED001 = DATA / "calculator_example.csv"
@@ -260,3 +261,110 @@ def test_read_states_a_bad_log_in_one_line(capsys):
     assert status == 1 and out == ""
     assert err.count("\n") == 1
     assert "2 runs of model 'evalbars/fake-mid' on task" in err and "--runs newest" in err
+
+
+@pytest.mark.parametrize(
+    ("command", "holds", "example"),
+    [
+        (
+            "read",
+            "a long CSV/TSV/Parquet table with columns model, question_id and correct",
+            "evalbars read tests/data/harness/lm_eval",
+        ),
+        (
+            "claims",
+            "ITEMS are files `evalbars read` reads",
+            "evalbars claims data/subsample/items.parquet",
+        ),
+        (
+            "ranks",
+            "one system per row: a name column (name, system or model)",
+            "evalbars ranks tests/data/calculator_example.csv",
+        ),
+        (
+            "plan",
+            "--disagreement is the share of questions on which two models differ",
+            "evalbars plan --models 6 --gap 2",
+        ),
+        (
+            "report",
+            "Each PATH is a prediction file or a folder of harness logs",
+            "evalbars report tests/data/harness/lm_eval",
+        ),
+    ],
+)
+def test_help_says_what_a_file_holds_with_an_example(capsys, command, holds, example):
+    with pytest.raises(SystemExit) as exited:
+        main([command, "--help"])
+    assert exited.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert holds in text and f"example: {example}" in text
+
+
+def test_claims_help_gives_the_syntax_and_plan_help_the_disagreement(capsys):
+    with pytest.raises(SystemExit):
+        main(["claims", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for form in (
+        '"A > B"',
+        '"A >= B - d"',
+        '"|A - B| < d"',
+        '"best: A"',
+        '"top k: A"',
+        "in CATEGORY",
+    ):
+        assert form in text, form
+    with pytest.raises(SystemExit):
+        main(["plan", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(n10 + n01) / n" in text and "results/tables/pairwise.csv" in text
+
+
+def test_every_reading_command_takes_the_same_reader_options(capsys):
+    flags = ["--runs", "--id-field", "--category-field", "--metric", "--filter", "--task"]
+    flags += ["--scorer", "--allow-partial", "--missing-prediction", "--input-format"]
+    for command in ("read", "claims", "report", "leaderboard", "compare"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = capsys.readouterr().out
+        assert all(flag in text for flag in flags), command
+
+
+def test_claims_reads_the_shipped_lm_eval_folder_with_reader_options(capsys):
+    status = main(
+        [
+            "claims",
+            str(DATA / "harness" / "lm_eval"),
+            "--runs",
+            "newest",
+            "--id-field",
+            "id",
+            "--claim",
+            "evalbars/fake-strong > evalbars/fake-weak",
+            "--replicates",
+            "200",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert status == 0 and out.startswith("Of 1 claim, supported: 1 by the naive reading")
+
+
+def test_read_output_follows_its_suffix_or_is_refused(tmp_path, capsys):
+    source = str(DATA / "synthetic_balanced.csv")
+    assert main(["read", source, "-o", str(tmp_path / "items.csv")]) == 0
+    written = pd.read_csv(tmp_path / "items.csv")
+    assert {"model", "question_id", "correct"} <= set(written.columns)
+    capsys.readouterr()
+    assert main(["read", source, "-o", str(tmp_path / "items.xlsx")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"evalbars read: error: {tmp_path / 'items.xlsx'}: unknown suffix '.xlsx'; use one of "
+        "('.parquet', '.pq', '.csv', '.tsv')"
+    )
+    missing = tmp_path / "no" / "items.parquet"
+    assert main(["read", source, "-o", str(missing)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"evalbars read: error: {missing}: folder '{missing.parent}' does not exist; create it first"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["items.csv"]
