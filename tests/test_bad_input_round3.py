@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from evalbars import binary, category_pairwise, mixed, planning
+from evalbars.claim_parsing import ClaimError, parse_claim
 from evalbars.errors import script_context
 from evalbars.precision import disagreement_rates
 from evalbars.scores import WideScores
@@ -209,6 +210,7 @@ def test_models_alike_on_every_question_run_every_analysis_with_a_note(tmp_path)
 
 FULL_DISK_JOB = """
 import pandas as pd
+from evalbars.claim_parsing import ClaimError, parse_claim
 from evalbars.errors import script_context
 
 class Job:
@@ -267,3 +269,51 @@ def test_a_lock_left_by_a_killed_run_names_the_remedy(tmp_path):
     assert (workdir / "config" / "config.yaml").read_bytes() == config
     unlocked = run_snakemake(workdir, "--cores", "1", "data_all", "--unlock")
     assert "evalbars: " not in unlocked.stderr and not locks.exists()
+
+
+# --- 4. Claims whose margin was misread ----------------------------------------------------------
+
+CLAIM_MODELS = ["Alpha-7B", "Beta-7B", "Gamma-2B"]
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("|Alpha-7B - Beta-7B| < -2", "the margin must be positive points, got -2"),
+        ("Alpha-7B >= Beta-7B - -2", "the margin must be positive points, got -2"),
+        ("|Alpha-7B - Beta-7B| < 0", "the margin must be positive points, got 0"),
+        ("Alpha-7B >= Beta-7B - 150", "the margin must be below 100 points, got 150"),
+        (
+            "|Alpha-7B - Beta-7B| < 0.02",
+            "a margin of 0.02 points is below 1 point: did you mean 2 points? (margins are "
+            "accuracy points; write '0.02 points' if you mean it)",
+        ),
+        (
+            "Alpha-7B > Beta-7B - 2",
+            "'A > B' takes no margin; for non-inferiority by d points write 'A >= B - 2'",
+        ),
+        (
+            "Alpha-7B < Beta-7B + 3 points",
+            "'A > B' takes no margin; for non-inferiority by d points write 'A >= B - 3'",
+        ),
+        ("Alpha-7B >= Beta-7B + 2", "the margin is subtracted: write 'A >= B - 2'"),
+        ("top -1: Alpha-7B", "'top k' needs a whole number k >= 1, got '-1'"),
+        ("top 0: Alpha-7B", "'top k' needs a whole number k >= 1, got '0'"),
+        ("top 1.5: Alpha-7B", "'top k' needs a whole number k >= 1, got '1.5'"),
+    ],
+)
+def test_claims_with_a_misread_margin_say_what_is_wrong_with_the_margin(text, problem):
+    with pytest.raises(ClaimError) as info:
+        parse_claim(text, CLAIM_MODELS, ["math"])
+    assert str(info.value) == f"claim {text!r}: {problem}"
+
+
+def test_a_margin_under_one_point_with_its_unit_is_kept_and_spelled_back_with_it():
+    claim = parse_claim("|Alpha-7B - Beta-7B| < 0.5 points", CLAIM_MODELS, ["math"])
+    assert (claim.kind, claim.margin, claim.label) == (
+        "equivalence",
+        0.5,
+        "|Alpha-7B - Beta-7B| < 0.5 points",
+    )
+    assert parse_claim(claim.label, CLAIM_MODELS, ["math"]) == claim
+    assert parse_claim("top-2: Gamma-2B", CLAIM_MODELS, ["math"]).k == 2
