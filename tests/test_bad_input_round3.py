@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import warnings
@@ -10,13 +11,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
+from snakemake.utils import validate as snakemake_validate
 
-from evalbars import binary, category_pairwise, mixed, planning
+from evalbars import binary, category_pairwise, mixed, planning, smk
 from evalbars.claim_parsing import ClaimError, parse_claim
-from evalbars.errors import script_context
+from evalbars.errors import ConfigError, script_context
 from evalbars.precision import disagreement_rates
 from evalbars.scores import WideScores
 
+from .conftest import REPO
 from .workflow_runs import make_workdir, run_snakemake
 
 
@@ -211,7 +215,7 @@ def test_models_alike_on_every_question_run_every_analysis_with_a_note(tmp_path)
 FULL_DISK_JOB = """
 import pandas as pd
 from evalbars.claim_parsing import ClaimError, parse_claim
-from evalbars.errors import script_context
+from evalbars.errors import ConfigError, script_context
 
 class Job:
     output = [{table!r}, {table!r}.replace(".csv", ".md")]
@@ -317,3 +321,128 @@ def test_a_margin_under_one_point_with_its_unit_is_kept_and_spelled_back_with_it
     )
     assert parse_claim(claim.label, CLAIM_MODELS, ["math"]) == claim
     assert parse_claim("top-2: Gamma-2B", CLAIM_MODELS, ["math"]).k == 2
+
+
+# --- 5. Config keys that do not exist, values the schema does not allow -------------------------
+
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def _shipped(example=None) -> dict:
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    if example:
+        config |= yaml.safe_load((REPO / "config" / "examples" / f"{example}.yaml").read_text())
+    return config
+
+
+@pytest.mark.parametrize("example", [None, "lm_eval", "inspect"])
+def test_defaults_are_filled_in_exactly_as_snakemake_does(example):
+    ours, theirs = _shipped(example), _shipped(example)
+    # drop a few sections so that the defaults have something to fill in
+    for config in (ours, theirs):
+        del config["ranks"], config["simulation"]["fwer"], config["alpha"]
+    smk.validate_config(ours, SCHEMA)
+    snakemake_validate(theirs, schema=str(SCHEMA))
+    assert json.dumps(ours) == json.dumps(theirs)  # same keys, values and order
+
+
+def _change(path: str, value):
+    config = _shipped()
+    *parents, last = path.split(".")
+    node = config
+    for key in parents:
+        node = node[key]
+    node[last] = value
+    return config
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "line"),
+    [
+        (
+            "subsampel",
+            {"n": 10},
+            "config key `subsampel` does not exist; did you mean `subsample`?",
+        ),
+        (
+            "subsample.nn",
+            3,
+            "config key `subsample.nn` does not exist; did you mean `subsample.n`?",
+        ),
+        (
+            "subsample.n",
+            0,
+            "config key `subsample.n`: 0 is not allowed; allowed: an integer >= 1 or 'all'",
+        ),
+        (
+            "subsample.n",
+            "abc",
+            "config key `subsample.n`: \"abc\" is not allowed; allowed: an integer >= 1 or 'all'",
+        ),
+        ("alpha", 1.5, "config key `alpha`: 1.5 is not allowed; allowed: a number > 0 and < 1"),
+        (
+            "ranks.draws",
+            10,
+            "config key `ranks.draws`: 10 is not allowed; allowed: an integer >= 100",
+        ),
+        ("claims", "A > B", 'config key `claims`: "A > B" is not allowed; allowed: a list'),
+        (
+            "predictions",
+            [{"paht": "x.csv"}],
+            "config key `predictions[0].paht` does not exist; did you mean `predictions[0].path`?",
+        ),
+        (
+            "predictions",
+            [{"path": "x.csv", "runs": "latest"}],
+            "config key `predictions[0].runs`: \"latest\" is not allowed; allowed: one of 'only', "
+            "'newest'",
+        ),
+        (
+            "predictions",
+            [3],
+            "config key `predictions[0]`: 3 is not allowed; allowed: a string of at least 1 "
+            "character(s) or a mapping",
+        ),
+    ],
+)
+def test_a_bad_config_key_is_one_line_naming_it(path, value, line):
+    with pytest.raises(ConfigError) as info:
+        smk.validate_config(_change(path, value), SCHEMA)
+    assert str(info.value) == line
+
+
+def test_an_unknown_key_without_a_close_match_lists_the_valid_keys():
+    with pytest.raises(ConfigError) as info:
+        smk.validate_config(_change("zzz", 1), SCHEMA)
+    assert str(info.value).startswith(
+        "config key `zzz` does not exist (valid keys: mirror, checksums, models, predictions,"
+    )
+
+
+@pytest.mark.workflow
+@pytest.mark.parametrize(
+    ("path", "value", "line"),
+    [
+        (
+            "subsampel",
+            {"n": 10},
+            "config key `subsampel` does not exist; did you mean `subsample`?",
+        ),
+        (
+            "subsample.n",
+            0,
+            "config key `subsample.n`: 0 is not allowed; allowed: an integer >= 1 or 'all'",
+        ),
+    ],
+)
+def test_a_dry_run_with_a_bad_config_key_ends_in_that_line(tmp_path, path, value, line):
+    workdir = make_workdir(tmp_path)
+    config = _change(path, value)
+    (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(config))
+    written = (workdir / "config" / "config.yaml").read_bytes()
+    result = run_snakemake(workdir, "-n", check=False)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == f"evalbars: {line}"
+    assert len(result.stderr.strip().splitlines()) <= 3, result.stderr
+    assert (workdir / "config" / "config.yaml").read_bytes() == written
+    assert not (workdir / "results").exists() and not (workdir / "data").exists()
