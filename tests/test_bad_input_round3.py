@@ -14,7 +14,7 @@ import pytest
 import yaml
 from snakemake.utils import validate as snakemake_validate
 
-from evalbars import binary, category_pairwise, mixed, planning, smk
+from evalbars import binary, category_pairwise, cli, mixed, planning, ranks, smk
 from evalbars.claim_parsing import ClaimError, parse_claim
 from evalbars.errors import ConfigError, script_context
 from evalbars.precision import disagreement_rates
@@ -446,3 +446,60 @@ def test_a_dry_run_with_a_bad_config_key_ends_in_that_line(tmp_path, path, value
     assert len(result.stderr.strip().splitlines()) <= 3, result.stderr
     assert (workdir / "config" / "config.yaml").read_bytes() == written
     assert not (workdir / "results").exists() and not (workdir / "data").exists()
+
+
+# --- 6. Leaderboards whose standard errors are on another scale than their scores ----------------
+
+
+@pytest.mark.parametrize(
+    ("rows", "problem"),
+    [
+        (
+            "a,0.84,3.1\nb,0.80,2.5\n",
+            "row 1 (a): se 3.1 is in points but score 0.84 is a proportion; give both on one "
+            "scale (se 0.031, or score 84)",
+        ),
+        (
+            "a,0.84,0.02\nb,0.80,0.7\n",
+            "row 2 (b): se 0.7 is in points but score 0.8 is a proportion; give both on one "
+            "scale (se 0.007, or score 80)",
+        ),
+        (
+            "a,84,60\nb,80,2.5\n",
+            "row 1 (a): se 60 exceeds 50 points, the largest standard error of an accuracy",
+        ),
+        (
+            "a,0.84,51\nb,0.80,0.02\n",
+            "row 1 (a): se 51 exceeds 0.5, the largest standard error of an accuracy",
+        ),
+    ],
+)
+def test_ranks_refuses_an_se_on_another_scale_than_the_score(tmp_path, capsys, rows, problem):
+    board = tmp_path / "board.csv"
+    board.write_text("name,score,se\n" + rows)
+    before = board.read_bytes()
+    assert cli.main(["ranks", str(board)]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == f"evalbars ranks: error: {board}: {problem}\n"
+    assert captured.out == "" and board.read_bytes() == before
+
+
+def test_ranks_accepts_ses_on_the_scores_scale():
+    board = ranks.parse_leaderboard(
+        pd.DataFrame({"name": ["a", "b"], "score": ["84%", "80%"], "se": ["0.7", "1.2"]})
+    )
+    assert board["se"].tolist() == [0.7 / 100, 1.2 / 100]
+    table = ranks.rank_table(board, draws=100, seed=1).table
+    assert (table["ci_low"] > 0.75).all() and (table["ci_high"] < 0.9).all()
+
+
+def test_rank_table_refuses_fewer_draws_than_the_workflow_allows():
+    board = ranks.parse_leaderboard(
+        pd.DataFrame({"name": ["a", "b"], "correct": [80, 70], "total": [100, 100]})
+    )
+    with pytest.raises(ValueError) as info:
+        ranks.rank_table(board, draws=99)
+    assert str(info.value) == (
+        "the number of draws must be a whole number of at least 100 (the rank range and p_first "
+        "are shares of the draws), got 99"
+    )
