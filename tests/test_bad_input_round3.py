@@ -16,7 +16,7 @@ from snakemake.utils import validate as snakemake_validate
 
 from evalbars import binary, category_pairwise, cli, mixed, planning, ranks, smk
 from evalbars.claim_parsing import ClaimError, parse_claim
-from evalbars.errors import ConfigError, script_context
+from evalbars.errors import ConfigError, InputError, script_context
 from evalbars.precision import disagreement_rates
 from evalbars.scores import WideScores
 
@@ -215,7 +215,7 @@ def test_models_alike_on_every_question_run_every_analysis_with_a_note(tmp_path)
 FULL_DISK_JOB = """
 import pandas as pd
 from evalbars.claim_parsing import ClaimError, parse_claim
-from evalbars.errors import ConfigError, script_context
+from evalbars.errors import ConfigError, InputError, script_context
 
 class Job:
     output = [{table!r}, {table!r}.replace(".csv", ".md")]
@@ -503,3 +503,63 @@ def test_rank_table_refuses_fewer_draws_than_the_workflow_allows():
         "the number of draws must be a whole number of at least 100 (the rank range and p_first "
         "are shares of the draws), got 99"
     )
+
+
+# --- 7. Planning: gaps beyond the disagreement rate, gaps given as proportions --------------------
+
+
+def test_too_few_questions_find_no_gap_rather_than_one_above_the_disagreement_rate(capsys):
+    # 10 questions at a 25% disagreement rate "found" a gap of 33-36 points, above the rate.
+    gaps = planning.detectable_gap([10, 24, 1497], 0.25, 0.05, 0.8)
+    assert np.isnan(gaps[0]) and gaps[1] == pytest.approx(0.2483, abs=1e-4) and gaps[2] < 0.04
+    assert cli.main(["plan", "--models", "6", "--questions", "10", "--disagreement", "0.25"]) == 0
+    assert capsys.readouterr().out == (
+        "6 models, Holm over 15 tests, alpha 0.05, power 0.8, disagreement rate 0.25 (wald test): "
+        "10 shared questions find no gap with power 0.8: no gap can exceed the disagreement rate "
+        "(25 points), and even that largest gap needs 24 (unadjusted level) to 43 (Bonferroni "
+        "level) shared questions.\n"
+    )
+    args = ["plan", "--models", "6", "--questions", "10", "--disagreement", "0.25"]
+    assert cli.main([*args, "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["gap_low"] is None and document["gap_high"] is None
+    # the largest gap itself: the closed form at gap = rate, z^2 (1 - rate) / rate
+    z = planning.special.ndtri(1 - 0.05 / 2) + planning.special.ndtri(0.8)
+    assert np.ceil(z**2 * 0.75 / 0.25) == 24
+    table = planning.plan_table(6, [0.05], 0.25, questions=10, simulate=False)
+    assert table["detectable_gap_points"].isna().all()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "where", "problem"),
+    [
+        (
+            (6, 0.02, None, 0.25),
+            "--gap 0.02",
+            "is 0.02 points; did you mean 2 points? (the gap is in accuracy points; add "
+            "--small-gap to plan for a gap under 1 point)",
+        ),
+        (
+            (6, 40, None, 0.25),
+            "--gap 40",
+            "must be above 0 and at most the disagreement rate (25 points)",
+        ),
+        (
+            (6, 0, None, 0.25),
+            "--gap 0",
+            "must be above 0 and at most the disagreement rate (25 points)",
+        ),
+        ((6, 2, 100, 0.25), "evalbars plan", "give exactly one of --gap (points) or --questions"),
+        ((1, 2, None, 0.25), "--models 1", "a comparison needs at least 2 models"),
+    ],
+)
+def test_plan_requests_that_cannot_be_meant_are_refused_in_one_line(arguments, where, problem):
+    with pytest.raises(InputError) as info:
+        planning.check_plan_request(*arguments)
+    assert str(info.value) == f"{where}: {problem}"
+
+
+def test_a_gap_under_one_point_is_planned_when_asked_for():
+    assert planning.check_plan_request(6, 0.5, None, 0.25, small_gap=True) is None
+    assert planning.check_plan_request(6, 2, None, 0.25) is None
+    assert planning.check_plan_request(6, None, 1497, 0.25) is None
