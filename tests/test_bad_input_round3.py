@@ -370,16 +370,6 @@ def _change(path: str, value):
             3,
             "config key `subsample.nn` does not exist; did you mean `subsample.n`?",
         ),
-        (
-            "subsample.n",
-            0,
-            "config key `subsample.n`: 0 is not allowed; allowed: an integer >= 1 or 'all'",
-        ),
-        (
-            "subsample.n",
-            "abc",
-            "config key `subsample.n`: \"abc\" is not allowed; allowed: an integer >= 1 or 'all'",
-        ),
         ("alpha", 1.5, "config key `alpha`: 1.5 is not allowed; allowed: a number > 0 and < 1"),
         (
             "ranks.draws",
@@ -412,6 +402,52 @@ def test_a_bad_config_key_is_one_line_naming_it(path, value, line):
     assert str(info.value) == line
 
 
+@pytest.mark.parametrize(("value", "shown"), [(0, "0"), ("abc", '"abc"'), (2.5, "2.5")])
+def test_a_bad_subsample_size_names_the_key_and_the_value(value, shown):
+    # the alternatives after the integer ('all', and 'auto' where the schema has it) are
+    # checked word for word on a schema of the test's own below
+    with pytest.raises(ConfigError) as info:
+        smk.validate_config(_change("subsample.n", value), SCHEMA)
+    assert str(info.value).startswith(
+        f"config key `subsample.n`: {shown} is not allowed; allowed: an integer >= 1"
+    )
+
+
+def test_a_oneof_is_named_by_all_its_alternatives(tmp_path):
+    schema = tmp_path / "schema.yaml"
+    schema.write_text(
+        yaml.safe_dump(
+            {
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "properties": {
+                    "n": {
+                        "oneOf": [
+                            {"type": "integer", "minimum": 1},
+                            {"type": "string", "enum": ["all", "auto"]},
+                        ],
+                        "default": "auto",
+                    },
+                    "mode": {"type": "string", "enum": ["fast", "exact"], "default": "fast"},
+                },
+                "additionalProperties": False,
+            }
+        )
+    )
+    with pytest.raises(ConfigError) as info:
+        smk.validate_config({"n": 0}, schema)
+    assert str(info.value) == (
+        "config key `n`: 0 is not allowed; allowed: an integer >= 1, 'all' or 'auto'"
+    )
+    with pytest.raises(ConfigError) as info:
+        smk.validate_config({"mode": "quick"}, schema)
+    assert (
+        str(info.value)
+        == "config key `mode`: \"quick\" is not allowed; allowed: one of 'fast', 'exact'"
+    )
+    assert smk.validate_config({}, schema) == {"n": "auto", "mode": "fast"}
+
+
 def test_an_unknown_key_without_a_close_match_lists_the_valid_keys():
     with pytest.raises(ConfigError) as info:
         smk.validate_config(_change("zzz", 1), SCHEMA)
@@ -430,9 +466,9 @@ def test_an_unknown_key_without_a_close_match_lists_the_valid_keys():
             "config key `subsampel` does not exist; did you mean `subsample`?",
         ),
         (
-            "subsample.n",
-            0,
-            "config key `subsample.n`: 0 is not allowed; allowed: an integer >= 1 or 'all'",
+            "ranks.draws",
+            10,
+            "config key `ranks.draws`: 10 is not allowed; allowed: an integer >= 100",
         ),
     ],
 )

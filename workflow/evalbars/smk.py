@@ -229,13 +229,27 @@ def _key_path(path) -> str:
 
 
 def _allowed(schema: dict) -> str:
-    """What a schema allows, in words: ``an integer >= 1 or 'all'``."""
-    if "oneOf" in schema or "anyOf" in schema:
-        return " or ".join(_allowed(option) for option in schema.get("oneOf", schema.get("anyOf")))
-    if "const" in schema:
-        return repr(schema["const"])
-    if "enum" in schema:
+    """What a schema allows, in words: ``an integer >= 1, 'all' or 'auto'``."""
+    if "enum" in schema and "oneOf" not in schema and "anyOf" not in schema:
         return "one of " + ", ".join(map(repr, schema["enum"]))
+    choices = _alternatives(schema)
+    return choices[0] if len(choices) == 1 else f"{', '.join(choices[:-1])} or {choices[-1]}"
+
+
+def _alternatives(schema: dict) -> list[str]:
+    """The alternatives a schema allows, each in words (a oneOf's and an enum's flattened)."""
+    if "oneOf" in schema or "anyOf" in schema:
+        options = schema.get("oneOf", schema.get("anyOf"))
+        return [text for option in options for text in _alternatives(option)]
+    if "const" in schema:
+        return [repr(schema["const"])]
+    if "enum" in schema:
+        return [repr(value) for value in schema["enum"]]
+    return [_described(schema)]
+
+
+def _described(schema: dict) -> str:
+    """One type with its bounds: ``an integer >= 1``, ``a number > 0 and < 1``."""
     kinds = schema.get("type", "a value")
     kinds = [kinds] if isinstance(kinds, str) else list(kinds)
     article = {"integer": "an integer", "array": "a list", "object": "a mapping"}
