@@ -602,7 +602,7 @@ def test_a_gap_under_one_point_is_planned_when_asked_for():
     assert planning.check_plan_request(6, None, 1497, 0.25) is None
 
 
-# --- Every shipped example runs end to end, report included ---------------------------------------
+# --- The plan table of both shipped examples (their full runs: tests/test_workflow_inputs.py) -----
 
 
 def _digests(folder: Path) -> dict:
@@ -615,54 +615,28 @@ def _digests(folder: Path) -> dict:
 
 @pytest.mark.workflow
 @pytest.mark.parametrize("example", ["lm_eval", "inspect"])
-def test_the_readme_example_runs_end_to_end_with_its_report(tmp_path, example):
-    # The README's command (`--configfile config/examples/<example>.yaml --report ...
-    # --report-after-run`) in a run directory three levels below a tests/ folder, as the
-    # example's relative paths expect; the simulation studies (which do not read the data) made
-    # small by a second config file, as in the reduced default run.
-    (tmp_path / "tests").symlink_to(REPO / "tests")
+def test_the_examples_plan_tables_are_written(tmp_path, example):
+    # Both stopped here with "unexpected error (a bug...)": the Holm simulation at an assumed
+    # mean accuracy of 0.6 could not reach their disagreement rates (0.564; 0.8 with epochs).
+    (tmp_path / "tests").symlink_to(REPO / "tests")  # the example's relative paths
     workdir = tmp_path / "results" / "examples" / example
-    grids = workdir / "config" / "simulation"
-    grids.mkdir(parents=True)
-    for name, keep in (("leaderboard", [0, 1]), ("fwer", [0, 2, 15]), ("clustered", [0])):
-        grid = pd.read_csv(REPO / "config" / "simulation" / f"{name}.tsv", sep="\t")
-        grid.iloc[keep].to_csv(grids / f"{name}.tsv", sep="\t", index=False)
-    small = tmp_path / "small.yaml"
-    small.write_text(
-        yaml.safe_dump(
-            {
-                "simulation": {
-                    "leaderboard": {"runs": 300},
-                    "fwer": {"replications": 100},
-                    "clustered": {"replications": 100},
-                }
-            }
-        )
-    )
+    workdir.mkdir(parents=True)
     harness = REPO / "tests" / "data" / "harness"
     before = _digests(harness)
-    report = workdir / "report.html"
+    config = REPO / "config" / "examples" / f"{example}.yaml"
     result = run_snakemake(
-        workdir,
-        "--cores",
-        "2",
-        "--configfile",
-        str(REPO / "config" / "examples" / f"{example}.yaml"),
-        str(small),
-        "--report",
-        str(report),
-        "--report-after-run",
+        workdir, "results/tables/plan.csv", "--cores", "2", "--configfile", str(config)
     )
     assert "unexpected error" not in result.stderr and "Warning:" not in result.stderr
-    assert report.stat().st_size > 100_000
     plan = pd.read_csv(workdir / "results" / "tables" / "plan.csv")
     holm = plan[plan["procedure"] == "holm"]
     if example == "lm_eval":
         # three models disagreeing more often than independent ones: closed forms, with the note
         assert holm["questions_simulated"].isna().all()
         assert holm["note"].str.startswith("not simulated (a disagreement rate of 0.5641").all()
+        assert plan["mean_accuracy"].iloc[0] == pytest.approx(5 / 9)
     else:
         # per-question means of 3 epochs: the mean square difference, not the share that differs
         assert plan["disagreement"].iloc[0] == pytest.approx(0.3556, abs=1e-4)
-        assert holm["questions_simulated"].notna().all()
+        assert holm["questions_simulated"].notna().all() and holm["note"].isna().all()
     assert _digests(harness) == before
