@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import subprocess
 import sys
 import warnings
@@ -10,12 +12,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
+from snakemake.utils import validate as snakemake_validate
 
-from evalbars import binary, category_pairwise, mixed, planning
-from evalbars.errors import script_context
+from evalbars import binary, category_pairwise, cli, mixed, planning, ranks, smk
+from evalbars.claim_parsing import ClaimError, parse_claim
+from evalbars.errors import ConfigError, InputError, script_context
 from evalbars.pairwise import disagreement_rates
 from evalbars.scores import WideScores
 
+from .conftest import REPO
 from .workflow_runs import make_workdir, run_snakemake
 
 
@@ -209,7 +215,8 @@ def test_models_alike_on_every_question_run_every_analysis_with_a_note(tmp_path)
 
 FULL_DISK_JOB = """
 import pandas as pd
-from evalbars.errors import script_context
+from evalbars.claim_parsing import ClaimError, parse_claim
+from evalbars.errors import ConfigError, InputError, script_context
 
 class Job:
     output = [{table!r}, {table!r}.replace(".csv", ".md")]
@@ -267,3 +274,369 @@ def test_a_lock_left_by_a_killed_run_names_the_remedy(tmp_path):
     assert (workdir / "config" / "config.yaml").read_bytes() == config
     unlocked = run_snakemake(workdir, "--cores", "1", "data_all", "--unlock")
     assert "evalbars: " not in unlocked.stderr and not locks.exists()
+
+
+# --- 4. Claims whose margin was misread ----------------------------------------------------------
+
+CLAIM_MODELS = ["Alpha-7B", "Beta-7B", "Gamma-2B"]
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("|Alpha-7B - Beta-7B| < -2", "the margin must be positive points, got -2"),
+        ("Alpha-7B >= Beta-7B - -2", "the margin must be positive points, got -2"),
+        ("|Alpha-7B - Beta-7B| < 0", "the margin must be positive points, got 0"),
+        ("Alpha-7B >= Beta-7B - 150", "the margin must be below 100 points, got 150"),
+        (
+            "|Alpha-7B - Beta-7B| < 0.02",
+            "a margin of 0.02 points is below 1 point: did you mean 2 points? (margins are "
+            "accuracy points; write '0.02 points' if you mean it)",
+        ),
+        (
+            "Alpha-7B > Beta-7B - 2",
+            "'A > B' takes no margin; for non-inferiority by d points write 'A >= B - 2'",
+        ),
+        (
+            "Alpha-7B < Beta-7B + 3 points",
+            "'A > B' takes no margin; for non-inferiority by d points write 'A >= B - 3'",
+        ),
+        ("Alpha-7B >= Beta-7B + 2", "the margin is subtracted: write 'A >= B - 2'"),
+        ("top -1: Alpha-7B", "'top k' needs a whole number k >= 1, got '-1'"),
+        ("top 0: Alpha-7B", "'top k' needs a whole number k >= 1, got '0'"),
+        ("top 1.5: Alpha-7B", "'top k' needs a whole number k >= 1, got '1.5'"),
+    ],
+)
+def test_claims_with_a_misread_margin_say_what_is_wrong_with_the_margin(text, problem):
+    with pytest.raises(ClaimError) as info:
+        parse_claim(text, CLAIM_MODELS, ["math"])
+    assert str(info.value) == f"claim {text!r}: {problem}"
+
+
+def test_a_margin_under_one_point_with_its_unit_is_kept_and_spelled_back_with_it():
+    claim = parse_claim("|Alpha-7B - Beta-7B| < 0.5 points", CLAIM_MODELS, ["math"])
+    assert (claim.kind, claim.margin, claim.label) == (
+        "equivalence",
+        0.5,
+        "|Alpha-7B - Beta-7B| < 0.5 points",
+    )
+    assert parse_claim(claim.label, CLAIM_MODELS, ["math"]) == claim
+    assert parse_claim("top-2: Gamma-2B", CLAIM_MODELS, ["math"]).k == 2
+
+
+# --- 5. Config keys that do not exist, values the schema does not allow -------------------------
+
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def _shipped(example=None) -> dict:
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    if example:
+        config |= yaml.safe_load((REPO / "config" / "examples" / f"{example}.yaml").read_text())
+    return config
+
+
+@pytest.mark.parametrize("example", [None, "lm_eval", "inspect"])
+def test_defaults_are_filled_in_exactly_as_snakemake_does(example):
+    ours, theirs = _shipped(example), _shipped(example)
+    # drop a few sections so that the defaults have something to fill in
+    for config in (ours, theirs):
+        del config["ranks"], config["simulation"]["fwer"], config["alpha"]
+    smk.validate_config(ours, SCHEMA)
+    snakemake_validate(theirs, schema=str(SCHEMA))
+    assert json.dumps(ours) == json.dumps(theirs)  # same keys, values and order
+
+
+def _change(path: str, value):
+    config = _shipped()
+    *parents, last = path.split(".")
+    node = config
+    for key in parents:
+        node = node[key]
+    node[last] = value
+    return config
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "line"),
+    [
+        (
+            "subsampel",
+            {"n": 10},
+            "config key `subsampel` does not exist; did you mean `subsample`?",
+        ),
+        (
+            "subsample.nn",
+            3,
+            "config key `subsample.nn` does not exist; did you mean `subsample.n`?",
+        ),
+        ("alpha", 1.5, "config key `alpha`: 1.5 is not allowed; allowed: a number > 0 and < 1"),
+        (
+            "ranks.draws",
+            10,
+            "config key `ranks.draws`: 10 is not allowed; allowed: an integer >= 100",
+        ),
+        ("claims", "A > B", 'config key `claims`: "A > B" is not allowed; allowed: a list'),
+        (
+            "predictions",
+            [{"paht": "x.csv"}],
+            "config key `predictions[0].paht` does not exist; did you mean `predictions[0].path`?",
+        ),
+        (
+            "predictions",
+            [{"path": "x.csv", "runs": "latest"}],
+            "config key `predictions[0].runs`: \"latest\" is not allowed; allowed: one of 'only', "
+            "'newest'",
+        ),
+        (
+            "predictions",
+            [3],
+            "config key `predictions[0]`: 3 is not allowed; allowed: a string of at least 1 "
+            "character(s) or a mapping",
+        ),
+    ],
+)
+def test_a_bad_config_key_is_one_line_naming_it(path, value, line):
+    with pytest.raises(ConfigError) as info:
+        smk.validate_config(_change(path, value), SCHEMA)
+    assert str(info.value) == line
+
+
+@pytest.mark.parametrize(("value", "shown"), [(0, "0"), ("abc", '"abc"'), (2.5, "2.5")])
+def test_a_bad_subsample_size_names_the_key_and_the_value(value, shown):
+    # the alternatives after the integer ('all', and 'auto' where the schema has it) are
+    # checked word for word on a schema of the test's own below
+    with pytest.raises(ConfigError) as info:
+        smk.validate_config(_change("subsample.n", value), SCHEMA)
+    assert str(info.value).startswith(
+        f"config key `subsample.n`: {shown} is not allowed; allowed: an integer >= 1"
+    )
+
+
+def test_a_oneof_is_named_by_all_its_alternatives(tmp_path):
+    schema = tmp_path / "schema.yaml"
+    schema.write_text(
+        yaml.safe_dump(
+            {
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "properties": {
+                    "n": {
+                        "oneOf": [
+                            {"type": "integer", "minimum": 1},
+                            {"type": "string", "enum": ["all", "auto"]},
+                        ],
+                        "default": "auto",
+                    },
+                    "mode": {"type": "string", "enum": ["fast", "exact"], "default": "fast"},
+                },
+                "additionalProperties": False,
+            }
+        )
+    )
+    with pytest.raises(ConfigError) as info:
+        smk.validate_config({"n": 0}, schema)
+    assert str(info.value) == (
+        "config key `n`: 0 is not allowed; allowed: an integer >= 1, 'all' or 'auto'"
+    )
+    with pytest.raises(ConfigError) as info:
+        smk.validate_config({"mode": "quick"}, schema)
+    assert (
+        str(info.value)
+        == "config key `mode`: \"quick\" is not allowed; allowed: one of 'fast', 'exact'"
+    )
+    assert smk.validate_config({}, schema) == {"n": "auto", "mode": "fast"}
+
+
+def test_an_unknown_key_without_a_close_match_lists_the_valid_keys():
+    with pytest.raises(ConfigError) as info:
+        smk.validate_config(_change("zzz", 1), SCHEMA)
+    assert str(info.value).startswith(
+        "config key `zzz` does not exist (valid keys: mirror, checksums, models, predictions,"
+    )
+
+
+@pytest.mark.workflow
+@pytest.mark.parametrize(
+    ("path", "value", "line"),
+    [
+        (
+            "subsampel",
+            {"n": 10},
+            "config key `subsampel` does not exist; did you mean `subsample`?",
+        ),
+        (
+            "ranks.draws",
+            10,
+            "config key `ranks.draws`: 10 is not allowed; allowed: an integer >= 100",
+        ),
+    ],
+)
+def test_a_dry_run_with_a_bad_config_key_ends_in_that_line(tmp_path, path, value, line):
+    workdir = make_workdir(tmp_path)
+    config = _change(path, value)
+    (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(config))
+    written = (workdir / "config" / "config.yaml").read_bytes()
+    result = run_snakemake(workdir, "-n", check=False)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == f"evalbars: {line}"
+    assert len(result.stderr.strip().splitlines()) <= 3, result.stderr
+    assert (workdir / "config" / "config.yaml").read_bytes() == written
+    assert not (workdir / "results").exists() and not (workdir / "data").exists()
+
+
+# --- 6. Leaderboards whose standard errors are on another scale than their scores ----------------
+
+
+@pytest.mark.parametrize(
+    ("rows", "problem"),
+    [
+        (
+            "a,0.84,3.1\nb,0.80,2.5\n",
+            "row 1 (a): se 3.1 is in points but score 0.84 is a proportion; give both on one "
+            "scale (se 0.031, or score 84)",
+        ),
+        (
+            "a,0.84,0.02\nb,0.80,0.7\n",
+            "row 2 (b): se 0.7 is in points but score 0.8 is a proportion; give both on one "
+            "scale (se 0.007, or score 80)",
+        ),
+        (
+            "a,84,60\nb,80,2.5\n",
+            "row 1 (a): se 60 exceeds 50 points, the largest standard error of an accuracy",
+        ),
+        (
+            "a,0.84,51\nb,0.80,0.02\n",
+            "row 1 (a): se 51 exceeds 0.5, the largest standard error of an accuracy",
+        ),
+    ],
+)
+def test_ranks_refuses_an_se_on_another_scale_than_the_score(tmp_path, capsys, rows, problem):
+    board = tmp_path / "board.csv"
+    board.write_text("name,score,se\n" + rows)
+    before = board.read_bytes()
+    assert cli.main(["ranks", str(board)]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == f"evalbars ranks: error: {board}: {problem}\n"
+    assert captured.out == "" and board.read_bytes() == before
+
+
+def test_ranks_accepts_ses_on_the_scores_scale():
+    board = ranks.parse_leaderboard(
+        pd.DataFrame({"name": ["a", "b"], "score": ["84%", "80%"], "se": ["0.7", "1.2"]})
+    )
+    assert board["se"].tolist() == [0.7 / 100, 1.2 / 100]
+    table = ranks.rank_table(board, draws=100, seed=1).table
+    assert (table["ci_low"] > 0.75).all() and (table["ci_high"] < 0.9).all()
+
+
+def test_rank_table_refuses_fewer_draws_than_the_workflow_allows():
+    board = ranks.parse_leaderboard(
+        pd.DataFrame({"name": ["a", "b"], "correct": [80, 70], "total": [100, 100]})
+    )
+    with pytest.raises(ValueError) as info:
+        ranks.rank_table(board, draws=99)
+    assert str(info.value) == (
+        "the number of draws must be a whole number of at least 100 (the rank range and p_first "
+        "are shares of the draws), got 99"
+    )
+
+
+# --- 7. Planning: gaps beyond the disagreement rate, gaps given as proportions --------------------
+
+
+def test_too_few_questions_find_no_gap_rather_than_one_above_the_disagreement_rate(capsys):
+    # 10 questions at a 25% disagreement rate "found" a gap of 33-36 points, above the rate.
+    gaps = planning.detectable_gap([10, 24, 1497], 0.25, 0.05, 0.8)
+    assert np.isnan(gaps[0]) and gaps[1] == pytest.approx(0.2483, abs=1e-4) and gaps[2] < 0.04
+    assert cli.main(["plan", "--models", "6", "--questions", "10", "--disagreement", "0.25"]) == 0
+    assert capsys.readouterr().out == (
+        "6 models, Holm over 15 tests, alpha 0.05, power 0.8, disagreement rate 0.25 (wald test): "
+        "10 shared questions find no gap with power 0.8: no gap can exceed the disagreement rate "
+        "(25 points), and even that largest gap needs 24 (unadjusted level) to 43 (Bonferroni "
+        "level) shared questions.\n"
+    )
+    args = ["plan", "--models", "6", "--questions", "10", "--disagreement", "0.25"]
+    assert cli.main([*args, "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["gap_low"] is None and document["gap_high"] is None
+    # the largest gap itself: the closed form at gap = rate, z^2 (1 - rate) / rate
+    z = planning.special.ndtri(1 - 0.05 / 2) + planning.special.ndtri(0.8)
+    assert np.ceil(z**2 * 0.75 / 0.25) == 24
+    table = planning.plan_table(6, [0.05], 0.25, questions=10, simulate=False)
+    assert table["detectable_gap_points"].isna().all()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "where", "problem"),
+    [
+        (
+            (6, 0.02, None, 0.25),
+            "--gap 0.02",
+            "is 0.02 points; did you mean 2 points? (the gap is in accuracy points; add "
+            "--small-gap to plan for a gap under 1 point)",
+        ),
+        (
+            (6, 40, None, 0.25),
+            "--gap 40",
+            "must be above 0 and at most the disagreement rate (25 points)",
+        ),
+        (
+            (6, 0, None, 0.25),
+            "--gap 0",
+            "must be above 0 and at most the disagreement rate (25 points)",
+        ),
+        ((6, 2, 100, 0.25), "evalbars plan", "give exactly one of --gap (points) or --questions"),
+        ((1, 2, None, 0.25), "--models 1", "a comparison needs at least 2 models"),
+    ],
+)
+def test_plan_requests_that_cannot_be_meant_are_refused_in_one_line(arguments, where, problem):
+    with pytest.raises(InputError) as info:
+        planning.check_plan_request(*arguments)
+    assert str(info.value) == f"{where}: {problem}"
+
+
+def test_a_gap_under_one_point_is_planned_when_asked_for():
+    assert planning.check_plan_request(6, 0.5, None, 0.25, small_gap=True) is None
+    assert planning.check_plan_request(6, 2, None, 0.25) is None
+    assert planning.check_plan_request(6, None, 1497, 0.25) is None
+
+
+# --- The plan table of both shipped examples (their full runs: tests/test_workflow_inputs.py) -----
+
+
+def _digests(folder: Path) -> dict:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.mark.workflow
+@pytest.mark.parametrize("example", ["lm_eval", "inspect"])
+def test_the_examples_plan_tables_are_written(tmp_path, example):
+    # Both stopped here with "unexpected error (a bug...)": the Holm simulation at an assumed
+    # mean accuracy of 0.6 could not reach their disagreement rates (0.564; 0.8 with epochs).
+    (tmp_path / "tests").symlink_to(REPO / "tests")  # the example's relative paths
+    workdir = tmp_path / "results" / "examples" / example
+    workdir.mkdir(parents=True)
+    harness = REPO / "tests" / "data" / "harness"
+    before = _digests(harness)
+    config = REPO / "config" / "examples" / f"{example}.yaml"
+    result = run_snakemake(
+        workdir, "results/tables/plan.csv", "--cores", "2", "--configfile", str(config)
+    )
+    assert "unexpected error" not in result.stderr and "Warning:" not in result.stderr
+    plan = pd.read_csv(workdir / "results" / "tables" / "plan.csv")
+    holm = plan[plan["procedure"] == "holm"]
+    if example == "lm_eval":
+        # three models disagreeing more often than independent ones: closed forms, with the note
+        assert holm["questions_simulated"].isna().all()
+        assert holm["note"].str.startswith("not simulated (a disagreement rate of 0.5641").all()
+        assert plan["mean_accuracy"].iloc[0] == pytest.approx(5 / 9)
+    else:
+        # per-question means of 3 epochs: the mean square difference, not the share that differs
+        assert plan["disagreement"].iloc[0] == pytest.approx(0.3556, abs=1e-4)
+        assert holm["questions_simulated"].notna().all() and holm["note"].isna().all()
+    assert _digests(harness) == before

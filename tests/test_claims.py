@@ -86,7 +86,7 @@ def test_every_claim_form_parses(text, kind, a, b, margin, k, category):
         ("Alpha > Beta-7B-v0.1", "unknown model 'Alpha'; did you mean 'Alpha-7B'? (models: "),
         ("Alpha-7B > Beta-7B-v0.1 in maths", "unknown category 'maths'; did you mean 'math'?"),
         ("Alpha-7B > Alpha-7B", "compares 'Alpha-7B' with itself"),
-        ("|Alpha-7B - Gamma-2B| < 0", "the margin must be between 0 and 100 points, got 0"),
+        ("|Alpha-7B - Gamma-2B| < 0", "the margin must be positive points, got 0"),
         ("top 4: Alpha-7B", "'top 4' needs 1 <= k < 4, the number of models in the data"),
         ("", "empty"),
     ],

@@ -112,8 +112,10 @@ def category_pairwise_table(wide: WideScores, alpha: float = 0.05) -> pd.DataFra
         scores = wide.scores[wide.categories == category][:, columns]
         st = pair_statistics(scores)
         z, p = two_sided_normal_p(st["diff"], st["se_paired"])
-        with np.errstate(invalid="ignore"):
-            means = np.nanmean(scores, axis=0) if len(scores) else np.full(len(order), np.nan)
+        # nanmean's sum over count, without its warning for a model with no score here
+        answered = np.isfinite(scores)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = np.where(answered, scores, 0.0).sum(axis=0) / answered.sum(axis=0)
         diff = st["diff"]
         winner = np.where(diff > 0, pairs["model_a"], np.where(diff < 0, pairs["model_b"], ""))
         frames.append(

@@ -33,10 +33,12 @@ _FORMS = (
     "'A > B', 'A >= B - d', '|A - B| < d', 'best: A' or 'top k: A', "
     "optionally followed by 'in CATEGORY'"
 )
-_MARGIN = r"(?P<d>\d+(?:\.\d*)?|\.\d+)\s*(?:points?|pts?|%)?"
+# A signed number, so that '< -2' is read as a (wrong) margin, not as a model named '-2'.
+_NUMBER = r"[-+]?\s*(?:\d+(?:\.\d*)?|\.\d+)"
+_MARGIN = r"(?P<d>" + _NUMBER + r")\s*(?P<unit>points?|pts?|%)?"
 _PATTERNS = (
     ("best", re.compile(r"best\s*:\s*(?P<a>\S.*)", re.I)),
-    ("top", re.compile(r"top[\s-]*(?P<k>\d+)\s*:\s*(?P<a>\S.*)", re.I)),
+    ("top", re.compile(r"top(?:-|\s*)(?P<k>[-+]?\s*\d+(?:\.\d*)?)\s*:\s*(?P<a>\S.*)", re.I)),
     (
         "equivalence",
         re.compile(r"\|\s*(?P<a>\S.*?)\s+-\s+(?P<b>\S.*?)\s*\|\s*<\s*" + _MARGIN),
@@ -70,8 +72,9 @@ class Claim:
 
     @property
     def label(self) -> str:
-        """The claim in canonical spelling."""
-        a, b, d = self.model_a, self.model_b, f"{self.margin:g}"
+        """The claim in canonical spelling (a margin under 1 point with its unit)."""
+        a, b = self.model_a, self.model_b
+        d = f"{self.margin:g}" + (" points" if self.margin < 1 else "")
         body = {
             "superiority": f"{a} > {b}",
             "noninferiority": f"{a} >= {b} - {d}",
@@ -117,7 +120,10 @@ def parse_claim(text: str, models=None, categories=None) -> Claim:
 
     Raises :class:`ClaimError` (one line naming the claim and the problem) for a
     malformed claim, an unknown model or category, a model compared with itself,
-    a non-positive margin, or ``top k`` with k outside 1..K-1.
+    a margin outside (0, 100) points (a negative one included: ``< -2`` is a margin,
+    not a model named ``-2``), a bare margin under 1 point (likely a proportion:
+    ``0.02`` is refused with "did you mean 2 points?", ``0.02 points`` is kept), a
+    margin on ``A > B``, or ``top k`` with k not a whole number in 1..K-1.
     """
     original = str(text)
     line = " ".join(original.split())
@@ -127,22 +133,23 @@ def parse_claim(text: str, models=None, categories=None) -> Claim:
     found = [(kind, pattern.fullmatch(body)) for kind, pattern in _PATTERNS]
     kind, match = next(((k, m) for k, m in found if m), (None, None))
     if match is None:
-        if re.fullmatch(r"(\S.*?)\s+>=\s+(\S.*)", body):
-            raise ClaimError(original, "a non-inferiority claim needs a margin: 'A >= B - d'")
-        raise ClaimError(original, f"malformed; write {_FORMS}")
+        _malformed(original, body)
     groups = match.groupdict()
     a, b = groups["a"].strip(), (groups.get("b") or "").strip() or None
     if kind == "inferiority":
         kind, a, b = "superiority", b, a
+    if kind == "superiority" and models is not None:
+        for name in (a, b):
+            _refuse_a_margin(original, name, models)
     a = _match_name(original, a, models, "model")
     if b is not None:
         b = _match_name(original, b, models, "model")
         if a == b:
             raise ClaimError(original, f"compares {a!r} with itself")
-    margin = float(groups["d"]) if groups.get("d") else 0.0
-    if kind in ("noninferiority", "equivalence") and not 0 < margin < 100:
-        raise ClaimError(original, f"the margin must be between 0 and 100 points, got {margin:g}")
-    k = int(groups["k"]) if groups.get("k") else 1
+    margin = _margin(original, groups) if groups.get("d") else 0.0
+    k = _whole(groups["k"]) if groups.get("k") else 1
+    if k is None or k < 1:
+        raise ClaimError(original, f"'top k' needs a whole number k >= 1, got {groups['k']!r}")
     if kind == "top" and models is not None and not 1 <= k < len(models):
         raise ClaimError(
             original, f"'top {k}' needs 1 <= k < {len(models)}, the number of models in the data"
@@ -150,6 +157,51 @@ def parse_claim(text: str, models=None, categories=None) -> Claim:
     if kind == "top" and k == 1:
         kind = "best"
     return Claim(original, kind, a, b, margin, k, category)
+
+
+def _malformed(text: str, body: str) -> None:
+    """Raise the ClaimError for a claim no form matches, naming the likeliest slip."""
+    plus = re.fullmatch(r"(\S.*?)\s+>=\s+(\S.*?)\s+\+\s+" + _MARGIN, body)
+    if plus:
+        raise ClaimError(text, f"the margin is subtracted: write 'A >= B - {plus['d'].strip()}'")
+    if re.fullmatch(r"(\S.*?)\s+>=\s+(\S.*)", body):
+        raise ClaimError(text, "a non-inferiority claim needs a margin: 'A >= B - d'")
+    raise ClaimError(text, f"malformed; write {_FORMS}")
+
+
+def _margin(text: str, groups: dict) -> float:
+    """The margin in points; refused unless 0 < d < 100, and below 1 point only with its unit."""
+    written = groups["d"].replace(" ", "")
+    margin = float(written)
+    if margin <= 0:
+        raise ClaimError(text, f"the margin must be positive points, got {margin:g}")
+    if margin >= 100:
+        raise ClaimError(text, f"the margin must be below 100 points, got {margin:g}")
+    if margin < 1 and not groups.get("unit"):
+        raise ClaimError(
+            text,
+            f"a margin of {margin:g} points is below 1 point: did you mean {100 * margin:g} "
+            f"points? (margins are accuracy points; write '{written} points' if you mean it)",
+        )
+    return margin
+
+
+def _whole(text: str) -> int | None:
+    number = float(text.replace(" ", ""))
+    return int(number) if number == int(number) else None
+
+
+def _refuse_a_margin(text: str, b: str, models) -> None:
+    """'A > B - 2' names no model 'B - 2': a margin belongs to a non-inferiority claim."""
+    if b in models:
+        return
+    found = re.fullmatch(r"(?P<b>\S.*?)\s*(?P<sign>[-+])\s*" + _MARGIN, b)
+    if found and found["b"].lower() in {m.lower() for m in models}:
+        raise ClaimError(
+            text,
+            "'A > B' takes no margin; for non-inferiority by d points write "
+            f"'A >= B - {found['d'].lstrip('+-').strip()}'",
+        )
 
 
 def parse_claims(texts, models=None, categories=None) -> list[Claim]:

@@ -56,6 +56,7 @@ import pandas as pd
 from numpy.polynomial import polynomial as P
 from scipy import optimize, special
 
+from .errors import InputError
 from .pairwise import adjust_pvalues, disagreement_rates, two_sided_normal_p
 from .scores import wide_scores
 from .simulate.seeding import setting_rng
@@ -80,6 +81,7 @@ __all__ = [
     "plan_table",
     "data_setting",
     "plan_caption",
+    "check_plan_request",
     "plan_text",
 ]
 
@@ -236,12 +238,16 @@ def detectable_gap(questions, disagreement, alpha: float = 0.05, power: float = 
 
     Wald: :math:`g = z\\sqrt{\\delta/(n + z^2)}`, :math:`z = z_{1-\\alpha/2} + z_{1-\\beta}`
     (the inverse of :func:`questions_needed`); McNemar (Connor): solved numerically.
+    NaN where that gap would exceed the disagreement rate, which bounds every gap
+    (:math:`|g| \\le \\delta`): so few questions find no possible gap with that power.
     """
     n = np.asarray(questions, dtype=float)
     delta = np.asarray(disagreement, dtype=float)
     z_a, z_b = _z(alpha, power)
     if test == "wald":
-        return (z_a + z_b) * np.sqrt(delta / (n + (z_a + z_b) ** 2))
+        gap = (z_a + z_b) * np.sqrt(delta / (n + (z_a + z_b) ** 2))
+        # No gap exceeds the disagreement rate: beyond it, no possible gap is found.
+        return np.where(gap <= delta, gap, np.nan)
     if test != "mcnemar":
         raise ValueError(f"test must be one of {TESTS}, got {test!r}")
 
@@ -490,7 +496,8 @@ def plan(
     ``tests`` is the size of the family (default: all K(K-1)/2 pairs). Returns a
     dict with the per-test levels and, for the lowest and highest per-test level
     (equal except under Holm), ``questions_low``/``questions_high`` (questions
-    needed, rounded up) or ``gap_low``/``gap_high`` (detectable gap, proportion).
+    needed, rounded up) or ``gap_low``/``gap_high`` (detectable gap, proportion; None
+    where no gap up to the disagreement rate is found).
     """
     tests = all_pairs(models) if tests is None else int(tests)
     lowest, highest = per_test_alpha(alpha, procedure, tests)
@@ -515,10 +522,11 @@ def plan(
         }
     else:
         found = [detectable_gap(questions, disagreement, a, power, test) for a in (highest, lowest)]
+        # None (JSON null) where these questions find no possible gap (see detectable_gap)
         result |= {
             "questions": int(questions),
-            "gap_low": float(found[0]),
-            "gap_high": float(found[1]),
+            "gap_low": None if np.isnan(found[0]) else float(found[0]),
+            "gap_high": None if np.isnan(found[1]) else float(found[1]),
         }
     return result
 
@@ -689,6 +697,49 @@ def plan_caption(table: pd.DataFrame, setting: dict, alpha: float, power: float)
     return caption
 
 
+def check_plan_request(
+    models: int,
+    gap_points: float | None,
+    questions: int | None,
+    disagreement: float,
+    small_gap: bool = False,
+) -> None:
+    """Refuse an ``evalbars plan`` question that cannot be answered, in one line naming the option.
+
+    ``gap_points`` is in accuracy points. Refused (:class:`~evalbars.errors.InputError`):
+    both or neither of a gap and a question count; fewer than 2 models; a gap not
+    above 0 or above the disagreement rate (no gap can exceed it); and a gap below
+    1 point unless ``small_gap``: ``--gap 0.02`` is almost always a proportion meant
+    as 2 points, and would plan for a 0.02-point gap (tens of millions of questions).
+
+    Examples
+    --------
+    >>> check_plan_request(6, 0.02, None, 0.25)
+    Traceback (most recent call last):
+    ...
+    evalbars.errors.InputError: --gap 0.02: is 0.02 points; did you mean 2 points? (the gap is in accuracy points; add --small-gap to plan for a gap under 1 point)
+    >>> check_plan_request(6, 0.02, None, 0.25, small_gap=True) is None
+    True
+    """
+    if (gap_points is None) == (questions is None):
+        raise InputError("evalbars plan", "give exactly one of --gap (points) or --questions")
+    if models < 2:
+        raise InputError(f"--models {models}", "a comparison needs at least 2 models")
+    if gap_points is None:
+        return
+    if not 0 < gap_points / 100 <= disagreement:
+        raise InputError(
+            f"--gap {gap_points:g}",
+            f"must be above 0 and at most the disagreement rate ({100 * disagreement:g} points)",
+        )
+    if gap_points < 1 and not small_gap:
+        raise InputError(
+            f"--gap {gap_points:g}",
+            f"is {gap_points:g} points; did you mean {100 * gap_points:g} points? (the gap is in "
+            "accuracy points; add --small-gap to plan for a gap under 1 point)",
+        )
+
+
 def plan_text(result: dict, simulated: int | None = None) -> str:
     """One paragraph answering a :func:`plan` question (``evalbars plan``)."""
     family = (
@@ -715,6 +766,38 @@ def plan_text(result: dict, simulated: int | None = None) -> str:
         if simulated is not None:
             answer += f"; simulated under Holm: {int(simulated):,}"
         return f"{setting}: {answer}.\n"
-    low, high = 100 * result["gap_low"], 100 * result["gap_high"]
-    found = f"{high:.2f} points" if np.isclose(low, high) else f"{low:.2f} to {high:.2f} points"
-    return f"{setting}: {result['questions']:,} shared questions find a gap of {found}.\n"
+    questions = f"{result['questions']:,} shared questions"
+    if result["gap_low"] is None:
+        needed = [
+            int(
+                _ceil(
+                    questions_needed(
+                        result["disagreement"],
+                        result["disagreement"],
+                        a,
+                        result["power"],
+                        result["test"],
+                    )
+                )
+            )
+            for a in (result["alpha_per_test_high"], result["alpha_per_test_low"])
+        ]
+        least = (
+            f"{needed[0]:,}"
+            if needed[0] == needed[1]
+            else f"{needed[0]:,} (unadjusted level) to {needed[1]:,} (Bonferroni level)"
+        )
+        return (
+            f"{setting}: {questions} find no gap with power {result['power']:g}: no gap can "
+            f"exceed the disagreement rate ({100 * result['disagreement']:g} points), and even "
+            f"that largest gap needs {least} shared questions.\n"
+        )
+    low = 100 * result["gap_low"]
+    if result["gap_high"] is None:
+        found = (
+            f"{low:.2f} points at the unadjusted level, and no possible gap at the Bonferroni level"
+        )
+    else:
+        high = 100 * result["gap_high"]
+        found = f"{high:.2f} points" if np.isclose(low, high) else f"{low:.2f} to {high:.2f} points"
+    return f"{setting}: {questions} find a gap of {found}.\n"

@@ -10,8 +10,14 @@ The scripts' side (one clear line per user error) is
 from __future__ import annotations
 
 import ast
+import difflib
+import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+import jsonschema
+import yaml
 
 from .errors import ConfigError
 from .fetch import archive_name, model_from_archive, pinned_checksums
@@ -28,6 +34,7 @@ __all__ = [
     "run_choices",
     "package_files",
     "stale_lock_hint",
+    "validate_config",
 ]
 
 
@@ -232,3 +239,123 @@ def stale_lock_hint(directory=".") -> str | None:
         "of one that was killed: if this run stops with LockException and no other is running, "
         "add --unlock to the same command once, then run it again"
     )
+
+
+def validate_config(config: dict, schema_path, exit_on_error: bool = False) -> dict:
+    """Check ``config`` against the JSON schema at ``schema_path`` and fill in its defaults.
+
+    The defaults are set exactly as :func:`snakemake.utils.validate` sets them (a
+    Draft 2020-12 validator whose ``properties`` keyword first sets every missing
+    property that has a ``default``; here only inside mappings, where Snakemake's
+    crashes on a value of another type), so a valid config comes out the same. An
+    invalid one raises :class:`ConfigError` with one line for the most relevant
+    error (:func:`jsonschema.exceptions.best_match`): the key by its path
+    (``subsample.n``, ``predictions[0].format``), the value and what is allowed, or,
+    for a key the schema does not know, the closest valid key (:mod:`difflib`).
+    With ``exit_on_error`` (the Snakefile's call) that line is printed as
+    ``evalbars: <line>`` and the process exits with status 1, so that it is the
+    last thing the user reads, not the traceback Snakemake adds to an exception
+    raised while it reads the rule files.
+    """
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    base = jsonschema.Draft202012Validator
+    validate_properties = base.VALIDATORS["properties"]
+
+    def set_defaults(validator, properties, instance, subschema):
+        # (a value that is not a mapping gets none: the type error names it)
+        for name, child in properties.items() if isinstance(instance, dict) else ():
+            if "default" in child:
+                instance.setdefault(name, child["default"])
+        yield from validate_properties(validator, properties, instance, subschema)
+
+    validator = jsonschema.validators.extend(base, {"properties": set_defaults})(schema)
+    errors = list(validator.iter_errors(config))
+    if errors:
+        line = _config_error_line(jsonschema.exceptions.best_match(errors))
+        if exit_on_error:
+            sys.exit(f"evalbars: {line}")
+        raise ConfigError(line)
+    return config
+
+
+def _key_path(path) -> str:
+    """``subsample.n``, ``predictions[0].format``: a key's path as the YAML reads it."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _allowed(schema: dict) -> str:
+    """What a schema allows, in words: ``an integer >= 1, 'all' or 'auto'``."""
+    if "enum" in schema and "oneOf" not in schema and "anyOf" not in schema:
+        return "one of " + ", ".join(map(repr, schema["enum"]))
+    choices = _alternatives(schema)
+    return choices[0] if len(choices) == 1 else f"{', '.join(choices[:-1])} or {choices[-1]}"
+
+
+def _alternatives(schema: dict) -> list[str]:
+    """The alternatives a schema allows, each in words (a oneOf's and an enum's flattened)."""
+    if "oneOf" in schema or "anyOf" in schema:
+        options = schema.get("oneOf", schema.get("anyOf"))
+        return [text for option in options for text in _alternatives(option)]
+    if "const" in schema:
+        return [repr(schema["const"])]
+    if "enum" in schema:
+        return [repr(value) for value in schema["enum"]]
+    return [_described(schema)]
+
+
+def _described(schema: dict) -> str:
+    """One type with its bounds: ``an integer >= 1``, ``a number > 0 and < 1``."""
+    kinds = schema.get("type", "a value")
+    kinds = [kinds] if isinstance(kinds, str) else list(kinds)
+    article = {"integer": "an integer", "array": "a list", "object": "a mapping"}
+    words = " or ".join(article.get(kind, f"a {kind}") for kind in kinds)
+    bounds = [
+        f"{sign} {schema[key]:g}"
+        for key, sign in (
+            ("minimum", ">="),
+            ("exclusiveMinimum", ">"),
+            ("maximum", "<="),
+            ("exclusiveMaximum", "<"),
+        )
+        if key in schema
+    ]
+    if "minLength" in schema:
+        bounds.append(f"of at least {schema['minLength']} character(s)")
+    if "minItems" in schema:
+        bounds.append(f"of at least {schema['minItems']} item(s)")
+    if "pattern" in schema:
+        bounds.append(f"matching {schema['pattern']}")
+    return " ".join([words, " and ".join(bounds)]) if bounds else words
+
+
+def _config_error_line(error) -> str:
+    """One line for a jsonschema ValidationError of the config."""
+    # Into a oneOf's branch for this kind of value: a mapping's unknown or missing key.
+    while error.validator in ("oneOf", "anyOf") and isinstance(error.instance, (dict, list)):
+        relevant = [e for e in error.context if e.validator != "type"]
+        if not relevant:
+            break
+        order = {"additionalProperties": 0, "required": 1}
+        error = min(relevant, key=lambda e: order.get(e.validator, 2))
+    where = _key_path(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = list(error.schema.get("properties", {}))
+        unknown = [key for key in error.instance if key not in known]
+        key = unknown[0]
+        path = f"{where}.{key}" if where else str(key)
+        close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+        hint = f"; did you mean `{(where + '.') if where else ''}{close[0]}`?" if close else ""
+        valid = f" (valid keys{' of `' + where + '`' if where else ''}: {', '.join(known)})"
+        return f"config key `{path}` does not exist{hint}" + ("" if close else valid)
+    if error.validator == "required":
+        return f"config key `{where or 'config'}`: {error.message}"
+    # the property's whole schema (a oneOf's alternatives), not just the branch that failed
+    while error.parent is not None and list(error.parent.absolute_path) == list(
+        error.absolute_path
+    ):
+        error = error.parent
+    value = json.dumps(error.instance, default=str)
+    return f"config key `{where or 'config'}`: {value} is not allowed; allowed: {_allowed(error.schema)}"

@@ -10,7 +10,7 @@ from snakemake.utils import Paramspace, validate
 
 from evalbars import smk
 
-validate(config, schema="../schemas/config.schema.yaml")
+smk.validate_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml", True)
 # A lock left by a killed run stops Snakemake before any hook: name the remedy up front.
 LOCK_HINT = smk.stale_lock_hint() if workflow.exec_mode.name == "DEFAULT" else None
 if LOCK_HINT and "--unlock" not in sys.argv:

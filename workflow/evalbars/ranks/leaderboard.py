@@ -167,7 +167,9 @@ def parse_leaderboard(frame: pd.DataFrame, source: str = "leaderboard") -> pd.Da
         Naming the row (``row 3 (model-c)``; rows count from 1 after the header):
         a missing name, duplicate names, a value that is not a number, a row that
         fills no form or more than one, a score outside [0, 1] (or [0, 100] for
-        percentages), ``n`` or ``total`` <= 0, ``correct`` < 0 or > ``total``, ``se`` <= 0;
+        percentages), ``n`` or ``total`` <= 0, ``correct`` < 0 or > ``total``, ``se`` <= 0,
+        an ``se`` above 0.5 beside proportions (in points, or impossible) or above 50
+        beside percentages;
         and for the header: no name column, unknown columns, or columns that make no form.
     """
     name_column, value_columns = _check_columns(frame.columns, source)
@@ -323,6 +325,7 @@ def _score_row(name, where, form, values, scale, bounds, source) -> dict:
         se = values["se"]
         if se <= 0:
             raise InputError(source, f"{where}: se must be > 0, got {_format_number(se)}")
+        _check_se_scale(where, values["score"], se, scale, source)
         return dict(
             name=name,
             form=form,
@@ -346,6 +349,32 @@ def _score_row(name, where, form, values, scale, bounds, source) -> dict:
     if not float(n).is_integer():
         note.append(f"fractional n {n:g}")
     return _proportion_row(name, form, successes, n, note)
+
+
+def _check_se_scale(where, score, se, scale, source) -> None:
+    """Refuse an se on another scale than the score's.
+
+    A score in [0, 1] has a standard error of at most 0.5 (the standard deviation
+    of a 0/1 outcome at 50 %, over one item): a larger se next to a proportion is
+    in points (or impossible), and would give intervals far outside [0, 100] %.
+    Likewise at most 50 on the percentage scale.
+    """
+    largest = scale / 2
+    if se <= largest:
+        return
+    if scale == 1 and se <= 50:
+        raise InputError(
+            source,
+            f"{where}: se {_format_number(se)} is in points but score {_format_number(score)} is "
+            f"a proportion; give both on one scale (se {_format_number(se / 100)}, or score "
+            f"{_format_number(100 * score)})",
+        )
+    unit = "" if scale == 1 else " points"
+    raise InputError(
+        source,
+        f"{where}: se {_format_number(se)} exceeds {_format_number(largest)}{unit}, the largest "
+        "standard error of an accuracy",
+    )
 
 
 def leaderboard_from_wide(wide: WideScores) -> pd.DataFrame:

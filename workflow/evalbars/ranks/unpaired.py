@@ -17,6 +17,7 @@ from ..intervals import mover_difference, wilson_interval, z_for_level
 
 __all__ = [
     "DEFAULT_DRAWS",
+    "MIN_DRAWS",
     "DEFAULT_SEED",
     "DEFAULT_LEVEL",
     "DRAW_CHUNK",
@@ -37,6 +38,8 @@ __all__ = [
 
 #: Plausible worlds drawn per system when no draw count is given.
 DEFAULT_DRAWS = 10_000
+#: Fewest draws accepted: the workflow schema's ``ranks.draws`` minimum.
+MIN_DRAWS = 100
 #: Seed of the plausible-world generator when none is given.
 DEFAULT_SEED = 2024
 #: Confidence level of intervals and rank ranges when none is given.
@@ -406,8 +409,11 @@ class RankReport:
 def _check_settings(level: float, draws: int) -> None:
     if not 0 < level < 1:
         raise ValueError(f"level must be between 0 and 1 (e.g. 0.95), got {level!r}")
-    if int(draws) != draws or draws < 1:
-        raise ValueError(f"the number of draws must be a positive integer, got {draws!r}")
+    if int(draws) != draws or draws < MIN_DRAWS:
+        raise ValueError(
+            f"the number of draws must be a whole number of at least {MIN_DRAWS} (the rank range "
+            f"and p_first are shares of the draws), got {draws!r}"
+        )
 
 
 def percent_text(p: float) -> str:
