@@ -34,15 +34,12 @@ from .errors import EvalbarsError, InputError
 from .items import MISSING_POLICIES
 from .landing import separation_sentence
 from .ranks import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
+from .ranks.unpaired import MIN_DRAWS
 from .readers import FORMATS, set_hint_style
 from .scores import wide_scores
 from .tables import to_markdown
 
 __all__ = ["build_parser", "main"]
-
-
-#: Fewest plausible-world draws or bootstrap replicates (the workflow's schema has the same floor).
-MIN_DRAWS = 100
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -358,19 +355,19 @@ def _add_plan_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tests", type=_positive_int, help="family size (default: all pairs)")
     parser.add_argument("--test", choices=planning.TESTS, default="wald", help="test statistic")
     parser.add_argument("--simulate", action="store_true", help="Holm over all pairs, simulated")
+    parser.add_argument(
+        "--small-gap",
+        action="store_true",
+        help="plan for a gap under 1 point (without it, --gap 0.02 is refused as a likely "
+        "proportion meant as 2 points)",
+    )
     parser.add_argument("--format", choices=["markdown", "json"], default="markdown")
 
 
 def _run_plan(args: argparse.Namespace) -> int:
-    if (args.gap is None) == (args.questions is None):
-        raise InputError("evalbars plan", "give exactly one of --gap (points) or --questions")
-    if args.gap is not None and not 0 < args.gap / 100 <= args.disagreement:
-        raise InputError(
-            f"--gap {args.gap:g}",
-            f"must be above 0 and at most the disagreement rate ({100 * args.disagreement:g} points)",
-        )
-    if args.models < 2:
-        raise InputError(f"--models {args.models}", "a comparison needs at least 2 models")
+    planning.check_plan_request(
+        args.models, args.gap, args.questions, args.disagreement, small_gap=args.small_gap
+    )
     gap = None if args.gap is None else args.gap / 100
     result = planning.plan(
         args.models,
