@@ -317,10 +317,14 @@ def write_report(
     EvalbarsError
         With the one-line reason when the run fails on bad input.
     """
+    listed = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    for path in listed:
+        if not Path(path).exists():  # before Snakemake, which would only say an input is missing
+            raise InputError(path, "file does not exist")
     directory = Path(output).resolve()
     directory.mkdir(parents=True, exist_ok=True)
     config_path = directory / "config.yaml"
-    config = report_config(paths, claims=claims, missing_prediction=missing_prediction, **options)
+    config = report_config(listed, claims=claims, missing_prediction=missing_prediction, **options)
     config_path.write_text(yaml.safe_dump(config, sort_keys=False))
     report = directory / "report.html"
     targets = [*REPORT_TARGETS, *(["simulate_all"] if simulations else [])]
