@@ -425,8 +425,12 @@ CONFIG_EDITS = {
         {"claims_options": {"family": "claims_and_all_pairs", "power": 0.9, "plan_gaps": [1, 3]}},
         {"claims_table", "claims_figure", "plan_table", "report_landing"},
     ),
-    # A display key changes figures, never a statistic.
-    "display": ({"display": {"max_systems": 3}}, {"ranks_figures", "leaderboard_figure"}),
+    # A display key changes figures, never a statistic (category_pairwise draws its heatmap in
+    # the same job; its tables stay byte-identical, tests/test_category_pairwise.py).
+    "display": (
+        {"display": {"max_systems": 3}},
+        {"ranks_figures", "leaderboard_figure", "category_pairwise"},
+    ),
 }
 
 
@@ -451,10 +455,11 @@ def test_alpha_reruns_the_tests_that_use_it_and_what_reads_them(default_run, des
         planned = set(planned_jobs(run_snakemake(default_run, "-n", "--cores", "1").stdout))
     finally:
         path.write_text(original)
-    # Not the data stages, the simulations (their own alpha) or the rank figures (level only).
-    assert not planned & {"download", "items", "subsample", "sim_leaderboard", "sim_fwer"}
+    # Not the data stages, the simulations that test no hypothesis, or the rank figures.
+    assert not planned & {"download", "items", "subsample", "sim_leaderboard", "sim_clustered"}
     assert not planned & {"analysis_models", "analysis_omnibus", "ranks_table", "ranks_figures"}
     assert {"analysis_pairwise", "analysis_mixed", "claims_table", "replication_chunk"} <= planned
+    assert "sim_fwer" in planned  # the family-wise error study runs at the configured alpha
     assert "leaderboard_table" in planned
     # ...and everything downstream of a job that reruns.
     assert set().union(*(descendants[rule] for rule in planned - {"all"})) - {"all"} <= planned

@@ -160,8 +160,11 @@ def compare_models(
     :math:`\\hat\\Delta = \\bar d`. The SE is Miller's paired SE
     :math:`\\sqrt{\\frac1n\\cdot\\frac1n\\sum(d_i - \\bar d)^2}`
     (:func:`evalbars.pairwise.pair_statistics`) or, with two or more categories,
-    the category-clustered SE of :math:`\\bar d`
-    (:func:`evalbars.intervals.clustered_se`, CR0). The interval is
+    the larger of it and the category-clustered SE of :math:`\\bar d`
+    (:func:`evalbars.intervals.clustered_se`, CR0): with few categories the
+    cluster-robust SE is itself noisy and can fall far below the paired SE by chance
+    (Cameron and Miller 2015, "A Practitioner's Guide to Cluster-Robust Inference"), and a
+    gate must not pass or fail on a narrower interval than pairing gives. The interval is
     :math:`\\hat\\Delta \\pm z_{1-\\alpha/2} SE`. McNemar's exact test
     (:func:`evalbars.pairwise.exact_mcnemar_p`) takes the questions the candidate
     scored higher (fail -> pass) and lower (pass -> fail). The sequential mode
@@ -184,7 +187,9 @@ def compare_models(
     stats = {k: float(v[0]) for k, v in pair_statistics(pair.scores).items()}
     d = cand - base
     clustered = len(np.unique(pair.categories)) >= 2
-    se = float(clustered_se(d, pair.categories)) if clustered else stats["se_paired"]
+    se_clustered = float(clustered_se(d, pair.categories)) if clustered else 0.0
+    clustered = se_clustered > stats["se_paired"]
+    se = se_clustered if clustered else stats["se_paired"]
     z = z_for_level(1 - alpha)
     diff = stats["diff"]
     low, high = diff - z * se, diff + z * se

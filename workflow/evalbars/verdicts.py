@@ -59,8 +59,15 @@ def leaderboard_table(
     ``position`` is the row number (1 = highest accuracy, ties by name); ``rank`` the
     full-data rank with ties sharing the better. The ``*_next`` and resolution columns
     describe the pair (this system, the next one down) and are empty on the last row;
-    ``unresolved`` uses the category-clustered ratio where the questions fall in two or
-    more categories, else the paired one.
+    ``unresolved`` is true when either ratio exceeds 1: the paired one, or the
+    category-clustered one where the questions fall in two or more categories. A
+    cluster-robust variance from few clusters is itself noisy and can fall well below the
+    paired variance by chance [1]_, so clustering may only add to what a pair needs.
+
+    References
+    ----------
+    .. [1] A. C. Cameron and D. L. Miller, "A Practitioner's Guide to Cluster-Robust
+       Inference", Journal of Human Resources 50(2), 317-372, 2015.
     """
     board = accuracy_table(wide, level)[["model", "n", "accuracy", "ci_low", "ci_high"]]
     board = board.rename(columns={"n": "questions"})
@@ -69,7 +76,11 @@ def leaderboard_table(
     board["letters"] = board["letters"].fillna("a")  # one system: one letter
     board = board.merge(split_half_stability(wide, splits, seed), on="model", how="left")
     pairs = adjacent_resolution(wide, alpha, power)
-    clustered = pairs["unresolved_clustered"].to_numpy() if len(pairs) else np.array([])
+    either = (
+        (pairs["unresolved"] | pairs["unresolved_clustered"]).to_numpy()
+        if len(pairs)
+        else np.array([], dtype=bool)
+    )
     pairs = pd.DataFrame(
         {
             "model": pairs["model_a"],
@@ -80,7 +91,7 @@ def leaderboard_table(
             "questions_needed_clustered": pairs["questions_needed_clustered"],
             "resolution_ratio": pairs["ratio"],
             "resolution_ratio_clustered": pairs["ratio_clustered"],
-            "unresolved": clustered,
+            "unresolved": either,
         }
     )
     board = board.merge(pairs, on="model", how="left")
