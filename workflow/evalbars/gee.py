@@ -20,7 +20,7 @@ generalized estimating equation approach", Biometrics 44:1049-1060). With every 
 every question the same number of times, :math:`\hat\beta_k` is the logit of model :math:`k`'s
 observed accuracy whatever :math:`\alpha`.
 
-Pairwise odds ratios and accuracy differences: :func:`evalbars.binary.gee_contrasts`.
+Pairwise odds ratios and accuracy differences: :func:`evalbars.logistic.gee_contrasts`.
 
 The moment estimator of :math:`\alpha` is the sum of the products of Pearson residuals over the
 pairs within questions, divided by the number of pairs and by the dispersion
@@ -51,13 +51,13 @@ class GeeFit:
 
     Attributes
     ----------
-    model_names : tuple of str
+    names : tuple of str
         Order of the coefficients.
-    coefficients : ndarray, shape (K,)
+    params : ndarray, shape (K,)
         Population-averaged log odds of a correct answer per model.
-    vcov : ndarray, shape (K, K)
-        Robust (sandwich) covariance of ``coefficients``.
-    vcov_naive : ndarray, shape (K, K)
+    cov : ndarray, shape (K, K)
+        Robust (sandwich) covariance of ``params``.
+    cov_naive : ndarray, shape (K, K)
         Model-based covariance (right only if the working correlation is).
     alpha : float
         Estimated exchangeable working correlation.
@@ -67,12 +67,14 @@ class GeeFit:
         0/1 samples and questions.
     converged : bool
         statsmodels' convergence flag (change in the estimates below ``ctol``).
+
+    Satisfies :class:`evalbars.fits.Fit` (``names``, ``params``, ``cov``, ``converged``).
     """
 
-    model_names: tuple
-    coefficients: np.ndarray
-    vcov: np.ndarray
-    vcov_naive: np.ndarray
+    names: tuple
+    params: np.ndarray
+    cov: np.ndarray
+    cov_naive: np.ndarray
     alpha: float
     scale: float
     n_obs: int
@@ -81,8 +83,8 @@ class GeeFit:
 
     @property
     def accuracy(self) -> np.ndarray:
-        """Population-averaged accuracy, ``logistic(coefficients)``."""
-        return special.expit(self.coefficients)
+        """Population-averaged accuracy, ``logistic(params)``."""
+        return special.expit(self.params)
 
 
 def _samples(successes, trials):
@@ -150,10 +152,10 @@ def fit_gee(
     )
     result = gee.fit(maxiter=maxiter, ctol=ctol, ddof_scale=ddof_scale)
     return GeeFit(
-        model_names=names,
-        coefficients=np.asarray(result.params),
-        vcov=np.asarray(result.cov_robust),
-        vcov_naive=np.asarray(result.cov_naive),
+        names=names,
+        params=np.asarray(result.params),
+        cov=np.asarray(result.cov_robust),
+        cov_naive=np.asarray(result.cov_naive),
         alpha=float(gee.cov_struct.dep_params),
         scale=float(result.scale),
         n_obs=int(cell.size),

@@ -66,6 +66,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..fits import contrast_se
 from ..pairwise import adjust_pvalues, model_pairs, tukey_p
 from ..scores import WideScores, accuracy_order
 from .common import COMPONENTS, EPOCH_SPECS, FORMULAS, MODEL_SPECS, prepare
@@ -83,7 +84,6 @@ __all__ = [
     "fit_obstacle",
     "fit_lmm",
     "variance_components",
-    "contrast_se",
     "lmm_contrasts",
     "unfitted_contrasts",
 ]
@@ -104,9 +104,9 @@ class LmmFit:
         (:data:`FORMULAS` gives each one's lme4 formula).
     method : str
         The path that ran: ``"exact"`` or ``"general"``.
-    models : list of str
+    names : list of str
         Order of the fixed effects (the column order of the input).
-    fixed : ndarray, shape (K,)
+    params : ndarray, shape (K,)
         REML/GLS estimates of the per-model means :math:`\\beta_m`.
     cov : ndarray, shape (K, K)
         Their covariance, :math:`\\hat\\sigma^2 (X^T V_0^{-1} X)^{-1}` at the
@@ -125,12 +125,17 @@ class LmmFit:
     order : list of str
         Models by observed accuracy, highest first
         (:func:`evalbars.pairwise.accuracy_order`); contrasts follow it.
+    converged : bool
+        Whether the REML optimisation met its tolerances (always, on the exact path, whose
+        root finding is to machine precision).
+
+    Satisfies :class:`evalbars.fits.Fit` (``names``, ``params``, ``cov``, ``converged``).
     """
 
     model_spec: str
     method: str
-    models: list
-    fixed: np.ndarray
+    names: list
+    params: np.ndarray
     cov: np.ndarray
     variance: dict
     boundary: dict
@@ -139,6 +144,7 @@ class LmmFit:
     n_questions: int
     n_categories: int
     order: list = field(default_factory=list)
+    converged: bool = True
 
 
 def model_specs(wide: WideScores) -> tuple:
@@ -260,8 +266,13 @@ def fit_lmm(wide: WideScores, model_spec: str, method: str = "auto") -> LmmFit:
             n_rep=int(cells.counts.flat[0]),
             ss_cells=cells.ss_cells,
         )
+        converged = True
     else:
-        fixed, cov, est = fit_general(cells, model_spec)
+        fixed, cov, est, converged = fit_general(cells, model_spec)
+        if not converged:
+            log.warning(
+                "%s fit (general path) did not converge: its estimates may be off", model_spec
+            )
     names = COMPONENTS[model_spec]
     variance = {name: float(est[name]) for name in names}
     boundary = {name: bool(variance[name] <= 0.0) for name in names}
@@ -271,8 +282,8 @@ def fit_lmm(wide: WideScores, model_spec: str, method: str = "auto") -> LmmFit:
     return LmmFit(
         model_spec=model_spec,
         method=method,
-        models=list(wide.models),
-        fixed=np.asarray(fixed, dtype=float),
+        names=list(wide.models),
+        params=np.asarray(fixed, dtype=float),
         cov=np.asarray(cov, dtype=float),
         variance=variance,
         boundary=boundary,
@@ -281,6 +292,7 @@ def fit_lmm(wide: WideScores, model_spec: str, method: str = "auto") -> LmmFit:
         n_questions=int(cells.means.shape[0]),
         n_categories=cells.n_categories,
         order=accuracy_order(wide),
+        converged=bool(converged),
     )
 
 
@@ -301,13 +313,6 @@ def variance_components(fits) -> pd.DataFrame:
         for name in COMPONENTS[fit.model_spec]
     ]
     return pd.DataFrame(rows, columns=["model_spec", "component", "variance", "boundary", "method"])
-
-
-def contrast_se(fit: LmmFit, a, b) -> np.ndarray:
-    """Standard error of ``fixed[a] - fixed[b]``: :math:`\\sqrt{c^T \\hat\\Sigma c}` with
-    :math:`c = e_a - e_b`, i.e. :math:`\\sqrt{\\Sigma_{aa} + \\Sigma_{bb} - 2\\Sigma_{ab}}`."""
-    a, b = np.asarray(a), np.asarray(b)
-    return np.sqrt(fit.cov[a, a] + fit.cov[b, b] - 2.0 * fit.cov[a, b])
 
 
 def lmm_contrasts(fit: LmmFit, alpha: float = 0.05) -> pd.DataFrame:
@@ -332,16 +337,16 @@ def lmm_contrasts(fit: LmmFit, alpha: float = 0.05) -> pd.DataFrame:
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    order = fit.order or [m for _, m in sorted(zip(-fit.fixed, fit.models, strict=True))]
+    order = fit.order or [m for _, m in sorted(zip(-fit.params, fit.names, strict=True))]
     pairs = model_pairs(order)
-    index = {m: i for i, m in enumerate(fit.models)}
+    index = {m: i for i, m in enumerate(fit.names)}
     ia = pairs["model_a"].map(index).to_numpy()
     ib = pairs["model_b"].map(index).to_numpy()
-    estimate = fit.fixed[ia] - fit.fixed[ib]
+    estimate = fit.params[ia] - fit.params[ib]
     se = contrast_se(fit, ia, ib)
     z = estimate / se
     p = 2.0 * stats.norm.sf(np.abs(z))
-    p_tukey = tukey_p(z, len(fit.models))
+    p_tukey = tukey_p(z, len(fit.names))
     half = stats.norm.isf(alpha / 2) * se
     return pd.DataFrame(
         {

@@ -50,8 +50,9 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
+from .fits import difference_se
 from .gee import GeeFit, fit_gee
-from .glmm import GlmmFit, binomial_cells, fit_glmm
+from .glmm import BETA, THETA, GlmmFit, binomial_cells, fit_glmm
 from .pairwise import adjust_pvalues
 
 __all__ = [
@@ -59,17 +60,18 @@ __all__ = [
     "quadrature_nodes",
     "marginal_accuracy",
     "marginal_accuracy_jacobian",
-    "glmm_model_table",
-    "gee_model_table",
+    "EFFECT_COLUMNS",
+    "glmm_effect_table",
+    "gee_effect_table",
     "fit_summary",
     "glmm_contrasts",
     "gee_contrasts",
-    "compare_binary",
-    "BinaryComparison",
+    "compare_logistic",
+    "LogisticComparison",
     "READINGS",
     "verdicts",
-    "robustness_table",
-    "ROBUSTNESS_COLUMNS",
+    "verdict_table",
+    "VERDICT_COLUMNS",
     "fit_obstacle",
     "not_fitted",
 ]
@@ -131,16 +133,17 @@ def marginal_accuracy(beta, variance_total: float, n_nodes: int | None = None) -
 def marginal_accuracy_jacobian(fit: GlmmFit, n_nodes: int | None = None):
     """Marginal accuracies and their Jacobian in ``(theta_question, theta_category, beta)``."""
     theta = np.array([fit.theta["question"], fit.theta["category"]])
-    p, d_beta, d_sd2 = _hermite_expectations(fit.fixed_effects, np.hypot(*theta), n_nodes)
+    p, d_beta, d_sd2 = _hermite_expectations(fit.params, np.hypot(*theta), n_nodes)
     jacobian = np.zeros((p.size, p.size + 2))
-    jacobian[:, :2] = d_sd2[:, None] * theta[None, :]  # Stein: dp/dtheta_j = theta_j E[f'']
-    jacobian[:, 2:] = np.diag(d_beta)
+    jacobian[:, THETA] = d_sd2[:, None] * theta[None, :]  # Stein: dp/dtheta_j = theta_j E[f'']
+    jacobian[:, BETA] = np.diag(d_beta)
     return p, jacobian
 
 
-#: Columns of :attr:`BinaryComparison.models`: the GLMM's (:func:`glmm_model_table`, prefixed
-#: ``glmm_``) and GEE's (:func:`gee_model_table`) per-model estimates.
-MODEL_COLUMNS = [
+#: Columns of :attr:`LogisticComparison.effects`: the GLMM's (:func:`glmm_effect_table`) and
+#: GEE's (:func:`gee_effect_table`) per-model estimates, prefixed ``glmm_`` and ``gee_``, and
+#: whether each fit converged.
+EFFECT_COLUMNS = [
     "model",
     "glmm_log_odds",
     "glmm_se",
@@ -153,10 +156,10 @@ MODEL_COLUMNS = [
 ]
 
 
-def glmm_model_table(fit: GlmmFit) -> pd.DataFrame:
+def glmm_effect_table(fit: GlmmFit) -> pd.DataFrame:
     """One row per model: ``model, log_odds, se, marginal_accuracy, marginal_accuracy_se``.
 
-    ``log_odds`` and ``se``: fixed effect and its SE (``fit.vcov``); the marginal accuracy's SE
+    ``log_odds`` and ``se``: fixed effect and its SE (``fit.cov``); the marginal accuracy's SE
     is by the delta method with the covariance of (theta, beta) (theta known if that is not
     available).
     """
@@ -164,9 +167,9 @@ def glmm_model_table(fit: GlmmFit) -> pd.DataFrame:
     covariance = _covariance(fit, theta_uncertainty=True)
     return pd.DataFrame(
         {
-            "model": list(fit.model_names),
-            "log_odds": fit.fixed_effects,
-            "se": np.sqrt(np.diag(fit.vcov)),
+            "model": list(fit.names),
+            "log_odds": fit.params,
+            "se": np.sqrt(np.diag(fit.cov)),
             "marginal_accuracy": accuracy,
             "marginal_accuracy_se": np.sqrt(
                 np.einsum("ij,jk,ik->i", jacobian, covariance, jacobian)
@@ -175,21 +178,21 @@ def glmm_model_table(fit: GlmmFit) -> pd.DataFrame:
     )
 
 
-def gee_model_table(fit: GeeFit) -> pd.DataFrame:
-    r"""One row per model: ``model, gee_log_odds, gee_se, gee_accuracy, gee_accuracy_se``.
+def gee_effect_table(fit: GeeFit) -> pd.DataFrame:
+    r"""One row per model: ``model, log_odds, se, accuracy, accuracy_se``.
 
     The population-averaged log odds with its robust SE, and the accuracy
     :math:`p = \operatorname{logistic}(\beta)` with the delta-method SE :math:`p(1-p)\,SE`.
     """
-    se = np.sqrt(np.diag(fit.vcov))
+    se = np.sqrt(np.diag(fit.cov))
     accuracy = fit.accuracy
     return pd.DataFrame(
         {
-            "model": list(fit.model_names),
-            "gee_log_odds": fit.coefficients,
-            "gee_se": se,
-            "gee_accuracy": accuracy,
-            "gee_accuracy_se": accuracy * (1.0 - accuracy) * se,
+            "model": list(fit.names),
+            "log_odds": fit.params,
+            "se": se,
+            "accuracy": accuracy,
+            "accuracy_se": accuracy * (1.0 - accuracy) * se,
         }
     )
 
@@ -217,7 +220,7 @@ def fit_summary(glmm_fit: GlmmFit, gee_fit: GeeFit | None = None) -> pd.DataFram
             "loglik": glmm_fit.loglik,
             "laplace_deviance": glmm_fit.laplace_deviance,
             "deviance": glmm_fit.deviance,
-            "vcov_source": glmm_fit.vcov_source,
+            "vcov_source": glmm_fit.cov_source,
             "converged": glmm_fit.converged,
             "iterations": glmm_fit.iterations,
             "alpha": np.nan,
@@ -238,11 +241,11 @@ def fit_summary(glmm_fit: GlmmFit, gee_fit: GeeFit | None = None) -> pd.DataFram
 
 def _covariance(fit: GlmmFit, theta_uncertainty: bool) -> np.ndarray:
     """Covariance of (theta, beta): the fit's, or with the theta rows and columns zero."""
-    covariance = fit.covariance if theta_uncertainty else None
+    covariance = fit.cov_with_theta if theta_uncertainty else None
     if covariance is None:
-        k = fit.fixed_effects.size
+        k = fit.params.size
         covariance = np.zeros((k + 2, k + 2))
-        covariance[2:, 2:] = fit.vcov
+        covariance[BETA, BETA] = fit.cov
     return covariance
 
 
@@ -261,8 +264,7 @@ def _pair_index(names, pairs):
 def _differences(estimate, covariance, jacobian, first, second, prefix, alpha) -> dict:
     """estimate[a] - estimate[b] with delta-method SE sqrt(d' C d), d = J[a] - J[b]; then z,
     two-sided normal p, Bonferroni and Holm over the pairs, and the unadjusted Wald interval."""
-    d = jacobian[first] - jacobian[second]
-    se = np.sqrt(np.einsum("ij,jk,ik->i", d, covariance, d))
+    se = difference_se(covariance, first, second, jacobian)
     diff = estimate[first] - estimate[second]
     # a zero SE (models alike on every question) leaves rounding noise in diff: no test
     z = np.divide(diff, se, out=np.full(diff.shape, np.nan), where=se > 0)
@@ -306,7 +308,7 @@ def glmm_contrasts(
     alpha : float
         Level of the unadjusted Wald confidence intervals.
     pairs : sequence of (str, str), optional
-        Default every pair i < j in ``fit.model_names`` order (emmeans' ``pairs(reverse =
+        Default every pair i < j in ``fit.names`` order (emmeans' ``pairs(reverse =
         FALSE)``); Bonferroni and Holm adjust over the pairs given.
     theta_uncertainty : bool
         Whether the SE of an accuracy difference includes the uncertainty of theta (covariance
@@ -318,15 +320,13 @@ def glmm_contrasts(
     DataFrame
         :data:`CONTRAST_COLUMNS`: ``model_a, model_b``; ``log_odds_ratio`` = beta_a - beta_b
         (subject-specific), ``odds_ratio``, and ``log_odds_ratio_{se, z, p, p_bonferroni, p_holm,
-        ci_low, ci_high}`` from ``fit.vcov``; ``accuracy_a, accuracy_b`` (marginal accuracy,
+        ci_low, ci_high}`` from ``fit.cov``; ``accuracy_a, accuracy_b`` (marginal accuracy,
         Gauss-Hermite) and ``accuracy_difference`` with the same seven companions.
     """
-    names = list(fit.model_names)
+    names = list(fit.names)
     first, second = _pair_index(names, pairs)
     k = len(names)
-    log_odds = _differences(
-        fit.fixed_effects, fit.vcov, np.eye(k), first, second, "log_odds_ratio", alpha
-    )
+    log_odds = _differences(fit.params, fit.cov, np.eye(k), first, second, "log_odds_ratio", alpha)
     accuracy, jacobian = marginal_accuracy_jacobian(fit)
     differences = _differences(
         accuracy,
@@ -347,15 +347,15 @@ def gee_contrasts(fit: GeeFit, alpha: float = 0.05, pairs=None) -> pd.DataFrame:
     population-averaged, SEs come from the robust (sandwich) covariance, accuracies are
     ``logistic(coefficient)`` and their differences get the delta-method gradient p (1 - p).
     """
-    names = list(fit.model_names)
+    names = list(fit.names)
     first, second = _pair_index(names, pairs)
     accuracy = fit.accuracy
     log_odds = _differences(
-        fit.coefficients, fit.vcov, np.eye(len(names)), first, second, "log_odds_ratio", alpha
+        fit.params, fit.cov, np.eye(len(names)), first, second, "log_odds_ratio", alpha
     )
     differences = _differences(
         accuracy,
-        fit.vcov,
+        fit.cov,
         np.diag(accuracy * (1.0 - accuracy)),
         first,
         second,
@@ -365,16 +365,16 @@ def gee_contrasts(fit: GeeFit, alpha: float = 0.05, pairs=None) -> pd.DataFrame:
     return _table(names, first, second, log_odds, accuracy, differences)
 
 
-class BinaryComparison(NamedTuple):
-    """Result of :func:`compare_binary`.
+class LogisticComparison(NamedTuple):
+    """Result of :func:`compare_logistic`.
 
     Attributes
     ----------
     contrasts : DataFrame
         ``method`` ("glmm_laplace" or "gee_exchangeable") followed by :data:`CONTRAST_COLUMNS`,
         one row per (method, pair).
-    models : DataFrame
-        One row per model, :data:`MODEL_COLUMNS`: the GLMM's fixed effect (log odds for a
+    effects : DataFrame
+        One row per model, :data:`EFFECT_COLUMNS`: the GLMM's fixed effect (log odds for a
         question with zero random effects) and marginal accuracy, GEE's population-averaged log
         odds and accuracy, each with its SE.
     summary : DataFrame
@@ -382,13 +382,13 @@ class BinaryComparison(NamedTuple):
     """
 
     contrasts: pd.DataFrame
-    models: pd.DataFrame
+    effects: pd.DataFrame
     summary: pd.DataFrame
 
 
-def compare_binary(
+def compare_logistic(
     items: pd.DataFrame, alpha: float = 0.05, models=None, outcome: str = "correct", pairs=None
-) -> BinaryComparison:
+) -> LogisticComparison:
     """Both logistic analyses of a long item table: the nested GLMM and GEE.
 
     Parameters
@@ -406,12 +406,12 @@ def compare_binary(
 
     Returns
     -------
-    BinaryComparison
+    LogisticComparison
     """
     cells = binomial_cells(items, outcome)
     args = (cells["successes"], cells["trials"], cells["model"], cells["question_id"])
     glmm_fit = fit_glmm(*args, cells["category"], model_names=models)
-    gee_fit = fit_gee(*args, model_names=glmm_fit.model_names)
+    gee_fit = fit_gee(*args, model_names=glmm_fit.names)
     contrasts = pd.concat(
         [
             glmm_contrasts(glmm_fit, alpha, pairs).assign(method="glmm_laplace"),
@@ -419,25 +419,31 @@ def compare_binary(
         ],
         ignore_index=True,
     )[["method", *CONTRAST_COLUMNS]]
-    models = glmm_model_table(glmm_fit).add_prefix("glmm_").rename(columns={"glmm_model": "model"})
-    models = models.merge(gee_model_table(gee_fit), on="model", validate="one_to_one")
-    return BinaryComparison(contrasts, models[MODEL_COLUMNS], fit_summary(glmm_fit, gee_fit))
+    effects = _prefixed(glmm_effect_table(glmm_fit), "glmm_").merge(
+        _prefixed(gee_effect_table(gee_fit), "gee_"), on="model", validate="one_to_one"
+    )
+    return LogisticComparison(contrasts, effects[EFFECT_COLUMNS], fit_summary(glmm_fit, gee_fit))
 
 
-def not_fitted(reason: str) -> BinaryComparison:
-    """The empty :class:`BinaryComparison` of data the logistic models are not fitted to
+def _prefixed(table: pd.DataFrame, prefix: str) -> pd.DataFrame:
+    """Every column but ``model`` prefixed."""
+    return table.add_prefix(prefix).rename(columns={f"{prefix}model": "model"})
+
+
+def not_fitted(reason: str) -> LogisticComparison:
+    """The empty :class:`LogisticComparison` of data the logistic models are not fitted to
     (:func:`fit_obstacle`): no contrasts, and a summary row per method whose ``note`` says why."""
     summary = pd.DataFrame(
         {"method": ["glmm_laplace", "gee_exchangeable"], "note": f"not fitted: {reason}"}
     )
-    return BinaryComparison(
+    return LogisticComparison(
         pd.DataFrame(columns=["method", *CONTRAST_COLUMNS]),
-        pd.DataFrame(columns=MODEL_COLUMNS),
+        pd.DataFrame(columns=EFFECT_COLUMNS),
         summary,
     )
 
 
-#: Methods of :func:`robustness_table`, in column order: column prefix and label.
+#: Methods of :func:`verdict_table`, in column order: column prefix and label.
 READINGS = {
     "lmm": "linear mixed model",
     "glmm": "logistic mixed model",
@@ -445,8 +451,8 @@ READINGS = {
 }
 
 
-#: Columns of :func:`robustness_table`, in order.
-ROBUSTNESS_COLUMNS = (
+#: Columns of :func:`verdict_table`, in order.
+VERDICT_COLUMNS = (
     ["model_a", "model_b", "lmm_difference", "lmm_ci_low", "lmm_ci_high", "lmm_z", "lmm_p_holm"]
     + [
         f"{prefix}_{statistic}"
@@ -476,7 +482,7 @@ def fit_obstacle(items: pd.DataFrame, max_models: int, outcome: str = "correct")
     n_models = items["model"].nunique()
     if n_models > max_models:
         return (
-            f"{n_models} models, more than analysis.binary_max_models = {max_models} "
+            f"{n_models} models, more than analysis.logistic_max_models = {max_models} "
             "(raise it to fit them; each model adds one pass over the data to the Hessian)"
         )
     scores = items[outcome].dropna().to_numpy(dtype=float)
@@ -502,8 +508,8 @@ def verdicts(difference, p_holm, alpha: float) -> np.ndarray:
     ).astype(object)
 
 
-def robustness_table(
-    lmm_contrasts: pd.DataFrame, binary_contrasts: pd.DataFrame, alpha: float = 0.05
+def verdict_table(
+    lmm_contrasts: pd.DataFrame, logistic_contrasts: pd.DataFrame, alpha: float = 0.05
 ) -> pd.DataFrame:
     """Every pair's verdict under the linear mixed model, the logistic GLMM and GEE, side by side.
 
@@ -511,8 +517,8 @@ def robustness_table(
     ----------
     lmm_contrasts : DataFrame
         :func:`evalbars.mixed.lmm_contrasts` of the nested model (one ``model_spec``).
-    binary_contrasts : DataFrame
-        ``BinaryComparison.contrasts`` for the same pairs, in the same order.
+    logistic_contrasts : DataFrame
+        ``LogisticComparison.contrasts`` for the same pairs, in the same order.
     alpha : float
         Family-wise level of the verdicts.
 
@@ -545,7 +551,7 @@ def robustness_table(
     }
     verdict = {"lmm": verdicts(columns["lmm_difference"], columns["lmm_p_holm"], alpha)}
     for prefix, method in (("glmm", "glmm_laplace"), ("gee", "gee_exchangeable")):
-        rows = binary_contrasts[binary_contrasts["method"] == method]
+        rows = logistic_contrasts[logistic_contrasts["method"] == method]
         same = (rows["model_a"].to_numpy() == columns["model_a"]) & (
             rows["model_b"].to_numpy() == columns["model_b"]
         )
@@ -566,4 +572,4 @@ def robustness_table(
     table["agree"] = (table["lmm_verdict"] == table["glmm_verdict"]) & (
         table["lmm_verdict"] == table["gee_verdict"]
     )
-    return table[ROBUSTNESS_COLUMNS]
+    return table[VERDICT_COLUMNS]
