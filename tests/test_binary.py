@@ -31,6 +31,7 @@ from scipy import integrate, special
 
 from evalbars import gee, glmm, logistic, mixed
 from evalbars.figures.logistic import logistic_verdicts_figure
+from evalbars.fits import Fit, contrast_se
 from evalbars.scores import wide_scores
 
 from .reference.r_binary_results import R_BINARY
@@ -434,6 +435,71 @@ def test_compare_logistic_stacks_both_methods():
     assert (table.method == "gee_exchangeable").sum() == 3
 
 
+def test_every_fit_names_the_same_things_alike():
+    wide = wide_scores(long_table("synthetic_balanced"))
+    fits = [glmm_fit("synthetic_balanced"), gee_fit("synthetic_balanced")]
+    fits.append(mixed.fit_lmm(wide, "category_question"))
+    k = len(wide.models)
+    for fit in fits:
+        assert isinstance(fit, Fit), type(fit)
+        assert list(fit.names) == sorted(wide.models) == list(wide.models)
+        assert fit.params.shape == (k,) and fit.cov.shape == (k, k)
+        assert fit.converged is True
+        # one contrast SE for every fit: sqrt(C_aa + C_bb - 2 C_ab) equals d'Cd, d = e_a - e_b
+        d = np.eye(k)[0] - np.eye(k)[1]
+        assert contrast_se(fit, 0, 1) == pytest.approx(np.sqrt(d @ fit.cov @ d), rel=1e-12)
+
+
+def _warnings(caplog) -> list[str]:
+    """Which fits the logistic stage warned of, by name."""
+    return [
+        r.getMessage().split(" did not converge")[0]
+        for r in caplog.records
+        if r.name == "evalbars.logistic" and r.levelname == "WARNING"
+    ]
+
+
+@pytest.mark.filterwarnings("ignore::statsmodels.tools.sm_exceptions.IterationLimitWarning")
+def test_a_fit_that_did_not_converge_is_flagged_in_every_table_and_warned(caplog):
+    # incomplete data: GEE's estimates depend on alpha, so two iterations do not converge
+    items = long_table("synthetic_incomplete")
+    stopped = fit_cells(cells("synthetic_incomplete"), bfgs_maxiter=1, newton_maxiter=1)
+    assert stopped.converged is False and glmm_fit("synthetic_incomplete").converged is True
+    wide = wide_scores(items)
+    lmm = mixed.lmm_contrasts(mixed.fit_lmm(wide, "category_question"))
+    pairs = lmm[["model_a", "model_b"]]
+    with caplog.at_level("WARNING", logger="evalbars.logistic"):
+        result = logistic.compare_logistic(
+            items,
+            pairs=pairs,
+            glmm_options={"bfgs_maxiter": 1, "newton_maxiter": 1},
+            gee_options={"maxiter": 2},
+        )
+    assert _warnings(caplog) == ["the logistic mixed model (Laplace)", "the GEE"]
+    assert len(result.contrasts) == 12 and not result.contrasts["converged"].any()
+    assert not result.effects[["glmm_converged", "gee_converged"]].any(axis=None)
+    assert result.summary["converged"].tolist() == [False, False]
+    table = logistic.verdict_table(lmm, result.contrasts, 0.05)
+    assert not table[["glmm_converged", "gee_converged"]].any(axis=None)
+    # the GLMM alone stopped early: only its flags fall
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="evalbars.logistic"):
+        glmm_stopped = logistic.compare_logistic(
+            items, pairs=pairs, glmm_options={"bfgs_maxiter": 1, "newton_maxiter": 1}
+        )
+    assert _warnings(caplog) == ["the logistic mixed model (Laplace)"]
+    table = logistic.verdict_table(lmm, glmm_stopped.contrasts, 0.05)
+    assert not table["glmm_converged"].any() and table["gee_converged"].all()
+    # a converged comparison warns of nothing and flags every row converged
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="evalbars.logistic"):
+        fine = logistic.compare_logistic(items, pairs=pairs)
+    assert _warnings(caplog) == []
+    assert fine.contrasts["converged"].all() and fine.summary["converged"].all()
+    verdicts = logistic.verdict_table(lmm, fine.contrasts, 0.05)
+    assert verdicts[["glmm_converged", "gee_converged"]].all(axis=None)
+
+
 # --------------------------------------------------------------------------------------------
 # GEE: statsmodels directly, geepack, closed forms
 # --------------------------------------------------------------------------------------------
@@ -639,6 +705,7 @@ def test_verdicts_and_a_pair_whose_verdict_changes_with_the_scale():
             "accuracy_difference_ci_high": [0.1] * 4,
             "log_odds_ratio_z": [2.2, 4.1, 1.8, 3.9],
             "log_odds_ratio_p_holm": [0.03, 0.001, 0.08, 0.001],
+            "converged": [True] * 4,
         }
     )
     table = logistic.verdict_table(lmm, contrasts, 0.05)

@@ -244,6 +244,8 @@ TABLE_COLUMNS = {
         "glmm_verdict",
         "gee_verdict",
         "agree",
+        "glmm_converged",
+        "gee_converged",
     ],
     "logistic_fits": ["method", "variance_question", "variance_category", "loglik", "alpha"],
     "logistic_effects": [
@@ -256,6 +258,8 @@ TABLE_COLUMNS = {
         "gee_se",
         "gee_accuracy",
         "gee_accuracy_se",
+        "glmm_converged",
+        "gee_converged",
     ],
 }
 FIGURES = [
@@ -300,6 +304,7 @@ def test_default_run_writes_every_stage(default_run):
         nested[["model_a", "model_b"]].values.tolist()
     )
     counts = naive[naive["quantity"] == "significant_pairs"].set_index("procedure")["value"]
+    assert verdicts[["glmm_converged", "gee_converged"]].all(axis=None)
     for reading in ("glmm", "gee"):
         separated = (verdicts[f"{reading}_verdict"] != "not separated").sum()
         assert counts[f"{reading}_holm"] == separated

@@ -44,13 +44,14 @@ procedure", Scand. J. Statist. 6:65-70; Bonferroni: :math:`\min(1, m p)`.
 
 from __future__ import annotations
 
+import logging
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from .fits import difference_se
+from .fits import Fit, difference_se
 from .gee import GeeFit, fit_gee
 from .glmm import BETA, THETA, GlmmFit, binomial_cells, fit_glmm
 from .pairwise import adjust_pvalues
@@ -76,8 +77,11 @@ __all__ = [
     "not_fitted",
 ]
 
+log = logging.getLogger(__name__)
+
 _STATISTICS = ["", "_se", "_z", "_p", "_p_bonferroni", "_p_holm", "_ci_low", "_ci_high"]
-#: Columns of :func:`glmm_contrasts` and :func:`gee_contrasts`, in order.
+#: Columns of :func:`glmm_contrasts` and :func:`gee_contrasts`, in order (``converged``: the
+#: fit's flag, on every row, so that a table of contrasts says whether to trust it).
 CONTRAST_COLUMNS = (
     ["model_a", "model_b"]
     + [f"log_odds_ratio{s}" for s in _STATISTICS[:1]]
@@ -85,6 +89,7 @@ CONTRAST_COLUMNS = (
     + [f"log_odds_ratio{s}" for s in _STATISTICS[1:]]
     + ["accuracy_a", "accuracy_b"]
     + [f"accuracy_difference{s}" for s in _STATISTICS]
+    + ["converged"]
 )
 
 
@@ -153,11 +158,14 @@ EFFECT_COLUMNS = [
     "gee_se",
     "gee_accuracy",
     "gee_accuracy_se",
+    "glmm_converged",
+    "gee_converged",
 ]
 
 
 def glmm_effect_table(fit: GlmmFit) -> pd.DataFrame:
-    """One row per model: ``model, log_odds, se, marginal_accuracy, marginal_accuracy_se``.
+    """One row per model: ``model, log_odds, se, marginal_accuracy, marginal_accuracy_se,
+    converged``.
 
     ``log_odds`` and ``se``: fixed effect and its SE (``fit.cov``); the marginal accuracy's SE
     is by the delta method with the covariance of (theta, beta) (theta known if that is not
@@ -174,12 +182,13 @@ def glmm_effect_table(fit: GlmmFit) -> pd.DataFrame:
             "marginal_accuracy_se": np.sqrt(
                 np.einsum("ij,jk,ik->i", jacobian, covariance, jacobian)
             ),
+            "converged": bool(fit.converged),
         }
     )
 
 
 def gee_effect_table(fit: GeeFit) -> pd.DataFrame:
-    r"""One row per model: ``model, log_odds, se, accuracy, accuracy_se``.
+    r"""One row per model: ``model, log_odds, se, accuracy, accuracy_se, converged``.
 
     The population-averaged log odds with its robust SE, and the accuracy
     :math:`p = \operatorname{logistic}(\beta)` with the delta-method SE :math:`p(1-p)\,SE`.
@@ -193,6 +202,7 @@ def gee_effect_table(fit: GeeFit) -> pd.DataFrame:
             "se": se,
             "accuracy": accuracy,
             "accuracy_se": accuracy * (1.0 - accuracy) * se,
+            "converged": bool(fit.converged),
         }
     )
 
@@ -283,7 +293,8 @@ def _differences(estimate, covariance, jacobian, first, second, prefix, alpha) -
     return {prefix + suffix: value for suffix, value in zip(_STATISTICS, values, strict=True)}
 
 
-def _table(names, first, second, log_odds, accuracy, accuracy_columns) -> pd.DataFrame:
+def _table(fit: Fit, first, second, log_odds, accuracy, accuracy_columns) -> pd.DataFrame:
+    names = list(fit.names)
     table = pd.DataFrame(
         {
             "model_a": [names[i] for i in first],
@@ -294,6 +305,7 @@ def _table(names, first, second, log_odds, accuracy, accuracy_columns) -> pd.Dat
     )
     table["odds_ratio"] = np.exp(table["log_odds_ratio"])
     table["accuracy_a"], table["accuracy_b"] = accuracy[first], accuracy[second]
+    table["converged"] = bool(fit.converged)
     return table[CONTRAST_COLUMNS]
 
 
@@ -321,7 +333,8 @@ def glmm_contrasts(
         :data:`CONTRAST_COLUMNS`: ``model_a, model_b``; ``log_odds_ratio`` = beta_a - beta_b
         (subject-specific), ``odds_ratio``, and ``log_odds_ratio_{se, z, p, p_bonferroni, p_holm,
         ci_low, ci_high}`` from ``fit.cov``; ``accuracy_a, accuracy_b`` (marginal accuracy,
-        Gauss-Hermite) and ``accuracy_difference`` with the same seven companions.
+        Gauss-Hermite) and ``accuracy_difference`` with the same seven companions;
+        ``converged`` (``fit.converged``).
     """
     names = list(fit.names)
     first, second = _pair_index(names, pairs)
@@ -337,7 +350,7 @@ def glmm_contrasts(
         "accuracy_difference",
         alpha,
     )
-    return _table(names, first, second, log_odds, accuracy, differences)
+    return _table(fit, first, second, log_odds, accuracy, differences)
 
 
 def gee_contrasts(fit: GeeFit, alpha: float = 0.05, pairs=None) -> pd.DataFrame:
@@ -362,7 +375,7 @@ def gee_contrasts(fit: GeeFit, alpha: float = 0.05, pairs=None) -> pd.DataFrame:
         "accuracy_difference",
         alpha,
     )
-    return _table(names, first, second, log_odds, accuracy, differences)
+    return _table(fit, first, second, log_odds, accuracy, differences)
 
 
 class LogisticComparison(NamedTuple):
@@ -387,7 +400,14 @@ class LogisticComparison(NamedTuple):
 
 
 def compare_logistic(
-    items: pd.DataFrame, alpha: float = 0.05, models=None, outcome: str = "correct", pairs=None
+    items: pd.DataFrame,
+    alpha: float = 0.05,
+    models=None,
+    outcome: str = "correct",
+    pairs=None,
+    *,
+    glmm_options: dict | None = None,
+    gee_options: dict | None = None,
 ) -> LogisticComparison:
     """Both logistic analyses of a long item table: the nested GLMM and GEE.
 
@@ -403,15 +423,31 @@ def compare_logistic(
     pairs : DataFrame or sequence of (str, str), optional
         The pairs to compare, ``model_a, model_b`` (e.g. the linear mixed model's, so that the
         tables line up); default every i < j in ``models`` order.
+    glmm_options, gee_options : dict, optional
+        Keyword arguments of :func:`evalbars.glmm.fit_glmm` and :func:`evalbars.gee.fit_gee`
+        (tolerances and iteration limits).
 
     Returns
     -------
     LogisticComparison
+
+    Notes
+    -----
+    A fit that did not converge is flagged in every table (``converged`` of the contrasts and
+    the fit summary, ``glmm_converged`` / ``gee_converged`` of the effects) and logged as a
+    warning, which the workflow's scripts print on the console.
     """
     cells = binomial_cells(items, outcome)
     args = (cells["successes"], cells["trials"], cells["model"], cells["question_id"])
-    glmm_fit = fit_glmm(*args, cells["category"], model_names=models)
-    gee_fit = fit_gee(*args, model_names=glmm_fit.names)
+    glmm_fit = fit_glmm(*args, cells["category"], model_names=models, **(glmm_options or {}))
+    gee_fit = fit_gee(*args, model_names=glmm_fit.names, **(gee_options or {}))
+    for fit, label in ((glmm_fit, "logistic mixed model (Laplace)"), (gee_fit, "GEE")):
+        if not fit.converged:
+            log.warning(
+                "the %s did not converge: its estimates and verdicts are flagged "
+                "converged = False and may be off",
+                label,
+            )
     contrasts = pd.concat(
         [
             glmm_contrasts(glmm_fit, alpha, pairs).assign(method="glmm_laplace"),
@@ -467,7 +503,7 @@ VERDICT_COLUMNS = (
         )
     ]
     + [f"{prefix}_verdict" for prefix in READINGS]
-    + ["agree"]
+    + ["agree", "glmm_converged", "gee_converged"]
 )
 
 
@@ -529,8 +565,9 @@ def verdict_table(
         accuracy), ``lmm_ci_low, lmm_ci_high, lmm_z, lmm_p_holm``; for ``glmm`` and ``gee``:
         ``{m}_log_odds_ratio``, ``{m}_accuracy_difference`` (marginal), its ``{m}_ci_low,
         {m}_ci_high``, ``{m}_z`` and ``{m}_p_holm`` of the log odds ratio; ``{m}_verdict`` for
-        all three (:func:`verdicts`, Holm over the pairs at ``alpha``) and ``agree``: whether the
-        three verdicts are the same.
+        all three (:func:`verdicts`, Holm over the pairs at ``alpha``), ``agree``: whether the
+        three verdicts are the same, and ``glmm_converged``, ``gee_converged``: whether each
+        logistic fit converged (a verdict of a fit that did not is not to be trusted).
 
     Notes
     -----
@@ -564,6 +601,7 @@ def verdict_table(
             f"{prefix}_ci_high": rows["accuracy_difference_ci_high"].to_numpy(),
             f"{prefix}_z": rows["log_odds_ratio_z"].to_numpy(),
             f"{prefix}_p_holm": rows["log_odds_ratio_p_holm"].to_numpy(),
+            f"{prefix}_converged": rows["converged"].to_numpy(dtype=bool),
         }
         verdict[prefix] = verdicts(rows["log_odds_ratio"], rows["log_odds_ratio_p_holm"], alpha)
     table = pd.DataFrame(columns)
