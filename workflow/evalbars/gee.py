@@ -3,8 +3,7 @@ r"""Population-averaged logistic model for 0/1 benchmark scores: GEE clustered o
 Model: :math:`\operatorname{logit} E[y] = \beta_k` for every 0/1 sample of model :math:`k`, with an
 exchangeable working correlation :math:`\alpha` between any two samples on the same question (two
 models, or two epochs of one model) and independence across questions. The estimating equations
-(Liang & Zeger 1986, "Longitudinal data analysis using generalized linear models", Biometrika
-73:13-22)
+[1]_
 
 .. math::  \sum_q D_q^\top V_q^{-1} (y_q - \mu_q) = 0, \qquad
            V_q = A_q^{1/2} R(\alpha) A_q^{1/2}, \quad A_q = \operatorname{diag}(\mu(1 - \mu)),
@@ -15,8 +14,7 @@ covariance of :math:`\hat\beta` is the robust (sandwich) one,
 :math:`B = \sum_q D_q^\top V_q^{-1} D_q`, which stays valid whatever the true within-question
 correlation. :math:`\beta_k` is a population-averaged log odds: :math:`\operatorname{logistic}
 (\beta_k)` is model :math:`k`'s accuracy over the population of questions, unlike the GLMM's
-subject-specific :math:`\beta_k` (Zeger, Liang & Albert 1988, "Models for longitudinal data: a
-generalized estimating equation approach", Biometrics 44:1049-1060). With every model answering
+subject-specific :math:`\beta_k` [2]_. With every model answering
 every question the same number of times, :math:`\hat\beta_k` is the logit of model :math:`k`'s
 observed accuracy whatever :math:`\alpha`.
 
@@ -29,6 +27,38 @@ pairs within questions, divided by the number of pairs and by the dispersion
 reproduces. With every model answering every question equally often :math:`\hat\beta` and its
 robust covariance do not depend on :math:`\alpha`; otherwise the two conventions differ in the
 fourth or fifth digit.
+
+Notation
+--------
+With :math:`M = \sum_q D_q^\top V_q^{-1} r_q r_q^\top V_q^{-1} D_q`:
+
+=============================================  ========================================
+symbol                                         :class:`GeeFit` attribute
+=============================================  ========================================
+:math:`\beta_k`, population-averaged log odds  ``params[k]``, in the order of ``names``
+:math:`\operatorname{logistic}(\beta_k)`       ``accuracy[k]``
+sandwich :math:`B^{-1} M B^{-1}`               ``cov`` (robust)
+:math:`B^{-1}` (times the scale)               ``cov_naive`` (model-based)
+:math:`\alpha`                                 ``alpha``
+=============================================  ========================================
+
+Not implemented / limits
+------------------------
+* One working correlation, exchangeable within question, and no category level: questions are
+  taken as independent clusters, so a correlation between the questions of one category (the
+  logistic mixed model's category effect) is not in the robust covariance.
+* The robust covariance is the plain sandwich: with few questions it is biased downwards (no
+  small-sample correction such as Mancl and DeRouen's [3]_).
+* Binomial cells are expanded to their 0/1 samples, so the cost grows with the number of samples.
+
+References
+----------
+.. [1] Liang, K.-Y. and Zeger, S. L. (1986). Longitudinal data analysis using generalized linear
+   models. Biometrika 73, 13-22.
+.. [2] Zeger, S. L., Liang, K.-Y. and Albert, P. S. (1988). Models for longitudinal data: a
+   generalized estimating equation approach. Biometrics 44, 1049-1060.
+.. [3] Mancl, L. A. and DeRouen, T. A. (2001). A covariance estimator for GEE with improved
+   small-sample properties. Biometrics 57, 126-134.
 """
 
 from __future__ import annotations
@@ -131,8 +161,8 @@ def fit_gee(
 
     References
     ----------
-    Liang & Zeger (1986), "Longitudinal data analysis using generalized linear models",
-    Biometrika 73:13-22. Zeger, Liang & Albert (1988), Biometrics 44:1049-1060.
+    .. [1] Liang, K.-Y. and Zeger, S. L. (1986). Longitudinal data analysis using generalized
+       linear models. Biometrika 73, 13-22.
     """
     model = np.asarray(model)
     names = tuple(sorted(set(model.tolist())) if model_names is None else model_names)

@@ -11,12 +11,31 @@ Each 0/1 sample of model :math:`k` on question :math:`q` of category :math:`c` i
 
 so the question and category effects :math:`b_q = \theta_q u_q`, :math:`b_c = \theta_c v_c` have
 variances :math:`\theta_q^2` and :math:`\theta_c^2` on the logit scale (lme4's spherical
-parametrisation, Bates, Maechler, Bolker & Walker 2015, "Fitting Linear Mixed-Effects Models Using
-lme4", J. Stat. Softw. 67(1), sections 2 and 5). Question levels are the observed
+parametrisation, [1]_ sections 2 and 5). Question levels are the observed
 (category, question) pairs, exactly lme4's ``category:question`` factor. Several samples per
 model x question (epochs) enter as binomial counts: ``successes`` out of ``trials`` per cell, with
 the likelihood of the individual 0/1 samples (no binomial coefficient), so the fit equals glmer on
 one row per sample.
+
+Notation
+--------
+Three parametrisations of the random effects, as lme4's: spherical (:math:`u, v \sim N(0, I)`,
+what PIRLS solves for), standard deviation :math:`\theta` (what is optimised) and the effect
+scale :math:`b = \theta u` (what is reported).
+
+=========================================  =======================================================
+symbol                                     :class:`GlmmFit` attribute
+=========================================  =======================================================
+:math:`\beta_k`, model k's log odds        ``params[k]``, in the order of ``names``
+:math:`2\,[\mathcal H^{-1}]_{\beta\beta}`  ``cov`` if ``cov_source`` is ``"hessian"``
+:math:`\Sigma_{RX}` (below)                ``cov_rx``; ``cov`` if ``cov_source`` is ``"rx"``
+:math:`\theta_q`, :math:`\theta_c`         ``theta["question"]``, ``theta["category"]``
+:math:`\theta_q^2`, :math:`\theta_c^2`     ``variance`` (same keys)
+:math:`\hat b_q = \theta_q \hat u_q`       ``question_effects``
+:math:`\hat b_c = \theta_c \hat v_c`       ``category_effects``
+:math:`D(\hat\beta, \hat\theta)`           ``laplace_deviance``; ``loglik`` is :math:`-D/2`
+:math:`\mathcal H`, :math:`\nabla D`       ``hessian``, ``gradient`` (:data:`THETA`, :data:`BETA`)
+=========================================  =======================================================
 
 Laplace approximation
 ---------------------
@@ -29,8 +48,7 @@ The penalised deviance and its minimiser, the conditional mode, are
 
 found by penalised iteratively reweighted least squares (PIRLS: Newton's method on :math:`P`,
 with step halving). With :math:`W = \operatorname{diag}(n_i \mu_i (1 - \mu_i))` at
-:math:`\hat w`, the Laplace approximation of the marginal likelihood (Breslow & Clayton 1993,
-"Approximate inference in generalized linear mixed models", JASA 88:9-25), written in lme4's
+:math:`\hat w`, the Laplace approximation of the marginal likelihood [2]_, written in lme4's
 spherical parametrisation, gives the deviance that glmer minimises for ``nAGQ = 1`` (lme4's
 ``glmerLaplace``: -2 log-likelihood at the modes, plus :math:`\lVert \hat w \rVert^2`, plus the
 log-determinant of :math:`LL^\top = H`):
@@ -59,7 +77,8 @@ gradient needs cost :math:`O(\#\text{questions})` after one pass over the rows (
 data; there is no sparse Cholesky factorisation and no loop over questions.
 
 Optimisation: BFGS on the exact gradient (preconditioned by a cheap approximate Hessian), then
-Newton steps on a Hessian obtained by forward differences of that gradient. :math:`D` is even in each :math:`\theta` (flipping its sign flips the
+Newton steps on a Hessian obtained by forward differences of that gradient (both from
+:mod:`evalbars.optimize`). :math:`D` is even in each :math:`\theta` (flipping its sign flips the
 sign of the modes), so the optimisation is unconstrained and a variance on the boundary
 (:math:`\theta = 0`) is an ordinary stationary point; the reported :math:`\theta` are
 :math:`|\theta|`.
@@ -67,11 +86,33 @@ sign of the modes), so the optimisation is unconstrained and a variance on the b
 Covariance of the fixed effects: as lme4's ``vcov`` for glmer (Hessian-based), the fixed-effect
 block of :math:`2\,\mathcal H^{-1}`, :math:`\mathcal H` the Hessian of :math:`D` in
 :math:`(\theta, \beta)`; lme4 falls back to the conditional covariance
-:math:`(X^\top W X - X^\top W G H^{-1} G^\top W X)^{-1}` (its "RX" covariance) when that Hessian is
-not positive definite, and so does :func:`fit_glmm`. Both are returned.
+:math:`\Sigma_{RX} = (X^\top W X - X^\top W G H^{-1} G^\top W X)^{-1}` (its "RX" covariance)
+when that Hessian is not positive definite, and so does :func:`fit_glmm`. Both are returned.
 
 Pairwise contrasts and the marginal (population-averaged) accuracy the fit implies are in
 :mod:`evalbars.logistic`.
+
+Not implemented / limits
+------------------------
+* Only the Laplace approximation (``nAGQ = 1``): no adaptive Gauss-Hermite quadrature
+  (``nAGQ > 1``), which lme4 allows only for a single scalar random effect anyway.
+* Random intercepts only, nested (question within category): no random slopes, no crossed
+  factors, no correlated random effects.
+* The Laplace approximation is biased when clusters are small and the variances large (the
+  variance components, and with them the fixed effects, towards zero) [2]_ [3]_; a question holds
+  only one 0/1 sample per model (or a few, with epochs), so the question variance is the
+  component to read with care.
+* A model right on every or no question has no finite log odds and is refused.
+
+References
+----------
+.. [1] Bates, D., Maechler, M., Bolker, B. and Walker, S. (2015). Fitting linear mixed-effects
+   models using lme4. J Stat Softw 67(1), 1-48 (the spherical parametrisation, PIRLS and the
+   Laplace deviance, Sections 2 and 5).
+.. [2] Breslow, N. E. and Clayton, D. G. (1993). Approximate inference in generalized linear
+   mixed models. JASA 88, 9-25.
+.. [3] Breslow, N. E. and Lin, X. (1995). Bias correction in generalised linear mixed models with
+   a single component of dispersion. Biometrika 82, 81-91.
 """
 
 from __future__ import annotations
@@ -689,9 +730,10 @@ def fit_glmm(
 
     References
     ----------
-    Bates, Maechler, Bolker & Walker (2015), "Fitting Linear Mixed-Effects Models Using lme4",
-    J. Stat. Softw. 67(1). Breslow & Clayton (1993), "Approximate inference in generalized linear
-    mixed models", JASA 88:9-25.
+    .. [1] Bates, D., Maechler, M., Bolker, B. and Walker, S. (2015). Fitting linear
+       mixed-effects models using lme4. J Stat Softw 67(1), 1-48.
+    .. [2] Breslow, N. E. and Clayton, D. G. (1993). Approximate inference in generalized linear
+       mixed models. JASA 88, 9-25.
     """
     cells = _encode(successes, trials, model, question, category, model_names)
     succ = np.bincount(cells.model, cells.successes, minlength=cells.n_models)

@@ -1,23 +1,23 @@
-"""Linear mixed models for K models answering clustered questions, fitted by REML.
+r"""Linear mixed models for K models answering clustered questions, fitted by REML.
 
 Three specifications, all with model as a fixed effect in the cell-means
 parametrisation (lme4's ``correct ~ 0 + model``):
 
 ``category``
-    :math:`y_{qmi} = \\beta_m + u_{c(q)} + e_{qmi}`, i.e. ``(1|category)``;
+    :math:`y_{qmi} = \beta_m + u_{c(q)} + e_{qmi}`, i.e. ``(1|category)``;
 ``category_question``
-    :math:`y_{qmi} = \\beta_m + u_{c(q)} + v_q + e_{qmi}`, i.e.
+    :math:`y_{qmi} = \beta_m + u_{c(q)} + v_q + e_{qmi}`, i.e.
     ``(1|category) + (1|category:question)``, the paper's Eq. (3);
 ``category_question_model``
-    :math:`y_{qmi} = \\beta_m + u_{c(q)} + v_q + w_{qm} + e_{qmi}`, i.e. the same
+    :math:`y_{qmi} = \beta_m + u_{c(q)} + v_q + w_{qm} + e_{qmi}`, i.e. the same
     ``+ (1|category:question:model)``: how much a model's skill varies from question
     to question beyond the question's difficulty. Identifiable only with repeated
     samples (epochs) of some (question, model) cell; :func:`model_specs` says which
     specifications a data set supports;
 
-with :math:`u_c \\sim N(0, \\tau^2)`, :math:`v_q \\sim N(0, \\sigma_q^2)`,
-:math:`w_{qm} \\sim N(0, \\sigma_w^2)` (component ``question_model``),
-:math:`e_{qmi} \\sim N(0, \\sigma^2)`, all independent; i indexes the samples of a
+with :math:`u_c \sim N(0, \tau^2)`, :math:`v_q \sim N(0, \sigma_q^2)`,
+:math:`w_{qm} \sim N(0, \sigma_w^2)` (component ``question_model``),
+:math:`e_{qmi} \sim N(0, \sigma^2)`, all independent; i indexes the samples of a
 cell (one per cell in the usual case). A cell reduces to its mean and its
 within-cell sum of squares (:class:`evalbars.scores.WideScores` holds both).
 
@@ -26,8 +26,8 @@ Two ways to fit them (``method`` of :func:`fit_lmm`):
 ``exact``
     Complete, balanced data only (every model scored on every question, the same
     number of times). Orthonormal changes of basis split the data into independent
-    strata: within cells (:math:`\\sigma^2`), within questions (the model contrasts
-    and :math:`\\sigma_w^2 + \\sigma^2/n`) and question means (the rest, a one-way
+    strata: within cells (:math:`\sigma^2`), within questions (the model contrasts
+    and :math:`\sigma_w^2 + \sigma^2/n`) and question means (the rest, a one-way
     model of question means nested in categories). The REML likelihood is a
     closed-form function of per-category sufficient statistics, maximised by
     one-dimensional root finding on its analytic derivative (to machine precision),
@@ -44,6 +44,33 @@ Two ways to fit them (``method`` of :func:`fit_lmm`):
     (:mod:`evalbars.mixed.general`).
 
 ``auto`` uses ``exact`` for complete, balanced data and ``general`` otherwise.
+
+Notation
+--------
+Variances are reported as variances (not standard deviations or ratios); the general path
+optimises the ratios :math:`\gamma = \text{variance} / \sigma^2` (:mod:`evalbars.mixed.general`).
+
+==========================================  ========================================
+symbol                                      :class:`LmmFit` attribute
+==========================================  ========================================
+:math:`\beta_m`, model m's mean             ``params[m]``, in the order of ``names``
+:math:`\hat\sigma^2 (X^T V_0^{-1} X)^{-1}`  ``cov``
+:math:`\tau^2`                              ``variance["category"]``
+:math:`\sigma_q^2`                          ``variance["question"]``
+:math:`\sigma_w^2`                          ``variance["question_model"]``
+:math:`\sigma^2`                            ``variance["residual"]``
+an estimate exactly 0                       ``boundary[component]``
+:math:`-2\,\ell_R`                          ``reml_criterion``
+==========================================  ========================================
+
+Not implemented / limits
+------------------------
+* Random intercepts only, nested (question within category; model within question): no random
+  slopes, no crossed factors, no correlated random effects.
+* REML only (no ML criterion), and Wald (asymptotic) contrasts: no Satterthwaite or
+  Kenward-Roger degrees of freedom (emmeans' ``lmer.df = "asymptotic"``).
+* A linear model of 0/1 scores: for the logistic scale see :mod:`evalbars.glmm` and
+  :mod:`evalbars.gee`.
 
 References
 ----------
