@@ -742,10 +742,11 @@ def fit_glmm(
         raise ValueError("a model with accuracy 0 or 1 has no finite log odds")
     objective = _Laplace(cells)
     x0 = _start(cells)
-    space = FreeCoordinates(x0, np.ones(x0.size, dtype=bool))
+    free = np.ones(x0.size, dtype=bool)
     if theta is not None:
         x0[THETA] = theta
-        space.free[THETA] = False
+        free[THETA] = False
+    space = FreeCoordinates(x0, free)
 
     # quasi-Newton to get close (cheap iterations), then Newton to finish
     bfgs = optimize.minimize(

@@ -38,7 +38,9 @@ log odds ratios answer different questions; their accuracy differences are compa
 
 Delta method: for a difference :math:`g(\vartheta)_a - g(\vartheta)_b` of smooth functions of
 the parameters with covariance :math:`C`, :math:`\mathrm{SE}^2 = d^\top C d`,
-:math:`d = \nabla g_a - \nabla g_b`. Holm (1979), "A simple sequentially rejective multiple test
+:math:`d = \nabla g_a - \nabla g_b` (:func:`evalbars.fits.difference_se`, the one home of the
+contrast SE of every fit). A fit that did not converge is flagged on every row it gives
+(``converged``) and warned of (:func:`compare_logistic`). Holm (1979), "A simple sequentially rejective multiple test
 procedure", Scand. J. Statist. 6:65-70; Bonferroni: :math:`\min(1, m p)`.
 """
 
