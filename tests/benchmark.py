@@ -178,9 +178,9 @@ def time_logistic(items: pd.DataFrame, label: str, reference: str, repeat: int =
     gee_seconds, gee_fit = _best_of(repeat, gee.fit_gee, *data)
     r = ref.get("glmm_tight", ref["glmm"])
     models = ref["models"]
-    if list(fit.model_names) != models or len(cells) != ref["n_cells"]:
+    if list(fit.names) != models or len(cells) != ref["n_cells"]:
         raise SystemExit(f"{label}: not the data R saw for {reference}")
-    gap = np.max(np.abs(fit.fixed_effects - np.array([r["fixef"][m] for m in models])))
+    gap = np.max(np.abs(fit.params - np.array([r["fixef"][m] for m in models])))
     n = cells["question_id"].nunique()
     glmer = ref["timing_seconds"]["glmer"]
     versions = f"R {ref['versions']['r']}, lme4 {ref['versions']['lme4']}"

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from snakemake.utils import validate as snakemake_validate
 
-from evalbars import binary, category_pairwise, cli, mixed, planning, ranks, smk
+from evalbars import category_pairwise, cli, logistic, mixed, planning, ranks, smk
 from evalbars.claim_parsing import ClaimError, parse_claim
 from evalbars.errors import ConfigError, InputError, script_context
 from evalbars.pairwise import disagreement_rates
@@ -163,7 +163,7 @@ def test_the_interaction_test_without_within_question_variation_is_nan_without_a
 
 def test_logistic_contrasts_with_zero_se_are_no_test():
     # GEE on identical models: SE 0 and a difference of rounding noise gave z = inf, "a > b".
-    result = binary._differences(
+    result = logistic._differences(
         np.array([0.5 + 1e-16, 0.5]),
         np.eye(2),
         np.zeros((2, 2)),
@@ -202,7 +202,7 @@ def test_models_alike_on_every_question_run_every_analysis_with_a_note(tmp_path)
     }
     components = pd.read_csv(tables / "variance_components.csv")
     assert set(components["model_spec"]) == {"category"}
-    verdicts = pd.read_csv(tables / "binary_models.csv")
+    verdicts = pd.read_csv(tables / "logistic_verdicts.csv")
     assert set(verdicts[["lmm_verdict", "glmm_verdict", "gee_verdict"]].stack()) == {
         "not separated"
     }

@@ -29,8 +29,9 @@ import pytest
 import statsmodels.api as sm
 from scipy import integrate, special
 
-from evalbars import binary, gee, glmm, mixed
-from evalbars.figures.binary import binary_models_figure
+from evalbars import gee, glmm, logistic, mixed
+from evalbars.figures.logistic import logistic_verdicts_figure
+from evalbars.fits import Fit, contrast_se
 from evalbars.scores import wide_scores
 
 from .reference.r_binary_results import R_BINARY
@@ -172,8 +173,8 @@ def test_gradient_is_exact():
 def test_glmm_estimates_match_glmer(name):
     ref, fit = R_BINARY[name], glmm_fit(name)
     r = ref["glmm_tight"]
-    assert list(fit.model_names) == ref["models"]
-    np.testing.assert_allclose(fit.fixed_effects, [r["fixef"][m] for m in ref["models"]], rtol=REL)
+    assert list(fit.names) == ref["models"]
+    np.testing.assert_allclose(fit.params, [r["fixef"][m] for m in ref["models"]], rtol=REL)
     for component in ("question", "category"):
         if r["theta"][component] < glmm.SINGULAR_TOLERANCE:
             # on the boundary: R stops at ~1e-8 in theta, we at exactly 0 (to rounding)
@@ -192,13 +193,13 @@ def test_glmm_estimates_match_glmer(name):
 def test_glmm_vcov_matches_glmer(name):
     ref, fit = R_BINARY[name], glmm_fit(name)
     r = ref["glmm_tight"]
-    assert fit.vcov_source == r["vcov_source"] == "hessian"
+    assert fit.cov_source == r["vcov_source"] == "hessian"
     expected = np.array(r["vcov"])
     # lme4's Hessian is second differences of the deviance with step 1e-4, good to ~1e-4 of
     # the diagonal; ours, forward differences of the exact gradient, to ~1e-7
-    np.testing.assert_allclose(fit.vcov, expected, rtol=0, atol=2e-4 * np.max(np.diag(expected)))
-    np.testing.assert_allclose(np.sqrt(np.diag(fit.vcov)), np.sqrt(np.diag(expected)), rtol=REL)
-    np.testing.assert_allclose(fit.vcov_rx, r["vcov_rx"], rtol=1e-5)
+    np.testing.assert_allclose(fit.cov, expected, rtol=0, atol=2e-4 * np.max(np.diag(expected)))
+    np.testing.assert_allclose(np.sqrt(np.diag(fit.cov)), np.sqrt(np.diag(expected)), rtol=REL)
+    np.testing.assert_allclose(fit.cov_rx, r["vcov_rx"], rtol=1e-5)
     np.testing.assert_allclose(
         fit.hessian, r["fd_hessian"], rtol=0, atol=1e-3 * np.max(np.abs(r["fd_hessian"]))
     )
@@ -208,7 +209,7 @@ def test_glmm_vcov_matches_glmer(name):
 def test_glmm_contrasts_match_emmeans(name):
     ref = R_BINARY[name]
     r = ref["glmm_tight"]["contrasts"]
-    table = binary.glmm_contrasts(glmm_fit(name))
+    table = logistic.glmm_contrasts(glmm_fit(name))
     assert list(zip(table.model_a, table.model_b, strict=True)) == [
         (x["model_a"], x["model_b"]) for x in r
     ]
@@ -224,7 +225,7 @@ def test_glmm_contrasts_match_emmeans(name):
 def test_marginal_accuracy_matches_r_integrate(name):
     ref, fit = R_BINARY[name], glmm_fit(name)
     r = ref["glmm_tight"]
-    accuracy, jacobian = binary.marginal_accuracy_jacobian(fit)
+    accuracy, jacobian = logistic.marginal_accuracy_jacobian(fit)
     np.testing.assert_allclose(
         accuracy, [r["marginal_accuracy"][m] for m in ref["models"]], rtol=1e-6
     )
@@ -233,7 +234,7 @@ def test_marginal_accuracy_matches_r_integrate(name):
         (True, "marginal_contrasts"),
         (False, "marginal_contrasts_fixed_theta"),
     ]:
-        table = binary.glmm_contrasts(fit, theta_uncertainty=theta_uncertainty)
+        table = logistic.glmm_contrasts(fit, theta_uncertainty=theta_uncertainty)
         np.testing.assert_allclose(
             table.accuracy_difference, column(r[key], "estimate"), rtol=REL, atol=1e-7
         )
@@ -297,7 +298,7 @@ def test_epochs_cells_equal_samples():
     by_cell, by_sample = glmm_fit("binary_epochs"), fit_cells(samples)
     assert by_cell.n_obs == by_sample.n_obs == len(samples)
     assert by_cell.n_cells < by_sample.n_cells
-    np.testing.assert_allclose(by_sample.fixed_effects, by_cell.fixed_effects, rtol=1e-8)
+    np.testing.assert_allclose(by_sample.params, by_cell.params, rtol=1e-8)
     assert by_sample.theta["question"] == pytest.approx(by_cell.theta["question"], rel=1e-8)
     assert by_sample.theta["category"] == pytest.approx(by_cell.theta["category"], rel=1e-7)
     assert by_sample.loglik == pytest.approx(by_cell.loglik, rel=1e-12)
@@ -323,15 +324,15 @@ def test_zero_variance_is_logistic_regression(name):
     successes = table.groupby("model")["successes"].sum().to_numpy()
     trials = table.groupby("model")["trials"].sum().to_numpy()
     p = successes / trials
-    np.testing.assert_allclose(fit.fixed_effects, special.logit(p), rtol=1e-9)
+    np.testing.assert_allclose(fit.params, special.logit(p), rtol=1e-9)
     bernoulli = -2 * np.sum(successes * np.log(p) + (trials - successes) * np.log1p(-p))
     assert fit.laplace_deviance == pytest.approx(bernoulli, rel=1e-12)
     assert fit.deviance == pytest.approx(bernoulli, rel=1e-12)
-    np.testing.assert_allclose(fit.vcov, np.diag(1 / (trials * p * (1 - p))), rtol=1e-6, atol=1e-12)
-    np.testing.assert_allclose(fit.vcov_rx, np.diag(1 / (trials * p * (1 - p))), rtol=1e-12)
-    np.testing.assert_allclose(binary.marginal_accuracy(fit.fixed_effects, 0.0), p, rtol=1e-12)
+    np.testing.assert_allclose(fit.cov, np.diag(1 / (trials * p * (1 - p))), rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(fit.cov_rx, np.diag(1 / (trials * p * (1 - p))), rtol=1e-12)
+    np.testing.assert_allclose(logistic.marginal_accuracy(fit.params, 0.0), p, rtol=1e-12)
     # the delta method then gives the binomial standard error of each accuracy
-    table = binary.glmm_model_table(fit)
+    table = logistic.glmm_effect_table(fit)
     np.testing.assert_allclose(table.marginal_accuracy, p, rtol=1e-12)
     np.testing.assert_allclose(table.marginal_accuracy_se, np.sqrt(p * (1 - p) / trials), rtol=1e-6)
     np.testing.assert_allclose(fit.question_effects, 0, atol=0)
@@ -350,7 +351,7 @@ def test_marginal_accuracy_quadrature(beta, variance):
         epsabs=0,
         epsrel=1e-13,
     )[0]
-    (value,) = binary.marginal_accuracy([beta], variance)
+    (value,) = logistic.marginal_accuracy([beta], variance)
     assert value == pytest.approx(exact, rel=1e-12)
     # attenuation towards 1/2 (exactly 1/2 at beta = 0, by symmetry)
     assert abs(value - 0.5) <= abs(special.expit(beta) - 0.5) + 1e-15
@@ -359,7 +360,10 @@ def test_marginal_accuracy_quadrature(beta, variance):
 def test_contrasts_are_antisymmetric():
     fit, gfit = glmm_fit("synthetic_incomplete"), gee_fit("synthetic_incomplete")
     pairs = [("Orca-2-7B", "Falcon-7B"), ("Falcon-7B", "Orca-2-7B")]
-    for table in (binary.glmm_contrasts(fit, pairs=pairs), binary.gee_contrasts(gfit, pairs=pairs)):
+    for table in (
+        logistic.glmm_contrasts(fit, pairs=pairs),
+        logistic.gee_contrasts(gfit, pairs=pairs),
+    ):
         forward, backward = table.iloc[0], table.iloc[1]
         for prefix in ("log_odds_ratio", "accuracy_difference"):
             assert forward[prefix] == pytest.approx(-backward[prefix], rel=1e-14)
@@ -376,9 +380,9 @@ def test_row_order_and_labels_do_not_matter():
         question_id=lambda d: "q" + d["question_id"].astype(str)
     )
     a, b = glmm_fit("synthetic_incomplete"), fit_cells(shuffled)
-    np.testing.assert_allclose(b.fixed_effects, a.fixed_effects, rtol=1e-9)
+    np.testing.assert_allclose(b.params, a.params, rtol=1e-9)
     assert b.laplace_deviance == pytest.approx(a.laplace_deviance, rel=1e-13)
-    np.testing.assert_allclose(b.vcov, a.vcov, rtol=1e-5)
+    np.testing.assert_allclose(b.cov, a.cov, rtol=1e-5)
 
 
 def test_degenerate_input_is_rejected():
@@ -410,7 +414,7 @@ def test_fractional_successes_are_refused_by_both_fits_alike(fit):
 
 def test_fit_summary_reports_the_fits():
     fit, gfit = glmm_fit("synthetic_boundary"), gee_fit("synthetic_boundary")
-    summary = binary.fit_summary(fit, gfit)
+    summary = logistic.fit_summary(fit, gfit)
     assert list(summary.method) == ["glmm_laplace", "gee_exchangeable"]
     first = summary.iloc[0]
     assert first.variance_question == fit.theta["question"] ** 2
@@ -419,16 +423,81 @@ def test_fit_summary_reports_the_fits():
     assert summary.iloc[1].alpha == gfit.alpha and summary.iloc[1].n_questions == 150
 
 
-def test_compare_binary_stacks_both_methods():
+def test_compare_logistic_stacks_both_methods():
     items = long_table("binary_epochs")
-    result = binary.compare_binary(items)
+    result = logistic.compare_logistic(items)
     table = result.contrasts
-    assert list(table.columns) == ["method", *binary.CONTRAST_COLUMNS]
+    assert list(table.columns) == ["method", *logistic.CONTRAST_COLUMNS]
     glmm_rows = table[table.method == "glmm_laplace"].drop(columns="method")
     pd.testing.assert_frame_equal(
-        glmm_rows.reset_index(drop=True), binary.glmm_contrasts(glmm_fit("binary_epochs"))
+        glmm_rows.reset_index(drop=True), logistic.glmm_contrasts(glmm_fit("binary_epochs"))
     )
     assert (table.method == "gee_exchangeable").sum() == 3
+
+
+def test_every_fit_names_the_same_things_alike():
+    wide = wide_scores(long_table("synthetic_balanced"))
+    fits = [glmm_fit("synthetic_balanced"), gee_fit("synthetic_balanced")]
+    fits.append(mixed.fit_lmm(wide, "category_question"))
+    k = len(wide.models)
+    for fit in fits:
+        assert isinstance(fit, Fit), type(fit)
+        assert list(fit.names) == sorted(wide.models) == list(wide.models)
+        assert fit.params.shape == (k,) and fit.cov.shape == (k, k)
+        assert fit.converged is True
+        # one contrast SE for every fit: sqrt(C_aa + C_bb - 2 C_ab) equals d'Cd, d = e_a - e_b
+        d = np.eye(k)[0] - np.eye(k)[1]
+        assert contrast_se(fit, 0, 1) == pytest.approx(np.sqrt(d @ fit.cov @ d), rel=1e-12)
+
+
+def _warnings(caplog) -> list[str]:
+    """Which fits the logistic stage warned of, by name."""
+    return [
+        r.getMessage().split(" did not converge")[0]
+        for r in caplog.records
+        if r.name == "evalbars.logistic" and r.levelname == "WARNING"
+    ]
+
+
+@pytest.mark.filterwarnings("ignore::statsmodels.tools.sm_exceptions.IterationLimitWarning")
+def test_a_fit_that_did_not_converge_is_flagged_in_every_table_and_warned(caplog):
+    # incomplete data: GEE's estimates depend on alpha, so two iterations do not converge
+    items = long_table("synthetic_incomplete")
+    stopped = fit_cells(cells("synthetic_incomplete"), bfgs_maxiter=1, newton_maxiter=1)
+    assert stopped.converged is False and glmm_fit("synthetic_incomplete").converged is True
+    wide = wide_scores(items)
+    lmm = mixed.lmm_contrasts(mixed.fit_lmm(wide, "category_question"))
+    pairs = lmm[["model_a", "model_b"]]
+    with caplog.at_level("WARNING", logger="evalbars.logistic"):
+        result = logistic.compare_logistic(
+            items,
+            pairs=pairs,
+            glmm_options={"bfgs_maxiter": 1, "newton_maxiter": 1},
+            gee_options={"maxiter": 2},
+        )
+    assert _warnings(caplog) == ["the logistic mixed model (Laplace)", "the GEE"]
+    assert len(result.contrasts) == 12 and not result.contrasts["converged"].any()
+    assert not result.effects[["glmm_converged", "gee_converged"]].any(axis=None)
+    assert result.summary["converged"].tolist() == [False, False]
+    table = logistic.verdict_table(lmm, result.contrasts, 0.05)
+    assert not table[["glmm_converged", "gee_converged"]].any(axis=None)
+    # the GLMM alone stopped early: only its flags fall
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="evalbars.logistic"):
+        glmm_stopped = logistic.compare_logistic(
+            items, pairs=pairs, glmm_options={"bfgs_maxiter": 1, "newton_maxiter": 1}
+        )
+    assert _warnings(caplog) == ["the logistic mixed model (Laplace)"]
+    table = logistic.verdict_table(lmm, glmm_stopped.contrasts, 0.05)
+    assert not table["glmm_converged"].any() and table["gee_converged"].all()
+    # a converged comparison warns of nothing and flags every row converged
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="evalbars.logistic"):
+        fine = logistic.compare_logistic(items, pairs=pairs)
+    assert _warnings(caplog) == []
+    assert fine.contrasts["converged"].all() and fine.summary["converged"].all()
+    verdicts = logistic.verdict_table(lmm, fine.contrasts, 0.05)
+    assert verdicts[["glmm_converged", "gee_converged"]].all(axis=None)
 
 
 # --------------------------------------------------------------------------------------------
@@ -449,9 +518,9 @@ def test_gee_is_statsmodels_gee_on_the_samples(name):
         cov_struct=sm.cov_struct.Exchangeable(),
     ).fit(maxiter=100, ctol=1e-10)
     fit = gee_fit(name)
-    assert list(fit.model_names) == list(design.columns)
-    np.testing.assert_allclose(fit.coefficients, direct.params, rtol=1e-10)
-    np.testing.assert_allclose(fit.vcov, direct.cov_robust, rtol=1e-8)
+    assert list(fit.names) == list(design.columns)
+    np.testing.assert_allclose(fit.params, direct.params, rtol=1e-10)
+    np.testing.assert_allclose(fit.cov, direct.cov_robust, rtol=1e-8)
     assert fit.alpha == pytest.approx(direct.model.cov_struct.dep_params, rel=1e-8)
     assert fit.n_obs == len(items)
 
@@ -462,10 +531,10 @@ def test_gee_matches_geepack_on_complete_data(name):
     statsmodels and geepack agree to convergence precision."""
     ref = R_BINARY[name]["gee"]
     fit = gee_fit(name)
-    table = binary.gee_contrasts(fit)
+    table = logistic.gee_contrasts(fit)
     models = R_BINARY[name]["models"]
-    np.testing.assert_allclose(fit.coefficients, [ref["coef"][m] for m in models], rtol=1e-8)
-    np.testing.assert_allclose(fit.vcov, ref["vcov"], rtol=1e-8)
+    np.testing.assert_allclose(fit.params, [ref["coef"][m] for m in models], rtol=1e-8)
+    np.testing.assert_allclose(fit.cov, ref["vcov"], rtol=1e-8)
     for ours, key in [
         ("log_odds_ratio", "contrasts"),
         ("accuracy_difference", "accuracy_contrasts"),
@@ -485,13 +554,13 @@ def test_gee_matches_geepack_with_its_degrees_of_freedom(name):
     expected = np.array([ref["coef"][m] for m in models])
     default = gee_fit(name)
     assert default.alpha != pytest.approx(ref["alpha"], rel=1e-3)
-    np.testing.assert_allclose(default.coefficients, expected, rtol=5e-4)
+    np.testing.assert_allclose(default.params, expected, rtol=5e-4)
     c = cells(name)
     fit = gee.fit_gee(c["successes"], c["trials"], c["model"], c["question_id"], ddof_scale=0)
     assert fit.alpha == pytest.approx(ref["alpha"], rel=1e-8)
-    np.testing.assert_allclose(fit.coefficients, expected, rtol=1e-6)
-    np.testing.assert_allclose(fit.vcov, ref["vcov"], rtol=1e-6)
-    table = binary.gee_contrasts(fit)
+    np.testing.assert_allclose(fit.params, expected, rtol=1e-6)
+    np.testing.assert_allclose(fit.cov, ref["vcov"], rtol=1e-6)
+    table = logistic.gee_contrasts(fit)
     for ours, key in [
         ("log_odds_ratio", "contrasts"),
         ("accuracy_difference", "accuracy_contrasts"),
@@ -511,8 +580,8 @@ def test_gee_closed_form_on_complete_data():
     n = len(wide)
     a = p * (1 - p)
     fit = gee_fit("synthetic_balanced")
-    np.testing.assert_allclose(fit.coefficients, special.logit(p), rtol=1e-10)
-    np.testing.assert_allclose(fit.vcov, resid.T @ resid / (n**2 * np.outer(a, a)), rtol=1e-8)
+    np.testing.assert_allclose(fit.params, special.logit(p), rtol=1e-10)
+    np.testing.assert_allclose(fit.cov, resid.T @ resid / (n**2 * np.outer(a, a)), rtol=1e-8)
     np.testing.assert_allclose(fit.accuracy, p, rtol=1e-10)
 
 
@@ -531,8 +600,8 @@ def test_real_subsample_matches_glmer(default_subsample):
     table = glmm.binomial_cells(items)
     fit = fit_cells(table)
     r = ref["glmm_tight"]
-    assert list(fit.model_names) == ref["models"]
-    np.testing.assert_allclose(fit.fixed_effects, [r["fixef"][m] for m in ref["models"]], rtol=REL)
+    assert list(fit.names) == ref["models"]
+    np.testing.assert_allclose(fit.params, [r["fixef"][m] for m in ref["models"]], rtol=REL)
     for component in ("question", "category"):
         assert fit.variance[component] == pytest.approx(r["variance"][component], rel=REL)
     assert fit.loglik == pytest.approx(r["loglik"], rel=1e-6)
@@ -549,7 +618,7 @@ def test_real_subsample_matches_glmer(default_subsample):
     )
     assert at_default == pytest.approx(ref["glmm"]["laplace_deviance_formula"], rel=1e-12)
     assert at_default == pytest.approx(ref["glmm"]["laplace_deviance_exact"], rel=2e-8)
-    contrasts = binary.glmm_contrasts(fit)
+    contrasts = logistic.glmm_contrasts(fit)
     np.testing.assert_allclose(contrasts.log_odds_ratio_se, column(r["contrasts"], "se"), rtol=REL)
     np.testing.assert_allclose(
         contrasts.accuracy_difference, column(r["marginal_contrasts"], "estimate"), rtol=REL
@@ -558,7 +627,7 @@ def test_real_subsample_matches_glmer(default_subsample):
     # lme4's finite-difference Hessian, here ~1e-4 of its largest entry and 5e-4 in the
     # category-category entry (ours is stable to 1e-7 under changes of step and scheme)
     np.testing.assert_allclose(
-        binary.glmm_contrasts(fit, theta_uncertainty=False).accuracy_difference_se,
+        logistic.glmm_contrasts(fit, theta_uncertainty=False).accuracy_difference_se,
         column(r["marginal_contrasts_fixed_theta"], "se"),
         rtol=5e-4,
     )
@@ -567,13 +636,13 @@ def test_real_subsample_matches_glmer(default_subsample):
     )
     gfit = gee.fit_gee(table["successes"], table["trials"], table["model"], table["question_id"])
     np.testing.assert_allclose(
-        gfit.coefficients, [ref["gee"]["coef"][m] for m in ref["models"]], rtol=1e-8
+        gfit.params, [ref["gee"]["coef"][m] for m in ref["models"]], rtol=1e-8
     )
-    np.testing.assert_allclose(gfit.vcov, ref["gee"]["vcov"], rtol=1e-8)
+    np.testing.assert_allclose(gfit.cov, ref["gee"]["vcov"], rtol=1e-8)
 
 
 # --------------------------------------------------------------------------------------------
-# The robustness table: verdicts side by side
+# The verdict table: the three readings side by side
 # --------------------------------------------------------------------------------------------
 
 
@@ -582,13 +651,13 @@ def _lmm_contrasts(name: str) -> pd.DataFrame:
     return mixed.lmm_contrasts(fit)
 
 
-def test_robustness_table_lines_up_the_three_readings():
+def test_verdict_table_lines_up_the_three_readings():
     lmm = _lmm_contrasts("synthetic_incomplete")
-    comparison = binary.compare_binary(
+    comparison = logistic.compare_logistic(
         long_table("synthetic_incomplete"), pairs=lmm[["model_a", "model_b"]]
     )
-    table = binary.robustness_table(lmm, comparison.contrasts, 0.05)
-    assert list(table.columns) == binary.ROBUSTNESS_COLUMNS
+    table = logistic.verdict_table(lmm, comparison.contrasts, 0.05)
+    assert list(table.columns) == logistic.VERDICT_COLUMNS
     assert (
         table[["model_a", "model_b"]].values.tolist() == lmm[["model_a", "model_b"]].values.tolist()
     )
@@ -605,11 +674,11 @@ def test_robustness_table_lines_up_the_three_readings():
     )
     assert table["agree"].tolist() == agree.tolist()
     with pytest.raises(ValueError, match="pairs in order"):
-        binary.robustness_table(lmm.iloc[::-1], comparison.contrasts, 0.05)
+        logistic.verdict_table(lmm.iloc[::-1], comparison.contrasts, 0.05)
 
 
 def test_verdicts_and_a_pair_whose_verdict_changes_with_the_scale():
-    assert binary.verdicts([0.03, -0.03, 0.03], [0.01, 0.01, 0.2], 0.05).tolist() == [
+    assert logistic.verdicts([0.03, -0.03, 0.03], [0.01, 0.01, 0.2], 0.05).tolist() == [
         "a > b",
         "a < b",
         "not separated",
@@ -636,13 +705,14 @@ def test_verdicts_and_a_pair_whose_verdict_changes_with_the_scale():
             "accuracy_difference_ci_high": [0.1] * 4,
             "log_odds_ratio_z": [2.2, 4.1, 1.8, 3.9],
             "log_odds_ratio_p_holm": [0.03, 0.001, 0.08, 0.001],
+            "converged": [True] * 4,
         }
     )
-    table = binary.robustness_table(lmm, contrasts, 0.05)
+    table = logistic.verdict_table(lmm, contrasts, 0.05)
     assert table["glmm_verdict"].tolist() == ["a > b", "a > b"]
     assert table["gee_verdict"].tolist() == ["not separated", "a > b"]
     assert table["agree"].tolist() == [False, True]
-    figure = binary_models_figure(table)
+    figure = logistic_verdicts_figure(table)
     assert figure._suptitle.get_text() == (
         "The logistic readings agree with the linear mixed model on 1 of 2 pairs; 1 verdict change"
     )
@@ -651,25 +721,25 @@ def test_verdicts_and_a_pair_whose_verdict_changes_with_the_scale():
 
 def test_fit_obstacle_names_why_the_logistic_models_are_not_fitted():
     items = long_table("synthetic_balanced")
-    assert binary.fit_obstacle(items, max_models=30) is None
+    assert logistic.fit_obstacle(items, max_models=30) is None
     n = items["model"].nunique()
-    assert binary.fit_obstacle(items, max_models=n - 1).startswith(
-        f"{n} models, more than analysis.binary_max_models = {n - 1}"
+    assert logistic.fit_obstacle(items, max_models=n - 1).startswith(
+        f"{n} models, more than analysis.logistic_max_models = {n - 1}"
     )
     partial = items.assign(correct=items["correct"].astype(float))
     partial.loc[partial.index[:3], "correct"] = 0.5
-    assert binary.fit_obstacle(partial, 30) == (
+    assert logistic.fit_obstacle(partial, 30) == (
         "3 scores are neither 0 nor 1 (partial credit has no binomial model)"
     )
     perfect = items.assign(
         correct=np.where(items["model"] == items["model"].iloc[0], 1, items["correct"])
     )
-    assert binary.fit_obstacle(perfect, 30) == (
+    assert logistic.fit_obstacle(perfect, 30) == (
         f"no finite log odds for {items['model'].iloc[0]} (accuracy 100%)"
     )
-    empty = binary.not_fitted("because")
+    empty = logistic.not_fitted("because")
     assert empty.contrasts.empty and empty.summary["note"].tolist() == ["not fitted: because"] * 2
-    figure = binary_models_figure(pd.DataFrame(columns=binary.ROBUSTNESS_COLUMNS), "because")
+    figure = logistic_verdicts_figure(pd.DataFrame(columns=logistic.VERDICT_COLUMNS), "because")
     assert figure.axes[0].texts[0].get_text() == "Logistic models not fitted: because."
     plt.close(figure)
 
@@ -686,14 +756,14 @@ def test_missing_scores_are_no_trials():
 
 def test_model_effects_of_both_readings():
     """On complete 0/1 data GEE's accuracy is the observed accuracy, with the binomial SE
-    sqrt(p (1 - p) / n); the GLMM columns are glmm_model_table's."""
+    sqrt(p (1 - p) / n); the GLMM columns are glmm_effect_table's."""
     items = long_table("synthetic_balanced")
-    models = binary.compare_binary(items).models
-    assert list(models.columns) == binary.MODEL_COLUMNS
+    models = logistic.compare_logistic(items).effects
+    assert list(models.columns) == logistic.EFFECT_COLUMNS
     observed = items.groupby("model")["correct"].agg(["mean", "size"])
     np.testing.assert_allclose(models["gee_accuracy"], observed["mean"], rtol=1e-10)
     binomial_se = np.sqrt(observed["mean"] * (1 - observed["mean"]) / observed["size"])
     np.testing.assert_allclose(models["gee_accuracy_se"], binomial_se, rtol=1e-8)
-    glmm_table = binary.glmm_model_table(glmm_fit("synthetic_balanced"))
+    glmm_table = logistic.glmm_effect_table(glmm_fit("synthetic_balanced"))
     np.testing.assert_allclose(models["glmm_marginal_accuracy"], glmm_table["marginal_accuracy"])
     np.testing.assert_allclose(models["glmm_log_odds"], glmm_table["log_odds"])

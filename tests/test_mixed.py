@@ -136,9 +136,9 @@ def assert_matches_lme4(fit: mixed.LmmFit, ref: dict) -> None:
     assert fit.reml_criterion <= ref["reml_criterion"] + 1e-9
     assert fit.reml_criterion == pytest.approx(ref["reml_criterion"], rel=1e-12)
     assert any(fit.boundary.values()) == ref["singular"]
-    fixef = np.array([ref["fixef"][m] for m in fit.models])
-    np.testing.assert_allclose(fit.fixed, fixef, atol=1e-6)
-    order = [ref["models"].index(m) for m in fit.models]
+    fixef = np.array([ref["fixef"][m] for m in fit.names])
+    np.testing.assert_allclose(fit.params, fixef, atol=1e-6)
+    order = [ref["models"].index(m) for m in fit.names]
     # the common (level) part of vcov moves with the category variance: 1e-7 tracks lme4's
     # own tolerance there; contrast SEs below do not depend on it and agree to 1e-6 and better
     np.testing.assert_allclose(fit.cov, np.array(ref["vcov"])[np.ix_(order, order)], atol=1e-7)
@@ -236,7 +236,7 @@ def test_reml_criterion_and_gls_equal_dense_computation(name, spec):
         fit = mixed.fit_lmm(wide, spec, method)
         deviance, beta, cov = dense_reml(wide, fit.variance)
         assert fit.reml_criterion == pytest.approx(deviance, rel=1e-12)
-        np.testing.assert_allclose(fit.fixed, beta, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(fit.params, beta, rtol=0, atol=1e-12)
         np.testing.assert_allclose(fit.cov, cov, rtol=1e-10)
 
 
@@ -251,7 +251,7 @@ def test_exact_path_equals_general_path(name, spec):
         assert exact.variance[component] == pytest.approx(general.variance[component], abs=1e-10)
     assert exact.boundary == general.boundary
     assert exact.reml_criterion == pytest.approx(general.reml_criterion, rel=1e-13)
-    np.testing.assert_allclose(exact.fixed, general.fixed, atol=1e-10)
+    np.testing.assert_allclose(exact.params, general.params, atol=1e-10)
     np.testing.assert_allclose(exact.cov, general.cov, rtol=1e-8)
 
 
@@ -276,7 +276,7 @@ def assert_statsmodels_optimum(frame: pd.DataFrame, fit: mixed.LmmFit) -> None:
     """statsmodels' own REML log-likelihood at our estimates: same value, zero score."""
     frame = frame[["model", "question_id", "category", "correct"]].copy()
     frame["correct"] = frame["correct"].astype(float)
-    frame["model"] = pd.Categorical(frame["model"], categories=fit.models)
+    frame["model"] = pd.Categorical(frame["model"], categories=fit.names)
     kwargs = {"groups": "category", "re_formula": "1", "use_sparse": True}
     # variance components within category groups; statsmodels orders them by name
     vc = {"question": "0 + C(question_id)", "question_model": "0 + C(cell)"}
@@ -291,7 +291,7 @@ def assert_statsmodels_optimum(frame: pd.DataFrame, fit: mixed.LmmFit) -> None:
     )  # fmt: skip
     sigma2 = fit.variance["residual"]
     params = MixedLMParams.from_components(
-        fe_params=fit.fixed,
+        fe_params=fit.params,
         cov_re=np.array([[fit.variance["category"] / sigma2]]),
         vcomp=np.array([fit.variance[name] / sigma2 for name in sorted(vc)]) if vc else None,
     )
@@ -328,7 +328,7 @@ def test_statsmodels_fit_of_its_own_is_no_better_than_ours():
     model; that is why it is an oracle here and not a fitting path.)"""
     frame = pd.read_csv(DATA / "synthetic_balanced.csv")
     ours = mixed.fit_lmm(wide_scores(frame), "category")
-    frame["model"] = pd.Categorical(frame["model"], categories=ours.models)
+    frame["model"] = pd.Categorical(frame["model"], categories=ours.names)
     # re_formula="1" is required: without it statsmodels drops the category intercept.
     model = smf.mixedlm(
         "correct ~ 0 + C(model)", frame, groups="category", re_formula="1", use_sparse=True
@@ -345,7 +345,7 @@ def test_statsmodels_fit_of_its_own_is_no_better_than_ours():
     assert -2 * best.llf >= ours.reml_criterion - 1e-9
     assert float(best.scale) == pytest.approx(ours.variance["residual"], rel=1e-4)
     assert float(best.cov_re.iloc[0, 0]) == pytest.approx(ours.variance["category"], rel=1e-4)
-    np.testing.assert_allclose(best.fe_params, ours.fixed, atol=1e-6)
+    np.testing.assert_allclose(best.fe_params, ours.params, atol=1e-6)
 
 
 # --- boundaries --------------------------------------------------------------------------
@@ -405,7 +405,7 @@ def test_real_data_identities(which, subsample_wide, full_wide):
     assert (contrasts["estimate"] >= 0).all()
     # Wald chi^2 / (K - 1) for equal means = RM-ANOVA F
     contrast_matrix = np.eye(k)[:-1] - np.eye(k)[1:]
-    delta = contrast_matrix @ nested.fixed
+    delta = contrast_matrix @ nested.params
     wald = delta @ np.linalg.solve(contrast_matrix @ nested.cov @ contrast_matrix.T, delta)
     ms_model = n * np.sum((scores.mean(0) - scores.mean()) ** 2) / (k - 1)
     assert wald / (k - 1) == pytest.approx(ms_model / ms_error, rel=1e-10)
@@ -461,7 +461,7 @@ def _fit_with(fixed, cov):
     k = len(fixed)
     models = [f"m{i}" for i in range(k)]
     return mixed.LmmFit(
-        model_spec="category", method="exact", models=models, fixed=np.asarray(fixed, float),
+        model_spec="category", method="exact", names=models, params=np.asarray(fixed, float),
         cov=np.asarray(cov, float), variance={}, boundary={}, reml_criterion=0.0, n_obs=0,
         n_questions=0, n_categories=0, order=models,
     )  # fmt: skip
@@ -587,9 +587,9 @@ def test_epochs_reml_criterion_and_gls_equal_dense_computation(name, spec, metho
     is the sample-level likelihood: same -2 l_R, GLS estimates and covariance."""
     frame = pd.read_csv(DATA / f"{name}.csv")
     fit = mixed.fit_lmm(wide_scores(frame), spec, method)
-    deviance, beta, cov = dense_reml_samples(frame, fit.models, fit.variance)
+    deviance, beta, cov = dense_reml_samples(frame, fit.names, fit.variance)
     assert fit.reml_criterion == pytest.approx(deviance, rel=1e-12)
-    np.testing.assert_allclose(fit.fixed, beta, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(fit.params, beta, rtol=0, atol=1e-12)
     np.testing.assert_allclose(fit.cov, cov, rtol=1e-10)
 
 
@@ -602,7 +602,7 @@ def test_epochs_exact_path_equals_general_path(spec):
         assert exact.variance[component] == pytest.approx(general.variance[component], abs=1e-10)
     assert exact.boundary == general.boundary
     assert exact.reml_criterion == pytest.approx(general.reml_criterion, rel=1e-13)
-    np.testing.assert_allclose(exact.fixed, general.fixed, atol=1e-10)
+    np.testing.assert_allclose(exact.params, general.params, atol=1e-10)
     np.testing.assert_allclose(exact.cov, general.cov, rtol=1e-8)
 
 
@@ -785,9 +785,9 @@ def test_all_archives_match_lme4(spec, all_archives_wide):
         assert fit.variance["question"] == pytest.approx(0.06850130, abs=5e-9)
         assert fit.variance["category"] == pytest.approx(0.01113807, abs=5e-8)
     assert fit.reml_criterion == pytest.approx(ref["reml_criterion"], rel=1e-12)
-    fixef = np.array([ref["fixef"][m] for m in fit.models])
-    np.testing.assert_allclose(fit.fixed, fixef, atol=1e-8)
-    order = [ref["models"].index(m) for m in fit.models]
+    fixef = np.array([ref["fixef"][m] for m in fit.names])
+    np.testing.assert_allclose(fit.params, fixef, atol=1e-8)
+    order = [ref["models"].index(m) for m in fit.names]
     vcov = np.array(ref["vcov"])[np.ix_(order, order)]
     # the level part of vcov moves with the category variance (lme4's 3e-8 there -> 5e-9);
     # contrasts do not depend on it

@@ -264,9 +264,9 @@ def test_real_nested_lmm_matches_rm_anova(real_wide):
     contrasts = mixed.lmm_contrasts(fit)
     n = real_wide.scores.shape[0]
     np.testing.assert_allclose(contrasts["se"], np.sqrt(2 * sigma2 / n), rtol=1e-8)
-    k = len(fit.models)
+    k = len(fit.names)
     contrast = np.eye(k)[:-1] - np.eye(k)[1:]
-    beta = contrast @ fit.fixed
+    beta = contrast @ fit.params
     wald = beta @ np.linalg.solve(contrast @ fit.cov @ contrast.T, beta)
     assert wald / (k - 1) == pytest.approx(float(rm.f), rel=1e-8)
 

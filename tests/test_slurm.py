@@ -152,7 +152,7 @@ def test_every_shipped_profile_builds_the_whole_dag(tmp_path, profile):
         workdir, "-n", "--forceall", "--workflow-profile", str(REPO / "profiles" / profile)
     )
     planned = planned_jobs(result.stdout)
-    assert planned["all"] == 1 and planned["analysis_binary_verdicts"] == 1, result.stdout[-2000:]
+    assert planned["all"] == 1 and planned["analysis_logistic_verdicts"] == 1, result.stdout[-2000:]
     assert planned["report_landing"] == 1 and planned["claims_check"] == 1
 
 

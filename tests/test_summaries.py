@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars import binary, mixed, omnibus, pairwise, summaries, tables
+from evalbars import logistic, mixed, omnibus, pairwise, summaries, tables
 from evalbars.scores import wide_scores
 
 
@@ -61,10 +61,10 @@ def test_naive_vs_blocked_on_real_data(real_tables):
 def test_logistic_rows_and_the_gee_paired_identity(real_tables, default_subsample):
     """With the logistic readings: on complete data GEE's accuracy-difference SE (exchangeable,
     robust, delta method) is the paired z-test's SE exactly, and the Holm counts are the
-    robustness table's verdicts."""
+    verdict table's verdicts."""
     pw, om, mc = real_tables["pairwise"], real_tables["omnibus"], real_tables["contrasts"]
     nested = mc[mc["model_spec"] == "category_question"].reset_index(drop=True)
-    comparison = binary.compare_binary(
+    comparison = logistic.compare_logistic(
         default_subsample.items, pairs=nested[["model_a", "model_b"]]
     )
     table = summaries.naive_vs_blocked(pw, om, mc, 0.05, comparison.contrasts)
@@ -75,12 +75,12 @@ def test_logistic_rows_and_the_gee_paired_identity(real_tables, default_subsampl
     np.testing.assert_allclose(merged["accuracy_difference_se"], merged["se_paired"], rtol=1e-12)
     np.testing.assert_allclose(merged["accuracy_difference"], merged["diff"], rtol=1e-10)
     assert rows.loc["gee_accuracy", "value"] == pytest.approx(rows.loc["paired_z", "value"])
-    robustness = binary.robustness_table(nested, comparison.contrasts, 0.05)
+    table = logistic.verdict_table(nested, comparison.contrasts, 0.05)
     for reading in ("glmm", "gee"):
-        verdicts = robustness[f"{reading}_verdict"]
+        verdicts = table[f"{reading}_verdict"]
         assert rows.loc[f"{reading}_holm", "value"] == (verdicts != "not separated").sum()
     # on the paper's six models every verdict survives the change of scale
-    assert robustness["agree"].all() and rows.loc["glmm_holm", "value"] == 5
+    assert table["agree"].all() and rows.loc["glmm_holm", "value"] == 5
 
 
 def test_naive_vs_blocked_display_reads_well(real_tables):

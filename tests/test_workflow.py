@@ -220,7 +220,7 @@ TABLE_COLUMNS = {
     "category_pairwise": ["category", "model_a", "model_b", "diff", "p_mcnemar", "p_holm", "p_bh"],
     "category_summary": ["model_a", "model_b", "wins_a", "significant_holm", "test", "p"],
     "plan": ["gap_points", "procedure", "questions_closed_form", "questions_simulated"],
-    "binary_models": [
+    "logistic_verdicts": [
         "model_a",
         "model_b",
         "lmm_difference",
@@ -244,9 +244,11 @@ TABLE_COLUMNS = {
         "glmm_verdict",
         "gee_verdict",
         "agree",
+        "glmm_converged",
+        "gee_converged",
     ],
-    "binary_fits": ["method", "variance_question", "variance_category", "loglik", "alpha"],
-    "binary_effects": [
+    "logistic_fits": ["method", "variance_question", "variance_category", "loglik", "alpha"],
+    "logistic_effects": [
         "model",
         "glmm_log_odds",
         "glmm_se",
@@ -256,6 +258,8 @@ TABLE_COLUMNS = {
         "gee_se",
         "gee_accuracy",
         "gee_accuracy_se",
+        "glmm_converged",
+        "gee_converged",
     ],
 }
 FIGURES = [
@@ -276,7 +280,7 @@ FIGURES = [
     "claims",
     "category_pairwise",
     "ranks_overview",
-    "binary_models",
+    "logistic_verdicts",
 ]
 
 
@@ -293,18 +297,19 @@ def test_default_run_writes_every_stage(default_run):
     naive = pd.read_csv(tables / "naive_vs_blocked.csv")
     assert len(naive) == 15
     # the logistic readings: the linear model's pairs in its order, and their counts in
-    # naive_vs_blocked equal to the robustness table's verdicts
-    robustness = pd.read_csv(tables / "binary_models.csv")
+    # naive_vs_blocked equal to the verdict table's verdicts
+    verdicts = pd.read_csv(tables / "logistic_verdicts.csv")
     nested = pd.read_csv(tables / "mixed_contrasts.csv").query("model_spec == 'category_question'")
-    assert robustness[["model_a", "model_b"]].values.tolist() == (
+    assert verdicts[["model_a", "model_b"]].values.tolist() == (
         nested[["model_a", "model_b"]].values.tolist()
     )
     counts = naive[naive["quantity"] == "significant_pairs"].set_index("procedure")["value"]
+    assert verdicts[["glmm_converged", "gee_converged"]].all(axis=None)
     for reading in ("glmm", "gee"):
-        separated = (robustness[f"{reading}_verdict"] != "not separated").sum()
+        separated = (verdicts[f"{reading}_verdict"] != "not separated").sum()
         assert counts[f"{reading}_holm"] == separated
     assert (
-        counts["lmm_category_question_holm"] == (robustness["lmm_verdict"] != "not separated").sum()
+        counts["lmm_category_question_holm"] == (verdicts["lmm_verdict"] != "not separated").sum()
     )
     replication = pd.read_csv(tables / "replication.csv")
     assert (

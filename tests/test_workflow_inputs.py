@@ -369,6 +369,6 @@ def test_inspect_example_with_epochs_and_unequal_coverage(tmp_path):
     assert set(ranks["reading"]) == {"unpaired", "paired"}
     # the logistic models take every sample: fake-mid's 3 epochs of 10 questions are 10
     # binomial cells of 3 trials
-    fits = pd.read_csv(tables / "binary_fits.csv").set_index("method")
+    fits = pd.read_csv(tables / "logistic_fits.csv").set_index("method")
     assert fits.loc["glmm_laplace", ["n_obs", "n_cells", "n_questions"]].tolist() == [70, 50, 20]
-    assert len(pd.read_csv(tables / "binary_models.csv")) == 3
+    assert len(pd.read_csv(tables / "logistic_verdicts.csv")) == 3

@@ -110,8 +110,9 @@ from scipy import special
 
 from .claim_parsing import KINDS, Claim, ClaimError, parse_claim, parse_claims, read_claims_file
 from .errors import InputError
+from .fits import contrast_se
 from .items import build_item_table
-from .mixed import contrast_se, fit_lmm
+from .mixed import fit_lmm
 from .pairwise import adjust_pvalues, pair_statistics
 from .planning import questions_for_effect
 from .ranks.paired import bootstrap_accuracies
@@ -213,7 +214,7 @@ def _mixed(wide: WideScores, category: str | None):
     except ValueError as exc:
         return None, None, f"mixed model not fitted: {exc}"
     a, b = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
-    diff = fit.fixed[a] - fit.fixed[b]
+    diff = fit.params[a] - fit.params[b]
     with np.errstate(invalid="ignore"):
         se = contrast_se(fit, a, b)
     return diff, se, ""

@@ -3,8 +3,7 @@ r"""Population-averaged logistic model for 0/1 benchmark scores: GEE clustered o
 Model: :math:`\operatorname{logit} E[y] = \beta_k` for every 0/1 sample of model :math:`k`, with an
 exchangeable working correlation :math:`\alpha` between any two samples on the same question (two
 models, or two epochs of one model) and independence across questions. The estimating equations
-(Liang & Zeger 1986, "Longitudinal data analysis using generalized linear models", Biometrika
-73:13-22)
+[1]_
 
 .. math::  \sum_q D_q^\top V_q^{-1} (y_q - \mu_q) = 0, \qquad
            V_q = A_q^{1/2} R(\alpha) A_q^{1/2}, \quad A_q = \operatorname{diag}(\mu(1 - \mu)),
@@ -15,12 +14,11 @@ covariance of :math:`\hat\beta` is the robust (sandwich) one,
 :math:`B = \sum_q D_q^\top V_q^{-1} D_q`, which stays valid whatever the true within-question
 correlation. :math:`\beta_k` is a population-averaged log odds: :math:`\operatorname{logistic}
 (\beta_k)` is model :math:`k`'s accuracy over the population of questions, unlike the GLMM's
-subject-specific :math:`\beta_k` (Zeger, Liang & Albert 1988, "Models for longitudinal data: a
-generalized estimating equation approach", Biometrics 44:1049-1060). With every model answering
+subject-specific :math:`\beta_k` [2]_. With every model answering
 every question the same number of times, :math:`\hat\beta_k` is the logit of model :math:`k`'s
 observed accuracy whatever :math:`\alpha`.
 
-Pairwise odds ratios and accuracy differences: :func:`evalbars.binary.gee_contrasts`.
+Pairwise odds ratios and accuracy differences: :func:`evalbars.logistic.gee_contrasts`.
 
 The moment estimator of :math:`\alpha` is the sum of the products of Pearson residuals over the
 pairs within questions, divided by the number of pairs and by the dispersion
@@ -29,6 +27,38 @@ pairs within questions, divided by the number of pairs and by the dispersion
 reproduces. With every model answering every question equally often :math:`\hat\beta` and its
 robust covariance do not depend on :math:`\alpha`; otherwise the two conventions differ in the
 fourth or fifth digit.
+
+Notation
+--------
+With :math:`M = \sum_q D_q^\top V_q^{-1} r_q r_q^\top V_q^{-1} D_q`:
+
+=============================================  ========================================
+symbol                                         :class:`GeeFit` attribute
+=============================================  ========================================
+:math:`\beta_k`, population-averaged log odds  ``params[k]``, in the order of ``names``
+:math:`\operatorname{logistic}(\beta_k)`       ``accuracy[k]``
+sandwich :math:`B^{-1} M B^{-1}`               ``cov`` (robust)
+:math:`B^{-1}` (times the scale)               ``cov_naive`` (model-based)
+:math:`\alpha`                                 ``alpha``
+=============================================  ========================================
+
+Not implemented / limits
+------------------------
+* One working correlation, exchangeable within question, and no category level: questions are
+  taken as independent clusters, so a correlation between the questions of one category (the
+  logistic mixed model's category effect) is not in the robust covariance.
+* The robust covariance is the plain sandwich: with few questions it is biased downwards (no
+  small-sample correction such as Mancl and DeRouen's [3]_).
+* Binomial cells are expanded to their 0/1 samples, so the cost grows with the number of samples.
+
+References
+----------
+.. [1] Liang, K.-Y. and Zeger, S. L. (1986). Longitudinal data analysis using generalized linear
+   models. Biometrika 73, 13-22.
+.. [2] Zeger, S. L., Liang, K.-Y. and Albert, P. S. (1988). Models for longitudinal data: a
+   generalized estimating equation approach. Biometrics 44, 1049-1060.
+.. [3] Mancl, L. A. and DeRouen, T. A. (2001). A covariance estimator for GEE with improved
+   small-sample properties. Biometrics 57, 126-134.
 """
 
 from __future__ import annotations
@@ -51,13 +81,13 @@ class GeeFit:
 
     Attributes
     ----------
-    model_names : tuple of str
+    names : tuple of str
         Order of the coefficients.
-    coefficients : ndarray, shape (K,)
+    params : ndarray, shape (K,)
         Population-averaged log odds of a correct answer per model.
-    vcov : ndarray, shape (K, K)
-        Robust (sandwich) covariance of ``coefficients``.
-    vcov_naive : ndarray, shape (K, K)
+    cov : ndarray, shape (K, K)
+        Robust (sandwich) covariance of ``params``.
+    cov_naive : ndarray, shape (K, K)
         Model-based covariance (right only if the working correlation is).
     alpha : float
         Estimated exchangeable working correlation.
@@ -67,12 +97,14 @@ class GeeFit:
         0/1 samples and questions.
     converged : bool
         statsmodels' convergence flag (change in the estimates below ``ctol``).
+
+    Satisfies :class:`evalbars.fits.Fit` (``names``, ``params``, ``cov``, ``converged``).
     """
 
-    model_names: tuple
-    coefficients: np.ndarray
-    vcov: np.ndarray
-    vcov_naive: np.ndarray
+    names: tuple
+    params: np.ndarray
+    cov: np.ndarray
+    cov_naive: np.ndarray
     alpha: float
     scale: float
     n_obs: int
@@ -81,8 +113,8 @@ class GeeFit:
 
     @property
     def accuracy(self) -> np.ndarray:
-        """Population-averaged accuracy, ``logistic(coefficients)``."""
-        return special.expit(self.coefficients)
+        """Population-averaged accuracy, ``logistic(params)``."""
+        return special.expit(self.params)
 
 
 def _samples(successes, trials):
@@ -129,8 +161,8 @@ def fit_gee(
 
     References
     ----------
-    Liang & Zeger (1986), "Longitudinal data analysis using generalized linear models",
-    Biometrika 73:13-22. Zeger, Liang & Albert (1988), Biometrics 44:1049-1060.
+    .. [1] Liang, K.-Y. and Zeger, S. L. (1986). Longitudinal data analysis using generalized
+       linear models. Biometrika 73, 13-22.
     """
     model = np.asarray(model)
     names = tuple(sorted(set(model.tolist())) if model_names is None else model_names)
@@ -150,10 +182,10 @@ def fit_gee(
     )
     result = gee.fit(maxiter=maxiter, ctol=ctol, ddof_scale=ddof_scale)
     return GeeFit(
-        model_names=names,
-        coefficients=np.asarray(result.params),
-        vcov=np.asarray(result.cov_robust),
-        vcov_naive=np.asarray(result.cov_naive),
+        names=names,
+        params=np.asarray(result.params),
+        cov=np.asarray(result.cov_robust),
+        cov_naive=np.asarray(result.cov_naive),
         alpha=float(gee.cov_struct.dep_params),
         scale=float(result.scale),
         n_obs=int(cell.size),

@@ -11,12 +11,31 @@ Each 0/1 sample of model :math:`k` on question :math:`q` of category :math:`c` i
 
 so the question and category effects :math:`b_q = \theta_q u_q`, :math:`b_c = \theta_c v_c` have
 variances :math:`\theta_q^2` and :math:`\theta_c^2` on the logit scale (lme4's spherical
-parametrisation, Bates, Maechler, Bolker & Walker 2015, "Fitting Linear Mixed-Effects Models Using
-lme4", J. Stat. Softw. 67(1), sections 2 and 5). Question levels are the observed
+parametrisation, [1]_ sections 2 and 5). Question levels are the observed
 (category, question) pairs, exactly lme4's ``category:question`` factor. Several samples per
 model x question (epochs) enter as binomial counts: ``successes`` out of ``trials`` per cell, with
 the likelihood of the individual 0/1 samples (no binomial coefficient), so the fit equals glmer on
 one row per sample.
+
+Notation
+--------
+Three parametrisations of the random effects, as lme4's: spherical (:math:`u, v \sim N(0, I)`,
+what PIRLS solves for), standard deviation :math:`\theta` (what is optimised) and the effect
+scale :math:`b = \theta u` (what is reported).
+
+=========================================  =======================================================
+symbol                                     :class:`GlmmFit` attribute
+=========================================  =======================================================
+:math:`\beta_k`, model k's log odds        ``params[k]``, in the order of ``names``
+:math:`2\,[\mathcal H^{-1}]_{\beta\beta}`  ``cov`` if ``cov_source`` is ``"hessian"``
+:math:`\Sigma_{RX}` (below)                ``cov_rx``; ``cov`` if ``cov_source`` is ``"rx"``
+:math:`\theta_q`, :math:`\theta_c`         ``theta["question"]``, ``theta["category"]``
+:math:`\theta_q^2`, :math:`\theta_c^2`     ``variance`` (same keys)
+:math:`\hat b_q = \theta_q \hat u_q`       ``question_effects``
+:math:`\hat b_c = \theta_c \hat v_c`       ``category_effects``
+:math:`D(\hat\beta, \hat\theta)`           ``laplace_deviance``; ``loglik`` is :math:`-D/2`
+:math:`\mathcal H`, :math:`\nabla D`       ``hessian``, ``gradient`` (:data:`THETA`, :data:`BETA`)
+=========================================  =======================================================
 
 Laplace approximation
 ---------------------
@@ -29,8 +48,7 @@ The penalised deviance and its minimiser, the conditional mode, are
 
 found by penalised iteratively reweighted least squares (PIRLS: Newton's method on :math:`P`,
 with step halving). With :math:`W = \operatorname{diag}(n_i \mu_i (1 - \mu_i))` at
-:math:`\hat w`, the Laplace approximation of the marginal likelihood (Breslow & Clayton 1993,
-"Approximate inference in generalized linear mixed models", JASA 88:9-25), written in lme4's
+:math:`\hat w`, the Laplace approximation of the marginal likelihood [2]_, written in lme4's
 spherical parametrisation, gives the deviance that glmer minimises for ``nAGQ = 1`` (lme4's
 ``glmerLaplace``: -2 log-likelihood at the modes, plus :math:`\lVert \hat w \rVert^2`, plus the
 log-determinant of :math:`LL^\top = H`):
@@ -59,7 +77,8 @@ gradient needs cost :math:`O(\#\text{questions})` after one pass over the rows (
 data; there is no sparse Cholesky factorisation and no loop over questions.
 
 Optimisation: BFGS on the exact gradient (preconditioned by a cheap approximate Hessian), then
-Newton steps on a Hessian obtained by forward differences of that gradient. :math:`D` is even in each :math:`\theta` (flipping its sign flips the
+Newton steps on a Hessian obtained by forward differences of that gradient (both from
+:mod:`evalbars.optimize`). :math:`D` is even in each :math:`\theta` (flipping its sign flips the
 sign of the modes), so the optimisation is unconstrained and a variance on the boundary
 (:math:`\theta = 0`) is an ordinary stationary point; the reported :math:`\theta` are
 :math:`|\theta|`.
@@ -67,11 +86,33 @@ sign of the modes), so the optimisation is unconstrained and a variance on the b
 Covariance of the fixed effects: as lme4's ``vcov`` for glmer (Hessian-based), the fixed-effect
 block of :math:`2\,\mathcal H^{-1}`, :math:`\mathcal H` the Hessian of :math:`D` in
 :math:`(\theta, \beta)`; lme4 falls back to the conditional covariance
-:math:`(X^\top W X - X^\top W G H^{-1} G^\top W X)^{-1}` (its "RX" covariance) when that Hessian is
-not positive definite, and so does :func:`fit_glmm`. Both are returned.
+:math:`\Sigma_{RX} = (X^\top W X - X^\top W G H^{-1} G^\top W X)^{-1}` (its "RX" covariance)
+when that Hessian is not positive definite, and so does :func:`fit_glmm`. Both are returned.
 
 Pairwise contrasts and the marginal (population-averaged) accuracy the fit implies are in
-:mod:`evalbars.binary`.
+:mod:`evalbars.logistic`.
+
+Not implemented / limits
+------------------------
+* Only the Laplace approximation (``nAGQ = 1``): no adaptive Gauss-Hermite quadrature
+  (``nAGQ > 1``), which lme4 allows only for a single scalar random effect anyway.
+* Random intercepts only, nested (question within category): no random slopes, no crossed
+  factors, no correlated random effects.
+* The Laplace approximation is biased when clusters are small and the variances large (the
+  variance components, and with them the fixed effects, towards zero) [2]_ [3]_; a question holds
+  only one 0/1 sample per model (or a few, with epochs), so the question variance is the
+  component to read with care.
+* A model right on every or no question has no finite log odds and is refused.
+
+References
+----------
+.. [1] Bates, D., Maechler, M., Bolker, B. and Walker, S. (2015). Fitting linear mixed-effects
+   models using lme4. J Stat Softw 67(1), 1-48 (the spherical parametrisation, PIRLS and the
+   Laplace deviance, Sections 2 and 5).
+.. [2] Breslow, N. E. and Clayton, D. G. (1993). Approximate inference in generalized linear
+   mixed models. JASA 88, 9-25.
+.. [3] Breslow, N. E. and Lin, X. (1995). Bias correction in generalised linear mixed models with
+   a single component of dispersion. Biometrika 82, 81-91.
 """
 
 from __future__ import annotations
@@ -81,6 +122,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from scipy import optimize, special
+
+from .optimize import FreeCoordinates, chord_newton, forward_difference_hessian
 
 __all__ = [
     "SINGULAR_TOLERANCE",
@@ -213,7 +256,7 @@ def binomial_cells(frame: pd.DataFrame, outcome: str = "correct") -> pd.DataFram
         ``model, question_id, category, successes, trials``; the input of :func:`fit_glmm`.
         Rows whose outcome is missing are left out. A partial-credit score (Inspect's ``P``,
         0.5) is summed as it is, so its cell has a fractional success, which the logistic fits
-        refuse (:func:`check_binomial_counts`; :func:`evalbars.binary.fit_obstacle` says so
+        refuse (:func:`check_binomial_counts`; :func:`evalbars.logistic.fit_obstacle` says so
         before any fit).
     """
     # a missing score (an unanswered or errored sample under the `exclude` policy) is no trial
@@ -251,6 +294,82 @@ def _logistic_terms(eta: np.ndarray):
     return mu, np.maximum(eta, 0.0) + np.log1p(e)
 
 
+#: Positions of the variance parameters and of the fixed effects in the packed vector
+#: ``(theta_question, theta_category, beta)`` (of :meth:`_Params.packed`, ``GlmmFit.hessian``
+#: and ``GlmmFit.cov_with_theta``).
+THETA = slice(0, 2)
+BETA = slice(2, None)
+
+
+@dataclass(frozen=True)
+class _Params:
+    """The parameters of the Laplace deviance, and their packed vector (as statsmodels'
+    ``MixedLMParams``): ``(theta_q, theta_c, beta_1, ..., beta_K)``."""
+
+    theta_q: float
+    theta_c: float
+    beta: np.ndarray
+
+    @classmethod
+    def from_packed(cls, x) -> _Params:
+        return cls(x[0], x[1], np.asarray(x[BETA]))
+
+    @staticmethod
+    def pack(theta_q, theta_c, beta) -> np.ndarray:
+        return np.concatenate([[theta_q, theta_c], beta])
+
+
+@dataclass(frozen=True)
+class _ModeState:
+    r"""Per-cell and per-level quantities at spherical modes (u, v), and the block system H.
+
+    Cells: ``eta`` (linear predictor), ``mu``, ``weight`` :math:`W = n\mu(1-\mu)`, ``resid``
+    :math:`y - n\mu`. Question levels: ``w_q, r_q`` (sums of weight and residual), ``h_q``
+    (diagonal of H), ``k_q`` (its off-diagonal entry in the column of the question's category).
+    Categories: ``w_c, r_c``, ``h_c`` and the Schur complement ``s_c``. ``loglik`` (NaN when
+    not computed) and ``penalised`` :math:`P = -2\,\mathrm{loglik} + \lVert u \rVert^2 +
+    \lVert v \rVert^2`.
+    """
+
+    question_category: np.ndarray
+    eta: np.ndarray
+    mu: np.ndarray
+    weight: np.ndarray
+    resid: np.ndarray
+    w_q: np.ndarray
+    r_q: np.ndarray
+    w_c: np.ndarray
+    r_c: np.ndarray
+    h_q: np.ndarray
+    k_q: np.ndarray
+    h_c: np.ndarray
+    s_c: np.ndarray
+    loglik: float
+    penalised: float
+    u: np.ndarray
+    v: np.ndarray
+
+    @property
+    def deviance(self) -> float:
+        r"""The Laplace deviance :math:`D = P + \log\det H` at these modes."""
+        return self.penalised + np.sum(np.log(self.h_q)) + np.sum(np.log(self.s_c))
+
+    def solve(self, rhs_q, rhs_c):
+        """Solve H x = rhs by the block structure (question block diagonal, Schur on categories)."""
+        qc = self.question_category
+        h_q, k_q = self.h_q, self.k_q
+        x_c = (rhs_c - np.bincount(qc, k_q * rhs_q / h_q, minlength=self.h_c.size)) / self.s_c
+        return (rhs_q - k_q * x_c[qc]) / h_q, x_c
+
+    def solve_matrix(self, rhs_q, rhs_c):
+        """:meth:`solve` for several right-hand sides (columns)."""
+        qc = self.question_category
+        h_q, k_q = self.h_q[:, None], self.k_q[:, None]
+        folded = _sum_rows(k_q * rhs_q / h_q, qc, rhs_c.shape[0])
+        x_c = (rhs_c - folded) / self.s_c[:, None]
+        return (rhs_q - k_q * x_c[qc]) / h_q, x_c
+
+
 class _Laplace:
     """Laplace deviance D(theta_q, theta_c, beta) with warm-started PIRLS modes.
 
@@ -272,14 +391,8 @@ class _Laplace:
         self.effect_c = np.zeros(cells.n_categories)
         self.evaluations = 0
 
-    def _solve(self, h_q, k_q, h_c, s_c, rhs_q, rhs_c):
-        """Solve H x = rhs by the block structure (question block diagonal, Schur on categories)."""
-        qc = self.cells.question_category
-        x_c = (rhs_c - np.bincount(qc, k_q * rhs_q / h_q, minlength=h_c.size)) / s_c
-        return (rhs_q - k_q * x_c[qc]) / h_q, x_c
-
-    def _state(self, theta_q, theta_c, offset, u, v, with_loglik=True):
-        """Per-cell and per-level quantities at spherical modes (u, v): one pass over the cells."""
+    def _state(self, theta_q, theta_c, offset, u, v, with_loglik=True) -> _ModeState:
+        """:class:`_ModeState` at spherical modes (u, v): one pass over the cells."""
         d = self.cells
         qc = d.question_category
         eta = offset + (theta_q * u + theta_c * v[qc])[d.question]
@@ -298,7 +411,8 @@ class _Laplace:
         k_q = theta_q * theta_c * w_q
         h_c = 1.0 + theta_c**2 * w_c
         s_c = h_c - np.bincount(qc, k_q**2 / h_q, minlength=d.n_categories)
-        return dict(
+        return _ModeState(
+            question_category=qc,
             eta=eta,
             mu=mu,
             weight=weight,
@@ -317,10 +431,11 @@ class _Laplace:
             v=v,
         )
 
-    def modes(self, theta_q, theta_c, beta):
+    def modes(self, params: _Params) -> _ModeState:
         """PIRLS: Newton's method on the penalised deviance in the spherical modes (u, v)."""
         d = self.cells
-        offset = beta[d.model]
+        theta_q, theta_c = params.theta_q, params.theta_c
+        offset = params.beta[d.model]
         # warm start from the last modes on the effect scale (b = theta u); as theta -> 0 the
         # spherical mode u = theta r -> 0, so start at 0 there rather than divide by ~0
         u = self.effect_q / theta_q if abs(theta_q) > 1e-8 else np.zeros(d.n_questions)
@@ -328,11 +443,9 @@ class _Laplace:
         state = self._state(theta_q, theta_c, offset, u, v)
         for _ in range(self.max_iter):
             # half the gradient of P; Newton step -H^{-1} g
-            g_u = state["u"] - theta_q * state["r_q"]
-            g_v = state["v"] - theta_c * state["r_c"]
-            step_u, step_v = self._solve(
-                state["h_q"], state["k_q"], state["h_c"], state["s_c"], -g_u, -g_v
-            )
+            g_u = state.u - theta_q * state.r_q
+            g_v = state.v - theta_c * state.r_c
+            step_u, step_v = state.solve(-g_u, -g_v)
             size = max(np.max(np.abs(step_u), initial=0.0), np.max(np.abs(step_v), initial=0.0))
             last = size < self.tol
             if size < self.checked_step:
@@ -341,19 +454,19 @@ class _Laplace:
                     theta_q,
                     theta_c,
                     offset,
-                    state["u"] + step_u,
-                    state["v"] + step_v,
+                    state.u + step_u,
+                    state.v + step_v,
                     with_loglik=last,
                 )
             else:
-                if np.isnan(state["penalised"]):  # a big step after small ones: need P now
-                    state = self._state(theta_q, theta_c, offset, state["u"], state["v"])
+                if np.isnan(state.penalised):  # a big step after small ones: need P now
+                    state = self._state(theta_q, theta_c, offset, state.u, state.v)
                 for _halving in range(60):
                     trial = self._state(
-                        theta_q, theta_c, offset, state["u"] + step_u, state["v"] + step_v
+                        theta_q, theta_c, offset, state.u + step_u, state.v + step_v
                     )
                     # accept a step that does not increase P beyond rounding
-                    if trial["penalised"] <= state["penalised"] * (1 + 1e-12):
+                    if trial.penalised <= state.penalised * (1 + 1e-12):
                         break
                     step_u, step_v = step_u / 2, step_v / 2
                 state = trial
@@ -361,14 +474,13 @@ class _Laplace:
                 break
         else:
             raise RuntimeError("PIRLS did not converge")
-        self.effect_q = theta_q * state["u"]
-        self.effect_c = theta_c * state["v"]
+        self.effect_q = theta_q * state.u
+        self.effect_c = theta_c * state.v
         self.evaluations += 1
         return state
 
     def deviance(self, x) -> float:
-        state = self.modes(x[0], x[1], np.asarray(x[2:]))
-        return state["penalised"] + np.sum(np.log(state["h_q"])) + np.sum(np.log(state["s_c"]))
+        return self.modes(_Params.from_packed(x)).deviance
 
     def deviance_and_gradient(self, x):
         """D and its exact gradient in (theta_q, theta_c, beta), modes differentiated implicitly.
@@ -378,43 +490,42 @@ class _Laplace:
         the same terms against dG plus 2 tr(H^{-1} G' W dG).
         """
         d = self.cells
-        theta_q, theta_c, beta = x[0], x[1], np.asarray(x[2:])
-        st = self.modes(theta_q, theta_c, beta)
+        params = _Params.from_packed(x)
+        theta_q, theta_c = params.theta_q, params.theta_c
+        st = self.modes(params)
         qc = d.question_category
-        h_q, k_q, s_c = st["h_q"], st["k_q"], st["s_c"]
-        value = st["penalised"] + np.sum(np.log(h_q)) + np.sum(np.log(s_c))
+        h_q, k_q, s_c = st.h_q, st.k_q, st.s_c
+        value = st.deviance
         # entries of H^{-1} on the question diagonal, category diagonal and question-category
         ratio = k_q / h_q
         inv_cc = 1.0 / s_c
         inv_qc = -ratio * inv_cc[qc]
         inv_qq = 1.0 / h_q + ratio**2 * inv_cc[qc]
         leverage_q = theta_q**2 * inv_qq + 2 * theta_q * theta_c * inv_qc + theta_c**2 * inv_cc[qc]
-        a = st["weight"] * (1.0 - 2.0 * st["mu"]) * leverage_q[d.question]
+        a = st.weight * (1.0 - 2.0 * st.mu) * leverage_q[d.question]
         a_q = np.bincount(d.question, a, minlength=d.n_questions)
-        s_q, s_cat = self._solve(
-            h_q,
-            k_q,
-            st["h_c"],
-            s_c,
-            theta_q * a_q,
-            theta_c * np.bincount(qc, a_q, minlength=d.n_categories),
+        s_q, s_cat = st.solve(
+            theta_q * a_q, theta_c * np.bincount(qc, a_q, minlength=d.n_categories)
         )
         gs = (theta_q * s_q + theta_c * s_cat[qc])[d.question]
-        total = a - st["weight"] * gs  # a_i - W_i (G s)_i
-        grad_beta = d.model_sum(total - 2.0 * st["resid"])
+        total = a - st.weight * gs  # a_i - W_i (G s)_i
+        grad_beta = d.model_sum(total - 2.0 * st.resid)
         t_q = np.bincount(d.question, total, minlength=d.n_questions)
         t_c = np.bincount(qc, t_q, minlength=d.n_categories)
         grad_q = (
-            _dot(st["u"], t_q - 2.0 * st["r_q"])
-            + _dot(s_q, st["r_q"])
-            + 2.0 * _dot(st["w_q"], theta_q * inv_qq + theta_c * inv_qc)
+            _dot(st.u, t_q - 2.0 * st.r_q)
+            + _dot(s_q, st.r_q)
+            + 2.0 * _dot(st.w_q, theta_q * inv_qq + theta_c * inv_qc)
         )
         grad_c = (
-            _dot(st["v"], t_c - 2.0 * st["r_c"])
-            + _dot(s_cat, st["r_c"])
-            + 2.0 * (theta_c * _dot(inv_cc, st["w_c"]) + theta_q * _dot(inv_qc, st["w_q"]))
+            _dot(st.v, t_c - 2.0 * st.r_c)
+            + _dot(s_cat, st.r_c)
+            + 2.0 * (theta_c * _dot(inv_cc, st.w_c) + theta_q * _dot(inv_qc, st.w_q))
         )
-        return value, np.concatenate([[grad_q, grad_c], grad_beta])
+        return value, _Params.pack(grad_q, grad_c, grad_beta)
+
+    def _gradient(self, x) -> np.ndarray:
+        return self.deviance_and_gradient(x)[1]
 
     def hessian(self, x, step: float = 1e-7) -> np.ndarray:
         """Forward differences of the exact gradient, symmetrised.
@@ -425,13 +536,7 @@ class _Laplace:
         is accurate to ~1e-5.
         """
         x = np.asarray(x, dtype=float)
-        base = self.deviance_and_gradient(x)[1]
-        columns = []
-        for j in range(x.size):
-            e = np.zeros_like(x)
-            e[j] = step
-            columns.append((self.deviance_and_gradient(x + e)[1] - base) / step)
-        hess = np.column_stack(columns)
+        hess = forward_difference_hessian(self._gradient, x, step)
         self.deviance_and_gradient(x)  # leave the warm start at x
         return (hess + hess.T) / 2
 
@@ -440,15 +545,10 @@ class _Laplace:
         gradient (two evaluations), the beta block 2 (X'WX - X'WG H^{-1} G'WX) (the Hessian of the
         penalised deviance in beta, without the log-determinant's curvature)."""
         x = np.asarray(x, dtype=float)
-        base = self.deviance_and_gradient(x)[1]
-        hess = np.zeros((x.size, x.size))
-        for j in range(2):
-            e = np.zeros_like(x)
-            e[j] = step
-            hess[:, j] = (self.deviance_and_gradient(x + e)[1] - base) / step
-        hess[:2, 2:] = hess[2:, :2].T
-        hess[:2, :2] = (hess[:2, :2] + hess[:2, :2].T) / 2
-        hess[2:, 2:] = 2.0 * self._schur(x)
+        hess = forward_difference_hessian(self._gradient, x, step, columns=range(2))
+        hess[THETA, BETA] = hess[BETA, THETA].T
+        hess[THETA, THETA] = (hess[THETA, THETA] + hess[THETA, THETA].T) / 2
+        hess[BETA, BETA] = 2.0 * self._schur(x)
         self.deviance_and_gradient(x)  # leave the warm start at x
         return hess
 
@@ -459,25 +559,17 @@ class _Laplace:
     def _schur(self, x) -> np.ndarray:
         """X'WX - X'WG H^{-1} G'WX at the modes for x (fixed-effect block of the PIRLS system)."""
         d = self.cells
-        theta_q, theta_c = x[0], x[1]
-        st = self.modes(theta_q, theta_c, np.asarray(x[2:]))
+        params = _Params.from_packed(x)
+        st = self.modes(params)
         qc = d.question_category
         K, Q = d.n_models, d.n_questions
         # G'WX: per question level and model, the weight sum, scaled by theta
-        wqk = np.bincount(d.question * K + d.model, st["weight"], minlength=Q * K).reshape(Q, K)
+        wqk = np.bincount(d.question * K + d.model, st.weight, minlength=Q * K).reshape(Q, K)
         wck = _sum_rows(wqk, qc, d.n_categories)
-        rhs_q, rhs_c = theta_q * wqk, theta_c * wck
-        sol_q, sol_c = self._solve_matrix(st, rhs_q, rhs_c)
-        xwx = np.diag(d.model_sum(st["weight"]))
+        rhs_q, rhs_c = params.theta_q * wqk, params.theta_c * wck
+        sol_q, sol_c = st.solve_matrix(rhs_q, rhs_c)
+        xwx = np.diag(d.model_sum(st.weight))
         return xwx - rhs_q.T @ sol_q - rhs_c.T @ sol_c
-
-    def _solve_matrix(self, st, rhs_q, rhs_c):
-        """:meth:`_solve` for several right-hand sides (columns)."""
-        qc = self.cells.question_category
-        h_q, k_q = st["h_q"][:, None], st["k_q"][:, None]
-        folded = _sum_rows(k_q * rhs_q / h_q, qc, rhs_c.shape[0])
-        x_c = (rhs_c - folded) / st["s_c"][:, None]
-        return (rhs_q - k_q * x_c[qc]) / h_q, x_c
 
 
 # ---------------------------------------------------------------------------------------------
@@ -491,17 +583,17 @@ class GlmmFit:
 
     Attributes
     ----------
-    model_names : tuple of str
+    names : tuple of str
         Order of the fixed effects.
-    fixed_effects : ndarray, shape (K,)
+    params : ndarray, shape (K,)
         :math:`\\beta_k`, the log odds of a correct answer for model k on a question whose
         question and category effects are zero (subject-specific, not marginal).
-    vcov : ndarray, shape (K, K)
+    cov : ndarray, shape (K, K)
         Covariance of the fixed effects, as lme4's ``vcov`` for glmer: the fixed-effect block of
-        ``2 inv(hessian)`` if that Hessian is positive definite, else ``vcov_rx``.
-    vcov_source : {"hessian", "rx"}
-        Which of the two ``vcov`` is.
-    vcov_rx : ndarray, shape (K, K)
+        ``2 inv(hessian)`` if that Hessian is positive definite, else ``cov_rx``.
+    cov_source : {"hessian", "rx"}
+        Which of the two ``cov`` is (column ``vcov_source`` of the fit summary).
+    cov_rx : ndarray, shape (K, K)
         Covariance of the fixed effects given theta, :math:`(X^\\top W X - X^\\top W G H^{-1}
         G^\\top W X)^{-1}` at the conditional modes (lme4's ``vcov(fit, use.hessian = FALSE)``).
     theta : dict
@@ -536,13 +628,15 @@ class GlmmFit:
         Whether the final Newton step and the gradient met the tolerances.
     theta_fixed : bool
         Whether theta was given rather than estimated.
+
+    Satisfies :class:`evalbars.fits.Fit` (``names``, ``params``, ``cov``, ``converged``).
     """
 
-    model_names: tuple
-    fixed_effects: np.ndarray
-    vcov: np.ndarray
-    vcov_source: str
-    vcov_rx: np.ndarray
+    names: tuple
+    params: np.ndarray
+    cov: np.ndarray
+    cov_source: str
+    cov_rx: np.ndarray
     theta: dict
     variance: dict
     boundary: dict
@@ -566,15 +660,15 @@ class GlmmFit:
     theta_fixed: bool = False
 
     @property
-    def covariance(self) -> np.ndarray | None:
+    def cov_with_theta(self) -> np.ndarray | None:
         """Covariance of ``(theta_question, theta_category, beta)``: ``2 inv(hessian)``; with
         theta fixed, zero in the theta rows and columns; None if the Hessian is not positive
-        definite (then only ``vcov_rx`` is available)."""
-        if self.vcov_source != "hessian":
+        definite (then only ``cov_rx`` is available)."""
+        if self.cov_source != "hessian":
             return None
         if self.theta_fixed:
             covariance = np.zeros_like(self.hessian)
-            covariance[2:, 2:] = self.vcov
+            covariance[BETA, BETA] = self.cov
             return covariance
         return 2.0 * np.linalg.inv(self.hessian)
 
@@ -584,58 +678,6 @@ def _start(cells: _Cells) -> np.ndarray:
     succ = np.bincount(cells.model, cells.successes, minlength=cells.n_models)
     tot = np.bincount(cells.model, cells.trials, minlength=cells.n_models)
     return np.concatenate([[1.0, 1.0], special.logit((succ + 0.5) / (tot + 1.0))])
-
-
-def _newton(objective: _Laplace, x, hess_step, gtol, free, max_iter=50):
-    """Newton's method on D with a finite-difference Hessian (chord iterations), safeguarded.
-
-    The Hessian is computed once and reused while the gradient keeps falling fast (near the
-    optimum it barely changes), and recomputed when it does not. An indefinite Hessian (a saddle,
-    e.g. theta exactly 0 where the optimum is interior) gives a modified Newton step with
-    |eigenvalues| plus a push along the direction of most negative curvature; steps are
-    backtracked until D decreases. ``free`` (boolean mask) selects the coordinates optimised.
-
-    Returns
-    -------
-    x, hessian, anchor, iterations, converged
-        ``hessian`` was computed at ``anchor``.
-    """
-    x = np.array(x, dtype=float)
-    value, grad = objective.deviance_and_gradient(x)
-    hess, anchor, converged = None, None, False
-    for iteration in range(1, max_iter + 1):  # noqa: B007 (returned: the count)
-        if hess is None:
-            hess, anchor = objective.hessian(x, hess_step), x.copy()
-        h, g = hess[np.ix_(free, free)], grad[free]
-        eigval, eigvec = np.linalg.eigh(h)
-        scale = max(np.max(np.abs(eigval)), 1.0)
-        positive = eigval[0] > 1e-10 * scale
-        if positive:
-            step = -np.linalg.solve(h, g)
-        else:
-            floor = np.maximum(np.abs(eigval), 1e-8 * scale)
-            step = -eigvec @ ((eigvec.T @ g) / floor)
-            if eigval[0] < 0:
-                direction = eigvec[:, 0] * (-1.0 if eigvec[:, 0] @ g > 0 else 1.0)
-                step = step + 0.1 * direction
-        full = np.zeros_like(x)
-        full[free] = step
-        # backtracking on D (Armijo with a tiny slope factor, tolerant of rounding)
-        t = 1.0
-        for _ in range(50):
-            trial_value, trial_grad = objective.deviance_and_gradient(x + t * full)
-            if trial_value <= value + 1e-4 * t * min(g @ step, 0.0) + 1e-12 * abs(value):
-                break
-            t /= 2
-        previous = np.max(np.abs(g))
-        x, value, grad = x + t * full, trial_value, trial_grad
-        small = np.max(np.abs(t * step)) < 1e-9 and np.max(np.abs(grad[free])) < gtol
-        if small and positive:
-            converged = True
-            break
-        if t < 1 or not positive or np.max(np.abs(grad[free])) > previous / 4 or small:
-            hess = None  # the chord step is no longer good enough: fresh Hessian next time
-    return x, hess, anchor, iteration, converged
 
 
 def fit_glmm(
@@ -649,6 +691,8 @@ def fit_glmm(
     theta=None,
     gtol: float = 1e-6,
     hessian_step: float = 1e-7,
+    bfgs_maxiter: int = 1000,
+    newton_maxiter: int = 50,
 ) -> GlmmFit:
     """Fit the nested logistic GLMM by the Laplace approximation (lme4's ``glmer``, ``nAGQ = 1``).
 
@@ -669,6 +713,9 @@ def fit_glmm(
         Convergence tolerance on the largest gradient component of the Laplace deviance.
     hessian_step : float
         Step of the forward differences of the exact gradient that give the Hessian.
+    bfgs_maxiter, newton_maxiter : int
+        Iteration limits of the two stages; a fit that reaches the Newton limit before the
+        tolerances is returned with ``converged = False``.
 
     Returns
     -------
@@ -679,13 +726,14 @@ def fit_glmm(
     BFGS on the exact gradient brings (theta, beta) near the optimum; safeguarded Newton steps
     with a finite-difference Hessian finish it (quadratic convergence, so the optimum is found to
     ~1e-9 in the parameters rather than where a derivative-free optimiser stops). The Hessian at
-    the optimum gives ``vcov``. Models with accuracy 0 or 1 have no finite estimate.
+    the optimum gives ``cov``. Models with accuracy 0 or 1 have no finite estimate.
 
     References
     ----------
-    Bates, Maechler, Bolker & Walker (2015), "Fitting Linear Mixed-Effects Models Using lme4",
-    J. Stat. Softw. 67(1). Breslow & Clayton (1993), "Approximate inference in generalized linear
-    mixed models", JASA 88:9-25.
+    .. [1] Bates, D., Maechler, M., Bolker, B. and Walker, S. (2015). Fitting linear
+       mixed-effects models using lme4. J Stat Softw 67(1), 1-48.
+    .. [2] Breslow, N. E. and Clayton, D. G. (1993). Approximate inference in generalized linear
+       mixed models. JASA 88, 9-25.
     """
     cells = _encode(successes, trials, model, question, category, model_names)
     succ = np.bincount(cells.model, cells.successes, minlength=cells.n_models)
@@ -696,69 +744,68 @@ def fit_glmm(
     x0 = _start(cells)
     free = np.ones(x0.size, dtype=bool)
     if theta is not None:
-        x0[:2] = theta
-        free[:2] = False
+        x0[THETA] = theta
+        free[THETA] = False
+    space = FreeCoordinates(x0, free)
 
     # quasi-Newton to get close (cheap iterations), then Newton to finish
-    def fun(z):
-        x = x0.copy()
-        x[free] = z
-        value, grad = objective.deviance_and_gradient(x)
-        return value, grad[free]
-
-    # precondition BFGS with a cheap approximate Hessian (the scales of theta and beta differ
-    # by orders of magnitude, and BFGS would otherwise spend its first iterations learning them)
-    eigval, eigvec = np.linalg.eigh(objective.approximate_hessian(x0)[np.ix_(free, free)])
-    eigval = np.maximum(np.abs(eigval), 1e-8 * np.max(np.abs(eigval)))  # made positive definite
-    hess_inv0 = (eigvec / eigval) @ eigvec.T
-    hess_inv0 = (hess_inv0 + hess_inv0.T) / 2
     bfgs = optimize.minimize(
-        fun,
-        x0[free],
+        space.objective(objective.deviance_and_gradient),
+        space.restrict(x0),
         jac=True,
         method="BFGS",
-        options={"gtol": _BFGS_GTOL, "maxiter": 1000, "hess_inv0": hess_inv0},
+        options={
+            "gtol": _BFGS_GTOL,
+            "maxiter": bfgs_maxiter,
+            "hess_inv0": _precondition(objective, x0, space),
+        },
     )
-    x = x0.copy()
-    x[free] = bfgs.x
-    x, hess, anchor, newton_iterations, converged = _newton(objective, x, hessian_step, gtol, free)
+    x, hess, anchor, newton_iterations, converged = chord_newton(
+        objective.deviance_and_gradient,
+        lambda z: objective.hessian(z, hessian_step),
+        space.embed(bfgs.x),
+        gtol,
+        space.free,
+        max_iter=newton_maxiter,
+    )
     # D is even in each theta: report theta >= 0. The theta-beta cross derivatives change sign
     # with theta, so flip them rather than recompute; recompute the Hessian only if the last one
     # was taken more than 1e-7 away (its relative error is of that order).
     sign = np.ones(x.size)
-    sign[:2] = np.where(x[:2] < 0, -1.0, 1.0)
+    sign[THETA] = np.where(x[THETA] < 0, -1.0, 1.0)
     x = x * sign
     value, grad = objective.deviance_and_gradient(x)
     if hess is None or np.max(np.abs(anchor * sign - x)) > 1e-7:
         hess = objective.hessian(x, hessian_step)
     else:
         hess = hess * np.outer(sign, sign)
-    state = objective.modes(x[0], x[1], x[2:])
-    h_free = hess[np.ix_(free, free)]
+    params = _Params.from_packed(x)
+    state = objective.modes(params)
+    h_free = space.block(hess)
     positive = bool(np.all(np.linalg.eigvalsh(h_free) > 0))
     if positive:
-        vcov = (2.0 * np.linalg.inv(h_free))[-cells.n_models :, -cells.n_models :]
-    vcov_rx = objective.rx_covariance(x)
-    theta_hat = {"question": float(x[0]), "category": float(x[1])}
+        cov = (2.0 * np.linalg.inv(h_free))[-cells.n_models :, -cells.n_models :]
+    cov_rx = objective.rx_covariance(x)
+    theta_hat = {"question": float(params.theta_q), "category": float(params.theta_c)}
     boundary = {k: bool(v < SINGULAR_TOLERANCE) for k, v in theta_hat.items()}
     levels = _levels(question, category)
     return GlmmFit(
-        model_names=cells.model_names,
-        fixed_effects=x[2:].copy(),
-        vcov=vcov if positive else vcov_rx,
-        vcov_source="hessian" if positive else "rx",
-        vcov_rx=vcov_rx,
+        names=cells.model_names,
+        params=params.beta.copy(),
+        cov=cov if positive else cov_rx,
+        cov_source="hessian" if positive else "rx",
+        cov_rx=cov_rx,
         theta=theta_hat,
         variance={k: v**2 for k, v in theta_hat.items()},
         boundary=boundary,
         singular=any(boundary.values()),
         loglik=-value / 2,
         laplace_deviance=float(value),
-        deviance=-2.0 * state["loglik"],
+        deviance=-2.0 * state.loglik,
         hessian=hess,
         gradient=grad,
-        question_effects=x[0] * state["u"],
-        category_effects=x[1] * state["v"],
+        question_effects=params.theta_q * state.u,
+        category_effects=params.theta_c * state.v,
         question_levels=levels[0],
         category_levels=levels[1],
         n_obs=int(cells.trials.sum()),
@@ -770,6 +817,16 @@ def fit_glmm(
         converged=bool(converged),
         theta_fixed=theta is not None,
     )
+
+
+def _precondition(objective: _Laplace, x0: np.ndarray, space: FreeCoordinates) -> np.ndarray:
+    """BFGS's starting inverse Hessian: a cheap approximate Hessian made positive definite (the
+    scales of theta and beta differ by orders of magnitude, and BFGS would otherwise spend its
+    first iterations learning them)."""
+    eigval, eigvec = np.linalg.eigh(space.block(objective.approximate_hessian(x0)))
+    eigval = np.maximum(np.abs(eigval), 1e-8 * np.max(np.abs(eigval)))  # made positive definite
+    hess_inv0 = (eigvec / eigval) @ eigvec.T
+    return (hess_inv0 + hess_inv0.T) / 2
 
 
 def _levels(question, category):

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from . import mixed, omnibus, pairwise, sampling
+from .fits import contrast_se
 from .items import rescore
 from .paper import PAPER_VALUES
 from .scores import WideScores, wide_scores
@@ -50,8 +51,8 @@ log = logging.getLogger(__name__)
 def _mean_contrast_se(fit: mixed.LmmFit) -> float:
     """Mean over all pairs of the ``se`` of :func:`evalbars.mixed.lmm_contrasts`, without
     its Tukey p-values (which cost more than the fit and are not needed here)."""
-    a, b = np.triu_indices(len(fit.models), k=1)
-    return float(mixed.contrast_se(fit, a, b).mean())
+    a, b = np.triu_indices(len(fit.names), k=1)
+    return float(contrast_se(fit, a, b).mean())
 
 
 def paper_quantities(wide: WideScores, alpha: float = 0.05, mixed_method: str = "exact") -> dict:

@@ -66,7 +66,7 @@ def naive_vs_blocked(
     omnibus: pd.DataFrame,
     mixed_contrasts: pd.DataFrame,
     alpha: float = 0.05,
-    binary_contrasts: pd.DataFrame | None = None,
+    logistic_contrasts: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Naive and blocked versions of the same quantities, side by side, with their ratio.
 
@@ -81,8 +81,8 @@ def naive_vs_blocked(
         ``category_question``.
     alpha : float
         Significance level for counting significant pairs.
-    binary_contrasts : DataFrame, optional
-        :attr:`evalbars.binary.BinaryComparison.contrasts` for the same pairs: adds the
+    logistic_contrasts : DataFrame, optional
+        :attr:`evalbars.logistic.LogisticComparison.contrasts` for the same pairs: adds the
         logistic mixed model's and GEE's accuracy-difference SEs (``glmm_marginal``,
         ``gee_accuracy``) and their Holm counts on the log odds ratio (``glmm_holm``,
         ``gee_holm``).
@@ -131,12 +131,12 @@ def naive_vs_blocked(
     add("contrast_se", "lmm_category", category["se"])
     add("contrast_se", "paired_z", pairwise["se_paired"])
     add("contrast_se", "lmm_category_question", nested["se"])
-    binary = {}
-    if binary_contrasts is not None and len(binary_contrasts):
+    logistic = {}
+    if logistic_contrasts is not None and len(logistic_contrasts):
         for procedure, method in (("glmm", "glmm_laplace"), ("gee", "gee_exchangeable")):
-            binary[procedure] = binary_contrasts[binary_contrasts["method"] == method]
-        add("contrast_se", "glmm_marginal", binary["glmm"]["accuracy_difference_se"])
-        add("contrast_se", "gee_accuracy", binary["gee"]["accuracy_difference_se"])
+            logistic[procedure] = logistic_contrasts[logistic_contrasts["method"] == method]
+        add("contrast_se", "glmm_marginal", logistic["glmm"]["accuracy_difference_se"])
+        add("contrast_se", "gee_accuracy", logistic["gee"]["accuracy_difference_se"])
     tests = omnibus.set_index("test")
     for name in ("oneway_anova", "rm_anova"):
         test = tests.loc[name]
@@ -146,7 +146,7 @@ def naive_vs_blocked(
     add("significant_pairs", "paired_bonferroni", pairwise["p_bonferroni"] < alpha, count=True)
     add("significant_pairs", "paired_holm", pairwise["p_holm"] < alpha, count=True)
     add("significant_pairs", "lmm_category_question_holm", nested["p_holm"] < alpha, count=True)
-    for procedure, contrasts in binary.items():
+    for procedure, contrasts in logistic.items():
         add(
             "significant_pairs",
             f"{procedure}_holm",

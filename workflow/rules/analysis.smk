@@ -127,78 +127,78 @@ rule analysis_mixed:
 
 
 # --- Logistic readings: the GLMM (Laplace) and GEE on the 0/1 samples --------------------------
-rule analysis_binary:
+rule analysis_logistic:
     input:
         item_table=rules.subsample.output.item_table,
-        code=package_code("analysis_binary"),
+        code=package_code("analysis_logistic"),
     output:
-        contrasts_csv="results/tables/binary_contrasts.csv",
-        contrasts_parquet="results/tables/binary_contrasts.parquet",
+        contrasts_csv="results/tables/logistic_contrasts.csv",
+        contrasts_parquet="results/tables/logistic_contrasts.parquet",
         fits_csv=report(
-            "results/tables/binary_fits.csv",
-            caption="../report/analysis_binary_fits.rst",
+            "results/tables/logistic_fits.csv",
+            caption="../report/analysis_logistic_fits.rst",
             category="2. Analysis",
             labels={"table": "logistic fits"},
         ),
         effects_csv=report(
-            "results/tables/binary_effects.csv",
-            caption="../report/analysis_binary_effects.rst",
+            "results/tables/logistic_effects.csv",
+            caption="../report/analysis_logistic_effects.rst",
             category="2. Analysis",
             labels={"table": "logistic effects per model"},
         ),
-        effects_md="results/tables/binary_effects.md",
-        effects_tex="results/tables/binary_effects.tex",
-        fits_md="results/tables/binary_fits.md",
-        fits_tex="results/tables/binary_fits.tex",
+        effects_md="results/tables/logistic_effects.md",
+        effects_tex="results/tables/logistic_effects.tex",
+        fits_md="results/tables/logistic_fits.md",
+        fits_tex="results/tables/logistic_fits.tex",
     log:
-        "results/logs/analysis_binary/analysis_binary.log",
+        "results/logs/analysis_logistic/analysis_logistic.log",
     benchmark:
-        "results/benchmarks/analysis_binary/analysis_binary.tsv"
+        "results/benchmarks/analysis_logistic/analysis_logistic.tsv"
     params:
         alpha=lookup(dpath="alpha", within=config),
-        max_models=lookup(dpath="analysis/binary_max_models", within=config),
+        max_models=lookup(dpath="analysis/logistic_max_models", within=config),
     message:
         "--- Logistic mixed model and GEE."
     script:
-        "../scripts/analysis_binary.py"
+        "../scripts/analysis_logistic.py"
 
 
 # --- Each pair's verdict: linear mixed model, logistic mixed model and GEE side by side --------
-rule analysis_binary_verdicts:
+rule analysis_logistic_verdicts:
     input:
         item_table=rules.subsample.output.item_table,
         lmm_contrasts=rules.analysis_mixed.output.contrasts_parquet,
-        logistic_contrasts=rules.analysis_binary.output.contrasts_parquet,
-        code=package_code("analysis_binary_verdicts"),
+        logistic_contrasts=rules.analysis_logistic.output.contrasts_parquet,
+        code=package_code("analysis_logistic_verdicts"),
     output:
-        csv="results/tables/binary_models.csv",
-        parquet="results/tables/binary_models.parquet",
-        shown=report(
-            "results/report/binary_models.csv",
-            caption="../report/analysis_binary_models.rst",
+        verdicts_csv="results/tables/logistic_verdicts.csv",
+        verdicts_parquet="results/tables/logistic_verdicts.parquet",
+        verdicts_shown=report(
+            "results/report/logistic_verdicts.csv",
+            caption="../report/analysis_logistic_verdicts.rst",
             category="2. Analysis",
             labels={"table": "linear vs logistic verdicts"},
         ),
-        md="results/tables/binary_models.md",
-        tex="results/tables/binary_models.tex",
-        png=report(
-            "results/figures/binary_models.png",
-            caption="../report/analysis_binary_figure.rst",
+        verdicts_md="results/tables/logistic_verdicts.md",
+        verdicts_tex="results/tables/logistic_verdicts.tex",
+        figure_png=report(
+            "results/figures/logistic_verdicts.png",
+            caption="../report/analysis_logistic_verdicts_figure.rst",
             category="2. Analysis",
             labels={"figure": "linear vs logistic"},
         ),
-        svg="results/figures/binary_models.svg",
+        figure_svg="results/figures/logistic_verdicts.svg",
     log:
-        "results/logs/analysis_binary_verdicts/analysis_binary_verdicts.log",
+        "results/logs/analysis_logistic_verdicts/analysis_logistic_verdicts.log",
     benchmark:
-        "results/benchmarks/analysis_binary_verdicts/analysis_binary_verdicts.tsv"
+        "results/benchmarks/analysis_logistic_verdicts/analysis_logistic_verdicts.tsv"
     params:
         alpha=lookup(dpath="alpha", within=config),
-        max_models=lookup(dpath="analysis/binary_max_models", within=config),
+        max_models=lookup(dpath="analysis/logistic_max_models", within=config),
     message:
         "--- Linear versus logistic verdicts."
     script:
-        "../scripts/analysis_binary_verdicts.py"
+        "../scripts/analysis_logistic_verdicts.py"
 
 
 # --- Naive versus blocked, side by side ---------------------------------------------------------
@@ -207,7 +207,7 @@ rule analysis_naive_vs_blocked:
         pairwise=rules.analysis_pairwise.output.parquet,
         omnibus=rules.analysis_omnibus.output.csv,
         contrasts=rules.analysis_mixed.output.contrasts_parquet,
-        binary=rules.analysis_binary.output.contrasts_parquet,
+        logistic=rules.analysis_logistic.output.contrasts_parquet,
         code=package_code("analysis_naive_vs_blocked"),
     output:
         csv=report(
@@ -237,6 +237,6 @@ rule analysis_all:
         rules.analysis_pairwise.output,
         rules.analysis_omnibus.output,
         rules.analysis_mixed.output,
-        rules.analysis_binary.output,
-        rules.analysis_binary_verdicts.output,
+        rules.analysis_logistic.output,
+        rules.analysis_logistic_verdicts.output,
         rules.analysis_naive_vs_blocked.output,

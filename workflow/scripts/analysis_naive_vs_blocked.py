@@ -17,7 +17,7 @@ with script_context(snakemake.log[0]):
         pd.read_csv(snakemake.input.omnibus),
         pd.read_parquet(snakemake.input.contrasts),
         alpha,
-        pd.read_parquet(snakemake.input.binary),
+        pd.read_parquet(snakemake.input.logistic),
     )
     tables.write_table(
         table,

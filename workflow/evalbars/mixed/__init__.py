@@ -1,23 +1,23 @@
-"""Linear mixed models for K models answering clustered questions, fitted by REML.
+r"""Linear mixed models for K models answering clustered questions, fitted by REML.
 
 Three specifications, all with model as a fixed effect in the cell-means
 parametrisation (lme4's ``correct ~ 0 + model``):
 
 ``category``
-    :math:`y_{qmi} = \\beta_m + u_{c(q)} + e_{qmi}`, i.e. ``(1|category)``;
+    :math:`y_{qmi} = \beta_m + u_{c(q)} + e_{qmi}`, i.e. ``(1|category)``;
 ``category_question``
-    :math:`y_{qmi} = \\beta_m + u_{c(q)} + v_q + e_{qmi}`, i.e.
+    :math:`y_{qmi} = \beta_m + u_{c(q)} + v_q + e_{qmi}`, i.e.
     ``(1|category) + (1|category:question)``, the paper's Eq. (3);
 ``category_question_model``
-    :math:`y_{qmi} = \\beta_m + u_{c(q)} + v_q + w_{qm} + e_{qmi}`, i.e. the same
+    :math:`y_{qmi} = \beta_m + u_{c(q)} + v_q + w_{qm} + e_{qmi}`, i.e. the same
     ``+ (1|category:question:model)``: how much a model's skill varies from question
     to question beyond the question's difficulty. Identifiable only with repeated
     samples (epochs) of some (question, model) cell; :func:`model_specs` says which
     specifications a data set supports;
 
-with :math:`u_c \\sim N(0, \\tau^2)`, :math:`v_q \\sim N(0, \\sigma_q^2)`,
-:math:`w_{qm} \\sim N(0, \\sigma_w^2)` (component ``question_model``),
-:math:`e_{qmi} \\sim N(0, \\sigma^2)`, all independent; i indexes the samples of a
+with :math:`u_c \sim N(0, \tau^2)`, :math:`v_q \sim N(0, \sigma_q^2)`,
+:math:`w_{qm} \sim N(0, \sigma_w^2)` (component ``question_model``),
+:math:`e_{qmi} \sim N(0, \sigma^2)`, all independent; i indexes the samples of a
 cell (one per cell in the usual case). A cell reduces to its mean and its
 within-cell sum of squares (:class:`evalbars.scores.WideScores` holds both).
 
@@ -26,8 +26,8 @@ Two ways to fit them (``method`` of :func:`fit_lmm`):
 ``exact``
     Complete, balanced data only (every model scored on every question, the same
     number of times). Orthonormal changes of basis split the data into independent
-    strata: within cells (:math:`\\sigma^2`), within questions (the model contrasts
-    and :math:`\\sigma_w^2 + \\sigma^2/n`) and question means (the rest, a one-way
+    strata: within cells (:math:`\sigma^2`), within questions (the model contrasts
+    and :math:`\sigma_w^2 + \sigma^2/n`) and question means (the rest, a one-way
     model of question means nested in categories). The REML likelihood is a
     closed-form function of per-category sufficient statistics, maximised by
     one-dimensional root finding on its analytic derivative (to machine precision),
@@ -44,6 +44,33 @@ Two ways to fit them (``method`` of :func:`fit_lmm`):
     (:mod:`evalbars.mixed.general`).
 
 ``auto`` uses ``exact`` for complete, balanced data and ``general`` otherwise.
+
+Notation
+--------
+Variances are reported as variances (not standard deviations or ratios); the general path
+optimises the ratios :math:`\gamma = \text{variance} / \sigma^2` (:mod:`evalbars.mixed.general`).
+
+==========================================  ========================================
+symbol                                      :class:`LmmFit` attribute
+==========================================  ========================================
+:math:`\beta_m`, model m's mean             ``params[m]``, in the order of ``names``
+:math:`\hat\sigma^2 (X^T V_0^{-1} X)^{-1}`  ``cov``
+:math:`\tau^2`                              ``variance["category"]``
+:math:`\sigma_q^2`                          ``variance["question"]``
+:math:`\sigma_w^2`                          ``variance["question_model"]``
+:math:`\sigma^2`                            ``variance["residual"]``
+an estimate exactly 0                       ``boundary[component]``
+:math:`-2\,\ell_R`                          ``reml_criterion``
+==========================================  ========================================
+
+Not implemented / limits
+------------------------
+* Random intercepts only, nested (question within category; model within question): no random
+  slopes, no crossed factors, no correlated random effects.
+* REML only (no ML criterion), and Wald (asymptotic) contrasts: no Satterthwaite or
+  Kenward-Roger degrees of freedom (emmeans' ``lmer.df = "asymptotic"``).
+* A linear model of 0/1 scores: for the logistic scale see :mod:`evalbars.glmm` and
+  :mod:`evalbars.gee`.
 
 References
 ----------
@@ -66,6 +93,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..fits import contrast_se
 from ..pairwise import adjust_pvalues, model_pairs, tukey_p
 from ..scores import WideScores, accuracy_order
 from .common import COMPONENTS, EPOCH_SPECS, FORMULAS, MODEL_SPECS, prepare
@@ -83,7 +111,6 @@ __all__ = [
     "fit_obstacle",
     "fit_lmm",
     "variance_components",
-    "contrast_se",
     "lmm_contrasts",
     "unfitted_contrasts",
 ]
@@ -104,9 +131,9 @@ class LmmFit:
         (:data:`FORMULAS` gives each one's lme4 formula).
     method : str
         The path that ran: ``"exact"`` or ``"general"``.
-    models : list of str
+    names : list of str
         Order of the fixed effects (the column order of the input).
-    fixed : ndarray, shape (K,)
+    params : ndarray, shape (K,)
         REML/GLS estimates of the per-model means :math:`\\beta_m`.
     cov : ndarray, shape (K, K)
         Their covariance, :math:`\\hat\\sigma^2 (X^T V_0^{-1} X)^{-1}` at the
@@ -125,12 +152,17 @@ class LmmFit:
     order : list of str
         Models by observed accuracy, highest first
         (:func:`evalbars.pairwise.accuracy_order`); contrasts follow it.
+    converged : bool
+        Whether the REML optimisation met its tolerances (always, on the exact path, whose
+        root finding is to machine precision).
+
+    Satisfies :class:`evalbars.fits.Fit` (``names``, ``params``, ``cov``, ``converged``).
     """
 
     model_spec: str
     method: str
-    models: list
-    fixed: np.ndarray
+    names: list
+    params: np.ndarray
     cov: np.ndarray
     variance: dict
     boundary: dict
@@ -139,6 +171,7 @@ class LmmFit:
     n_questions: int
     n_categories: int
     order: list = field(default_factory=list)
+    converged: bool = True
 
 
 def model_specs(wide: WideScores) -> tuple:
@@ -260,8 +293,13 @@ def fit_lmm(wide: WideScores, model_spec: str, method: str = "auto") -> LmmFit:
             n_rep=int(cells.counts.flat[0]),
             ss_cells=cells.ss_cells,
         )
+        converged = True
     else:
-        fixed, cov, est = fit_general(cells, model_spec)
+        fixed, cov, est, converged = fit_general(cells, model_spec)
+        if not converged:
+            log.warning(
+                "%s fit (general path) did not converge: its estimates may be off", model_spec
+            )
     names = COMPONENTS[model_spec]
     variance = {name: float(est[name]) for name in names}
     boundary = {name: bool(variance[name] <= 0.0) for name in names}
@@ -271,8 +309,8 @@ def fit_lmm(wide: WideScores, model_spec: str, method: str = "auto") -> LmmFit:
     return LmmFit(
         model_spec=model_spec,
         method=method,
-        models=list(wide.models),
-        fixed=np.asarray(fixed, dtype=float),
+        names=list(wide.models),
+        params=np.asarray(fixed, dtype=float),
         cov=np.asarray(cov, dtype=float),
         variance=variance,
         boundary=boundary,
@@ -281,6 +319,7 @@ def fit_lmm(wide: WideScores, model_spec: str, method: str = "auto") -> LmmFit:
         n_questions=int(cells.means.shape[0]),
         n_categories=cells.n_categories,
         order=accuracy_order(wide),
+        converged=bool(converged),
     )
 
 
@@ -301,13 +340,6 @@ def variance_components(fits) -> pd.DataFrame:
         for name in COMPONENTS[fit.model_spec]
     ]
     return pd.DataFrame(rows, columns=["model_spec", "component", "variance", "boundary", "method"])
-
-
-def contrast_se(fit: LmmFit, a, b) -> np.ndarray:
-    """Standard error of ``fixed[a] - fixed[b]``: :math:`\\sqrt{c^T \\hat\\Sigma c}` with
-    :math:`c = e_a - e_b`, i.e. :math:`\\sqrt{\\Sigma_{aa} + \\Sigma_{bb} - 2\\Sigma_{ab}}`."""
-    a, b = np.asarray(a), np.asarray(b)
-    return np.sqrt(fit.cov[a, a] + fit.cov[b, b] - 2.0 * fit.cov[a, b])
 
 
 def lmm_contrasts(fit: LmmFit, alpha: float = 0.05) -> pd.DataFrame:
@@ -332,16 +364,16 @@ def lmm_contrasts(fit: LmmFit, alpha: float = 0.05) -> pd.DataFrame:
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    order = fit.order or [m for _, m in sorted(zip(-fit.fixed, fit.models, strict=True))]
+    order = fit.order or [m for _, m in sorted(zip(-fit.params, fit.names, strict=True))]
     pairs = model_pairs(order)
-    index = {m: i for i, m in enumerate(fit.models)}
+    index = {m: i for i, m in enumerate(fit.names)}
     ia = pairs["model_a"].map(index).to_numpy()
     ib = pairs["model_b"].map(index).to_numpy()
-    estimate = fit.fixed[ia] - fit.fixed[ib]
+    estimate = fit.params[ia] - fit.params[ib]
     se = contrast_se(fit, ia, ib)
     z = estimate / se
     p = 2.0 * stats.norm.sf(np.abs(z))
-    p_tukey = tukey_p(z, len(fit.models))
+    p_tukey = tukey_p(z, len(fit.names))
     half = stats.norm.isf(alpha / 2) * se
     return pd.DataFrame(
         {

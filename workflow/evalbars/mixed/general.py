@@ -67,6 +67,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, optimize
 
+from ..optimize import FreeCoordinates, interior_newton
 from .common import COMPONENTS, LOG_2PI, Cells, prefer_boundary
 from .exact import fit_exact
 
@@ -338,91 +339,43 @@ def general_deviance(variance: dict, d: GeneralData) -> float:
 # --------------------------------------------------------------------------------------
 
 
-def _newton(objective, x, dev, grad, max_steps: int = 30):
-    """Newton's method in the interior, from ``x``; ``(x, dev, converged)``.
-
-    The Hessian is the forward difference of the analytic gradient (one gradient per
-    ratio). A step is halved until it stays inside (all ratios > 0) and does not
-    raise the deviance beyond rounding. Converged after a full step that moved every
-    ratio by at most 1e-6 of its value: convergence is quadratic, so the ratios are
-    then exact to about 1e-11 relative (the Hessian's own relative error, ~1e-6,
-    times the step). Not converged when the Hessian is not positive definite or no
-    step helps: the caller then falls back to L-BFGS-B.
-    """
-    for _ in range(max_steps):
-        steps = 1e-6 * x
-        hessian = np.column_stack(
-            [
-                (objective(x + h * e)[1] - grad) / h
-                for h, e in zip(steps, np.eye(x.size), strict=True)
-            ]
-        )
-        try:
-            step = linalg.cho_solve(linalg.cho_factor((hessian + hessian.T) / 2), grad)
-        except linalg.LinAlgError:
-            return x, dev, False
-        small = bool(np.all(np.abs(step) <= 1e-6 * x))
-        scale = 1.0
-        while True:
-            candidate = x - scale * step
-            if np.all(candidate > 0):
-                new_dev, new_grad = objective(candidate)
-                if new_dev <= dev + 1e-13 * abs(dev):
-                    break
-            if small:  # the deviance is flat to rounding here: this is the optimum
-                return x, dev, True
-            scale /= 2
-            if scale < 1e-3:
-                return x, dev, False
-        x, dev, grad = candidate, new_dev, new_grad
-        if small and scale == 1.0:
-            return x, dev, True
-    return x, dev, False
-
-
 def _minimise(d: GeneralData, spec: str, fixed_zero: tuple = (), start=None):
     """Minimise the profiled deviance over the free ratios; ``fixed_zero`` pins ratios at 0.
 
     Newton from ``start`` when it is given; else, or when Newton does not converge,
     L-BFGS-B with bounds at 0 from ``start`` (or ratios 1, as lme4 starts), stopped once an
     iteration gains less than 1e-10 of the deviance, followed by Newton steps on the ratios
-    it leaves above zero (the others pinned at zero).
+    it leaves above zero (the others pinned at zero). Returns ``(gamma, deviance, converged)``.
     """
     n_par = len(RATIOS[spec])
-    free = [j for j in range(n_par) if j not in fixed_zero]
+    space = FreeCoordinates.pinned(n_par, fixed_zero)
+    if not space.free.any():
+        return np.zeros(n_par), profiled(np.zeros(n_par), d, spec)[0], True
+    objective = space.objective(lambda gamma: profiled(gamma, d, spec))
 
-    def full(x):
-        gamma = np.zeros(n_par)
-        gamma[free] = x
-        return gamma
-
-    if not free:
-        return np.zeros(n_par), profiled(np.zeros(n_par), d, spec)[0]
-
-    def objective(x):
-        dev, grad = profiled(full(x), d, spec)
-        return dev, grad[free]
-
-    x0 = np.ones(len(free)) if start is None else np.maximum(np.asarray(start)[free], 1e-3)
+    x0 = (
+        np.ones(int(space.free.sum())) if start is None else np.maximum(space.restrict(start), 1e-3)
+    )
     if start is not None:
-        x, dev, converged = _newton(objective, x0, *objective(x0))
+        x, dev, converged = interior_newton(objective, x0, *objective(x0))
         if converged:
-            return full(x), dev
+            return space.embed(x), dev, True
     result = optimize.minimize(
         objective,
         x0=x0,
         jac=True,
         method="L-BFGS-B",
-        bounds=[(0.0, None)] * len(free),
+        bounds=[(0.0, None)] * x0.size,
         options={"ftol": 1e-10, "gtol": 1e-10, "maxiter": 1000},
     )
     x, dev = result.x, float(result.fun)
     if np.all(x > 0):
-        x, dev, _ = _newton(objective, x, *objective(x))
-        return full(x), dev
+        x, dev, converged = interior_newton(objective, x, *objective(x))
+        return space.embed(x), dev, converged or bool(result.success)
     # ratios at the bound: Newton on the others, with these pinned at zero
-    at_zero = tuple(j for j, value in zip(free, x, strict=True) if value <= 0)
-    return _minimise(d, spec, tuple(fixed_zero) + at_zero, start=full(x))
+    free = np.flatnonzero(space.free)
+    at_zero = tuple(int(j) for j, value in zip(free, x, strict=True) if value <= 0)
+    return _minimise(d, spec, tuple(fixed_zero) + at_zero, start=space.embed(x))
 
 
 def _start(cells: Cells, spec: str):
@@ -446,21 +399,25 @@ def _start(cells: Cells, spec: str):
 
 
 def fit_general(cells: Cells, model_spec: str):
-    """Fixed effects, their covariance and the variance estimates on the general path."""
+    """Fixed effects, their covariance, the variance estimates and whether the chosen fit
+    converged, on the general path."""
     d = general_data(cells)
     n_par = len(RATIOS[model_spec])
-    candidates = [_minimise(d, model_spec, start=_start(cells, model_spec))]
+    fits = [_minimise(d, model_spec, start=_start(cells, model_spec))]
     # Boundaries exactly: where a ratio ends up small, refit with it (and with every other
     # small one) pinned at zero, and keep the better fit.
-    first = candidates[0][0]
+    first = fits[0][0]
     small = [j for j in range(n_par) if first[j] < _SMALL_RATIO]
     pins = [c for r in range(1, len(small) + 1) for c in itertools.combinations(small, r)]
-    candidates += [_minimise(d, model_spec, pin, start=first) for pin in pins]
-    gamma, deviance = prefer_boundary(candidates)
+    fits += [_minimise(d, model_spec, pin, start=first) for pin in pins]
+    candidates = [(gamma, deviance) for gamma, deviance, _ in fits]
+    chosen = prefer_boundary(candidates)
+    gamma, deviance = chosen
+    converged = next(fit[2] for fit, c in zip(fits, candidates, strict=True) if c is chosen)
     ratios = _ratios(gamma, model_spec)
     pieces = _pieces(ratios, d)
     sigma2 = (pieces["r"] + d.ss_cells) / (d.n_obs - d.n_fixed)
     est = {name: ratio * sigma2 for name, ratio in ratios.items()}
     est |= {"residual": sigma2, "deviance": deviance}
     cov = sigma2 * linalg.cho_solve(pieces["chol"], np.eye(d.n_fixed))
-    return pieces["beta"], cov, est
+    return pieces["beta"], cov, est, bool(converged)

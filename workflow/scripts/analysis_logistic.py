@@ -1,6 +1,7 @@
-"""Snakemake adapter: the logistic mixed model and GEE on the 0/1 samples (results/tables/binary_*).
+"""Snakemake adapter: the logistic mixed model and GEE on the 0/1 samples
+(results/tables/logistic_{contrasts,effects,fits}.*).
 
-The fits only; their verdicts beside the linear mixed model are analysis_binary_verdicts.
+The fits only; their verdicts beside the linear mixed model are analysis_logistic_verdicts.
 """
 
 import logging
@@ -8,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import binary, tables
+from evalbars import logistic, tables
 from evalbars.errors import script_context
 from evalbars.pairwise import model_pairs
 from evalbars.scores import SCORE_COLUMNS, accuracy_order, wide_scores
@@ -19,22 +20,22 @@ if TYPE_CHECKING:
 with script_context(snakemake.log[0]):
     alpha, out = snakemake.params.alpha, snakemake.output
     items = pd.read_parquet(snakemake.input.item_table, columns=SCORE_COLUMNS)
-    obstacle = binary.fit_obstacle(items, snakemake.params.max_models)
+    obstacle = logistic.fit_obstacle(items, snakemake.params.max_models)
     if obstacle is None:
         # the pairs in the linear mixed model's order (accuracy order), so the tables line up
         pairs = model_pairs(accuracy_order(wide_scores(items)))
-        result = binary.compare_binary(items, alpha, pairs=pairs)
+        result = logistic.compare_logistic(items, alpha, pairs=pairs)
     else:
         logging.warning("logistic mixed model and GEE not fitted: %s", obstacle)
-        result = binary.not_fitted(obstacle)
-    logging.info("binary fits:\n%s", result.summary.to_string())
+        result = logistic.not_fitted(obstacle)
+    logging.info("logistic fits:\n%s", result.summary.to_string())
     tables.write_table(
         result.contrasts,
         out.contrasts_csv,
         parquet_path=out.contrasts_parquet,
     )
     tables.write_table(
-        result.models,
+        result.effects,
         out.effects_csv,
         out.effects_md,
         out.effects_tex,

@@ -38,20 +38,24 @@ log odds ratios answer different questions; their accuracy differences are compa
 
 Delta method: for a difference :math:`g(\vartheta)_a - g(\vartheta)_b` of smooth functions of
 the parameters with covariance :math:`C`, :math:`\mathrm{SE}^2 = d^\top C d`,
-:math:`d = \nabla g_a - \nabla g_b`. Holm (1979), "A simple sequentially rejective multiple test
+:math:`d = \nabla g_a - \nabla g_b` (:func:`evalbars.fits.difference_se`, the one home of the
+contrast SE of every fit). A fit that did not converge is flagged on every row it gives
+(``converged``) and warned of (:func:`compare_logistic`). Holm (1979), "A simple sequentially rejective multiple test
 procedure", Scand. J. Statist. 6:65-70; Bonferroni: :math:`\min(1, m p)`.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 from scipy import special, stats
 
+from .fits import Fit, difference_se
 from .gee import GeeFit, fit_gee
-from .glmm import GlmmFit, binomial_cells, fit_glmm
+from .glmm import BETA, THETA, GlmmFit, binomial_cells, fit_glmm
 from .pairwise import adjust_pvalues
 
 __all__ = [
@@ -59,23 +63,27 @@ __all__ = [
     "quadrature_nodes",
     "marginal_accuracy",
     "marginal_accuracy_jacobian",
-    "glmm_model_table",
-    "gee_model_table",
+    "EFFECT_COLUMNS",
+    "glmm_effect_table",
+    "gee_effect_table",
     "fit_summary",
     "glmm_contrasts",
     "gee_contrasts",
-    "compare_binary",
-    "BinaryComparison",
+    "compare_logistic",
+    "LogisticComparison",
     "READINGS",
     "verdicts",
-    "robustness_table",
-    "ROBUSTNESS_COLUMNS",
+    "verdict_table",
+    "VERDICT_COLUMNS",
     "fit_obstacle",
     "not_fitted",
 ]
 
+log = logging.getLogger(__name__)
+
 _STATISTICS = ["", "_se", "_z", "_p", "_p_bonferroni", "_p_holm", "_ci_low", "_ci_high"]
-#: Columns of :func:`glmm_contrasts` and :func:`gee_contrasts`, in order.
+#: Columns of :func:`glmm_contrasts` and :func:`gee_contrasts`, in order (``converged``: the
+#: fit's flag, on every row, so that a table of contrasts says whether to trust it).
 CONTRAST_COLUMNS = (
     ["model_a", "model_b"]
     + [f"log_odds_ratio{s}" for s in _STATISTICS[:1]]
@@ -83,6 +91,7 @@ CONTRAST_COLUMNS = (
     + [f"log_odds_ratio{s}" for s in _STATISTICS[1:]]
     + ["accuracy_a", "accuracy_b"]
     + [f"accuracy_difference{s}" for s in _STATISTICS]
+    + ["converged"]
 )
 
 
@@ -131,16 +140,17 @@ def marginal_accuracy(beta, variance_total: float, n_nodes: int | None = None) -
 def marginal_accuracy_jacobian(fit: GlmmFit, n_nodes: int | None = None):
     """Marginal accuracies and their Jacobian in ``(theta_question, theta_category, beta)``."""
     theta = np.array([fit.theta["question"], fit.theta["category"]])
-    p, d_beta, d_sd2 = _hermite_expectations(fit.fixed_effects, np.hypot(*theta), n_nodes)
+    p, d_beta, d_sd2 = _hermite_expectations(fit.params, np.hypot(*theta), n_nodes)
     jacobian = np.zeros((p.size, p.size + 2))
-    jacobian[:, :2] = d_sd2[:, None] * theta[None, :]  # Stein: dp/dtheta_j = theta_j E[f'']
-    jacobian[:, 2:] = np.diag(d_beta)
+    jacobian[:, THETA] = d_sd2[:, None] * theta[None, :]  # Stein: dp/dtheta_j = theta_j E[f'']
+    jacobian[:, BETA] = np.diag(d_beta)
     return p, jacobian
 
 
-#: Columns of :attr:`BinaryComparison.models`: the GLMM's (:func:`glmm_model_table`, prefixed
-#: ``glmm_``) and GEE's (:func:`gee_model_table`) per-model estimates.
-MODEL_COLUMNS = [
+#: Columns of :attr:`LogisticComparison.effects`: the GLMM's (:func:`glmm_effect_table`) and
+#: GEE's (:func:`gee_effect_table`) per-model estimates, prefixed ``glmm_`` and ``gee_``, and
+#: whether each fit converged.
+EFFECT_COLUMNS = [
     "model",
     "glmm_log_odds",
     "glmm_se",
@@ -150,13 +160,16 @@ MODEL_COLUMNS = [
     "gee_se",
     "gee_accuracy",
     "gee_accuracy_se",
+    "glmm_converged",
+    "gee_converged",
 ]
 
 
-def glmm_model_table(fit: GlmmFit) -> pd.DataFrame:
-    """One row per model: ``model, log_odds, se, marginal_accuracy, marginal_accuracy_se``.
+def glmm_effect_table(fit: GlmmFit) -> pd.DataFrame:
+    """One row per model: ``model, log_odds, se, marginal_accuracy, marginal_accuracy_se,
+    converged``.
 
-    ``log_odds`` and ``se``: fixed effect and its SE (``fit.vcov``); the marginal accuracy's SE
+    ``log_odds`` and ``se``: fixed effect and its SE (``fit.cov``); the marginal accuracy's SE
     is by the delta method with the covariance of (theta, beta) (theta known if that is not
     available).
     """
@@ -164,32 +177,34 @@ def glmm_model_table(fit: GlmmFit) -> pd.DataFrame:
     covariance = _covariance(fit, theta_uncertainty=True)
     return pd.DataFrame(
         {
-            "model": list(fit.model_names),
-            "log_odds": fit.fixed_effects,
-            "se": np.sqrt(np.diag(fit.vcov)),
+            "model": list(fit.names),
+            "log_odds": fit.params,
+            "se": np.sqrt(np.diag(fit.cov)),
             "marginal_accuracy": accuracy,
             "marginal_accuracy_se": np.sqrt(
                 np.einsum("ij,jk,ik->i", jacobian, covariance, jacobian)
             ),
+            "converged": bool(fit.converged),
         }
     )
 
 
-def gee_model_table(fit: GeeFit) -> pd.DataFrame:
-    r"""One row per model: ``model, gee_log_odds, gee_se, gee_accuracy, gee_accuracy_se``.
+def gee_effect_table(fit: GeeFit) -> pd.DataFrame:
+    r"""One row per model: ``model, log_odds, se, accuracy, accuracy_se, converged``.
 
     The population-averaged log odds with its robust SE, and the accuracy
     :math:`p = \operatorname{logistic}(\beta)` with the delta-method SE :math:`p(1-p)\,SE`.
     """
-    se = np.sqrt(np.diag(fit.vcov))
+    se = np.sqrt(np.diag(fit.cov))
     accuracy = fit.accuracy
     return pd.DataFrame(
         {
-            "model": list(fit.model_names),
-            "gee_log_odds": fit.coefficients,
-            "gee_se": se,
-            "gee_accuracy": accuracy,
-            "gee_accuracy_se": accuracy * (1.0 - accuracy) * se,
+            "model": list(fit.names),
+            "log_odds": fit.params,
+            "se": se,
+            "accuracy": accuracy,
+            "accuracy_se": accuracy * (1.0 - accuracy) * se,
+            "converged": bool(fit.converged),
         }
     )
 
@@ -217,7 +232,7 @@ def fit_summary(glmm_fit: GlmmFit, gee_fit: GeeFit | None = None) -> pd.DataFram
             "loglik": glmm_fit.loglik,
             "laplace_deviance": glmm_fit.laplace_deviance,
             "deviance": glmm_fit.deviance,
-            "vcov_source": glmm_fit.vcov_source,
+            "vcov_source": glmm_fit.cov_source,
             "converged": glmm_fit.converged,
             "iterations": glmm_fit.iterations,
             "alpha": np.nan,
@@ -238,11 +253,11 @@ def fit_summary(glmm_fit: GlmmFit, gee_fit: GeeFit | None = None) -> pd.DataFram
 
 def _covariance(fit: GlmmFit, theta_uncertainty: bool) -> np.ndarray:
     """Covariance of (theta, beta): the fit's, or with the theta rows and columns zero."""
-    covariance = fit.covariance if theta_uncertainty else None
+    covariance = fit.cov_with_theta if theta_uncertainty else None
     if covariance is None:
-        k = fit.fixed_effects.size
+        k = fit.params.size
         covariance = np.zeros((k + 2, k + 2))
-        covariance[2:, 2:] = fit.vcov
+        covariance[BETA, BETA] = fit.cov
     return covariance
 
 
@@ -261,8 +276,7 @@ def _pair_index(names, pairs):
 def _differences(estimate, covariance, jacobian, first, second, prefix, alpha) -> dict:
     """estimate[a] - estimate[b] with delta-method SE sqrt(d' C d), d = J[a] - J[b]; then z,
     two-sided normal p, Bonferroni and Holm over the pairs, and the unadjusted Wald interval."""
-    d = jacobian[first] - jacobian[second]
-    se = np.sqrt(np.einsum("ij,jk,ik->i", d, covariance, d))
+    se = difference_se(covariance, first, second, jacobian)
     diff = estimate[first] - estimate[second]
     # a zero SE (models alike on every question) leaves rounding noise in diff: no test
     z = np.divide(diff, se, out=np.full(diff.shape, np.nan), where=se > 0)
@@ -281,7 +295,8 @@ def _differences(estimate, covariance, jacobian, first, second, prefix, alpha) -
     return {prefix + suffix: value for suffix, value in zip(_STATISTICS, values, strict=True)}
 
 
-def _table(names, first, second, log_odds, accuracy, accuracy_columns) -> pd.DataFrame:
+def _table(fit: Fit, first, second, log_odds, accuracy, accuracy_columns) -> pd.DataFrame:
+    names = list(fit.names)
     table = pd.DataFrame(
         {
             "model_a": [names[i] for i in first],
@@ -292,6 +307,7 @@ def _table(names, first, second, log_odds, accuracy, accuracy_columns) -> pd.Dat
     )
     table["odds_ratio"] = np.exp(table["log_odds_ratio"])
     table["accuracy_a"], table["accuracy_b"] = accuracy[first], accuracy[second]
+    table["converged"] = bool(fit.converged)
     return table[CONTRAST_COLUMNS]
 
 
@@ -306,7 +322,7 @@ def glmm_contrasts(
     alpha : float
         Level of the unadjusted Wald confidence intervals.
     pairs : sequence of (str, str), optional
-        Default every pair i < j in ``fit.model_names`` order (emmeans' ``pairs(reverse =
+        Default every pair i < j in ``fit.names`` order (emmeans' ``pairs(reverse =
         FALSE)``); Bonferroni and Holm adjust over the pairs given.
     theta_uncertainty : bool
         Whether the SE of an accuracy difference includes the uncertainty of theta (covariance
@@ -318,15 +334,14 @@ def glmm_contrasts(
     DataFrame
         :data:`CONTRAST_COLUMNS`: ``model_a, model_b``; ``log_odds_ratio`` = beta_a - beta_b
         (subject-specific), ``odds_ratio``, and ``log_odds_ratio_{se, z, p, p_bonferroni, p_holm,
-        ci_low, ci_high}`` from ``fit.vcov``; ``accuracy_a, accuracy_b`` (marginal accuracy,
-        Gauss-Hermite) and ``accuracy_difference`` with the same seven companions.
+        ci_low, ci_high}`` from ``fit.cov``; ``accuracy_a, accuracy_b`` (marginal accuracy,
+        Gauss-Hermite) and ``accuracy_difference`` with the same seven companions;
+        ``converged`` (``fit.converged``).
     """
-    names = list(fit.model_names)
+    names = list(fit.names)
     first, second = _pair_index(names, pairs)
     k = len(names)
-    log_odds = _differences(
-        fit.fixed_effects, fit.vcov, np.eye(k), first, second, "log_odds_ratio", alpha
-    )
+    log_odds = _differences(fit.params, fit.cov, np.eye(k), first, second, "log_odds_ratio", alpha)
     accuracy, jacobian = marginal_accuracy_jacobian(fit)
     differences = _differences(
         accuracy,
@@ -337,7 +352,7 @@ def glmm_contrasts(
         "accuracy_difference",
         alpha,
     )
-    return _table(names, first, second, log_odds, accuracy, differences)
+    return _table(fit, first, second, log_odds, accuracy, differences)
 
 
 def gee_contrasts(fit: GeeFit, alpha: float = 0.05, pairs=None) -> pd.DataFrame:
@@ -347,34 +362,34 @@ def gee_contrasts(fit: GeeFit, alpha: float = 0.05, pairs=None) -> pd.DataFrame:
     population-averaged, SEs come from the robust (sandwich) covariance, accuracies are
     ``logistic(coefficient)`` and their differences get the delta-method gradient p (1 - p).
     """
-    names = list(fit.model_names)
+    names = list(fit.names)
     first, second = _pair_index(names, pairs)
     accuracy = fit.accuracy
     log_odds = _differences(
-        fit.coefficients, fit.vcov, np.eye(len(names)), first, second, "log_odds_ratio", alpha
+        fit.params, fit.cov, np.eye(len(names)), first, second, "log_odds_ratio", alpha
     )
     differences = _differences(
         accuracy,
-        fit.vcov,
+        fit.cov,
         np.diag(accuracy * (1.0 - accuracy)),
         first,
         second,
         "accuracy_difference",
         alpha,
     )
-    return _table(names, first, second, log_odds, accuracy, differences)
+    return _table(fit, first, second, log_odds, accuracy, differences)
 
 
-class BinaryComparison(NamedTuple):
-    """Result of :func:`compare_binary`.
+class LogisticComparison(NamedTuple):
+    """Result of :func:`compare_logistic`.
 
     Attributes
     ----------
     contrasts : DataFrame
         ``method`` ("glmm_laplace" or "gee_exchangeable") followed by :data:`CONTRAST_COLUMNS`,
         one row per (method, pair).
-    models : DataFrame
-        One row per model, :data:`MODEL_COLUMNS`: the GLMM's fixed effect (log odds for a
+    effects : DataFrame
+        One row per model, :data:`EFFECT_COLUMNS`: the GLMM's fixed effect (log odds for a
         question with zero random effects) and marginal accuracy, GEE's population-averaged log
         odds and accuracy, each with its SE.
     summary : DataFrame
@@ -382,13 +397,20 @@ class BinaryComparison(NamedTuple):
     """
 
     contrasts: pd.DataFrame
-    models: pd.DataFrame
+    effects: pd.DataFrame
     summary: pd.DataFrame
 
 
-def compare_binary(
-    items: pd.DataFrame, alpha: float = 0.05, models=None, outcome: str = "correct", pairs=None
-) -> BinaryComparison:
+def compare_logistic(
+    items: pd.DataFrame,
+    alpha: float = 0.05,
+    models=None,
+    outcome: str = "correct",
+    pairs=None,
+    *,
+    glmm_options: dict | None = None,
+    gee_options: dict | None = None,
+) -> LogisticComparison:
     """Both logistic analyses of a long item table: the nested GLMM and GEE.
 
     Parameters
@@ -403,15 +425,31 @@ def compare_binary(
     pairs : DataFrame or sequence of (str, str), optional
         The pairs to compare, ``model_a, model_b`` (e.g. the linear mixed model's, so that the
         tables line up); default every i < j in ``models`` order.
+    glmm_options, gee_options : dict, optional
+        Keyword arguments of :func:`evalbars.glmm.fit_glmm` and :func:`evalbars.gee.fit_gee`
+        (tolerances and iteration limits).
 
     Returns
     -------
-    BinaryComparison
+    LogisticComparison
+
+    Notes
+    -----
+    A fit that did not converge is flagged in every table (``converged`` of the contrasts and
+    the fit summary, ``glmm_converged`` / ``gee_converged`` of the effects) and logged as a
+    warning, which the workflow's scripts print on the console.
     """
     cells = binomial_cells(items, outcome)
     args = (cells["successes"], cells["trials"], cells["model"], cells["question_id"])
-    glmm_fit = fit_glmm(*args, cells["category"], model_names=models)
-    gee_fit = fit_gee(*args, model_names=glmm_fit.model_names)
+    glmm_fit = fit_glmm(*args, cells["category"], model_names=models, **(glmm_options or {}))
+    gee_fit = fit_gee(*args, model_names=glmm_fit.names, **(gee_options or {}))
+    for fit, label in ((glmm_fit, "logistic mixed model (Laplace)"), (gee_fit, "GEE")):
+        if not fit.converged:
+            log.warning(
+                "the %s did not converge: its estimates and verdicts are flagged "
+                "converged = False and may be off",
+                label,
+            )
     contrasts = pd.concat(
         [
             glmm_contrasts(glmm_fit, alpha, pairs).assign(method="glmm_laplace"),
@@ -419,25 +457,31 @@ def compare_binary(
         ],
         ignore_index=True,
     )[["method", *CONTRAST_COLUMNS]]
-    models = glmm_model_table(glmm_fit).add_prefix("glmm_").rename(columns={"glmm_model": "model"})
-    models = models.merge(gee_model_table(gee_fit), on="model", validate="one_to_one")
-    return BinaryComparison(contrasts, models[MODEL_COLUMNS], fit_summary(glmm_fit, gee_fit))
+    effects = _prefixed(glmm_effect_table(glmm_fit), "glmm_").merge(
+        _prefixed(gee_effect_table(gee_fit), "gee_"), on="model", validate="one_to_one"
+    )
+    return LogisticComparison(contrasts, effects[EFFECT_COLUMNS], fit_summary(glmm_fit, gee_fit))
 
 
-def not_fitted(reason: str) -> BinaryComparison:
-    """The empty :class:`BinaryComparison` of data the logistic models are not fitted to
+def _prefixed(table: pd.DataFrame, prefix: str) -> pd.DataFrame:
+    """Every column but ``model`` prefixed."""
+    return table.add_prefix(prefix).rename(columns={f"{prefix}model": "model"})
+
+
+def not_fitted(reason: str) -> LogisticComparison:
+    """The empty :class:`LogisticComparison` of data the logistic models are not fitted to
     (:func:`fit_obstacle`): no contrasts, and a summary row per method whose ``note`` says why."""
     summary = pd.DataFrame(
         {"method": ["glmm_laplace", "gee_exchangeable"], "note": f"not fitted: {reason}"}
     )
-    return BinaryComparison(
+    return LogisticComparison(
         pd.DataFrame(columns=["method", *CONTRAST_COLUMNS]),
-        pd.DataFrame(columns=MODEL_COLUMNS),
+        pd.DataFrame(columns=EFFECT_COLUMNS),
         summary,
     )
 
 
-#: Methods of :func:`robustness_table`, in column order: column prefix and label.
+#: Methods of :func:`verdict_table`, in column order: column prefix and label.
 READINGS = {
     "lmm": "linear mixed model",
     "glmm": "logistic mixed model",
@@ -445,8 +489,8 @@ READINGS = {
 }
 
 
-#: Columns of :func:`robustness_table`, in order.
-ROBUSTNESS_COLUMNS = (
+#: Columns of :func:`verdict_table`, in order.
+VERDICT_COLUMNS = (
     ["model_a", "model_b", "lmm_difference", "lmm_ci_low", "lmm_ci_high", "lmm_z", "lmm_p_holm"]
     + [
         f"{prefix}_{statistic}"
@@ -461,7 +505,7 @@ ROBUSTNESS_COLUMNS = (
         )
     ]
     + [f"{prefix}_verdict" for prefix in READINGS]
-    + ["agree"]
+    + ["agree", "glmm_converged", "gee_converged"]
 )
 
 
@@ -476,7 +520,7 @@ def fit_obstacle(items: pd.DataFrame, max_models: int, outcome: str = "correct")
     n_models = items["model"].nunique()
     if n_models > max_models:
         return (
-            f"{n_models} models, more than analysis.binary_max_models = {max_models} "
+            f"{n_models} models, more than analysis.logistic_max_models = {max_models} "
             "(raise it to fit them; each model adds one pass over the data to the Hessian)"
         )
     scores = items[outcome].dropna().to_numpy(dtype=float)
@@ -502,8 +546,8 @@ def verdicts(difference, p_holm, alpha: float) -> np.ndarray:
     ).astype(object)
 
 
-def robustness_table(
-    lmm_contrasts: pd.DataFrame, binary_contrasts: pd.DataFrame, alpha: float = 0.05
+def verdict_table(
+    lmm_contrasts: pd.DataFrame, logistic_contrasts: pd.DataFrame, alpha: float = 0.05
 ) -> pd.DataFrame:
     """Every pair's verdict under the linear mixed model, the logistic GLMM and GEE, side by side.
 
@@ -511,8 +555,8 @@ def robustness_table(
     ----------
     lmm_contrasts : DataFrame
         :func:`evalbars.mixed.lmm_contrasts` of the nested model (one ``model_spec``).
-    binary_contrasts : DataFrame
-        ``BinaryComparison.contrasts`` for the same pairs, in the same order.
+    logistic_contrasts : DataFrame
+        ``LogisticComparison.contrasts`` for the same pairs, in the same order.
     alpha : float
         Family-wise level of the verdicts.
 
@@ -523,8 +567,9 @@ def robustness_table(
         accuracy), ``lmm_ci_low, lmm_ci_high, lmm_z, lmm_p_holm``; for ``glmm`` and ``gee``:
         ``{m}_log_odds_ratio``, ``{m}_accuracy_difference`` (marginal), its ``{m}_ci_low,
         {m}_ci_high``, ``{m}_z`` and ``{m}_p_holm`` of the log odds ratio; ``{m}_verdict`` for
-        all three (:func:`verdicts`, Holm over the pairs at ``alpha``) and ``agree``: whether the
-        three verdicts are the same.
+        all three (:func:`verdicts`, Holm over the pairs at ``alpha``), ``agree``: whether the
+        three verdicts are the same, and ``glmm_converged``, ``gee_converged``: whether each
+        logistic fit converged (a verdict of a fit that did not is not to be trusted).
 
     Notes
     -----
@@ -545,7 +590,7 @@ def robustness_table(
     }
     verdict = {"lmm": verdicts(columns["lmm_difference"], columns["lmm_p_holm"], alpha)}
     for prefix, method in (("glmm", "glmm_laplace"), ("gee", "gee_exchangeable")):
-        rows = binary_contrasts[binary_contrasts["method"] == method]
+        rows = logistic_contrasts[logistic_contrasts["method"] == method]
         same = (rows["model_a"].to_numpy() == columns["model_a"]) & (
             rows["model_b"].to_numpy() == columns["model_b"]
         )
@@ -558,6 +603,7 @@ def robustness_table(
             f"{prefix}_ci_high": rows["accuracy_difference_ci_high"].to_numpy(),
             f"{prefix}_z": rows["log_odds_ratio_z"].to_numpy(),
             f"{prefix}_p_holm": rows["log_odds_ratio_p_holm"].to_numpy(),
+            f"{prefix}_converged": rows["converged"].to_numpy(dtype=bool),
         }
         verdict[prefix] = verdicts(rows["log_odds_ratio"], rows["log_odds_ratio_p_holm"], alpha)
     table = pd.DataFrame(columns)
@@ -566,4 +612,4 @@ def robustness_table(
     table["agree"] = (table["lmm_verdict"] == table["glmm_verdict"]) & (
         table["lmm_verdict"] == table["gee_verdict"]
     )
-    return table[ROBUSTNESS_COLUMNS]
+    return table[VERDICT_COLUMNS]

@@ -1,4 +1,4 @@
-"""Binary-model figure: the linear and the two logistic readings of every pair, side by side."""
+"""Logistic-verdicts figure: the linear and the two logistic readings of every pair, side by side."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 
 from .style import PALETTE, figure, message_figure
 
-__all__ = ["binary_models_figure"]
+__all__ = ["logistic_verdicts_figure"]
 
 #: Colour and marker of each logistic reading.
 _LOGISTIC = {
@@ -26,7 +26,7 @@ def _agreement_title(table: pd.DataFrame) -> str:
     )
 
 
-def binary_models_figure(table: pd.DataFrame, not_fitted: str | None = None):
+def logistic_verdicts_figure(table: pd.DataFrame, not_fitted: str | None = None):
     """Two panels over all pairs: the size and the strength of each difference, per reading.
 
     Left: each pair's difference in accuracy (points) under the logistic mixed model
@@ -37,9 +37,9 @@ def binary_models_figure(table: pd.DataFrame, not_fitted: str | None = None):
     Parameters
     ----------
     table : DataFrame
-        :func:`evalbars.binary.robustness_table`.
+        :func:`evalbars.logistic.verdict_table`.
     not_fitted : str, optional
-        Why the logistic models were not fitted (:func:`evalbars.binary.fit_obstacle`): the
+        Why the logistic models were not fitted (:func:`evalbars.logistic.fit_obstacle`): the
         figure then says so instead.
 
     Returns

@@ -1,13 +1,13 @@
 """Snakemake adapter: each pair's verdict under the linear mixed model, the logistic mixed model
-and GEE, side by side (results/tables/binary_models.*, results/figures/binary_models.*)."""
+and GEE, side by side (results/tables/logistic_verdicts.*, results/figures/logistic_verdicts.*)."""
 
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import binary, tables
+from evalbars import logistic, tables
 from evalbars.errors import script_context
-from evalbars.figures.binary import binary_models_figure
+from evalbars.figures.logistic import logistic_verdicts_figure
 from evalbars.figures.style import save_figure
 from evalbars.scores import SCORE_COLUMNS
 
@@ -17,24 +17,24 @@ if TYPE_CHECKING:
 with script_context(snakemake.log[0]):
     alpha, out = snakemake.params.alpha, snakemake.output
     items = pd.read_parquet(snakemake.input.item_table, columns=SCORE_COLUMNS)
-    obstacle = binary.fit_obstacle(items, snakemake.params.max_models)
+    obstacle = logistic.fit_obstacle(items, snakemake.params.max_models)
     if obstacle is None:
         lmm = pd.read_parquet(snakemake.input.lmm_contrasts)
         # the linear model with the logistic models' random effects
         lmm = lmm[lmm["model_spec"] == "category_question"].reset_index(drop=True)
-        logistic = pd.read_parquet(snakemake.input.logistic_contrasts)
-        robustness = binary.robustness_table(lmm, logistic, alpha)
+        contrasts = pd.read_parquet(snakemake.input.logistic_contrasts)
+        verdicts = logistic.verdict_table(lmm, contrasts, alpha)
     else:
-        robustness = pd.DataFrame(columns=binary.ROBUSTNESS_COLUMNS)
+        verdicts = pd.DataFrame(columns=logistic.VERDICT_COLUMNS)
     tables.write_table(
-        robustness,
-        out.csv,
-        out.md,
-        out.tex,
-        parquet_path=out.parquet,
-        shown_path=out.shown,
+        verdicts,
+        out.verdicts_csv,
+        out.verdicts_md,
+        out.verdicts_tex,
+        parquet_path=out.verdicts_parquet,
+        shown_path=out.verdicts_shown,
         caption=f"Each pair's verdict (Holm, alpha = {alpha:g}) under the linear mixed model, the "
         "logistic mixed model and GEE; differences in accuracy, logistic verdicts on the log odds "
         "ratio.",
     )
-    save_figure(binary_models_figure(robustness, obstacle), out.png, out.svg)
+    save_figure(logistic_verdicts_figure(verdicts, obstacle), out.figure_png, out.figure_svg)
