@@ -14,12 +14,10 @@ import numpy as np
 import pandas as pd
 
 from ..intervals import mover_difference, wilson_interval, z_for_level
+from .defaults import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED, DRAW_CHUNK
+from .render import headline
 
 __all__ = [
-    "DEFAULT_DRAWS",
-    "DEFAULT_SEED",
-    "DEFAULT_LEVEL",
-    "DRAW_CHUNK",
     "RANK_COLUMNS",
     "RankReport",
     "score_intervals",
@@ -30,22 +28,9 @@ __all__ = [
     "summarise_ranks",
     "anchored_tiers",
     "plausible_scores",
-    "headline",
-    "percent_text",
     "rank_table",
 ]
 
-#: Plausible worlds drawn per system when no draw count is given.
-DEFAULT_DRAWS = 10_000
-#: Seed of the plausible-world generator when none is given.
-DEFAULT_SEED = 2024
-#: Confidence level of intervals and rank ranges when none is given.
-DEFAULT_LEVEL = 0.95
-#: Plausible worlds (or bootstrap replicates) generated and ranked at a time. It bounds
-#: memory (a chunk holds DRAW_CHUNK x systems draws, and the bootstrap DRAW_CHUNK x questions
-#: counts) whatever the number of draws; numpy draws array arguments element by element, so
-#: the chunk size does not change the numbers, which depend on the seed and the draws only.
-DRAW_CHUNK = 128
 #: Columns of every rank table, in order.
 RANK_COLUMNS = [
     "position",
@@ -408,34 +393,6 @@ def _check_settings(level: float, draws: int) -> None:
         raise ValueError(f"level must be between 0 and 1 (e.g. 0.95), got {level!r}")
     if int(draws) != draws or draws < 1:
         raise ValueError(f"the number of draws must be a positive integer, got {draws!r}")
-
-
-def percent_text(p: float) -> str:
-    """A share as a whole percentage; never rounds a share below 1 up to 100% (or above 0 to 0%)."""
-    if 0.995 <= p < 1:
-        return ">99%"
-    if 0 < p < 0.005:
-        return "<1%"
-    return f"{100 * p:.0f}%"
-
-
-def headline(table: pd.DataFrame) -> str:
-    """``"N systems, T tiers; the leader (X) is first in P% of plausible worlds"``.
-
-    Examples
-    --------
-    >>> t = pd.DataFrame({"name": ["a", "b"], "tier": [1, 2], "p_first": [0.9712, 0.0288]})
-    >>> headline(t)
-    '2 systems, 2 tiers; the leader (a) is first in 97% of plausible worlds'
-    """
-    n = len(table)
-    tiers = int(table["tier"].max())
-    leader = table.iloc[0]
-    return (
-        f"{n} system{'s' if n != 1 else ''}, {tiers} tier{'s' if tiers != 1 else ''}; "
-        f"the leader ({leader['name']}) is first in {percent_text(float(leader['p_first']))} "
-        "of plausible worlds"
-    )
 
 
 def _assemble(board, gaps, summary, tier_anchored) -> pd.DataFrame:

@@ -41,8 +41,8 @@ from .archives import MAX_MEMBER_BYTES, ZIP_SIGNATURES, is_zip_archive, member_n
 from .common import DEFAULT_N_OPTIONS, RAW_COLUMNS, few, option_hint, set_hint_style
 from .inspect_logs import is_inspect_archive, is_inspect_log, log_identity, read_inspect_log
 from .lm_eval import is_lm_eval_name, read_lm_eval_file, read_lm_eval_runs, results_of
+from .long_tables import TABLE_SUFFIXES, read_long_table
 from .mmlu_pro import read_json_document, read_mmlu_pro
-from .tables import TABLE_SUFFIXES, read_long_table
 
 # --- the public corpora: each reader takes every file of its format that a walk found ---------
 CORPUS_READERS = {

@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..codes import as_category, factorize_sorted
 from ..errors import InputError, plain
-from ..labels import as_category, factorize_sorted
 
 __all__ = [
     "HINT_STYLES",
@@ -151,7 +151,7 @@ def finish_frame(
     Fills the optional columns (``epoch`` 1, ``category``/``src``/``answer``/``pred`` null,
     ``n_options`` :data:`DEFAULT_N_OPTIONS`), adds the source columns (``path``,
     unless the frame has its own) and the ``attrs``, holds :data:`TEXT_COLUMNS` as
-    categoricals (:func:`~evalbars.labels.as_category`), and refuses a (model, question, epoch)
+    categoricals (:func:`~evalbars.codes.as_category`), and refuses a (model, question, epoch)
     that occurs twice; ``path`` is the file errors name.
     """
     path = Path(path)
