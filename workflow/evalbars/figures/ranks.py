@@ -58,7 +58,7 @@ def forest_figure(
     Parameters
     ----------
     table : DataFrame
-        A rank table, or the two-reading table of :func:`ranks_readings`.
+        A rank table, or the two-reading table of :func:`evalbars.ranks.ranks_readings`.
     max_systems : int
         Draw the top ``max_systems`` systems of each reading; the title still
         counts the tiers of all of them.

@@ -164,7 +164,7 @@ def paired_rank_table(
     -------
     RankReport
         Same columns as :func:`rank_table`, models in
-        :func:`evalbars.pairwise.accuracy_order`.
+        :func:`evalbars.scores.accuracy_order`.
 
     Notes
     -----

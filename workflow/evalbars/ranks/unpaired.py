@@ -110,9 +110,8 @@ def adjacent_gaps(board: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataF
 
     Notes
     -----
-    - Two count/proportion rows: Newcombe's hybrid score interval (method 10),
-      :func:`evalbars.intervals.newcombe_interval`, i.e. :func:`evalbars.intervals.mover_difference`
-      with Wilson bounds:
+    - Two count/proportion rows: Newcombe's hybrid score interval (method 10), i.e.
+      :func:`evalbars.intervals.mover_difference` with Wilson bounds:
       :math:`L = d - \\sqrt{(p_a - l_a)^2 + (u_b - p_b)^2}`,
       :math:`U = d + \\sqrt{(u_a - p_a)^2 + (p_b - l_b)^2}` with Wilson bounds.
     - Two SE rows: the normal difference interval

@@ -6,7 +6,7 @@ each by content, never only by name):
 ``mmlu_pro``
     A JSON list of records, plain or the one file of a zip (:mod:`.mmlu_pro`).
 ``table``
-    A long CSV, TSV or Parquet table (:mod:`.tables`).
+    A long CSV, TSV or Parquet table (:mod:`.long_tables`).
 ``lm_eval``
     lm-evaluation-harness 0.4 ``samples_*.jsonl`` with their ``results_*.json``,
     also as the Open LLM Leaderboard and lmms-eval name them (:mod:`.lm_eval`).

@@ -89,8 +89,9 @@ def simulate_leaderboard(
     runs : int
         Independent runs.
     seed : int
-        Root seed; the setting's stream is :func:`setting_rng` ``(seed,
-        "leaderboard", questions, spread)``.
+        Root seed; the runs and the one-run figure draw from the two children of
+        :func:`evalbars.simulate.seeding.setting_seed_sequence` ``(seed, "leaderboard",
+        questions, spread)``.
     base_rates : sequence of float
         True rates at ``spread = 1``; the best is model A, the second-best B.
     level : float
