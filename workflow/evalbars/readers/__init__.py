@@ -38,7 +38,13 @@ import pandas as pd
 from ..errors import InputError
 from . import every_eval_ever, helm, lighteval, swe_bench
 from .archives import MAX_MEMBER_BYTES, ZIP_SIGNATURES, is_zip_archive, member_names, open_archive
-from .common import DEFAULT_N_OPTIONS, RAW_COLUMNS, few, option_hint, set_hint_style
+from .common import (
+    DEFAULT_N_OPTIONS,
+    RAW_COLUMNS,
+    choose_newest,
+    few,
+    set_hint_style,
+)
 from .inspect_logs import is_inspect_archive, is_inspect_log, log_identity, read_inspect_log
 from .lm_eval import is_lm_eval_name, read_lm_eval_file, read_lm_eval_runs, results_of
 from .long_tables import TABLE_SUFFIXES, read_long_table
@@ -263,18 +269,8 @@ def _newest_inspect_logs(paths, runs: str) -> list:
     by_run: dict = {}
     for path in paths:
         model, task, created = log_identity(path)
-        by_run.setdefault((model, task), []).append((created, path))
-    chosen = []
-    for (model, task), logs in by_run.items():
-        if len(logs) > 1 and runs != "newest":
-            names = few(p.name for _, p in sorted(logs))
-            raise InputError(
-                logs[0][1].parent,
-                f"{len(logs)} logs of model {model!r} on task {task!r} ({names}); keep one, or "
-                f"{option_hint('runs', 'newest')} to use the newest",
-            )
-        chosen.append(max(logs)[1])
-    return sorted(chosen)
+        by_run.setdefault((model, task), []).append(((created, path), path.name, path))
+    return sorted(choose_newest(by_run, runs, "logs").values())
 
 
 def _read_directory(path: Path, options: SourceOptions) -> list[pd.DataFrame]:

@@ -39,6 +39,8 @@ __all__ = [
     "TEXT_COLUMNS",
     "DEFAULT_N_OPTIONS",
     "few",
+    "newest_remedy",
+    "choose_newest",
     "finish_frame",
     "check_question_id",
     "blank_cells",
@@ -127,6 +129,61 @@ def few(names, shown: int = 3) -> str:
     names = list(names)
     text = ", ".join(repr(n) for n in names[:shown])
     return text + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
+def newest_remedy() -> str:
+    """The end of every "two runs" refusal: keep one, or ask for the newest (worded by
+    :func:`option_hint` for the config or the command line)."""
+    return f"keep one, or {option_hint('runs', 'newest')} to use the newest"
+
+
+def choose_newest(groups: dict, runs: str, what: str, *, folder=None, listed=few) -> dict:
+    """One run per (model, task): the only one, or the newest when ``runs`` is ``newest``.
+
+    Parameters
+    ----------
+    groups : dict
+        ``{(model, task): [(when, name, path), ...]}``, candidates in reading order; ``when``
+        sorts them oldest first (ties by ``name``, then ``path``).
+    runs : str
+        ``only`` (refuse a group with two candidates) or ``newest``.
+    what : str
+        What a candidate is, plural, for the message (``runs``, ``logs``).
+    folder : callable, optional
+        The file the refusal names, from a group's candidates; default the folder of the
+        first one read.
+    listed : callable
+        Formats the candidates' names, oldest first (default :func:`few`).
+
+    Returns
+    -------
+    dict
+        ``{(model, task): path}`` of the newest candidate of every group, in ``groups`` order.
+
+    Raises
+    ------
+    InputError
+        ``"<n> <what> of model 'M' on task 'T' (<names>); keep one, or ..."`` for the first
+        group with two candidates, unless ``runs`` is ``newest``.
+
+    Examples
+    --------
+    >>> groups = {("m", "t"): [(2, "b.json", "b"), (1, "a.json", "a")]}
+    >>> choose_newest(groups, "newest", "runs")
+    {('m', 't'): 'b'}
+    """
+    chosen = {}
+    for (model, task), candidates in groups.items():
+        if len(candidates) > 1 and runs != "newest":
+            names = listed(name for _, name, _ in sorted(candidates))
+            where = folder(candidates) if folder else Path(candidates[0][2]).parent
+            raise InputError(
+                where,
+                f"{len(candidates)} {what} of model {model!r} on task {task!r} ({names}); "
+                + newest_remedy(),
+            )
+        chosen[model, task] = max(candidates)[2]
+    return chosen
 
 
 def check_question_id(value, path, record):

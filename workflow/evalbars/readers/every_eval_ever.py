@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, plain
-from .common import finish_frame, option_hint
+from .common import finish_frame, newest_remedy, option_hint
 
 __all__ = [
     "SAMPLES_SUFFIX",
@@ -166,8 +166,7 @@ def _one_run_per_question(model: str, runs: list, options) -> list:
                 raise InputError(
                     frame["source_path"].iloc[0],
                     f"holds questions of model {model!r} that {other['source_file'].iloc[0]} "
-                    f"also holds (two runs); keep one, or {option_hint('runs', 'newest')} to use "
-                    f"the newest{hint}",
+                    f"also holds (two runs); {newest_remedy()}{hint}",
                 )
             continue
         kept.append(frame)

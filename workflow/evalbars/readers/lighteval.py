@@ -52,7 +52,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from ..errors import InputError
-from .common import DEFAULT_N_OPTIONS, finish_frame, option_hint
+from .common import DEFAULT_N_OPTIONS, choose_newest, finish_frame, option_hint
 
 __all__ = [
     "DETAILS_PATTERN",
@@ -135,16 +135,18 @@ def read_lighteval(paths, options) -> list[pd.DataFrame]:
         runs.setdefault(model, {}).setdefault(task, {})[stamp] = path
     frames = []
     for model, tasks in runs.items():
-        files = []
-        for task, stamps in sorted(tasks.items()):
-            if len(stamps) > 1 and options.runs != "newest":
-                names = ", ".join(sorted(stamps))
-                raise InputError(
-                    stamps[min(stamps)].parent.parent,
-                    f"{len(stamps)} runs of model {model!r} on task {task!r} ({names}); keep "
-                    f"one, or {option_hint('runs', 'newest')} to use the newest",
-                )
-            files.append(stamps[max(stamps)])
+        groups = {
+            (model, task): [(stamp, stamp, path) for stamp, path in stamps.items()]
+            for task, stamps in sorted(tasks.items())
+        }
+        chosen = choose_newest(
+            groups,
+            options.runs,
+            "runs",
+            folder=lambda candidates: min(candidates)[2].parent.parent,
+            listed=", ".join,
+        )
+        files = list(chosen.values())
         parts = [_read_details(path, model, options) for path in files]
         combined = pd.concat(parts, ignore_index=True)
         frames.append(finish_frame(combined, files[0], missing_means=MISSING_MEANS))

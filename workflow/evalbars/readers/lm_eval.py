@@ -68,7 +68,14 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError, plain
-from .common import DEFAULT_N_OPTIONS, check_question_id, few, finish_frame, option_hint
+from .common import (
+    DEFAULT_N_OPTIONS,
+    check_question_id,
+    choose_newest,
+    few,
+    finish_frame,
+    option_hint,
+)
 
 __all__ = [
     "RESULTS_PATTERN",
@@ -255,17 +262,12 @@ def _choose_runs(runs, policy: str) -> list:
     owner: dict = {}
     for path, results, model, files in runs:
         for task in files:
-            owner.setdefault((model, task), []).append((_run_date(results), path.name, path))
-    keep: dict = {}
-    for (model, task), candidates in owner.items():
-        if len(candidates) > 1 and policy != "newest":
-            files = few(name for _, name, _ in sorted(candidates))
-            raise InputError(
-                candidates[0][2].parent,
-                f"{len(candidates)} runs of model {model!r} on task {task!r} ({files}); keep one, "
-                f"or {option_hint('runs', 'newest')} to use the newest",
+            owner.setdefault((model, task), []).append(
+                ((_run_date(results), path.name), path.name, path)
             )
-        keep.setdefault(max(candidates)[2], set()).add(task)
+    keep: dict = {}
+    for (_, task), path in choose_newest(owner, policy, "runs").items():
+        keep.setdefault(path, set()).add(task)
     return [
         (path, results, model, {t: f for t, f in files.items() if t in keep[path]})
         for path, results, model, files in runs
