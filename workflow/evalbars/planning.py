@@ -58,7 +58,7 @@ from scipy import optimize, special
 
 from .pairwise import adjust_pvalues, disagreement_rates, two_sided_normal_p
 from .scores import wide_scores
-from .simulate.seeding import setting_rng
+from .simulate.seeding import setting_rng, share_and_se
 
 __all__ = [
     "PROCEDURES",
@@ -292,9 +292,7 @@ def simulate_pair_power(
     counts = rng.multinomial(int(questions), [win, loss, 1 - win - loss], size=replications)
     n10, n01 = counts[:, 0].astype(float), counts[:, 1].astype(float)
     z, p = _paired_z_from_counts(n10, n01, float(questions))
-    found = (p < alpha) & (z > 0)
-    share = float(found.mean())
-    return share, float(np.sqrt(share * (1 - share) / replications))
+    return share_and_se((p < alpha) & (z > 0))
 
 
 def _paired_z_from_counts(n10, n01, n):
@@ -430,9 +428,7 @@ def simulate_holm_power(
     z, p = _paired_z_from_counts(counts @ wins, counts @ losses, float(questions))
     if procedure != "none":
         p = adjust_pvalues(p, procedure)
-    found = (p[:, 0] < alpha) & (z[:, 0] > 0)
-    share = float(found.mean())
-    return share, float(np.sqrt(share * (1 - share) / replications))
+    return share_and_se((p[:, 0] < alpha) & (z[:, 0] > 0))
 
 
 def holm_questions(

@@ -26,7 +26,7 @@ import numpy as np
 from scipy import special
 
 from .pairwise import two_sided_normal_p
-from .simulate.seeding import setting_rng
+from .simulate.seeding import setting_rng, share_and_se
 
 __all__ = [
     "DEFAULT_V_MIN",
@@ -249,7 +249,5 @@ def simulate_looks(
         ("sequence", sequence.any(axis=1)),
         ("fixed_final", fixed[:, -1]),
     ):
-        share = float(flags.mean())
-        result[f"type1_{name}"] = share
-        result[f"type1_{name}_se"] = float(np.sqrt(share * (1 - share) / replications))
+        result[f"type1_{name}"], result[f"type1_{name}_se"] = share_and_se(flags)
     return result
