@@ -373,6 +373,7 @@ def _questions_needed(claim, scope, row, alpha, power, family_size):
 def evaluate_claims(
     wide: WideScores,
     claims,
+    *,
     alpha: float = 0.05,
     family: str = "claims",
     power: float = 0.8,

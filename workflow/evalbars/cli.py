@@ -326,9 +326,9 @@ def _run_claims(args: argparse.Namespace) -> int:
     table = claims.evaluate_claims(
         wide,
         texts,
-        args.alpha,
-        args.family,
-        args.power,
+        alpha=args.alpha,
+        family=args.family,
+        power=args.power,
         replicates=args.replicates,
         seed=args.seed,
     )
@@ -376,18 +376,18 @@ def _run_plan(args: argparse.Namespace) -> int:
         args.models,
         gap,
         args.disagreement,
-        args.alpha,
-        args.power,
-        args.procedure,
-        args.tests,
-        args.questions,
-        args.test,
+        alpha=args.alpha,
+        power=args.power,
+        procedure=args.procedure,
+        tests=args.tests,
+        questions=args.questions,
+        test=args.test,
     )
     simulated = None
     if args.simulate and gap is not None and args.procedure == "holm" and args.tests is None:
         try:
             simulated = planning.holm_questions(
-                args.models, gap, args.disagreement, args.alpha, args.power
+                args.models, gap, args.disagreement, alpha=args.alpha, power=args.power
             )
         except ValueError as exc:
             raise InputError("evalbars plan --simulate", str(exc)) from exc
@@ -494,7 +494,12 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
         )
     wide = wide_scores(items.astype({"model": str}))
     table = verdicts.leaderboard_table(
-        wide, args.alpha, args.power, args.splits, args.seed, args.level
+        wide,
+        alpha=args.alpha,
+        power=args.power,
+        splits=args.splits,
+        seed=args.seed,
+        level=args.level,
     )
     headline = verdicts.leaderboard_headline(table, args.splits)
     if args.format == "markdown":

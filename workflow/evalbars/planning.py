@@ -272,6 +272,7 @@ def simulate_pair_power(
     questions: int,
     gap: float,
     disagreement: float,
+    *,
     alpha: float = 0.05,
     replications: int = 20_000,
     seed: int = 0,
@@ -405,6 +406,7 @@ def simulate_holm_power(
     questions: int,
     gap: float,
     disagreement: float,
+    *,
     alpha: float = 0.05,
     procedure: str = "holm",
     replications: int = 4000,
@@ -435,6 +437,7 @@ def holm_questions(
     models: int,
     gap: float,
     disagreement: float,
+    *,
     alpha: float = 0.05,
     power: float = 0.8,
     replications: int = 4000,
@@ -455,7 +458,15 @@ def holm_questions(
     def enough(n):
         return (
             simulate_holm_power(
-                models, n, gap, disagreement, alpha, "holm", replications, mean_accuracy, seed
+                models,
+                n,
+                gap,
+                disagreement,
+                alpha=alpha,
+                procedure="holm",
+                replications=replications,
+                mean_accuracy=mean_accuracy,
+                seed=seed,
             )[0]
             >= power
         )
@@ -474,6 +485,7 @@ def plan(
     models: int,
     gap: float,
     disagreement: float,
+    *,
     alpha: float = 0.05,
     power: float = 0.8,
     procedure: str = "holm",
@@ -528,6 +540,7 @@ def plan_table(
     models: int,
     gaps,
     disagreement: float,
+    *,
     alpha: float = 0.05,
     power: float = 0.8,
     claims: int = 0,
@@ -601,11 +614,11 @@ def plan_table(
                             models,
                             gap,
                             disagreement,
-                            alpha,
-                            power,
-                            replications,
-                            mean_accuracy,
-                            seed,
+                            alpha=alpha,
+                            power=power,
+                            replications=replications,
+                            mean_accuracy=mean_accuracy,
+                            seed=seed,
                         )
                     )
                     share, se = simulate_holm_power(
@@ -613,15 +626,20 @@ def plan_table(
                         int(closed),
                         gap,
                         disagreement,
-                        alpha,
-                        "holm",
-                        replications,
-                        mean_accuracy,
-                        seed,
+                        alpha=alpha,
+                        procedure="holm",
+                        replications=replications,
+                        mean_accuracy=mean_accuracy,
+                        seed=seed,
                     )
                 elif procedure != "holm":
                     share, se = simulate_pair_power(
-                        int(closed), gap, disagreement, lowest, replications, seed
+                        int(closed),
+                        gap,
+                        disagreement,
+                        alpha=lowest,
+                        replications=replications,
+                        seed=seed,
                     )
                 else:
                     share, se = np.nan, np.nan

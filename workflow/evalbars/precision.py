@@ -169,6 +169,7 @@ class PrecisionTables(NamedTuple):
 
 
 def precision_tables(
+    *,
     questions=(100, 200, 1000, 5000),
     gaps=(0.10, 0.05, 0.02, 0.01),
     rate: float = 0.8,

@@ -116,6 +116,7 @@ def replication_runs(
     n,
     seeds,
     configured_seed: int | None,
+    *,
     alpha: float = 0.05,
     items_policy: str | None = None,
     policy_seed: int = 0,

@@ -255,6 +255,7 @@ def write_table(
     csv_path,
     markdown_path=None,
     latex_path=None,
+    *,
     caption: str | None = None,
     display: pd.DataFrame | None = None,
     formats: dict | None = None,

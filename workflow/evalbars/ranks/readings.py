@@ -22,6 +22,7 @@ __all__ = ["ranks_readings", "read_rank_table"]
 
 def ranks_readings(
     wide: WideScores,
+    *,
     level: float = DEFAULT_LEVEL,
     draws: int = DEFAULT_DRAWS,
     replicates: int = DEFAULT_DRAWS,

@@ -65,6 +65,7 @@ def balanced_random_intercept_se(scores) -> tuple[np.ndarray, np.ndarray]:
 def simulate_clustered(
     cluster_size: int,
     icc: float,
+    *,
     questions: int = 1200,
     replications: int = 2000,
     mean_accuracy: float = 0.6,

@@ -72,6 +72,7 @@ class LeaderboardResult(NamedTuple):
 
 def simulate_leaderboard(
     questions: int,
+    *,
     spread: float = 1.0,
     runs: int = 10_000,
     seed: int = 0,
