@@ -221,7 +221,7 @@ def _add_paths(parser: argparse.ArgumentParser, name: str = "paths") -> None:
     parser.add_argument(name, nargs="+", metavar="PATH", help=_PATHS_HELP)
 
 
-# --- evalbars read ---------------------------------------------------------------------------------
+# --- evalbars read --------------------------------------------------------------------------------
 
 #: Item-table formats ``read -o`` writes, by suffix.
 _OUTPUT_SUFFIXES = (".parquet", ".pq", ".csv", ".tsv")
@@ -270,7 +270,7 @@ def _run_read(args: argparse.Namespace) -> int:
     return 0
 
 
-# --- evalbars claims and evalbars plan -------------------------------------------------------------
+# --- evalbars claims and evalbars plan ------------------------------------------------------------
 
 CLAIM_SYNTAX = """claim syntax (margins d in accuracy points; spaces around the operators; names as in
 the data, and a close spelling is suggested when a name is unknown):
@@ -399,7 +399,7 @@ def _run_plan(args: argparse.Namespace) -> int:
     return 0
 
 
-# --- evalbars report -------------------------------------------------------------------------------
+# --- evalbars report ------------------------------------------------------------------------------
 
 
 def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
@@ -455,7 +455,7 @@ def _run_report(args: argparse.Namespace) -> int:
     return 0
 
 
-# --- evalbars leaderboard and evalbars compare ------------------------------------------------------
+# --- evalbars leaderboard and evalbars compare ----------------------------------------------------
 
 #: Exit status of `evalbars compare` on bad input or usage (argparse's convention); 0, 1 and 3
 #: are verdicts (gate.EXIT_CODES).
@@ -645,7 +645,7 @@ def _run_compare(args: argparse.Namespace) -> int:
     return s["exit_code"]
 
 
-# --- Entry point -----------------------------------------------------------------------------------
+# --- Entry point ----------------------------------------------------------------------------------
 
 #: What each command's input must hold (the first lines of its --help).
 DESCRIPTIONS = {

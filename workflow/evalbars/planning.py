@@ -212,7 +212,7 @@ def questions_for_effect(
 
 
 def questions_needed(gap, disagreement, alpha: float = 0.05, power: float = 0.8, test="wald"):
-    """Shared questions for a paired two-sided test at level ``alpha`` to find ``gap`` with ``power``.
+    """Shared questions for a paired two-sided test at ``alpha`` to find ``gap`` with ``power``.
 
     ``gap`` and ``disagreement`` are proportions (0.02 = 2 points) and broadcast.
     :func:`questions_for_effect` with effect :math:`|g|`, variance :math:`\\delta - g^2` and,
@@ -257,7 +257,7 @@ def detectable_gap(questions, disagreement, alpha: float = 0.05, power: float = 
 
 
 def power_paired(questions, gap, disagreement, alpha: float = 0.05, test="wald"):
-    """Power of the two-sided paired test (both tails) at ``questions`` questions (normal theory)."""
+    """Power of the two-sided paired test (both tails) at ``questions`` (normal theory)."""
     n = np.asarray(questions, dtype=float)
     g = np.abs(np.asarray(gap, dtype=float))
     delta = np.asarray(disagreement, dtype=float)
@@ -444,7 +444,8 @@ def holm_questions(
     mean_accuracy: float = DEFAULT_MEAN_ACCURACY,
     seed: int = 0,
 ) -> int:
-    """Fewest questions at which Holm over all pairs finds model 0 > model 1 with ``power`` (simulated).
+    """Fewest questions at which Holm over all pairs finds model 0 > model 1 with ``power``
+    (simulated).
 
     Bisection between the unadjusted and the Bonferroni closed forms
     (:func:`questions_needed`) on :func:`simulate_holm_power`, each n with its own
@@ -493,7 +494,8 @@ def plan(
     questions: int | None = None,
     test: str = "wald",
 ) -> dict:
-    """One planning answer: questions needed for ``gap`` (proportion), or the gap ``questions`` detect.
+    """One planning answer: questions needed for ``gap`` (a proportion), or the gap that
+    ``questions`` detect.
 
     ``tests`` is the size of the family (default: all K(K-1)/2 pairs). Returns a
     dict with the per-test levels and, for the lowest and highest per-test level

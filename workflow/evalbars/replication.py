@@ -90,7 +90,8 @@ def paper_quantities(wide: WideScores, alpha: float = 0.05, mixed_method: str = 
 
 
 def subsample_seeds(n_seeds: int, seed: int) -> np.ndarray:
-    """``n_seeds`` subsample seeds derived from one entropy value by :class:`numpy.random.SeedSequence`."""
+    """``n_seeds`` subsample seeds derived from one entropy value by
+    :class:`numpy.random.SeedSequence`."""
     return np.random.SeedSequence(seed).generate_state(n_seeds).astype(np.int64)
 
 

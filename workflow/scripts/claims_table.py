@@ -1,4 +1,4 @@
-"""Snakemake adapter: the verdicts of the configured claims under every reading (results/tables/claims.*)."""
+"""Snakemake adapter: each configured claim's verdict under every reading (tables/claims.*)."""
 
 import json
 from pathlib import Path

@@ -1,5 +1,5 @@
-"""Snakemake adapter: leaderboard verdicts and benchmark signal-to-noise (results/tables/leaderboard.*,
-benchmark_quality.*)."""
+"""Snakemake adapter: leaderboard verdicts and benchmark signal-to-noise
+(results/tables/leaderboard.*, benchmark_quality.*)."""
 
 from pathlib import Path
 from typing import TYPE_CHECKING

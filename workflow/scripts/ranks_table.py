@@ -1,4 +1,4 @@
-"""Snakemake adapter: unpaired and paired rank uncertainty of the subsample (results/tables/ranks.*)."""
+"""Snakemake adapter: unpaired and paired rank uncertainty (results/tables/ranks.*)."""
 
 from pathlib import Path
 from typing import TYPE_CHECKING

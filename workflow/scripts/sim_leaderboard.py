@@ -1,4 +1,4 @@
-"""Snakemake adapter: one setting of the unpaired leaderboard simulation (leaderboard-luck explainer)."""
+"""Snakemake adapter: one setting of the unpaired leaderboard simulation (leaderboard luck)."""
 
 import logging
 import time

@@ -30,7 +30,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class _OneRun:
-    """The played-out run of :class:`evalbars.simulate.leaderboard.LeaderboardResult` as a matrix."""
+    """The played-out run of a :class:`evalbars.simulate.leaderboard.LeaderboardResult`, as a
+    matrix."""
 
     wide: pd.DataFrame  # question x model, 0/1
     labels: list

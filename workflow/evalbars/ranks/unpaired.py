@@ -461,9 +461,10 @@ def rank_table(
     separated from the current tier's top instead (:func:`anchored_tiers`), which
     does not chain on long leaderboards. Plausible ranks: every world is ranked
     with ties sharing the better rank, and :func:`rank_ranges` gives ``p_first``
-    and the central rank range, streaming over the draws. Every system is treated as an independent estimate; systems
-    scored on the same items have positively correlated errors, so this is the
-    conservative reading (see :func:`paired_rank_table`).
+    and the central rank range, streaming over the draws. Every system is treated
+    as an independent estimate; systems scored on the same items have positively
+    correlated errors, so this is the conservative reading (see
+    :func:`paired_rank_table`).
 
     Examples
     --------

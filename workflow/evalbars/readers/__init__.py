@@ -22,7 +22,8 @@ it holds. A file that does not claim to be a log, by its content or its name (a
 README, an unrelated JSON object, a CSV without prediction columns), is skipped
 and counted; a file that claims to be one and is broken stops the walk. Every
 reader raises :class:`~evalbars.errors.InputError`, whose message names the
-file, the record and the problem; raw rows have the layout of :mod:`.common`. :class:`SourceOptions` holds what a user may say about an entry.
+file, the record and the problem; raw rows have the layout of :mod:`.common`.
+:class:`SourceOptions` holds what a user may say about an entry.
 """
 
 from __future__ import annotations

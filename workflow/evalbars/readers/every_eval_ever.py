@@ -13,8 +13,9 @@ How the item table is read from them:
 - **model**: ``model_id``;
 - **result**: each sample is listed once per aggregate result (lm-eval's ``acc`` and
   ``acc_norm``, each filter, HELM's metric x split); the user's ``metric`` (an
-  ``evaluation_result_id``) is read where a file has it, by default the first result of the aggregate file
-  that names the ``test`` split (``exact_match:test``; ``split:`` chooses), else its first;
+  ``evaluation_result_id``) is read where a file has it, by default the first result of the
+  aggregate file that names the ``test`` split (``exact_match:test``; ``split:`` chooses), else
+  its first;
 - **question**: ``<evaluation_name>/<sample_id>``, or ``sample_hash`` with
   ``id_field: sample_hash``: the schema's own cross-model join, needed when ids repeat
   (the HELM converter names every MMLU subject ``mmlu`` and keeps HELM's positional

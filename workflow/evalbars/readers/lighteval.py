@@ -1,12 +1,13 @@
 """lighteval details: ``details_<task>_<ts>.parquet`` (0.11 and later, and the older layout
 of the Open LLM Leaderboard v1).
 
-lighteval 0.11+ (``--save-details``) writes ``{out}/details/{model}/{ts}/details_{task}_{ts}.parquet``
-with three struct columns, ``doc`` (``query``, ``choices``, ``gold_index``, ``task_name``,
-``num_samples``, ``specific``; ``id`` is only the row index), ``model_response`` (``text``, a
-list of samples; ``logprobs``) and ``metric`` (one field per metric, e.g. ``acc``, ``em``,
-``avg@n:n=3``), and ``{out}/results/{model}/results_{ts}.json`` (``config_general.model_name``
-and per-task aggregates). Older lighteval (before 0.11, the Open LLM Leaderboard v1 details,
+lighteval 0.11+ (``--save-details``) writes
+``{out}/details/{model}/{ts}/details_{task}_{ts}.parquet`` with three struct columns, ``doc``
+(``query``, ``choices``, ``gold_index``, ``task_name``, ``num_samples``, ``specific``; ``id`` is
+only the row index), ``model_response`` (``text``, a list of samples; ``logprobs``) and ``metric``
+(one field per metric, e.g. ``acc``, ``em``, ``avg@n:n=3``), and
+``{out}/results/{model}/results_{ts}.json`` (``config_general.model_name`` and per-task aggregates).
+Older lighteval (before 0.11, the Open LLM Leaderboard v1 details,
 ``details_<org>__<model>/<ts>/details_harness|<task>|<k>_<ts>.parquet``) wrote one flat row per
 example: ``example``, ``choices``, ``gold``, ``predictions`` and a ``metrics`` dict, with no id.
 

@@ -1,4 +1,5 @@
-"""lm-evaluation-harness (0.4.x) sample logs: ``samples_<task>_<ts>.jsonl`` beside ``results_<ts>.json``.
+"""lm-evaluation-harness (0.4.x) sample logs: ``samples_<task>_<ts>.jsonl`` beside
+``results_<ts>.json``.
 
 ``lm_eval --log_samples --output_path OUT`` writes, per model, a folder
 (``OUT/<org>__<model>/``, the layout of the Open LLM Leaderboard's details
@@ -316,7 +317,7 @@ def _sample_files(path: Path, results: dict) -> dict:
 
 
 def _lines(path: Path):
-    """``(record, sample)`` of a samples file: JSON lines, or one JSON list (early 0.4 ``.json``)."""
+    """``(record, sample)`` of a samples file: JSON lines or one JSON list (early 0.4 ``.json``)."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

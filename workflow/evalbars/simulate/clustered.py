@@ -72,7 +72,7 @@ def simulate_clustered(
     level: float = 0.95,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Naive, clustered (Miller) and mixed-model SEs of one model's mean score on clustered questions.
+    """Naive, clustered (Miller) and mixed-model SEs of one model's mean on clustered questions.
 
     Parameters
     ----------

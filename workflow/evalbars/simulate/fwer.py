@@ -50,7 +50,7 @@ def _beta_parameters(mean_accuracy: float, concentration: float) -> tuple[float,
 
 
 def _headroom_shift(models: int, gap: float, mean_accuracy: float) -> np.ndarray:
-    """Per-model c_k of the affine shift x -> c + (1 - c) x that raises model 0's mean by ``gap``."""
+    """Per-model c_k of the affine shift x -> c + (1 - c) x raising model 0's mean by ``gap``."""
     if gap < 0 or mean_accuracy + gap > 1:
         raise ValueError(f"need 0 <= gap <= 1 - mean_accuracy, got gap {gap!r}")
     shift = np.zeros(models)
