@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "is_missing",
     "format_p",
     "format_cell",
     "format_table",
