@@ -95,7 +95,7 @@ def naive_vs_blocked(
     """
     rows = []
 
-    def add(quantity, procedure, values, *, df1=np.nan, df2=np.nan, p=np.nan, count=False):
+    def add(quantity, procedure, values, df1=np.nan, df2=np.nan, p=np.nan, count=False):
         values = np.asarray(values, dtype=float)
         rows.append(
             {
@@ -135,7 +135,7 @@ def naive_vs_blocked(
     tests = omnibus.set_index("test")
     for name in ("oneway_anova", "rm_anova"):
         test = tests.loc[name]
-        add("omnibus_f", name, [test["statistic"]], df1=test["df1"], df2=test["df2"], p=test["p"])
+        add("omnibus_f", name, [test["statistic"]], test["df1"], test["df2"], test["p"])
     add("significant_pairs", "unpaired_uncorrected", pairwise["p_unpaired"] < alpha, count=True)
     add("significant_pairs", "paired_uncorrected", pairwise["p_paired"] < alpha, count=True)
     add("significant_pairs", "paired_bonferroni", pairwise["p_bonferroni"] < alpha, count=True)
