@@ -71,10 +71,10 @@ def frames(result: LeaderboardResult) -> LeaderboardResult:
     return LeaderboardResult(*(pd.DataFrame(table) for table in result))
 
 
-def fwer_frame(models, *args, **kwargs) -> pd.DataFrame:
+def fwer_frame(models, **settings) -> pd.DataFrame:
     """:func:`simulate_fwer` for each K in ``models``, as one DataFrame."""
     return pd.concat(
-        [pd.DataFrame(simulate_fwer(k, *args, **kwargs)) for k in models], ignore_index=True
+        [pd.DataFrame(simulate_fwer(k, **settings)) for k in models], ignore_index=True
     )
 
 

@@ -17,7 +17,7 @@ from .helpers import frames, fwer_frame
 
 
 def test_simulation_figures_state_their_findings():
-    settings = [frames(simulate_leaderboard(n, 1.0, runs=2000, seed=1)) for n in (100, 200)]
+    settings = [frames(simulate_leaderboard(n, spread=1.0, runs=2000, seed=1)) for n in (100, 200)]
     table = combine_settings([s.summary for s in settings], ["spread", "questions", "rule"])
     default = settings[1]
     figures = leaderboard_figures(table, default.runs, default.one_run, spread=1.0)
@@ -41,8 +41,8 @@ def test_simulation_figures_state_their_findings():
     assert "3,200 questions per model unpaired" in needed.axes[0].get_title(loc="left")
     fwer = pd.concat(
         [
-            fwer_frame(range(2, 5), 200, 0.5, replications=200, seed=1),
-            fwer_frame(range(2, 5), 200, 0.5, 0.08, replications=200, seed=1),
+            fwer_frame(range(2, 5), questions=200, rho=0.5, replications=200, seed=1),
+            fwer_frame(range(2, 5), questions=200, rho=0.5, gap=0.08, replications=200, seed=1),
         ]
     )
     methods = methods_figure(fwer, models=4, questions=200)
@@ -52,7 +52,10 @@ def test_simulation_figures_state_their_findings():
     )
     assert "Multiplicity costs power" in power_figure(fwer, models=4).get_suptitle()
     clustered = pd.concat(
-        [pd.DataFrame(simulate_clustered(m, 0.31, 240, 200, seed=1)) for m in (4, 12)]
+        [
+            pd.DataFrame(simulate_clustered(m, 0.31, questions=240, replications=200, seed=1))
+            for m in (4, 12)
+        ]
     )
     title = clustered_figure(clustered).get_suptitle()
     ratio = clustered[clustered["estimator"] == "clustered_miller"]["se_ratio_to_naive"]

@@ -167,14 +167,14 @@ def test_sequential_verdict_is_the_sequences_over_the_arrival_order(real_wide, m
         real_wide.scores[:, real_wide.models.index(WEAK)]
         - real_wide.scores[:, real_wide.models.index(STRONG)]
     )
-    _, low, high = sequential.empirical_bernstein_cs(d, 0.05)
+    _, low, high = sequential.empirical_bernstein_cs(d, alpha=0.05)
     assert (s["cs_low"], s["cs_high"]) == (low[-1], high[-1])
     assert s["cs_low"] < s["low"] and s["cs_high"] > s["high"]  # wider than the fixed interval
     assert s["verdict"] == gate.verdict(low[-1], high[-1], 0.0)
     backwards = gate.compare_models(
         real_wide, STRONG, WEAK, sequential=True, arrival=real_wide.question_ids[::-1]
     )
-    _, low, high = sequential.empirical_bernstein_cs(d[::-1], 0.05)
+    _, low, high = sequential.empirical_bernstein_cs(d[::-1], alpha=0.05)
     assert backwards.summary["cs_low"] == low[-1]
     decided = np.flatnonzero((low > 0) | (high < 0))
     assert backwards.summary["cs_decided_at"] == (decided[0] + 1 if decided.size else None)

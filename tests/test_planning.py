@@ -86,7 +86,9 @@ def test_detectable_gap_inverts_questions_needed():
 )
 def test_closed_form_power_matches_simulation(gap, delta, alpha):
     n = int(np.ceil(planning.questions_needed(gap, delta, alpha, 0.8)))
-    share, se = planning.simulate_pair_power(n, gap, delta, alpha, replications=20_000, seed=5)
+    share, se = planning.simulate_pair_power(
+        n, gap, delta, alpha=alpha, replications=20_000, seed=5
+    )
     assert abs(share - float(planning.power_paired(n, gap, delta, alpha))) < 4 * se
     assert abs(share - 0.8) < 4 * se + 0.005  # n is rounded up
 
@@ -106,10 +108,12 @@ def test_pattern_probabilities_give_the_requested_rates():
 def test_pattern_simulation_matches_the_fwer_studys_draws():
     """Holm power from pattern counts equals Holm power from draw_shared_scores (rho = 1)."""
     models, n, gap, delta, alpha = 4, 300, 0.08, 0.3, 0.05
-    share, se = planning.simulate_holm_power(models, n, gap, delta, alpha, replications=4000)
+    share, se = planning.simulate_holm_power(models, n, gap, delta, alpha=alpha, replications=4000)
     kappa = planning.concentration_for_disagreement(gap, delta, 0.6)
     rng = np.random.default_rng(11)
-    scores = draw_shared_scores(rng, 2000, n, models, 1.0, gap, 0.6, kappa).astype(float)
+    scores = draw_shared_scores(
+        rng, 2000, n, models, 1.0, gap=gap, mean_accuracy=0.6, concentration=kappa
+    ).astype(float)
     z, p = paired_z_tests(scores)
     found = (adjust_pvalues(p, "holm")[:, 0] < alpha) & (z[:, 0] > 0)
     direct = found.mean()
@@ -125,7 +129,7 @@ def test_holm_lies_between_its_bounds_and_bonferroni_matches_its_closed_form():
     assert low < holm <= np.ceil(high) + 1
     n = int(np.ceil(high))
     share, se = planning.simulate_holm_power(
-        models, n, gap, delta, 0.05, "bonferroni", replications=6000
+        models, n, gap, delta, alpha=0.05, procedure="bonferroni", replications=6000
     )
     assert abs(share - float(planning.power_paired(n, gap, delta, 0.05 / tests))) < 4 * se
 

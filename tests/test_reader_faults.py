@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 
 from evalbars import cli
-from evalbars.coverage import check_source_coverage
 from evalbars.errors import ConfigError, InputError
 from evalbars.items import build_item_table, join_sources, missing_prediction_counts
+from evalbars.question_coverage import check_source_coverage
 from evalbars.readers import SourceOptions, read_source, set_hint_style
 from evalbars.readers.inspect_logs import UNPARSED
 

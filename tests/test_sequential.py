@@ -19,7 +19,9 @@ def test_stitching_boundary_equals_confseq_on_every_grid_point():
     rows = CONFSEQ["rows"]
     ours = np.array(
         [
-            sequential.stitching_boundary(r["v"], r["alpha"], r["v_min"], r["c"], r["s"], r["eta"])
+            sequential.stitching_boundary(
+                r["v"], r["alpha"], r["v_min"], r["c"], s=r["s"], eta=r["eta"]
+            )
             for r in rows
         ]
     )
@@ -46,21 +48,25 @@ def test_mixture_boundary_equals_confseq_on_every_grid_point():
 
 def test_sequence_is_the_running_mean_plus_the_boundary_over_t():
     x = np.array([1.0, 0.0, -1.0, 1.0, 1.0, 0.0])
-    mean, low, high = sequential.empirical_bernstein_cs(x, 0.1, boundary="stitching", v_min=1.0)
+    mean, low, high = sequential.empirical_bernstein_cs(
+        x, alpha=0.1, boundary="stitching", v_min=1.0
+    )
     predicted = np.array([0.0, 1.0, 0.5, 0.0, 0.25, 0.4])  # the midpoint, then running means
     variance = np.cumsum((x - predicted) ** 2)
     radius = sequential.stitching_boundary(variance, 0.05, 1.0, 2.0) / np.arange(1, 7)
     np.testing.assert_allclose(mean, np.cumsum(x) / np.arange(1, 7))
     np.testing.assert_allclose(high, np.minimum(mean + radius, 1.0))
     np.testing.assert_allclose(low, np.maximum(mean - radius, -1.0))
-    _, low_m, high_m = sequential.empirical_bernstein_cs(x, 0.1, at=[2, 6])
+    _, low_m, high_m = sequential.empirical_bernstein_cs(x, alpha=0.1, at=[2, 6])
     radius_m = sequential.gamma_exponential_boundary(variance[[1, 5]], 0.05, 100.0, 2.0)
     np.testing.assert_allclose(high_m, np.minimum(mean[[1, 5]] + radius_m / [2, 6], 1.0))
 
 
 def test_type_one_error_under_20_looks_sequence_below_alpha_fixed_above():
     result = sequential.simulate_looks(questions=1000, looks=20, replications=2000, seed=7)
-    stitched = sequential.simulate_looks(1000, 20, replications=2000, seed=7, boundary="stitching")
+    stitched = sequential.simulate_looks(
+        questions=1000, looks=20, replications=2000, seed=7, boundary="stitching"
+    )
     assert stitched["type1_sequence"] <= result["type1_sequence"] <= 0.05
     # The fixed-n test holds its level at one look and loses it over 20.
     assert result["type1_fixed_final"] == pytest.approx(0.05, abs=4 * 0.005)
@@ -73,7 +79,7 @@ def test_type_one_error_under_20_looks_sequence_below_alpha_fixed_above():
 def test_sequence_covers_a_true_nonzero_mean_and_shrinks():
     rng = np.random.default_rng(3)
     x = rng.choice([-1.0, 0.0, 1.0], p=[0.1, 0.6, 0.3], size=(500, 2000))  # mean 0.2
-    _, low, high = sequential.empirical_bernstein_cs(x, 0.05)
+    _, low, high = sequential.empirical_bernstein_cs(x, alpha=0.05)
     covered = ((low <= 0.2) & (high >= 0.2)).all(axis=1)
     assert covered.mean() >= 0.95
     width = high - low

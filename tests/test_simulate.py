@@ -71,7 +71,7 @@ def assert_mc(value, se, target):
 
 @pytest.fixture(scope="module")
 def default_leaderboard():
-    return frames(simulate_leaderboard(200, 1.0, runs=10_000, seed=SEED))
+    return frames(simulate_leaderboard(200, spread=1.0, runs=10_000, seed=SEED))
 
 
 def test_exact_values_match_the_seed():
@@ -107,7 +107,9 @@ def test_non_overlap_rule_is_almost_never_wrong_and_rarely_decides(default_leade
 
 
 def test_5000_questions_whiskers_about_a_point_and_b_rarely_above():
-    summary = pd.DataFrame(simulate_leaderboard(5000, 1.0, runs=10_000, seed=SEED).summary).iloc[0]
+    summary = pd.DataFrame(
+        simulate_leaderboard(5000, spread=1.0, runs=10_000, seed=SEED).summary
+    ).iloc[0]
     exact_whisker = np.mean(100 * 1.959964 * np.sqrt(RATES * (1 - RATES) / 5000))
     assert summary["mean_whisker_points"] == pytest.approx(exact_whisker, abs=0.01)
     assert round(summary["mean_whisker_points"], 1) in (1.1, 1.2)  # "about a point each side"
@@ -121,14 +123,16 @@ def test_5000_questions_whiskers_about_a_point_and_b_rarely_above():
 
 
 def test_spread_zero_top1_is_one_in_five():
-    summary = pd.DataFrame(simulate_leaderboard(200, 0.0, runs=10_000, seed=SEED).summary).iloc[0]
+    summary = pd.DataFrame(
+        simulate_leaderboard(200, spread=0.0, runs=10_000, seed=SEED).summary
+    ).iloc[0]
     assert_mc(summary["top1"], summary["top1_se"], 0.2)
     assert_mc(summary["wrong"], summary["wrong_se"], 0.5)
 
 
 def test_ties_for_first_are_broken_at_random():
     # With 10 questions ties for first are common; a fixed tie order would favour one model.
-    runs = pd.DataFrame(simulate_leaderboard(10, 0.0, runs=20_000, seed=SEED).runs)
+    runs = pd.DataFrame(simulate_leaderboard(10, spread=0.0, runs=20_000, seed=SEED).runs)
     shares = runs["top_model"].value_counts(normalize=True).reindex(list("ABCDE"))
     se = np.sqrt(0.2 * 0.8 / 20_000)
     assert np.all(np.abs(shares - 0.2) <= TOL_SE * se), shares
@@ -154,21 +158,21 @@ def test_one_run_is_consistent(default_leaderboard):
 
 
 def test_same_seed_same_frames_and_settings_are_order_independent():
-    first = frames(simulate_leaderboard(500, 1.0, runs=2000, seed=7))
-    simulate_leaderboard(200, 0.0, runs=2000, seed=7)  # another setting in between
-    again = frames(simulate_leaderboard(500, 1.0, runs=2000, seed=7))
+    first = frames(simulate_leaderboard(500, spread=1.0, runs=2000, seed=7))
+    simulate_leaderboard(200, spread=0.0, runs=2000, seed=7)  # another setting in between
+    again = frames(simulate_leaderboard(500, spread=1.0, runs=2000, seed=7))
     for a, b in zip(first, again, strict=True):
         pd.testing.assert_frame_equal(a, b)
-    other = frames(simulate_leaderboard(500, 1.0, runs=2000, seed=8))
+    other = frames(simulate_leaderboard(500, spread=1.0, runs=2000, seed=8))
     assert not first.runs.equals(other.runs)
-    fwer = pd.DataFrame(simulate_fwer(3, 100, 0.5, replications=300, seed=7))
-    simulate_fwer(4, 100, 0.5, replications=300, seed=7)
+    fwer = pd.DataFrame(simulate_fwer(3, questions=100, rho=0.5, replications=300, seed=7))
+    simulate_fwer(4, questions=100, rho=0.5, replications=300, seed=7)
     pd.testing.assert_frame_equal(
-        fwer, pd.DataFrame(simulate_fwer(3, 100, 0.5, replications=300, seed=7))
+        fwer, pd.DataFrame(simulate_fwer(3, questions=100, rho=0.5, replications=300, seed=7))
     )
     pd.testing.assert_frame_equal(
-        pd.DataFrame(simulate_clustered(4, 0.3, 400, 300, seed=7)),
-        pd.DataFrame(simulate_clustered(4, 0.3, 400, 300, seed=7)),
+        pd.DataFrame(simulate_clustered(4, 0.3, questions=400, replications=300, seed=7)),
+        pd.DataFrame(simulate_clustered(4, 0.3, questions=400, replications=300, seed=7)),
     )
 
 
@@ -209,9 +213,9 @@ def test_studentized_range_fwer_published_values():
 
 @pytest.fixture(scope="module")
 def paper_fwer():
-    return pd.DataFrame(simulate_fwer(4, 400, 0.5, replications=2000, seed=SEED)).set_index(
-        "method"
-    )
+    return pd.DataFrame(
+        simulate_fwer(4, questions=400, rho=0.5, replications=2000, seed=SEED)
+    ).set_index("method")
 
 
 def test_paper_fwer_targets(paper_fwer):
@@ -232,14 +236,14 @@ def test_paper_fwer_targets(paper_fwer):
 
 
 def test_fwer_across_models_follows_the_studentized_range():
-    table = fwer_frame(range(2, 7), 400, 0.5, replications=1000, seed=SEED)
+    table = fwer_frame(range(2, 7), questions=400, rho=0.5, replications=1000, seed=SEED)
     uncorrected = table[table["method"] == "uncorrected"]
     for row in uncorrected.itertuples():
         assert_mc(row.fwer, row.fwer_se, row.studentized_range_fwer)
 
 
 def test_power_under_a_true_gap():
-    table = fwer_frame(range(2, 5), 400, 0.5, 0.08, replications=2000, seed=SEED)
+    table = fwer_frame(range(2, 5), questions=400, rho=0.5, gap=0.08, replications=2000, seed=SEED)
     two = table[table["models"] == 2].set_index("method")
     # K = 2: one test; power = P(|Z| > 1.96) with Z ~ N(gap / SE, 1), SE from the design:
     # y = w A + (1 - w) mu, s0 ~ Bern(c + (1 - c) y), s1 ~ Bern(y), c = gap / (1 - mu).
@@ -356,7 +360,9 @@ def test_balanced_random_intercept_se_matches_statsmodels_and_miller():
 
 @pytest.mark.parametrize(("cluster_size", "target"), [(4, 1.4), (6, 1.6), (12, 2.1)])
 def test_clustered_settings_reproduce_the_paper_ratios(cluster_size, target):
-    table = pd.DataFrame(simulate_clustered(cluster_size, 0.31, 1200, 2000, seed=SEED))
+    table = pd.DataFrame(
+        simulate_clustered(cluster_size, 0.31, questions=1200, replications=2000, seed=SEED)
+    )
     table = table.set_index("estimator")
     miller = table.loc["clustered_miller"]
     assert miller["se_ratio_to_naive"] == pytest.approx(target, abs=0.05)  # paper: ~1.4, 1.6, 2.1
@@ -384,7 +390,7 @@ def test_clustered_settings_reproduce_the_paper_ratios(cluster_size, target):
 
 
 def test_combine_settings_sorts_independently_of_input_order():
-    parts = [simulate_leaderboard(n, 1.0, runs=500, seed=1).summary for n in (500, 100, 200)]
+    parts = [simulate_leaderboard(n, spread=1.0, runs=500, seed=1).summary for n in (500, 100, 200)]
     combined = combine_settings(parts, ["spread", "questions", "rule"])
     assert combined["questions"].tolist() == [100, 100, 200, 200, 500, 500]
     pd.testing.assert_frame_equal(

@@ -15,7 +15,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pandas as pd
 import yaml
 
 from .conftest import REPO, mirror_location
@@ -69,23 +68,12 @@ def planned_jobs(dry_run_output: str) -> dict:
 
 
 def reduced_workdir(tmp_path: Path) -> Path:
-    """The default configuration made small: fewer seeds, draws, runs and grid rows."""
-    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    simulation = config["simulation"]
-    simulation["leaderboard"]["runs"] = 300
-    simulation["fwer"]["replications"] = 100
-    simulation["clustered"]["replications"] = 100
-    workdir = make_workdir(
-        tmp_path,
-        subsample={"n": 400, "seed": 2024},
-        replication={"n_seeds": 40, "seed": 1, "policies": ["wrong", "random_guess"]},
-        ranks={"draws": 500, "replicates": 500, "seed": 2024, "stratify": True},
-        simulation=simulation,
-    )
-    grids = workdir / "config" / "simulation"
-    for name, keep in (("leaderboard", [0, 1]), ("fwer", [0, 2, 15]), ("clustered", [0])):
-        grid = pd.read_csv(grids / f"{name}.tsv", sep="\t")
-        grid.iloc[keep].to_csv(grids / f"{name}.tsv", sep="\t", index=False)
+    """A run directory with the committed reduced configuration, ``.test/config/`` (the default
+    one made small: fewer questions, seeds, draws, runs and grid rows), as ``snakemake
+    --directory .test`` runs it."""
+    workdir = tmp_path / "work"
+    workdir.mkdir(parents=True)
+    shutil.copytree(REPO / ".test" / "config", workdir / "config")
     return workdir
 
 

@@ -154,7 +154,7 @@ def rank_table(
 ) -> pd.DataFrame:
     """``ranks.csv``: score intervals, gaps, tiers, P(first) and rank ranges, both readings."""
     table, _ = ranks.ranks_readings(
-        scores(items), level, draws=draws, replicates=replicates, seed=seed, stratify=stratify
+        scores(items), level=level, draws=draws, replicates=replicates, seed=seed, stratify=stratify
     )
     return table
 
@@ -172,7 +172,13 @@ def check_claims(
     """``claims.csv``: each claim's verdict under every reading (see
     :func:`evalbars.claims.evaluate_claims` for the claim forms and readings)."""
     return claims_module.evaluate_claims(
-        scores(items), list(claims), alpha, family, power, replicates=replicates, seed=seed
+        scores(items),
+        list(claims),
+        alpha=alpha,
+        family=family,
+        power=power,
+        replicates=replicates,
+        seed=seed,
     )
 
 
@@ -210,7 +216,9 @@ def leaderboard_table(
 ) -> pd.DataFrame:
     """``leaderboard.csv``: per system its letters, split-half stability and the resolution of
     the adjacent pair below it (:func:`evalbars.verdicts.leaderboard_table`)."""
-    return verdicts.leaderboard_table(scores(items), alpha, power, splits, seed)
+    return verdicts.leaderboard_table(
+        scores(items), alpha=alpha, power=power, splits=splits, seed=seed
+    )
 
 
 # --- The report: the workflow itself, on the user's files ------------------------------------

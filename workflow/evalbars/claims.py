@@ -374,6 +374,7 @@ def _questions_needed(claim, scope, row, alpha, power, family_size):
 def evaluate_claims(
     wide: WideScores,
     claims,
+    *,
     alpha: float = 0.05,
     family: str = "claims",
     power: float = 0.8,
@@ -539,7 +540,7 @@ def _row(claim, scope, reading, test, verdicts, family_size, models, settings):
     return row
 
 
-# --- Display ---------------------------------------------------------------------------------------
+# --- Display --------------------------------------------------------------------------------------
 
 _READING_TITLES = {
     "naive": "naive",
@@ -572,7 +573,8 @@ def _cell(row) -> str:
 
 
 def claims_display(table: pd.DataFrame) -> pd.DataFrame:
-    """One row per claim: the paired estimate with its interval, each reading's verdict, questions needed."""
+    """One row per claim: the paired estimate and interval, each reading's verdict, questions
+    needed."""
     rows = []
     for claim, group in table.groupby("claim", sort=False):
         by = group.set_index("reading")
@@ -661,7 +663,7 @@ def load_scores(paths, missing_prediction: str = "wrong") -> WideScores:
 
 
 def claims_json(table: pd.DataFrame, alpha: float, family: str) -> str:
-    """The claims table as a JSON document: settings, headline and one record per (claim, reading)."""
+    """The claims table as JSON: settings, headline and one record per (claim, reading)."""
     document = {
         "alpha": alpha,
         "family": family,

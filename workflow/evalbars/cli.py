@@ -34,7 +34,7 @@ from .errors import EvalbarsError, InputError
 from .items import MISSING_POLICIES
 from .landing import separation_sentence
 from .ranks import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
-from .ranks.unpaired import MIN_DRAWS
+from .ranks.defaults import MIN_DRAWS
 from .readers import FORMATS, set_hint_style
 from .scores import wide_scores
 from .tables import to_markdown
@@ -218,7 +218,7 @@ def _add_paths(parser: argparse.ArgumentParser, name: str = "paths") -> None:
     parser.add_argument(name, nargs="+", metavar="PATH", help=_PATHS_HELP)
 
 
-# --- evalbars read ---------------------------------------------------------------------------------
+# --- evalbars read --------------------------------------------------------------------------------
 
 #: Item-table formats ``read -o`` writes, by suffix.
 _OUTPUT_SUFFIXES = (".parquet", ".pq", ".csv", ".tsv")
@@ -267,7 +267,7 @@ def _run_read(args: argparse.Namespace) -> int:
     return 0
 
 
-# --- evalbars claims and evalbars plan -------------------------------------------------------------
+# --- evalbars claims and evalbars plan ------------------------------------------------------------
 
 CLAIM_SYNTAX = """claim syntax (margins d in accuracy points; spaces around the operators; names as in
 the data, and a close spelling is suggested when a name is unknown):
@@ -323,9 +323,9 @@ def _run_claims(args: argparse.Namespace) -> int:
     table = claims.evaluate_claims(
         wide,
         texts,
-        args.alpha,
-        args.family,
-        args.power,
+        alpha=args.alpha,
+        family=args.family,
+        power=args.power,
         replicates=args.replicates,
         seed=args.seed,
     )
@@ -373,18 +373,18 @@ def _run_plan(args: argparse.Namespace) -> int:
         args.models,
         gap,
         args.disagreement,
-        args.alpha,
-        args.power,
-        args.procedure,
-        args.tests,
-        args.questions,
-        args.test,
+        alpha=args.alpha,
+        power=args.power,
+        procedure=args.procedure,
+        tests=args.tests,
+        questions=args.questions,
+        test=args.test,
     )
     simulated = None
     if args.simulate and gap is not None and args.procedure == "holm" and args.tests is None:
         try:
             simulated = planning.holm_questions(
-                args.models, gap, args.disagreement, args.alpha, args.power
+                args.models, gap, args.disagreement, alpha=args.alpha, power=args.power
             )
         except ValueError as exc:
             raise InputError("evalbars plan --simulate", str(exc)) from exc
@@ -396,7 +396,7 @@ def _run_plan(args: argparse.Namespace) -> int:
     return 0
 
 
-# --- evalbars report -------------------------------------------------------------------------------
+# --- evalbars report ------------------------------------------------------------------------------
 
 
 def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
@@ -452,7 +452,7 @@ def _run_report(args: argparse.Namespace) -> int:
     return 0
 
 
-# --- evalbars leaderboard and evalbars compare ------------------------------------------------------
+# --- evalbars leaderboard and evalbars compare ----------------------------------------------------
 
 #: Exit status of `evalbars compare` on bad input or usage (argparse's convention); 0, 1 and 3
 #: are verdicts (gate.EXIT_CODES).
@@ -491,7 +491,12 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
         )
     wide = wide_scores(items.astype({"model": str}))
     table = verdicts.leaderboard_table(
-        wide, args.alpha, args.power, args.splits, args.seed, args.level
+        wide,
+        alpha=args.alpha,
+        power=args.power,
+        splits=args.splits,
+        seed=args.seed,
+        level=args.level,
     )
     headline = verdicts.leaderboard_headline(table, args.splits)
     if args.format == "markdown":
@@ -637,7 +642,7 @@ def _run_compare(args: argparse.Namespace) -> int:
     return s["exit_code"]
 
 
-# --- Entry point -----------------------------------------------------------------------------------
+# --- Entry point ----------------------------------------------------------------------------------
 
 #: What each command's input must hold (the first lines of its --help).
 DESCRIPTIONS = {

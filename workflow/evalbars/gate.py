@@ -129,6 +129,7 @@ def compare_models(
     wide: WideScores,
     baseline: str,
     candidate: str,
+    *,
     margin: float = 0.0,
     alpha: float = 0.05,
     by_category: bool = False,
@@ -225,7 +226,7 @@ def compare_models(
         if arrival is not None:
             position = pd.Index(pair.question_ids).get_indexer(pd.unique(np.asarray(arrival)))
             steps = d[position[position >= 0]]
-        _, cs_low, cs_high = empirical_bernstein_cs(steps, alpha)
+        _, cs_low, cs_high = empirical_bernstein_cs(steps, alpha=alpha)
         decided = (cs_low > -margin) | (cs_high < -margin)
         summary |= {
             "cs_low": float(cs_low[-1]),

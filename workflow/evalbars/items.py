@@ -34,8 +34,8 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
+from .codes import as_category, factorize_sorted
 from .errors import ConfigError, InputError, plain
-from .labels import as_category, factorize_sorted
 from .readers.common import RAW_COLUMNS, TEXT_COLUMNS
 
 __all__ = [
@@ -129,7 +129,7 @@ def row_order(frame: pd.DataFrame, columns) -> np.ndarray:
     Sorts one integer key built from each column's sorted codes, much faster
     than sorting the columns themselves on millions of rows. Categorical columns
     sort by their categories' order (sorted names,
-    :func:`evalbars.labels.as_category`).
+    :func:`evalbars.codes.as_category`).
     """
     codes = [factorize_sorted(frame[column], nulls="code")[0] for column in columns]
     key = np.ravel_multi_index(codes, [int(c.max()) + 1 if len(c) else 1 for c in codes])

@@ -16,7 +16,7 @@ import html
 import pandas as pd
 
 from .claims import claims_display, claims_headline
-from .summaries import naive_vs_blocked_display
+from .naive_vs_blocked import naive_vs_blocked_display
 
 __all__ = [
     "models_sentence",

@@ -59,7 +59,7 @@ from scipy import optimize, special
 from .errors import InputError
 from .pairwise import adjust_pvalues, disagreement_rates, two_sided_normal_p
 from .scores import wide_scores
-from .simulate.seeding import setting_rng
+from .simulate.seeding import setting_rng, share_and_se
 
 __all__ = [
     "PROCEDURES",
@@ -214,7 +214,7 @@ def questions_for_effect(
 
 
 def questions_needed(gap, disagreement, alpha: float = 0.05, power: float = 0.8, test="wald"):
-    """Shared questions for a paired two-sided test at level ``alpha`` to find ``gap`` with ``power``.
+    """Shared questions for a paired two-sided test at ``alpha`` to find ``gap`` with ``power``.
 
     ``gap`` and ``disagreement`` are proportions (0.02 = 2 points) and broadcast.
     :func:`questions_for_effect` with effect :math:`|g|`, variance :math:`\\delta - g^2` and,
@@ -263,7 +263,7 @@ def detectable_gap(questions, disagreement, alpha: float = 0.05, power: float = 
 
 
 def power_paired(questions, gap, disagreement, alpha: float = 0.05, test="wald"):
-    """Power of the two-sided paired test (both tails) at ``questions`` questions (normal theory)."""
+    """Power of the two-sided paired test (both tails) at ``questions`` (normal theory)."""
     n = np.asarray(questions, dtype=float)
     g = np.abs(np.asarray(gap, dtype=float))
     delta = np.asarray(disagreement, dtype=float)
@@ -278,6 +278,7 @@ def simulate_pair_power(
     questions: int,
     gap: float,
     disagreement: float,
+    *,
     alpha: float = 0.05,
     replications: int = 20_000,
     seed: int = 0,
@@ -298,9 +299,7 @@ def simulate_pair_power(
     counts = rng.multinomial(int(questions), [win, loss, 1 - win - loss], size=replications)
     n10, n01 = counts[:, 0].astype(float), counts[:, 1].astype(float)
     z, p = _paired_z_from_counts(n10, n01, float(questions))
-    found = (p < alpha) & (z > 0)
-    share = float(found.mean())
-    return share, float(np.sqrt(share * (1 - share) / replications))
+    return share_and_se((p < alpha) & (z > 0))
 
 
 def _paired_z_from_counts(n10, n01, n):
@@ -413,6 +412,7 @@ def simulate_holm_power(
     questions: int,
     gap: float,
     disagreement: float,
+    *,
     alpha: float = 0.05,
     procedure: str = "holm",
     replications: int = 4000,
@@ -436,22 +436,22 @@ def simulate_holm_power(
     z, p = _paired_z_from_counts(counts @ wins, counts @ losses, float(questions))
     if procedure != "none":
         p = adjust_pvalues(p, procedure)
-    found = (p[:, 0] < alpha) & (z[:, 0] > 0)
-    share = float(found.mean())
-    return share, float(np.sqrt(share * (1 - share) / replications))
+    return share_and_se((p[:, 0] < alpha) & (z[:, 0] > 0))
 
 
 def holm_questions(
     models: int,
     gap: float,
     disagreement: float,
+    *,
     alpha: float = 0.05,
     power: float = 0.8,
     replications: int = 4000,
     mean_accuracy: float = DEFAULT_MEAN_ACCURACY,
     seed: int = 0,
 ) -> int:
-    """Fewest questions at which Holm over all pairs finds model 0 > model 1 with ``power`` (simulated).
+    """Fewest questions at which Holm over all pairs finds model 0 > model 1 with ``power``
+    (simulated).
 
     Bisection between the unadjusted and the Bonferroni closed forms
     (:func:`questions_needed`) on :func:`simulate_holm_power`, each n with its own
@@ -465,7 +465,15 @@ def holm_questions(
     def enough(n):
         return (
             simulate_holm_power(
-                models, n, gap, disagreement, alpha, "holm", replications, mean_accuracy, seed
+                models,
+                n,
+                gap,
+                disagreement,
+                alpha=alpha,
+                procedure="holm",
+                replications=replications,
+                mean_accuracy=mean_accuracy,
+                seed=seed,
             )[0]
             >= power
         )
@@ -484,6 +492,7 @@ def plan(
     models: int,
     gap: float,
     disagreement: float,
+    *,
     alpha: float = 0.05,
     power: float = 0.8,
     procedure: str = "holm",
@@ -491,7 +500,8 @@ def plan(
     questions: int | None = None,
     test: str = "wald",
 ) -> dict:
-    """One planning answer: questions needed for ``gap`` (proportion), or the gap ``questions`` detect.
+    """One planning answer: questions needed for ``gap`` (a proportion), or the gap that
+    ``questions`` detect.
 
     ``tests`` is the size of the family (default: all K(K-1)/2 pairs). Returns a
     dict with the per-test levels and, for the lowest and highest per-test level
@@ -540,6 +550,7 @@ def plan_table(
     models: int,
     gaps,
     disagreement: float,
+    *,
     alpha: float = 0.05,
     power: float = 0.8,
     claims: int = 0,
@@ -613,11 +624,11 @@ def plan_table(
                             models,
                             gap,
                             disagreement,
-                            alpha,
-                            power,
-                            replications,
-                            mean_accuracy,
-                            seed,
+                            alpha=alpha,
+                            power=power,
+                            replications=replications,
+                            mean_accuracy=mean_accuracy,
+                            seed=seed,
                         )
                     )
                     share, se = simulate_holm_power(
@@ -625,15 +636,20 @@ def plan_table(
                         int(closed),
                         gap,
                         disagreement,
-                        alpha,
-                        "holm",
-                        replications,
-                        mean_accuracy,
-                        seed,
+                        alpha=alpha,
+                        procedure="holm",
+                        replications=replications,
+                        mean_accuracy=mean_accuracy,
+                        seed=seed,
                     )
                 elif procedure != "holm":
                     share, se = simulate_pair_power(
-                        int(closed), gap, disagreement, lowest, replications, seed
+                        int(closed),
+                        gap,
+                        disagreement,
+                        alpha=lowest,
+                        replications=replications,
+                        seed=seed,
                     )
                 else:
                     share, se = np.nan, np.nan

@@ -29,7 +29,7 @@ __all__ = [
 
 
 def wilson_halfwidth(rate, questions, level: float = 0.95):
-    """Half-width :math:`(U - L)/2` of the Wilson interval at observed score ``rate`` out of ``questions``.
+    """Half-width :math:`(U - L)/2` of the Wilson interval at score ``rate`` out of ``questions``.
 
     Uses :func:`evalbars.intervals.wilson_interval` with the fractional count
     ``rate * questions``; at 80 % and 95 % it is 7.8, 5.5, 2.5 and 1.1 points for
@@ -108,7 +108,8 @@ def questions_to_resolve_paired(gap, disagreement, sds: float = 2.0):
 
 
 def _whole_questions(values) -> pd.Series:
-    """Round a question count up to a whole question (ignoring float noise such as 128.00000000001)."""
+    """A question count rounded up to a whole question (float noise such as 128.00000000001
+    ignored)."""
     return pd.Series(np.ceil(np.round(np.asarray(values, dtype=float), 6))).astype("Int64")
 
 
@@ -169,6 +170,7 @@ class PrecisionTables(NamedTuple):
 
 
 def precision_tables(
+    *,
     questions=(100, 200, 1000, 5000),
     gaps=(0.10, 0.05, 0.02, 0.01),
     rate: float = 0.8,
@@ -177,7 +179,8 @@ def precision_tables(
     disagreements=(0.15, 0.30),
     items: pd.DataFrame | None = None,
 ) -> PrecisionTables:
-    """Both precision tables; with ``items``, also the median disagreement of the real models' pairs.
+    """Both precision tables; with ``items``, also the median disagreement of the real models'
+    pairs.
 
     ``disagreements`` are illustrative rates (labelled ``"illustrative"``); when
     an item table is given, the median of :func:`disagreement_rates` over all

@@ -91,7 +91,8 @@ def paper_quantities(wide: WideScores, alpha: float = 0.05, mixed_method: str = 
 
 
 def subsample_seeds(n_seeds: int, seed: int) -> np.ndarray:
-    """``n_seeds`` subsample seeds derived from one entropy value by :class:`numpy.random.SeedSequence`."""
+    """``n_seeds`` subsample seeds derived from one entropy value by
+    :class:`numpy.random.SeedSequence`."""
     return np.random.SeedSequence(seed).generate_state(n_seeds).astype(np.int64)
 
 
@@ -117,6 +118,7 @@ def replication_runs(
     n,
     seeds,
     configured_seed: int | None,
+    *,
     alpha: float = 0.05,
     items_policy: str | None = None,
     policy_seed: int = 0,

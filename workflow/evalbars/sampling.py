@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .coverage import categories_by_model, narrowest_models, shared_questions
 from .errors import ConfigError
+from .question_coverage import categories_by_model, narrowest_models, shared_questions
 from .scores import question_order
 
 __all__ = [

@@ -26,7 +26,7 @@ import numpy as np
 from scipy import special
 
 from .pairwise import two_sided_normal_p
-from .simulate.seeding import setting_rng
+from .simulate.seeding import setting_rng, share_and_se
 
 __all__ = [
     "DEFAULT_V_MIN",
@@ -48,7 +48,9 @@ DEFAULT_V_OPT = 100.0
 BOUNDARIES = ("mixture", "stitching")
 
 
-def stitching_boundary(v, alpha: float, v_min: float, c: float, s: float = 1.4, eta: float = 2.0):
+def stitching_boundary(
+    v, alpha: float, v_min: float, c: float, *, s: float = 1.4, eta: float = 2.0
+):
     """Polynomial stitching uniform boundary (Howard et al. 2021, Theorem 1, Eq. 10).
 
     For a process :math:`S_t` that is sub-gamma with variance process :math:`V_t` and
@@ -134,6 +136,7 @@ def gamma_exponential_boundary(
 
 def empirical_bernstein_cs(
     x,
+    *,
     alpha: float = 0.05,
     lower: float = -1.0,
     upper: float = 1.0,
@@ -200,6 +203,7 @@ def empirical_bernstein_cs(
 
 
 def simulate_looks(
+    *,
     questions: int = 2000,
     looks: int = 20,
     disagreement: float = 0.3,
@@ -229,7 +233,7 @@ def simulate_looks(
     u = rng.random((replications, questions))
     d = (u < disagreement / 2).astype(float) - (u > 1 - disagreement / 2)
     at = np.linspace(questions / looks, questions, looks).round().astype(int) - 1
-    _, low, high = empirical_bernstein_cs(d, alpha, boundary=boundary, at=at + 1)
+    _, low, high = empirical_bernstein_cs(d, alpha=alpha, boundary=boundary, at=at + 1)
     n = (at + 1).astype(float)
     sums, squares = np.cumsum(d, axis=-1)[:, at], np.cumsum(d * d, axis=-1)[:, at]
     se = np.sqrt(np.maximum(squares / n - (sums / n) ** 2, 0.0) / n)
@@ -249,7 +253,5 @@ def simulate_looks(
         ("sequence", sequence.any(axis=1)),
         ("fixed_final", fixed[:, -1]),
     ):
-        share = float(flags.mean())
-        result[f"type1_{name}"] = share
-        result[f"type1_{name}_se"] = float(np.sqrt(share * (1 - share) / replications))
+        result[f"type1_{name}"], result[f"type1_{name}_se"] = share_and_se(flags)
     return result

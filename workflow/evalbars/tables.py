@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "is_missing",
     "format_p",
     "format_cell",
     "format_table",
@@ -255,6 +256,7 @@ def write_table(
     csv_path,
     markdown_path=None,
     latex_path=None,
+    *,
     caption: str | None = None,
     display: pd.DataFrame | None = None,
     formats: dict | None = None,

@@ -48,6 +48,7 @@ LEADERBOARD_COLUMNS = [
 
 def leaderboard_table(
     wide: WideScores,
+    *,
     alpha: float = 0.05,
     power: float = 0.8,
     splits: int = 50,

@@ -10,21 +10,15 @@ rule analysis_models:
         item_table=rules.subsample.output.item_table,
         code=package_code("analysis_models"),
     output:
-        csv=report(
-            "results/tables/models.csv",
-            caption="../report/analysis_models.rst",
-            category="2. Analysis",
-            labels={"table": "per-model accuracy"},
+        **table_outputs("models", "analysis_models", "2. Analysis", {"table": "per-model accuracy"}),
+        **table_outputs(
+            "sampling_variance",
+            "analysis_sampling_variance",
+            "2. Analysis",
+            {"table": "repeated samples (epochs)"},
+            key="sampling",
+            tex=False,
         ),
-        md="results/tables/models.md",
-        tex="results/tables/models.tex",
-        sampling_csv=report(
-            "results/tables/sampling_variance.csv",
-            caption="../report/analysis_sampling_variance.rst",
-            category="2. Analysis",
-            labels={"table": "repeated samples (epochs)"},
-        ),
-        sampling_md="results/tables/sampling_variance.md",
     log:
         "results/logs/analysis_models/analysis_models.log",
     benchmark:
@@ -43,16 +37,14 @@ rule analysis_pairwise:
         item_table=rules.subsample.output.item_table,
         code=package_code("analysis_pairwise"),
     output:
-        csv="results/tables/pairwise.csv",
-        parquet="results/tables/pairwise.parquet",
-        shown=report(
-            "results/report/pairwise.csv",
-            caption="../report/analysis_pairwise.rst",
-            category="2. Analysis",
-            labels={"table": "pairwise tests"},
+        **table_outputs(
+            "pairwise",
+            "analysis_pairwise",
+            "2. Analysis",
+            {"table": "pairwise tests"},
+            parquet=True,
+            shown=True,
         ),
-        md="results/tables/pairwise.md",
-        tex="results/tables/pairwise.tex",
     log:
         "results/logs/analysis_pairwise/analysis_pairwise.log",
     benchmark:
@@ -71,14 +63,7 @@ rule analysis_omnibus:
         item_table=rules.subsample.output.item_table,
         code=package_code("analysis_omnibus"),
     output:
-        csv=report(
-            "results/tables/omnibus.csv",
-            caption="../report/analysis_omnibus.rst",
-            category="2. Analysis",
-            labels={"table": "omnibus tests"},
-        ),
-        md="results/tables/omnibus.md",
-        tex="results/tables/omnibus.tex",
+        **table_outputs("omnibus", "analysis_omnibus", "2. Analysis", {"table": "omnibus tests"}),
     log:
         "results/logs/analysis_omnibus/analysis_omnibus.log",
     benchmark:
@@ -95,24 +80,22 @@ rule analysis_mixed:
         item_table=rules.subsample.output.item_table,
         code=package_code("analysis_mixed"),
     output:
-        components_csv=report(
-            "results/tables/variance_components.csv",
-            caption="../report/analysis_variance_components.rst",
-            category="2. Analysis",
-            labels={"table": "variance components"},
+        **table_outputs(
+            "variance_components",
+            "analysis_variance_components",
+            "2. Analysis",
+            {"table": "variance components"},
+            key="components",
         ),
-        components_md="results/tables/variance_components.md",
-        components_tex="results/tables/variance_components.tex",
-        contrasts_csv="results/tables/mixed_contrasts.csv",
-        contrasts_parquet="results/tables/mixed_contrasts.parquet",
-        contrasts_shown=report(
-            "results/report/mixed_contrasts.csv",
-            caption="../report/analysis_mixed_contrasts.rst",
-            category="2. Analysis",
-            labels={"table": "mixed-model contrasts"},
+        **table_outputs(
+            "mixed_contrasts",
+            "analysis_mixed_contrasts",
+            "2. Analysis",
+            {"table": "mixed-model contrasts"},
+            key="contrasts",
+            parquet=True,
+            shown=True,
         ),
-        contrasts_md="results/tables/mixed_contrasts.md",
-        contrasts_tex="results/tables/mixed_contrasts.tex",
     log:
         "results/logs/analysis_mixed/analysis_mixed.log",
     benchmark:
@@ -210,14 +193,12 @@ rule analysis_naive_vs_blocked:
         logistic=rules.analysis_logistic.output.contrasts_parquet,
         code=package_code("analysis_naive_vs_blocked"),
     output:
-        csv=report(
-            "results/tables/naive_vs_blocked.csv",
-            caption="../report/analysis_naive_vs_blocked.rst",
-            category="2. Analysis",
-            labels={"table": "naive vs blocked"},
+        **table_outputs(
+            "naive_vs_blocked",
+            "analysis_naive_vs_blocked",
+            "2. Analysis",
+            {"table": "naive vs blocked"},
         ),
-        md="results/tables/naive_vs_blocked.md",
-        tex="results/tables/naive_vs_blocked.tex",
     log:
         "results/logs/analysis_naive_vs_blocked/analysis_naive_vs_blocked.log",
     benchmark:

@@ -30,14 +30,7 @@ rule claims_table:
         claims=rules.claims_check.output.claims,
         code=package_code("claims_table"),
     output:
-        csv=report(
-            "results/tables/claims.csv",
-            caption="../report/claims_table.rst",
-            category="0. Your claims",
-            labels={"item": "verdicts"},
-        ),
-        md="results/tables/claims.md",
-        tex="results/tables/claims.tex",
+        **table_outputs("claims", "claims_table", "0. Your claims", {"item": "verdicts"}),
     log:
         "results/logs/claims_table/claims_table.log",
     benchmark:
@@ -60,13 +53,9 @@ rule claims_figure:
         table=rules.claims_table.output.csv,
         code=package_code("claims_figure"),
     output:
-        png=report(
-            "results/figures/claims.png",
-            caption="../report/claims_figure.rst",
-            category="0. Your claims",
-            labels={"item": "intervals against thresholds"},
+        **figure_outputs(
+            "claims", "claims_figure", "0. Your claims", {"item": "intervals against thresholds"}
         ),
-        svg="results/figures/claims.svg",
     log:
         "results/logs/claims_figure/claims_figure.log",
     benchmark:
@@ -83,31 +72,27 @@ rule category_pairwise:
         item_table=rules.subsample.output.item_table,
         code=package_code("category_pairwise"),
     output:
-        csv="results/tables/category_pairwise.csv",
-        parquet="results/tables/category_pairwise.parquet",
-        shown=report(
-            "results/report/category_pairwise.csv",
-            caption="../report/category_pairwise.rst",
-            category="0. Your claims",
-            labels={"item": "per-category pairs"},
+        **table_outputs(
+            "category_pairwise",
+            "category_pairwise",
+            "0. Your claims",
+            {"item": "per-category pairs"},
+            parquet=True,
+            shown=True,
         ),
-        md="results/tables/category_pairwise.md",
-        tex="results/tables/category_pairwise.tex",
-        summary_csv=report(
-            "results/tables/category_summary.csv",
-            caption="../report/category_summary.rst",
-            category="0. Your claims",
-            labels={"item": "category wins and homogeneity"},
+        **table_outputs(
+            "category_summary",
+            "category_summary",
+            "0. Your claims",
+            {"item": "category wins and homogeneity"},
+            key="summary",
         ),
-        summary_md="results/tables/category_summary.md",
-        summary_tex="results/tables/category_summary.tex",
-        png=report(
-            "results/figures/category_pairwise.png",
-            caption="../report/category_heatmap.rst",
-            category="0. Your claims",
-            labels={"item": "per-category heatmap"},
+        **figure_outputs(
+            "category_pairwise",
+            "category_heatmap",
+            "0. Your claims",
+            {"item": "per-category heatmap"},
         ),
-        svg="results/figures/category_pairwise.svg",
     log:
         "results/logs/category_pairwise/category_pairwise.log",
     benchmark:
@@ -129,14 +114,7 @@ rule plan_table:
         claims=rules.claims_check.output.claims,
         code=package_code("plan_table"),
     output:
-        csv=report(
-            "results/tables/plan.csv",
-            caption="../report/plan_table.rst",
-            category="0. Your claims",
-            labels={"item": "questions needed"},
-        ),
-        md="results/tables/plan.md",
-        tex="results/tables/plan.tex",
+        **table_outputs("plan", "plan_table", "0. Your claims", {"item": "questions needed"}),
     log:
         "results/logs/plan_table/plan_table.log",
     benchmark:

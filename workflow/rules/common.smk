@@ -58,3 +58,60 @@ def simulation_grid(study):
     grid = pd.read_csv(path, sep="\t")
     validate(grid, schema=f"../schemas/grid_{study}.schema.yaml")
     return Paramspace(grid)
+
+
+def table_outputs(
+    name,
+    caption,
+    category,
+    labels,
+    *,
+    key="",
+    subcategory=None,
+    parquet=False,
+    shown=False,
+    md=True,
+    tex=True,
+):
+    """Named outputs of one table, for `**table_outputs(...)` in a rule's `output:`.
+
+    `results/tables/<name>.csv` (keys `csv`, `md`, `tex`, `parquet`, each prefixed `<key>_`
+    when `key` is given) with its Markdown, LaTeX and Parquet companions. The report shows
+    the CSV, or with `shown=True` its first rows, `results/report/<name>.csv` (key `shown`),
+    for tables of every pair. `caption` names `workflow/report/<caption>.rst`."""
+    prefix = f"{key}_" if key else ""
+    entry = report(
+        f"results/{'report' if shown else 'tables'}/{name}.csv",
+        caption=f"../report/{caption}.rst",
+        category=category,
+        subcategory=subcategory,
+        labels=labels,
+    )
+    outputs = {f"{prefix}csv": entry}
+    if shown:
+        outputs = {f"{prefix}csv": f"results/tables/{name}.csv"}
+    if parquet:
+        outputs[f"{prefix}parquet"] = f"results/tables/{name}.parquet"
+    if shown:
+        outputs[f"{prefix}shown"] = entry
+    if md:
+        outputs[f"{prefix}md"] = f"results/tables/{name}.md"
+    if tex:
+        outputs[f"{prefix}tex"] = f"results/tables/{name}.tex"
+    return outputs
+
+
+def figure_outputs(name, caption, category, labels, *, key="", subcategory=None):
+    """Named outputs of one figure, for `**figure_outputs(...)` in a rule's `output:`:
+    `results/figures/<name>.png` in the report (key `png`, or `<key>_png`) and its SVG."""
+    prefix = f"{key}_" if key else ""
+    return {
+        f"{prefix}png": report(
+            f"results/figures/{name}.png",
+            caption=f"../report/{caption}.rst",
+            category=category,
+            subcategory=subcategory,
+            labels=labels,
+        ),
+        f"{prefix}svg": f"results/figures/{name}.svg",
+    }

@@ -10,20 +10,21 @@ rule leaderboard_table:
         item_table=rules.subsample.output.item_table,
         code=package_code("leaderboard_table"),
     output:
-        csv=report(
-            "results/tables/leaderboard.csv",
-            caption="../report/leaderboard_table.rst",
-            category="5. Leaderboard verdicts",
-            labels={"item": "letters, stability, resolution"},
+        **table_outputs(
+            "leaderboard",
+            "leaderboard_table",
+            "5. Leaderboard verdicts",
+            {"item": "letters, stability, resolution"},
+            tex=False,
         ),
-        md="results/tables/leaderboard.md",
-        quality_csv=report(
-            "results/tables/benchmark_quality.csv",
-            caption="../report/leaderboard_quality.rst",
-            category="5. Leaderboard verdicts",
-            labels={"item": "signal-to-noise"},
+        **table_outputs(
+            "benchmark_quality",
+            "leaderboard_quality",
+            "5. Leaderboard verdicts",
+            {"item": "signal-to-noise"},
+            key="quality",
+            tex=False,
         ),
-        quality_md="results/tables/benchmark_quality.md",
     log:
         "results/logs/leaderboard_table/leaderboard_table.log",
     benchmark:
@@ -46,13 +47,12 @@ rule leaderboard_figure:
         table=rules.leaderboard_table.output.csv,
         code=package_code("leaderboard_figure"),
     output:
-        png=report(
-            "results/figures/leaderboard_verdicts.png",
-            caption="../report/leaderboard_figure.rst",
-            category="5. Leaderboard verdicts",
-            labels={"item": "board and resolution strip"},
+        **figure_outputs(
+            "leaderboard_verdicts",
+            "leaderboard_figure",
+            "5. Leaderboard verdicts",
+            {"item": "board and resolution strip"},
         ),
-        svg="results/figures/leaderboard_verdicts.svg",
     log:
         "results/logs/leaderboard_figure/leaderboard_figure.log",
     benchmark:

@@ -9,13 +9,7 @@ rule ranks_table:
         item_table=rules.subsample.output.item_table,
         code=package_code("ranks_table"),
     output:
-        csv=report(
-            "results/tables/ranks.csv",
-            caption="../report/ranks.rst",
-            category="4. Ranks",
-            labels={"item": "table"},
-        ),
-        md="results/tables/ranks.md",
+        **table_outputs("ranks", "ranks", "4. Ranks", {"item": "table"}, tex=False),
     log:
         "results/logs/ranks_table/ranks_table.log",
     benchmark:
@@ -32,33 +26,25 @@ rule ranks_table:
         "../scripts/ranks_table.py"
 
 
-# --- Forest plot (tiers shaded), rank-range plot and overview of every system ------------------------------------------------
+# --- Forest plot (tiers shaded), rank-range plot and overview of every system ---------------
 rule ranks_figures:
     input:
         table=rules.ranks_table.output.csv,
         code=package_code("ranks_figures"),
     output:
-        forest_png=report(
-            "results/figures/ranks_forest.png",
-            caption="../report/ranks_forest.rst",
-            category="4. Ranks",
-            labels={"item": "forest plot"},
+        **figure_outputs(
+            "ranks_forest", "ranks_forest", "4. Ranks", {"item": "forest plot"}, key="forest"
         ),
-        forest_svg="results/figures/ranks_forest.svg",
-        range_png=report(
-            "results/figures/ranks_range.png",
-            caption="../report/ranks_range.rst",
-            category="4. Ranks",
-            labels={"item": "rank ranges"},
+        **figure_outputs(
+            "ranks_range", "ranks_range", "4. Ranks", {"item": "rank ranges"}, key="range"
         ),
-        range_svg="results/figures/ranks_range.svg",
-        overview_png=report(
-            "results/figures/ranks_overview.png",
-            caption="../report/ranks_overview.rst",
-            category="4. Ranks",
-            labels={"item": "every system"},
+        **figure_outputs(
+            "ranks_overview",
+            "ranks_overview",
+            "4. Ranks",
+            {"item": "every system"},
+            key="overview",
         ),
-        overview_svg="results/figures/ranks_overview.svg",
     log:
         "results/logs/ranks_figures/ranks_figures.log",
     benchmark:

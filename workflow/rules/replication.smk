@@ -68,21 +68,8 @@ rule replication_table:
         runs=rules.replication_runs.output.runs,
         code=package_code("replication_table"),
     output:
-        csv=report(
-            "results/tables/replication.csv",
-            caption="../report/replication.rst",
-            category="3. Replication",
-            labels={"item": "table"},
-        ),
-        md="results/tables/replication.md",
-        tex="results/tables/replication.tex",
-        png=report(
-            "results/figures/replication.png",
-            caption="../report/replication_figure.rst",
-            category="3. Replication",
-            labels={"item": "figure"},
-        ),
-        svg="results/figures/replication.svg",
+        **table_outputs("replication", "replication", "3. Replication", {"item": "table"}),
+        **figure_outputs("replication", "replication_figure", "3. Replication", {"item": "figure"}),
     log:
         "results/logs/replication_table/replication_table.log",
     localrule: True

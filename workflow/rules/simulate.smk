@@ -73,46 +73,46 @@ rule sim_leaderboard_figures:
         one_run=f"results/simulations/leaderboard/{LEADERBOARD_FIGURE_SETTING}/one_run.csv",
         code=package_code("sim_leaderboard_figures"),
     output:
-        one_run_png=report(
-            "results/figures/sim_leaderboard_one_run.png",
-            caption="../report/sim_leaderboard_one_run.rst",
-            category="5. Simulations",
+        **figure_outputs(
+            "sim_leaderboard_one_run",
+            "sim_leaderboard_one_run",
+            "5. Simulations",
+            {"item": "(a) one run's leaderboard"},
+            key="one_run",
             subcategory="Leaderboard luck",
-            labels={"item": "(a) one run's leaderboard"},
         ),
-        one_run_svg="results/figures/sim_leaderboard_one_run.svg",
-        leader_grid_png=report(
-            "results/figures/sim_leaderboard_leader_grid.png",
-            caption="../report/sim_leaderboard_leader_grid.rst",
-            category="5. Simulations",
+        **figure_outputs(
+            "sim_leaderboard_leader_grid",
+            "sim_leaderboard_leader_grid",
+            "5. Simulations",
+            {"item": "(b) the leader's questions"},
+            key="leader_grid",
             subcategory="Leaderboard luck",
-            labels={"item": "(b) the leader's questions"},
         ),
-        leader_grid_svg="results/figures/sim_leaderboard_leader_grid.svg",
-        difference_histogram_png=report(
-            "results/figures/sim_leaderboard_difference_histogram.png",
-            caption="../report/sim_leaderboard_difference_histogram.rst",
-            category="5. Simulations",
+        **figure_outputs(
+            "sim_leaderboard_difference_histogram",
+            "sim_leaderboard_difference_histogram",
+            "5. Simulations",
+            {"item": "(c) A minus B over runs"},
+            key="difference_histogram",
             subcategory="Leaderboard luck",
-            labels={"item": "(c) A minus B over runs"},
         ),
-        difference_histogram_svg="results/figures/sim_leaderboard_difference_histogram.svg",
-        decision_rules_png=report(
-            "results/figures/sim_leaderboard_decision_rules.png",
-            caption="../report/sim_leaderboard_decision_rules.rst",
-            category="5. Simulations",
+        **figure_outputs(
+            "sim_leaderboard_decision_rules",
+            "sim_leaderboard_decision_rules",
+            "5. Simulations",
+            {"item": "(d) decision rules across N"},
+            key="decision_rules",
             subcategory="Leaderboard luck",
-            labels={"item": "(d) decision rules across N"},
         ),
-        decision_rules_svg="results/figures/sim_leaderboard_decision_rules.svg",
-        played_out_png=report(
-            "results/figures/sim_leaderboard_played_out.png",
-            caption="../report/sim_leaderboard_played_out.rst",
-            category="5. Simulations",
+        **figure_outputs(
+            "sim_leaderboard_played_out",
+            "sim_leaderboard_played_out",
+            "5. Simulations",
+            {"item": "(e) one run played out"},
+            key="played_out",
             subcategory="Leaderboard luck",
-            labels={"item": "(e) one run played out"},
         ),
-        played_out_svg="results/figures/sim_leaderboard_played_out.svg",
     log:
         "results/logs/sim_leaderboard_figures/sim_leaderboard_figures.log",
     localrule: True
@@ -166,22 +166,22 @@ rule sim_precision_figures:
         questions_needed=rules.sim_precision.output.questions_needed,
         code=package_code("sim_precision_figures"),
     output:
-        halfwidth_png=report(
-            "results/figures/sim_precision_halfwidth.png",
-            caption="../report/sim_precision_halfwidth.rst",
-            category="5. Simulations",
+        **figure_outputs(
+            "sim_precision_halfwidth",
+            "sim_precision_halfwidth",
+            "5. Simulations",
+            {"item": "figure: half-width over N"},
+            key="halfwidth",
             subcategory="Precision and questions needed",
-            labels={"item": "figure: half-width over N"},
         ),
-        halfwidth_svg="results/figures/sim_precision_halfwidth.svg",
-        questions_needed_png=report(
-            "results/figures/sim_questions_needed.png",
-            caption="../report/sim_questions_needed.rst",
-            category="5. Simulations",
+        **figure_outputs(
+            "sim_questions_needed",
+            "sim_questions_needed",
+            "5. Simulations",
+            {"item": "figure: questions needed"},
+            key="questions_needed",
             subcategory="Precision and questions needed",
-            labels={"item": "figure: questions needed"},
         ),
-        questions_needed_svg="results/figures/sim_questions_needed.svg",
     log:
         "results/logs/sim_precision_figures/sim_precision_figures.log",
     localrule: True
@@ -248,30 +248,30 @@ rule sim_fwer_figures:
         table=rules.sim_fwer_table.output.table,
         code=package_code("sim_fwer_figures"),
     output:
-        methods_png=report(
-            "results/figures/sim_fwer_methods.png",
-            caption="../report/sim_fwer_methods.rst",
-            category="5. Simulations",
+        **figure_outputs(
+            "sim_fwer_methods",
+            "sim_fwer_methods",
+            "5. Simulations",
+            {"item": "figure: FWER by method"},
+            key="methods",
             subcategory="Family-wise error",
-            labels={"item": "figure: FWER by method"},
         ),
-        methods_svg="results/figures/sim_fwer_methods.svg",
-        models_png=report(
-            "results/figures/sim_fwer_models.png",
-            caption="../report/sim_fwer_models.rst",
-            category="5. Simulations",
+        **figure_outputs(
+            "sim_fwer_models",
+            "sim_fwer_models",
+            "5. Simulations",
+            {"item": "figure: FWER across K"},
+            key="models",
             subcategory="Family-wise error",
-            labels={"item": "figure: FWER across K"},
         ),
-        models_svg="results/figures/sim_fwer_models.svg",
-        power_png=report(
-            "results/figures/sim_fwer_power.png",
-            caption="../report/sim_fwer_power.rst",
-            category="5. Simulations",
+        **figure_outputs(
+            "sim_fwer_power",
+            "sim_fwer_power",
+            "5. Simulations",
+            {"item": "figure: power under a true gap"},
+            key="power",
             subcategory="Family-wise error",
-            labels={"item": "figure: power under a true gap"},
         ),
-        power_svg="results/figures/sim_fwer_power.svg",
     log:
         "results/logs/sim_fwer_figures/sim_fwer_figures.log",
     localrule: True
@@ -339,14 +339,13 @@ rule sim_clustered_figure:
         table=rules.sim_clustered_table.output.table,
         code=package_code("sim_clustered_figure"),
     output:
-        png=report(
-            "results/figures/sim_clustered.png",
-            caption="../report/sim_clustered.rst",
-            category="5. Simulations",
+        **figure_outputs(
+            "sim_clustered",
+            "sim_clustered",
+            "5. Simulations",
+            {"item": "figure: SE ratio and coverage"},
             subcategory="Clustered questions",
-            labels={"item": "figure: SE ratio and coverage"},
         ),
-        svg="results/figures/sim_clustered.svg",
     log:
         "results/logs/sim_clustered_figure/sim_clustered_figure.log",
     localrule: True

@@ -4,15 +4,16 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import summaries, tables
+from evalbars import tables
 from evalbars.errors import script_context
+from evalbars.naive_vs_blocked import naive_vs_blocked, naive_vs_blocked_display
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
     alpha = snakemake.params.alpha
-    table = summaries.naive_vs_blocked(
+    table = naive_vs_blocked(
         pd.read_parquet(snakemake.input.pairwise),
         pd.read_csv(snakemake.input.omnibus),
         pd.read_parquet(snakemake.input.contrasts),
@@ -25,6 +26,6 @@ with script_context(snakemake.log[0]):
         snakemake.output.md,
         snakemake.output.tex,
         caption="Naive versus blocked analyses of the same data; ratios are relative to the naive row.",
-        display=summaries.naive_vs_blocked_display(table, alpha),
+        display=naive_vs_blocked_display(table, alpha),
         align_right=["Value", "vs naive"],
     )

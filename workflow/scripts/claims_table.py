@@ -1,4 +1,4 @@
-"""Snakemake adapter: the verdicts of the configured claims under every reading (results/tables/claims.*)."""
+"""Snakemake adapter: each configured claim's verdict under every reading (tables/claims.*)."""
 
 import json
 from pathlib import Path
@@ -21,9 +21,9 @@ with script_context(snakemake.log[0]):
         table = claims.evaluate_claims(
             wide,
             checked["claims"],
-            p.alpha,
-            p.family,
-            p.power,
+            alpha=p.alpha,
+            family=p.family,
+            power=p.power,
             replicates=p.replicates,
             seed=p.seed,
         )

@@ -7,9 +7,9 @@ against each other (ids, categories, coverage) and the design the analysis will 
 import logging
 from typing import TYPE_CHECKING
 
-from evalbars.coverage import check_source_coverage, coverage_table, data_changes
 from evalbars.errors import script_context
 from evalbars.items import join_sources, missing_prediction_counts, score_sources
+from evalbars.question_coverage import check_source_coverage, coverage_table, data_changes
 from evalbars.readers import SourceOptions, read_source
 from evalbars.sampling import check_design
 

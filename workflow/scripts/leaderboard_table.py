@@ -1,5 +1,5 @@
-"""Snakemake adapter: leaderboard verdicts and benchmark signal-to-noise (results/tables/leaderboard.*,
-benchmark_quality.*)."""
+"""Snakemake adapter: leaderboard verdicts and benchmark signal-to-noise
+(results/tables/leaderboard.*, benchmark_quality.*)."""
 
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,7 +15,9 @@ if TYPE_CHECKING:
 with script_context(snakemake.log[0]):
     p, out = snakemake.params, snakemake.output
     wide = read_wide_scores(snakemake.input.item_table)
-    board = verdicts.leaderboard_table(wide, p.alpha, p.power, p.splits, p.seed, p.level)
+    board = verdicts.leaderboard_table(
+        wide, alpha=p.alpha, power=p.power, splits=p.splits, seed=p.seed, level=p.level
+    )
     quality = signal_to_noise(wide)
     board.to_csv(out.csv, index=False)
     quality.to_csv(out.quality_csv, index=False)

@@ -1,4 +1,4 @@
-"""Snakemake adapter: unpaired and paired rank uncertainty of the subsample (results/tables/ranks.*)."""
+"""Snakemake adapter: unpaired and paired rank uncertainty (results/tables/ranks.*)."""
 
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,7 +14,12 @@ with script_context(snakemake.log[0]):
     p = snakemake.params
     wide = read_wide_scores(snakemake.input.item_table)
     table, reports = ranks.ranks_readings(
-        wide, p.level, draws=p.draws, replicates=p.replicates, seed=p.seed, stratify=p.stratify
+        wide,
+        level=p.level,
+        draws=p.draws,
+        replicates=p.replicates,
+        seed=p.seed,
+        stratify=p.stratify,
     )
     table.to_csv(snakemake.output.csv, index=False)
     Path(snakemake.output.md).write_text(ranks.readings_markdown(table, reports))

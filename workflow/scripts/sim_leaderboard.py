@@ -1,4 +1,4 @@
-"""Snakemake adapter: one setting of the unpaired leaderboard simulation (leaderboard-luck explainer)."""
+"""Snakemake adapter: one setting of the unpaired leaderboard simulation (leaderboard luck)."""
 
 import logging
 import time
@@ -15,11 +15,11 @@ with script_context(snakemake.log[0]):
     start = time.perf_counter()
     result = simulate_leaderboard(
         setting["questions"],
-        setting["spread"],
-        params.runs,
-        params.seed,
-        params.true_rates,
-        params.level,
+        spread=setting["spread"],
+        runs=params.runs,
+        seed=params.seed,
+        base_rates=params.true_rates,
+        level=params.level,
     )
     logging.info("simulated %s in %.3f s", setting, time.perf_counter() - start)
     for name, table in result._asdict().items():

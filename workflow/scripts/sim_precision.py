@@ -16,13 +16,13 @@ with script_context(snakemake.log[0]):
         pd.read_parquet(snakemake.input.item_table) if snakemake.input.get("item_table") else None
     )
     tables = precision_tables(
-        p["questions"],
-        p["gaps"],
-        p["rate"],
-        p["sds"],
-        snakemake.params.level,
-        p["disagreements"],
-        items,
+        questions=p["questions"],
+        gaps=p["gaps"],
+        rate=p["rate"],
+        sds=p["sds"],
+        level=snakemake.params.level,
+        disagreements=p["disagreements"],
+        items=items,
     )
     tables.precision.to_csv(snakemake.output.precision, index=False)
     tables.questions_needed.to_csv(snakemake.output.questions_needed, index=False)

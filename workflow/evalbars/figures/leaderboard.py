@@ -30,7 +30,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class _OneRun:
-    """The played-out run of :class:`evalbars.simulate.LeaderboardResult` as a matrix."""
+    """The played-out run of a :class:`evalbars.simulate.leaderboard.LeaderboardResult`, as a
+    matrix."""
 
     wide: pd.DataFrame  # question x model, 0/1
     labels: list
@@ -329,7 +330,7 @@ def leaderboard_figures(
     table : DataFrame
         The combined leaderboard table (all settings).
     runs, one_run : DataFrame
-        :class:`evalbars.simulate.LeaderboardResult` ``runs`` and ``one_run`` of the
+        :class:`evalbars.simulate.leaderboard.LeaderboardResult` ``runs`` and ``one_run`` of the
         figure's setting.
     spread : float
         Spread of that setting; figure (d) plots every table row with this spread.

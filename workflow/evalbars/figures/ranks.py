@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..ranks.unpaired import DEFAULT_LEVEL, percent_text
+from ..ranks.defaults import DEFAULT_LEVEL
+from ..ranks.render import percent_text
 from .style import PALETTE, figure, percent_axis
 
 __all__ = ["forest_figure", "rank_range_figure", "rank_overview_figure", "MAX_SYSTEMS"]
@@ -57,7 +58,7 @@ def forest_figure(
     Parameters
     ----------
     table : DataFrame
-        A rank table, or the two-reading table of :func:`ranks_readings`.
+        A rank table, or the two-reading table of :func:`evalbars.ranks.ranks_readings`.
     max_systems : int
         Draw the top ``max_systems`` systems of each reading; the title still
         counts the tiers of all of them.

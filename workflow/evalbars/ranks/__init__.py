@@ -50,31 +50,31 @@ descending, ties in input order):
     Anything the reader must know about the row (fractional count, mixed pair).
 
 Modules: :mod:`.leaderboard` (reading a leaderboard), :mod:`.unpaired` (the
-calculator), :mod:`.paired` (the bootstrap over shared questions), :mod:`.render`
-(Markdown and JSON). Figures are in :mod:`evalbars.figures.ranks`.
+calculator), :mod:`.paired` (the bootstrap over shared questions), :mod:`.readings` (both
+readings in one table), :mod:`.render` (percentages, headline, Markdown and JSON),
+:mod:`.defaults` (default level, draws and seed). Figures are in :mod:`evalbars.figures.ranks`.
 """
 
 from __future__ import annotations
 
+from .defaults import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED, DRAW_CHUNK
 from .leaderboard import FORMS, leaderboard_from_wide, parse_leaderboard, read_leaderboard
-from .paired import bootstrap_accuracies, paired_rank_table, ranks_readings, read_rank_table
+from .paired import bootstrap_accuracies, paired_rank_table
+from .readings import ranks_readings, read_rank_table
 from .render import (
     display_table,
+    headline,
+    percent_text,
     readings_display,
     readings_markdown,
     report_json,
     report_markdown,
 )
 from .unpaired import (
-    DEFAULT_DRAWS,
-    DEFAULT_LEVEL,
-    DEFAULT_SEED,
-    DRAW_CHUNK,
     RANK_COLUMNS,
     RankReport,
     adjacent_gaps,
     anchored_tiers,
-    headline,
     plausible_scores,
     rank_ranges,
     rank_table,
@@ -97,6 +97,7 @@ __all__ = [
     "leaderboard_from_wide",
     "paired_rank_table",
     "parse_leaderboard",
+    "percent_text",
     "plausible_scores",
     "anchored_tiers",
     "rank_ranges",

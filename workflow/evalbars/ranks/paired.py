@@ -13,24 +13,19 @@ import pandas as pd
 
 from ..intervals import z_for_level
 from ..scores import WideScores, accuracy_order
+from .defaults import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED, DRAW_CHUNK
 from .leaderboard import leaderboard_from_wide
+from .render import headline
 from .unpaired import (
-    DEFAULT_DRAWS,
-    DEFAULT_LEVEL,
-    DEFAULT_SEED,
-    DRAW_CHUNK,
-    RANK_COLUMNS,
     RankReport,
     _assemble,
     _check_settings,
     anchored_tiers,
-    headline,
     rank_ranges,
-    rank_table,
     score_intervals,
 )
 
-__all__ = ["bootstrap_accuracies", "paired_rank_table", "ranks_readings", "read_rank_table"]
+__all__ = ["bootstrap_accuracies", "paired_rank_table"]
 
 
 def _shared_questions(wide: WideScores) -> WideScores:
@@ -169,7 +164,7 @@ def paired_rank_table(
     -------
     RankReport
         Same columns as :func:`rank_table`, models in
-        :func:`evalbars.pairwise.accuracy_order`.
+        :func:`evalbars.scores.accuracy_order`.
 
     Notes
     -----
@@ -242,54 +237,3 @@ def paired_rank_table(
         + "."
     )
     return RankReport(table, headline(table), "paired", level, int(replicates), seed, method)
-
-
-def ranks_readings(
-    wide: WideScores,
-    level: float = DEFAULT_LEVEL,
-    draws: int = DEFAULT_DRAWS,
-    replicates: int = DEFAULT_DRAWS,
-    seed: int = DEFAULT_SEED,
-    stratify: bool = True,
-) -> tuple[pd.DataFrame, list[RankReport]]:
-    """Unpaired and paired readings of the same item data, in one tidy table.
-
-    The unpaired reading is :func:`rank_table` on each model's counts
-    (:func:`leaderboard_from_wide`, so running ``evalbars ranks`` on those counts
-    with the same seed gives the same numbers); the paired reading is
-    :func:`paired_rank_table`. Both use ``seed``.
-
-    Returns
-    -------
-    table : DataFrame
-        ``reading`` (``unpaired`` then ``paired``) followed by :data:`RANK_COLUMNS`;
-        the paired reading is left out when fewer than two questions were answered
-        by every model.
-    reports : list of RankReport
-        The readings, for headlines and method sentences.
-    """
-    reports = [rank_table(leaderboard_from_wide(wide), level, draws, seed)]
-    # The paired reading needs questions every model answered (with question_set: all there
-    # may be none); without two of them only the unpaired reading is given.
-    if np.isfinite(wide.scores).all(axis=1).sum() >= 2:
-        reports.append(paired_rank_table(wide, level, replicates, seed, stratify))
-    table = pd.concat([r.table.assign(reading=r.reading) for r in reports], ignore_index=True)[
-        ["reading"] + RANK_COLUMNS
-    ]
-    return table, reports
-
-
-def read_rank_table(path) -> pd.DataFrame:
-    """Read a rank table CSV (one or both readings) back with its column types.
-
-    ``separated`` becomes a nullable boolean (missing on each reading's last row),
-    ``name`` and ``note`` stay strings (a model called ``NA`` is not a missing value).
-    """
-    table = pd.read_csv(path, keep_default_na=False, na_values={c: [""] for c in _NUMERIC_COLUMNS})
-    table["separated"] = (
-        table["separated"].map({"True": True, "False": False, "": pd.NA}).astype("boolean")
-    )
-    return table
-
-
-_NUMERIC_COLUMNS = ["n", "score", "ci_low", "ci_high", "gap", "gap_low", "gap_high", "p_first"]

@@ -1,16 +1,22 @@
-"""Rank tables as text: a readable view, Markdown and JSON."""
+"""Rank tables as text: shares as percentages, the headline, a readable view, Markdown and JSON."""
 
 from __future__ import annotations
 
 import json
 import math
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ..tables import to_markdown
-from .unpaired import DEFAULT_LEVEL, RankReport
+from .defaults import DEFAULT_LEVEL
+
+if TYPE_CHECKING:
+    from .unpaired import RankReport
 
 __all__ = [
+    "percent_text",
+    "headline",
     "display_table",
     "readings_display",
     "report_markdown",
@@ -30,12 +36,43 @@ def _range_text(low, high) -> str:
     return f"{int(low)}" if int(low) == int(high) else f"{int(low)}–{int(high)}"
 
 
-def _share_text(p: float) -> str:
-    if 0.9995 <= p < 1:
-        return ">99.9%"
-    if 0 < p < 0.0005:
-        return "<0.1%"
-    return f"{100 * p:.1f}%"
+def percent_text(p: float, digits: int = 0) -> str:
+    """A share as a percentage with ``digits`` decimals; never rounds a share below 1 up to
+    100% (``">99%"``, ``">99.9%"``), nor one above 0 down to 0% (``"<1%"``, ``"<0.1%"``).
+
+    Examples
+    --------
+    >>> percent_text(0.9712), percent_text(0.9996), percent_text(0.9996, digits=1)
+    ('97%', '>99%', '>99.9%')
+    >>> percent_text(0.0004, digits=1), percent_text(0.0)
+    ('<0.1%', '0%')
+    """
+    # Thresholds parsed from text ("0.005", "0.995", ...): the exact floats of those literals.
+    low, high = float(f"5e-{digits + 3}"), float(f"0.{'9' * (digits + 2)}5")
+    if high <= p < 1:
+        return f">{100 - 10**-digits:g}%"
+    if 0 < p < low:
+        return f"<{10**-digits:g}%"
+    return f"{100 * p:.{digits}f}%"
+
+
+def headline(table: pd.DataFrame) -> str:
+    """``"N systems, T tiers; the leader (X) is first in P% of plausible worlds"``.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"name": ["a", "b"], "tier": [1, 2], "p_first": [0.9712, 0.0288]})
+    >>> headline(t)
+    '2 systems, 2 tiers; the leader (a) is first in 97% of plausible worlds'
+    """
+    n = len(table)
+    tiers = int(table["tier"].max())
+    leader = table.iloc[0]
+    return (
+        f"{n} system{'s' if n != 1 else ''}, {tiers} tier{'s' if tiers != 1 else ''}; "
+        f"the leader ({leader['name']}) is first in {percent_text(float(leader['p_first']))} "
+        "of plausible worlds"
+    )
 
 
 def display_table(table: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
@@ -58,7 +95,7 @@ def display_table(table: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataF
                 "separated": "—" if pd.isna(row.separated) else ("yes" if row.separated else "no"),
                 "tier": int(row.tier),
                 "tier (anchored)": int(row.tier_anchored),
-                "P(first)": _share_text(float(row.p_first)),
+                "P(first)": percent_text(float(row.p_first), digits=1),
                 f"{pct} rank range": _range_text(row.rank_low, row.rank_high),
                 "note": row.note or "",
             }
@@ -92,8 +129,8 @@ def readings_display(table: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.Da
                 "tier unpaired / paired": f"{int(u['tier'])} / {int(p['tier']) if p is not None else '—'}",
                 "anchored tier unpaired / paired": f"{int(u['tier_anchored'])} / "
                 + (f"{int(p['tier_anchored'])}" if p is not None else "—"),
-                "P(first) unpaired / paired": f"{_share_text(u['p_first'])} / "
-                + (_share_text(p["p_first"]) if p is not None else "—"),
+                "P(first) unpaired / paired": f"{percent_text(u['p_first'], digits=1)} / "
+                + (percent_text(p["p_first"], digits=1) if p is not None else "—"),
                 f"{pct} rank range unpaired / paired": f"{_range_text(u['rank_low'], u['rank_high'])} / "
                 + (_range_text(p["rank_low"], p["rank_high"]) if p is not None else "—"),
             }

@@ -14,13 +14,10 @@ import numpy as np
 import pandas as pd
 
 from ..intervals import mover_difference, wilson_interval, z_for_level
+from .defaults import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED, DRAW_CHUNK, MIN_DRAWS
+from .render import headline
 
 __all__ = [
-    "DEFAULT_DRAWS",
-    "MIN_DRAWS",
-    "DEFAULT_SEED",
-    "DEFAULT_LEVEL",
-    "DRAW_CHUNK",
     "RANK_COLUMNS",
     "RankReport",
     "score_intervals",
@@ -31,24 +28,9 @@ __all__ = [
     "summarise_ranks",
     "anchored_tiers",
     "plausible_scores",
-    "headline",
-    "percent_text",
     "rank_table",
 ]
 
-#: Plausible worlds drawn per system when no draw count is given.
-DEFAULT_DRAWS = 10_000
-#: Fewest draws accepted: the workflow schema's ``ranks.draws`` minimum.
-MIN_DRAWS = 100
-#: Seed of the plausible-world generator when none is given.
-DEFAULT_SEED = 2024
-#: Confidence level of intervals and rank ranges when none is given.
-DEFAULT_LEVEL = 0.95
-#: Plausible worlds (or bootstrap replicates) generated and ranked at a time. It bounds
-#: memory (a chunk holds DRAW_CHUNK x systems draws, and the bootstrap DRAW_CHUNK x questions
-#: counts) whatever the number of draws; numpy draws array arguments element by element, so
-#: the chunk size does not change the numbers, which depend on the seed and the draws only.
-DRAW_CHUNK = 128
 #: Columns of every rank table, in order.
 RANK_COLUMNS = [
     "position",
@@ -128,9 +110,8 @@ def adjacent_gaps(board: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataF
 
     Notes
     -----
-    - Two count/proportion rows: Newcombe's hybrid score interval (method 10),
-      :func:`evalbars.intervals.newcombe_interval`, i.e. :func:`evalbars.intervals.mover_difference`
-      with Wilson bounds:
+    - Two count/proportion rows: Newcombe's hybrid score interval (method 10), i.e.
+      :func:`evalbars.intervals.mover_difference` with Wilson bounds:
       :math:`L = d - \\sqrt{(p_a - l_a)^2 + (u_b - p_b)^2}`,
       :math:`U = d + \\sqrt{(u_a - p_a)^2 + (p_b - l_b)^2}` with Wilson bounds.
     - Two SE rows: the normal difference interval
@@ -416,34 +397,6 @@ def _check_settings(level: float, draws: int) -> None:
         )
 
 
-def percent_text(p: float) -> str:
-    """A share as a whole percentage; never rounds a share below 1 up to 100% (or above 0 to 0%)."""
-    if 0.995 <= p < 1:
-        return ">99%"
-    if 0 < p < 0.005:
-        return "<1%"
-    return f"{100 * p:.0f}%"
-
-
-def headline(table: pd.DataFrame) -> str:
-    """``"N systems, T tiers; the leader (X) is first in P% of plausible worlds"``.
-
-    Examples
-    --------
-    >>> t = pd.DataFrame({"name": ["a", "b"], "tier": [1, 2], "p_first": [0.9712, 0.0288]})
-    >>> headline(t)
-    '2 systems, 2 tiers; the leader (a) is first in 97% of plausible worlds'
-    """
-    n = len(table)
-    tiers = int(table["tier"].max())
-    leader = table.iloc[0]
-    return (
-        f"{n} system{'s' if n != 1 else ''}, {tiers} tier{'s' if tiers != 1 else ''}; "
-        f"the leader ({leader['name']}) is first in {percent_text(float(leader['p_first']))} "
-        "of plausible worlds"
-    )
-
-
 def _assemble(board, gaps, summary, tier_anchored) -> pd.DataFrame:
     notes = board["note"].astype(str).tolist()
     kinds = gaps["pair_kind"].tolist()
@@ -511,9 +464,10 @@ def rank_table(
     separated from the current tier's top instead (:func:`anchored_tiers`), which
     does not chain on long leaderboards. Plausible ranks: every world is ranked
     with ties sharing the better rank, and :func:`rank_ranges` gives ``p_first``
-    and the central rank range, streaming over the draws. Every system is treated as an independent estimate; systems
-    scored on the same items have positively correlated errors, so this is the
-    conservative reading (see :func:`paired_rank_table`).
+    and the central rank range, streaming over the draws. Every system is treated
+    as an independent estimate; systems scored on the same items have positively
+    correlated errors, so this is the conservative reading (see
+    :func:`paired_rank_table`).
 
     Examples
     --------

@@ -6,7 +6,7 @@ each by content, never only by name):
 ``mmlu_pro``
     A JSON list of records, plain or the one file of a zip (:mod:`.mmlu_pro`).
 ``table``
-    A long CSV, TSV or Parquet table (:mod:`.tables`).
+    A long CSV, TSV or Parquet table (:mod:`.long_tables`).
 ``lm_eval``
     lm-evaluation-harness 0.4 ``samples_*.jsonl`` with their ``results_*.json``,
     also as the Open LLM Leaderboard and lmms-eval name them (:mod:`.lm_eval`).
@@ -22,7 +22,8 @@ it holds. A file that does not claim to be a log, by its content or its name (a
 README, an unrelated JSON object, a CSV without prediction columns), is skipped
 and counted; a file that claims to be one and is broken stops the walk. Every
 reader raises :class:`~evalbars.errors.InputError`, whose message names the
-file, the record and the problem; raw rows have the layout of :mod:`.common`. :class:`SourceOptions` holds what a user may say about an entry.
+file, the record and the problem; raw rows have the layout of :mod:`.common`.
+:class:`SourceOptions` holds what a user may say about an entry.
 """
 
 from __future__ import annotations
@@ -38,11 +39,17 @@ import pandas as pd
 from ..errors import InputError
 from . import every_eval_ever, helm, lighteval, swe_bench
 from .archives import MAX_MEMBER_BYTES, ZIP_SIGNATURES, is_zip_archive, member_names, open_archive
-from .common import DEFAULT_N_OPTIONS, RAW_COLUMNS, few, option_hint, set_hint_style
+from .common import (
+    DEFAULT_N_OPTIONS,
+    RAW_COLUMNS,
+    choose_newest,
+    few,
+    set_hint_style,
+)
 from .inspect_logs import is_inspect_archive, is_inspect_log, log_identity, read_inspect_log
 from .lm_eval import is_lm_eval_name, read_lm_eval_file, read_lm_eval_runs, results_of
+from .long_tables import TABLE_SUFFIXES, read_long_table
 from .mmlu_pro import read_json_document, read_mmlu_pro
-from .tables import TABLE_SUFFIXES, read_long_table
 
 # --- the public corpora: each reader takes every file of its format that a walk found ---------
 CORPUS_READERS = {
@@ -263,18 +270,8 @@ def _newest_inspect_logs(paths, runs: str) -> list:
     by_run: dict = {}
     for path in paths:
         model, task, created = log_identity(path)
-        by_run.setdefault((model, task), []).append((created, path))
-    chosen = []
-    for (model, task), logs in by_run.items():
-        if len(logs) > 1 and runs != "newest":
-            names = few(p.name for _, p in sorted(logs))
-            raise InputError(
-                logs[0][1].parent,
-                f"{len(logs)} logs of model {model!r} on task {task!r} ({names}); keep one, or "
-                f"{option_hint('runs', 'newest')} to use the newest",
-            )
-        chosen.append(max(logs)[1])
-    return sorted(chosen)
+        by_run.setdefault((model, task), []).append(((created, path), path.name, path))
+    return sorted(choose_newest(by_run, runs, "logs").values())
 
 
 def _read_directory(path: Path, options: SourceOptions) -> list[pd.DataFrame]:

@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..codes import as_category, factorize_sorted
 from ..errors import InputError, plain
-from ..labels import as_category, factorize_sorted
 
 __all__ = [
     "HINT_STYLES",
@@ -39,6 +39,8 @@ __all__ = [
     "TEXT_COLUMNS",
     "DEFAULT_N_OPTIONS",
     "few",
+    "newest_remedy",
+    "choose_newest",
     "finish_frame",
     "check_question_id",
     "blank_cells",
@@ -129,6 +131,61 @@ def few(names, shown: int = 3) -> str:
     return text + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
+def newest_remedy() -> str:
+    """The end of every "two runs" refusal: keep one, or ask for the newest (worded by
+    :func:`option_hint` for the config or the command line)."""
+    return f"keep one, or {option_hint('runs', 'newest')} to use the newest"
+
+
+def choose_newest(groups: dict, runs: str, what: str, *, folder=None, listed=few) -> dict:
+    """One run per (model, task): the only one, or the newest when ``runs`` is ``newest``.
+
+    Parameters
+    ----------
+    groups : dict
+        ``{(model, task): [(when, name, path), ...]}``, candidates in reading order; ``when``
+        sorts them oldest first (ties by ``name``, then ``path``).
+    runs : str
+        ``only`` (refuse a group with two candidates) or ``newest``.
+    what : str
+        What a candidate is, plural, for the message (``runs``, ``logs``).
+    folder : callable, optional
+        The file the refusal names, from a group's candidates; default the folder of the
+        first one read.
+    listed : callable
+        Formats the candidates' names, oldest first (default :func:`few`).
+
+    Returns
+    -------
+    dict
+        ``{(model, task): path}`` of the newest candidate of every group, in ``groups`` order.
+
+    Raises
+    ------
+    InputError
+        ``"<n> <what> of model 'M' on task 'T' (<names>); keep one, or ..."`` for the first
+        group with two candidates, unless ``runs`` is ``newest``.
+
+    Examples
+    --------
+    >>> groups = {("m", "t"): [(2, "b.json", "b"), (1, "a.json", "a")]}
+    >>> choose_newest(groups, "newest", "runs")
+    {('m', 't'): 'b'}
+    """
+    chosen = {}
+    for (model, task), candidates in groups.items():
+        if len(candidates) > 1 and runs != "newest":
+            names = listed(name for _, name, _ in sorted(candidates))
+            where = folder(candidates) if folder else Path(candidates[0][2]).parent
+            raise InputError(
+                where,
+                f"{len(candidates)} {what} of model {model!r} on task {task!r} ({names}); "
+                + newest_remedy(),
+            )
+        chosen[model, task] = max(candidates)[2]
+    return chosen
+
+
 def check_question_id(value, path, record):
     """A question id as given, or an InputError: ids are non-empty integers or strings."""
     if isinstance(value, bool) or not isinstance(value, (int, str)) or value == "":
@@ -151,7 +208,7 @@ def finish_frame(
     Fills the optional columns (``epoch`` 1, ``category``/``src``/``answer``/``pred`` null,
     ``n_options`` :data:`DEFAULT_N_OPTIONS`), adds the source columns (``path``,
     unless the frame has its own) and the ``attrs``, holds :data:`TEXT_COLUMNS` as
-    categoricals (:func:`~evalbars.labels.as_category`), and refuses a (model, question, epoch)
+    categoricals (:func:`~evalbars.codes.as_category`), and refuses a (model, question, epoch)
     that occurs twice; ``path`` is the file errors name.
     """
     path = Path(path)

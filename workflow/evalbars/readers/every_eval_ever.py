@@ -13,8 +13,9 @@ How the item table is read from them:
 - **model**: ``model_id``;
 - **result**: each sample is listed once per aggregate result (lm-eval's ``acc`` and
   ``acc_norm``, each filter, HELM's metric x split); the user's ``metric`` (an
-  ``evaluation_result_id``) is read where a file has it, by default the first result of the aggregate file
-  that names the ``test`` split (``exact_match:test``; ``split:`` chooses), else its first;
+  ``evaluation_result_id``) is read where a file has it, by default the first result of the
+  aggregate file that names the ``test`` split (``exact_match:test``; ``split:`` chooses), else
+  its first;
 - **question**: ``<evaluation_name>/<sample_id>``, or ``sample_hash`` with
   ``id_field: sample_hash``: the schema's own cross-model join, needed when ids repeat
   (the HELM converter names every MMLU subject ``mmlu`` and keeps HELM's positional
@@ -49,7 +50,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, plain
-from .common import finish_frame, option_hint
+from .common import finish_frame, newest_remedy, option_hint
 
 __all__ = [
     "SAMPLES_SUFFIX",
@@ -166,8 +167,7 @@ def _one_run_per_question(model: str, runs: list, options) -> list:
                 raise InputError(
                     frame["source_path"].iloc[0],
                     f"holds questions of model {model!r} that {other['source_file'].iloc[0]} "
-                    f"also holds (two runs); keep one, or {option_hint('runs', 'newest')} to use "
-                    f"the newest{hint}",
+                    f"also holds (two runs); {newest_remedy()}{hint}",
                 )
             continue
         kept.append(frame)

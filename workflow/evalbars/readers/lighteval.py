@@ -1,12 +1,13 @@
 """lighteval details: ``details_<task>_<ts>.parquet`` (0.11 and later, and the older layout
 of the Open LLM Leaderboard v1).
 
-lighteval 0.11+ (``--save-details``) writes ``{out}/details/{model}/{ts}/details_{task}_{ts}.parquet``
-with three struct columns, ``doc`` (``query``, ``choices``, ``gold_index``, ``task_name``,
-``num_samples``, ``specific``; ``id`` is only the row index), ``model_response`` (``text``, a
-list of samples; ``logprobs``) and ``metric`` (one field per metric, e.g. ``acc``, ``em``,
-``avg@n:n=3``), and ``{out}/results/{model}/results_{ts}.json`` (``config_general.model_name``
-and per-task aggregates). Older lighteval (before 0.11, the Open LLM Leaderboard v1 details,
+lighteval 0.11+ (``--save-details``) writes
+``{out}/details/{model}/{ts}/details_{task}_{ts}.parquet`` with three struct columns, ``doc``
+(``query``, ``choices``, ``gold_index``, ``task_name``, ``num_samples``, ``specific``; ``id`` is
+only the row index), ``model_response`` (``text``, a list of samples; ``logprobs``) and ``metric``
+(one field per metric, e.g. ``acc``, ``em``, ``avg@n:n=3``), and
+``{out}/results/{model}/results_{ts}.json`` (``config_general.model_name`` and per-task aggregates).
+Older lighteval (before 0.11, the Open LLM Leaderboard v1 details,
 ``details_<org>__<model>/<ts>/details_harness|<task>|<k>_<ts>.parquet``) wrote one flat row per
 example: ``example``, ``choices``, ``gold``, ``predictions`` and a ``metrics`` dict, with no id.
 
@@ -52,7 +53,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from ..errors import InputError
-from .common import DEFAULT_N_OPTIONS, finish_frame, option_hint
+from .common import DEFAULT_N_OPTIONS, choose_newest, finish_frame, option_hint
 
 __all__ = [
     "DETAILS_PATTERN",
@@ -135,16 +136,18 @@ def read_lighteval(paths, options) -> list[pd.DataFrame]:
         runs.setdefault(model, {}).setdefault(task, {})[stamp] = path
     frames = []
     for model, tasks in runs.items():
-        files = []
-        for task, stamps in sorted(tasks.items()):
-            if len(stamps) > 1 and options.runs != "newest":
-                names = ", ".join(sorted(stamps))
-                raise InputError(
-                    stamps[min(stamps)].parent.parent,
-                    f"{len(stamps)} runs of model {model!r} on task {task!r} ({names}); keep "
-                    f"one, or {option_hint('runs', 'newest')} to use the newest",
-                )
-            files.append(stamps[max(stamps)])
+        groups = {
+            (model, task): [(stamp, stamp, path) for stamp, path in stamps.items()]
+            for task, stamps in sorted(tasks.items())
+        }
+        chosen = choose_newest(
+            groups,
+            options.runs,
+            "runs",
+            folder=lambda candidates: min(candidates)[2].parent.parent,
+            listed=", ".join,
+        )
+        files = list(chosen.values())
         parts = [_read_details(path, model, options) for path in files]
         combined = pd.concat(parts, ignore_index=True)
         frames.append(finish_frame(combined, files[0], missing_means=MISSING_MEANS))

@@ -1,4 +1,5 @@
-"""lm-evaluation-harness (0.4.x) sample logs: ``samples_<task>_<ts>.jsonl`` beside ``results_<ts>.json``.
+"""lm-evaluation-harness (0.4.x) sample logs: ``samples_<task>_<ts>.jsonl`` beside
+``results_<ts>.json``.
 
 ``lm_eval --log_samples --output_path OUT`` writes, per model, a folder
 (``OUT/<org>__<model>/``, the layout of the Open LLM Leaderboard's details
@@ -68,7 +69,14 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError, plain
-from .common import DEFAULT_N_OPTIONS, check_question_id, few, finish_frame, option_hint
+from .common import (
+    DEFAULT_N_OPTIONS,
+    check_question_id,
+    choose_newest,
+    few,
+    finish_frame,
+    option_hint,
+)
 
 __all__ = [
     "RESULTS_PATTERN",
@@ -255,17 +263,12 @@ def _choose_runs(runs, policy: str) -> list:
     owner: dict = {}
     for path, results, model, files in runs:
         for task in files:
-            owner.setdefault((model, task), []).append((_run_date(results), path.name, path))
-    keep: dict = {}
-    for (model, task), candidates in owner.items():
-        if len(candidates) > 1 and policy != "newest":
-            files = few(name for _, name, _ in sorted(candidates))
-            raise InputError(
-                candidates[0][2].parent,
-                f"{len(candidates)} runs of model {model!r} on task {task!r} ({files}); keep one, "
-                f"or {option_hint('runs', 'newest')} to use the newest",
+            owner.setdefault((model, task), []).append(
+                ((_run_date(results), path.name), path.name, path)
             )
-        keep.setdefault(max(candidates)[2], set()).add(task)
+    keep: dict = {}
+    for (_, task), path in choose_newest(owner, policy, "runs").items():
+        keep.setdefault(path, set()).add(task)
     return [
         (path, results, model, {t: f for t, f in files.items() if t in keep[path]})
         for path, results, model, files in runs
@@ -314,7 +317,7 @@ def _sample_files(path: Path, results: dict) -> dict:
 
 
 def _lines(path: Path):
-    """``(record, sample)`` of a samples file: JSON lines, or one JSON list (early 0.4 ``.json``)."""
+    """``(record, sample)`` of a samples file: JSON lines or one JSON list (early 0.4 ``.json``)."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

@@ -65,13 +65,14 @@ def balanced_random_intercept_se(scores) -> tuple[np.ndarray, np.ndarray]:
 def simulate_clustered(
     cluster_size: int,
     icc: float,
+    *,
     questions: int = 1200,
     replications: int = 2000,
     mean_accuracy: float = 0.6,
     level: float = 0.95,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Naive, clustered (Miller) and mixed-model SEs of one model's mean score on clustered questions.
+    """Naive, clustered (Miller) and mixed-model SEs of one model's mean on clustered questions.
 
     Parameters
     ----------

@@ -50,7 +50,7 @@ def _beta_parameters(mean_accuracy: float, concentration: float) -> tuple[float,
 
 
 def _headroom_shift(models: int, gap: float, mean_accuracy: float) -> np.ndarray:
-    """Per-model c_k of the affine shift x -> c + (1 - c) x that raises model 0's mean by ``gap``."""
+    """Per-model c_k of the affine shift x -> c + (1 - c) x raising model 0's mean by ``gap``."""
     if gap < 0 or mean_accuracy + gap > 1:
         raise ValueError(f"need 0 <= gap <= 1 - mean_accuracy, got gap {gap!r}")
     shift = np.zeros(models)
@@ -63,6 +63,7 @@ def draw_conditional_means(
     size,
     models: int,
     rho: float,
+    *,
     gap: float = 0.0,
     mean_accuracy: float = 0.6,
     concentration: float = 1.0,
@@ -92,6 +93,7 @@ def draw_shared_scores(
     questions: int,
     models: int,
     rho: float,
+    *,
     gap: float = 0.0,
     mean_accuracy: float = 0.6,
     concentration: float = 1.0,
@@ -165,6 +167,7 @@ def independent_tests_fwer(models, alpha: float = 0.05):
 
 def simulate_fwer(
     models: int,
+    *,
     questions: int = 400,
     rho: float = 0.5,
     gap: float = 0.0,
@@ -226,7 +229,14 @@ def simulate_fwer(
         raise ValueError(f"need at least 2 models, got {models}")
     rng = setting_rng(seed, "fwer", models, questions, rho, gap, mean_accuracy, concentration)
     scores = draw_shared_scores(
-        rng, replications, questions, models, rho, gap, mean_accuracy, concentration
+        rng,
+        replications,
+        questions,
+        models,
+        rho,
+        gap=gap,
+        mean_accuracy=mean_accuracy,
+        concentration=concentration,
     )
     z, p = paired_z_tests(scores)
     first, _ = np.triu_indices(models, k=1)

@@ -72,6 +72,7 @@ class LeaderboardResult(NamedTuple):
 
 def simulate_leaderboard(
     questions: int,
+    *,
     spread: float = 1.0,
     runs: int = 10_000,
     seed: int = 0,
@@ -89,8 +90,9 @@ def simulate_leaderboard(
     runs : int
         Independent runs.
     seed : int
-        Root seed; the setting's stream is :func:`setting_rng` ``(seed,
-        "leaderboard", questions, spread)``.
+        Root seed; the runs and the one-run figure draw from the two children of
+        :func:`evalbars.simulate.seeding.setting_seed_sequence` ``(seed, "leaderboard",
+        questions, spread)``.
     base_rates : sequence of float
         True rates at ``spread = 1``; the best is model A, the second-best B.
     level : float

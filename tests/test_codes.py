@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars.labels import as_category, factorize_sorted
+from evalbars.codes import as_category, factorize_sorted
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The naive-versus-blocked summary (evalbars.summaries) on the real default subsample."""
+"""The naive-versus-blocked summary (evalbars.naive_vs_blocked) on the real default subsample."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars import logistic, mixed, omnibus, pairwise, summaries, tables
+from evalbars import logistic, mixed, omnibus, pairwise, tables
+from evalbars import naive_vs_blocked as nvb
 from evalbars.scores import wide_scores
 
 
@@ -24,11 +25,9 @@ def real_tables(default_subsample):
 
 def test_naive_vs_blocked_on_real_data(real_tables):
     pw, om, mc = real_tables["pairwise"], real_tables["omnibus"], real_tables["contrasts"]
-    table = summaries.naive_vs_blocked(pw, om, mc, alpha=0.05)
+    table = nvb.naive_vs_blocked(pw, om, mc, alpha=0.05)
     logistic = ("glmm_marginal", "gee_accuracy", "glmm_holm", "gee_holm")
-    assert table["procedure"].tolist() == [
-        p for p in summaries.PROCEDURE_LABELS if p not in logistic
-    ]
+    assert table["procedure"].tolist() == [p for p in nvb.PROCEDURE_LABELS if p not in logistic]
     rows = table.set_index("procedure")
     assert rows.loc["unpaired_z", "value"] == pytest.approx(pw["se_unpaired"].mean())
     assert rows.loc["paired_z", "value_max"] == pytest.approx(pw["se_paired"].max())
@@ -67,8 +66,8 @@ def test_logistic_rows_and_the_gee_paired_identity(real_tables, default_subsampl
     comparison = logistic.compare_logistic(
         default_subsample.items, pairs=nested[["model_a", "model_b"]]
     )
-    table = summaries.naive_vs_blocked(pw, om, mc, 0.05, comparison.contrasts)
-    assert table["procedure"].tolist() == list(summaries.PROCEDURE_LABELS)
+    table = nvb.naive_vs_blocked(pw, om, mc, 0.05, comparison.contrasts)
+    assert table["procedure"].tolist() == list(nvb.PROCEDURE_LABELS)
     rows = table.set_index("procedure")
     gee = comparison.contrasts[comparison.contrasts["method"] == "gee_exchangeable"]
     merged = gee.merge(pw, on=["model_a", "model_b"], validate="one_to_one")
@@ -84,10 +83,10 @@ def test_logistic_rows_and_the_gee_paired_identity(real_tables, default_subsampl
 
 
 def test_naive_vs_blocked_display_reads_well(real_tables):
-    table = summaries.naive_vs_blocked(
+    table = nvb.naive_vs_blocked(
         real_tables["pairwise"], real_tables["omnibus"], real_tables["contrasts"]
     )
-    shown = summaries.naive_vs_blocked_display(table, alpha=0.05)
+    shown = nvb.naive_vs_blocked_display(table, alpha=0.05)
     assert shown.columns.tolist() == ["Quantity", "Procedure", "Accounts for", "Value", "vs naive"]
     # Each quantity named once, on its first row.
     assert (shown["Quantity"] != "").sum() == 3
@@ -108,4 +107,4 @@ def test_naive_vs_blocked_needs_both_mixed_models(real_tables):
         real_tables["contrasts"]["model_spec"] == "category_question"
     ]
     with pytest.raises(ValueError, match="model_spec 'category'"):
-        summaries.naive_vs_blocked(real_tables["pairwise"], real_tables["omnibus"], only_nested)
+        nvb.naive_vs_blocked(real_tables["pairwise"], real_tables["omnibus"], only_nested)

@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .codes import factorize_sorted
 from .errors import ConfigError, plain
 from .items import near_duplicates
-from .labels import factorize_sorted
 from .scores import question_order
 
 __all__ = [

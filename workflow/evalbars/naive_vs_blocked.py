@@ -23,42 +23,37 @@ QUANTITY_LABELS = {
     "significant_pairs": "Pairs declared different",
 }
 
-#: Human-readable names of the procedures in :func:`naive_vs_blocked`.
-PROCEDURE_LABELS = {
-    "unpaired_z": "unpaired z-test (naive)",
-    "lmm_category": "mixed model, (1|category) only",
-    "paired_z": "paired z-test",
-    "lmm_category_question": "mixed model, (1|category) + (1|category:question)",
-    "glmm_marginal": "logistic mixed model, marginal accuracy",
-    "gee_accuracy": "GEE (exchangeable), accuracy",
-    "oneway_anova": "one-way ANOVA (naive)",
-    "rm_anova": "repeated-measures ANOVA",
-    "unpaired_uncorrected": "unpaired z, uncorrected (naive)",
-    "paired_uncorrected": "paired z, uncorrected",
-    "paired_bonferroni": "paired z, Bonferroni",
-    "paired_holm": "paired z, Holm",
-    "lmm_category_question_holm": "nested mixed model, Holm",
-    "glmm_holm": "logistic mixed model, Holm",
-    "gee_holm": "GEE (exchangeable), Holm",
+#: Every procedure of :func:`naive_vs_blocked`, in table order: its human-readable name and the
+#: structure it accounts for (the ``accounts_for`` column).
+_PROCEDURES = {
+    "unpaired_z": ("unpaired z-test (naive)", "nothing"),
+    "lmm_category": ("mixed model, (1|category) only", "category"),
+    "paired_z": ("paired z-test", "question"),
+    "lmm_category_question": (
+        "mixed model, (1|category) + (1|category:question)",
+        "category + question",
+    ),
+    "glmm_marginal": (
+        "logistic mixed model, marginal accuracy",
+        "category + question, logit scale",
+    ),
+    "gee_accuracy": ("GEE (exchangeable), accuracy", "question, logit scale"),
+    "oneway_anova": ("one-way ANOVA (naive)", "nothing"),
+    "rm_anova": ("repeated-measures ANOVA", "question"),
+    "unpaired_uncorrected": ("unpaired z, uncorrected (naive)", "nothing"),
+    "paired_uncorrected": ("paired z, uncorrected", "question"),
+    "paired_bonferroni": ("paired z, Bonferroni", "question + multiplicity"),
+    "paired_holm": ("paired z, Holm", "question + multiplicity"),
+    "lmm_category_question_holm": (
+        "nested mixed model, Holm",
+        "category + question + multiplicity",
+    ),
+    "glmm_holm": ("logistic mixed model, Holm", "category + question + multiplicity, logit scale"),
+    "gee_holm": ("GEE (exchangeable), Holm", "question + multiplicity, logit scale"),
 }
 
-_ACCOUNTS_FOR = {
-    "unpaired_z": "nothing",
-    "lmm_category": "category",
-    "paired_z": "question",
-    "lmm_category_question": "category + question",
-    "glmm_marginal": "category + question, logit scale",
-    "gee_accuracy": "question, logit scale",
-    "oneway_anova": "nothing",
-    "rm_anova": "question",
-    "unpaired_uncorrected": "nothing",
-    "paired_uncorrected": "question",
-    "paired_bonferroni": "question + multiplicity",
-    "paired_holm": "question + multiplicity",
-    "lmm_category_question_holm": "category + question + multiplicity",
-    "glmm_holm": "category + question + multiplicity, logit scale",
-    "gee_holm": "question + multiplicity, logit scale",
-}
+#: Human-readable names of the procedures in :func:`naive_vs_blocked`.
+PROCEDURE_LABELS = {procedure: label for procedure, (label, _) in _PROCEDURES.items()}
 
 
 def naive_vs_blocked(
@@ -106,7 +101,7 @@ def naive_vs_blocked(
             {
                 "quantity": quantity,
                 "procedure": procedure,
-                "accounts_for": _ACCOUNTS_FOR[procedure],
+                "accounts_for": _PROCEDURES[procedure][1],
                 "value": float(values.sum()) if count else float(values.mean()),
                 "value_min": np.nan if count else float(values.min()),
                 "value_max": np.nan if count else float(values.max()),

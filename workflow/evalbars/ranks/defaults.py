@@ -1,0 +1,17 @@
+"""Default settings of the rank-uncertainty readings (shared by every ranks module)."""
+
+__all__ = ["DEFAULT_DRAWS", "MIN_DRAWS", "DEFAULT_LEVEL", "DEFAULT_SEED", "DRAW_CHUNK"]
+
+#: Plausible worlds drawn per system when no draw count is given.
+DEFAULT_DRAWS = 10_000
+#: Fewest draws accepted: the workflow schema's ``ranks.draws`` minimum.
+MIN_DRAWS = 100
+#: Seed of the plausible-world generator when none is given.
+DEFAULT_SEED = 2024
+#: Confidence level of intervals and rank ranges when none is given.
+DEFAULT_LEVEL = 0.95
+#: Plausible worlds (or bootstrap replicates) generated and ranked at a time. It bounds
+#: memory (a chunk holds DRAW_CHUNK x systems draws, and the bootstrap DRAW_CHUNK x questions
+#: counts) whatever the number of draws; numpy draws array arguments element by element, so
+#: the chunk size does not change the numbers, which depend on the seed and the draws only.
+DRAW_CHUNK = 128
