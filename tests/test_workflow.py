@@ -468,3 +468,33 @@ def test_alpha_reruns_the_tests_that_use_it_and_what_reads_them(default_run, des
     assert "leaderboard_table" in planned
     # ...and everything downstream of a job that reruns.
     assert set().union(*(descendants[rule] for rule in planned - {"all"})) - {"all"} <= planned
+
+
+def test_the_committed_test_config_is_the_default_with_only_its_sizes_reduced():
+    default = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    reduced = yaml.safe_load((REPO / ".test" / "config" / "config.yaml").read_text())
+    sizes = {
+        ("subsample", "n"): 400,
+        ("replication", "n_seeds"): 40,
+        ("ranks", "draws"): 500,
+        ("ranks", "replicates"): 500,
+        ("simulation", "leaderboard", "runs"): 300,
+        ("simulation", "fwer", "replications"): 100,
+        ("simulation", "clustered", "replications"): 100,
+    }
+    for path, value in sizes.items():
+        *parents, key = path
+        node = reduced
+        for parent in parents:
+            node = node[parent]
+        assert node.pop(key) == value, path
+        node = default
+        for parent in parents:
+            node = node[parent]
+        node.pop(key)
+    assert reduced == default  # every other key as shipped: a renamed key cannot drift
+    for study in ("leaderboard", "fwer", "clustered"):
+        shipped = pd.read_csv(REPO / "config" / "simulation" / f"{study}.tsv", sep="\t")
+        kept = pd.read_csv(REPO / ".test" / "config" / "simulation" / f"{study}.tsv", sep="\t")
+        assert list(kept.columns) == list(shipped.columns)
+        assert kept.merge(shipped, how="left", indicator=True)["_merge"].eq("both").all()
