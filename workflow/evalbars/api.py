@@ -68,7 +68,14 @@ SNAKEFILE = Path(__file__).resolve().parents[2] / "Snakefile"
 
 #: The targets of :func:`write_report`: every stage that reads the data (the simulation studies
 #: do not, and are added by ``simulations=True``).
-REPORT_TARGETS = ("data_all", "analysis_all", "ranks_all", "claims_all", "report_landing")
+REPORT_TARGETS = (
+    "data_all",
+    "analysis_all",
+    "ranks_all",
+    "claims_all",
+    "leaderboard_all",
+    "report_landing",
+)
 
 
 def read_sources(paths, options: SourceOptions | None = None) -> list[pd.DataFrame]:

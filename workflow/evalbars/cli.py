@@ -37,7 +37,7 @@ from .ranks import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
 from .ranks.defaults import MIN_DRAWS
 from .readers import FORMATS, set_hint_style
 from .scores import wide_scores
-from .tables import to_markdown
+from .tables import format_p, to_markdown
 
 __all__ = ["build_parser", "main"]
 
@@ -415,9 +415,9 @@ def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _verdict_line(rows) -> str:
-    """One line per claim: its verdict under each reading."""
+    """One line per claim: its verdict under each reading, with the (adjusted) p."""
     readings = [
-        f"{row.reading.replace('_', ' ')} {row.verdict}"
+        f"{row.reading.replace('_', ' ')} {row.verdict} (p {format_p(row.p_adjusted)})"
         for row in rows.itertuples()
         if row.verdict != "n/a"
     ]

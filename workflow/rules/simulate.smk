@@ -51,7 +51,7 @@ rule sim_leaderboard_table:
         table=report(
             "results/simulations/leaderboard.csv",
             caption="../report/sim_leaderboard_table.rst",
-            category="5. Simulations",
+            category="6. Simulations",
             subcategory="Leaderboard luck",
             labels={"item": "table: every setting and rule"},
         ),
@@ -76,7 +76,7 @@ rule sim_leaderboard_figures:
         **figure_outputs(
             "sim_leaderboard_one_run",
             "sim_leaderboard_one_run",
-            "5. Simulations",
+            "6. Simulations",
             {"item": "(a) one run's leaderboard"},
             key="one_run",
             subcategory="Leaderboard luck",
@@ -84,7 +84,7 @@ rule sim_leaderboard_figures:
         **figure_outputs(
             "sim_leaderboard_leader_grid",
             "sim_leaderboard_leader_grid",
-            "5. Simulations",
+            "6. Simulations",
             {"item": "(b) the leader's questions"},
             key="leader_grid",
             subcategory="Leaderboard luck",
@@ -92,7 +92,7 @@ rule sim_leaderboard_figures:
         **figure_outputs(
             "sim_leaderboard_difference_histogram",
             "sim_leaderboard_difference_histogram",
-            "5. Simulations",
+            "6. Simulations",
             {"item": "(c) A minus B over runs"},
             key="difference_histogram",
             subcategory="Leaderboard luck",
@@ -100,7 +100,7 @@ rule sim_leaderboard_figures:
         **figure_outputs(
             "sim_leaderboard_decision_rules",
             "sim_leaderboard_decision_rules",
-            "5. Simulations",
+            "6. Simulations",
             {"item": "(d) decision rules across N"},
             key="decision_rules",
             subcategory="Leaderboard luck",
@@ -108,7 +108,7 @@ rule sim_leaderboard_figures:
         **figure_outputs(
             "sim_leaderboard_played_out",
             "sim_leaderboard_played_out",
-            "5. Simulations",
+            "6. Simulations",
             {"item": "(e) one run played out"},
             key="played_out",
             subcategory="Leaderboard luck",
@@ -137,14 +137,14 @@ rule sim_precision:
         precision=report(
             "results/simulations/precision.csv",
             caption="../report/sim_precision_table.rst",
-            category="5. Simulations",
+            category="6. Simulations",
             subcategory="Precision and questions needed",
             labels={"item": "table: interval half-widths"},
         ),
         questions_needed=report(
             "results/simulations/questions_needed.csv",
             caption="../report/sim_questions_needed_table.rst",
-            category="5. Simulations",
+            category="6. Simulations",
             subcategory="Precision and questions needed",
             labels={"item": "table: questions needed"},
         ),
@@ -169,7 +169,7 @@ rule sim_precision_figures:
         **figure_outputs(
             "sim_precision_halfwidth",
             "sim_precision_halfwidth",
-            "5. Simulations",
+            "6. Simulations",
             {"item": "figure: half-width over N"},
             key="halfwidth",
             subcategory="Precision and questions needed",
@@ -177,7 +177,7 @@ rule sim_precision_figures:
         **figure_outputs(
             "sim_questions_needed",
             "sim_questions_needed",
-            "5. Simulations",
+            "6. Simulations",
             {"item": "figure: questions needed"},
             key="questions_needed",
             subcategory="Precision and questions needed",
@@ -228,7 +228,7 @@ rule sim_fwer_table:
         table=report(
             "results/simulations/fwer.csv",
             caption="../report/sim_fwer_table.rst",
-            category="5. Simulations",
+            category="6. Simulations",
             subcategory="Family-wise error",
             labels={"item": "table: every setting, K and method"},
         ),
@@ -251,7 +251,7 @@ rule sim_fwer_figures:
         **figure_outputs(
             "sim_fwer_methods",
             "sim_fwer_methods",
-            "5. Simulations",
+            "6. Simulations",
             {"item": "figure: FWER by method"},
             key="methods",
             subcategory="Family-wise error",
@@ -259,7 +259,7 @@ rule sim_fwer_figures:
         **figure_outputs(
             "sim_fwer_models",
             "sim_fwer_models",
-            "5. Simulations",
+            "6. Simulations",
             {"item": "figure: FWER across K"},
             key="models",
             subcategory="Family-wise error",
@@ -267,7 +267,7 @@ rule sim_fwer_figures:
         **figure_outputs(
             "sim_fwer_power",
             "sim_fwer_power",
-            "5. Simulations",
+            "6. Simulations",
             {"item": "figure: power under a true gap"},
             key="power",
             subcategory="Family-wise error",
@@ -319,7 +319,7 @@ rule sim_clustered_table:
         table=report(
             "results/simulations/clustered.csv",
             caption="../report/sim_clustered_table.rst",
-            category="5. Simulations",
+            category="6. Simulations",
             subcategory="Clustered questions",
             labels={"item": "table: SEs and coverage"},
         ),
@@ -342,7 +342,7 @@ rule sim_clustered_figure:
         **figure_outputs(
             "sim_clustered",
             "sim_clustered",
-            "5. Simulations",
+            "6. Simulations",
             {"item": "figure: SE ratio and coverage"},
             subcategory="Clustered questions",
         ),
