@@ -321,7 +321,8 @@ def write_report(
     simulations : bool
         Also run the simulation studies (they do not read the data).
     progress : callable, optional
-        Called with each progress line of the run (e.g. ``print``).
+        Called with each progress line of the run, and each warning a job prints (e.g.
+        ``print``).
     hint_style : {"config", "cli"}
         How messages word a remedy: as a config key, or as a command-line flag.
     **options
@@ -337,7 +338,12 @@ def write_report(
         if not Path(path).exists():  # before Snakemake, which would only say an input is missing
             raise InputError(path, "file does not exist")
     directory = Path(output).resolve()
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(
+            directory, f"cannot make the run directory: {exc.strerror or exc}"
+        ) from exc
     config_path = directory / "config.yaml"
     config = report_config(listed, claims=claims, missing_prediction=missing_prediction, **options)
     config_path.write_text(yaml.safe_dump(config, sort_keys=False))
@@ -376,8 +382,10 @@ def write_report(
     ) as run:
         for line in run.stdout:
             lines.append(line)
-            if progress is not None and "steps (" in line and "done" in line:
-                progress(line.strip())
+            # Progress, and every warning a job prints (what was dropped or re-scored).
+            shown = ("steps (" in line and "done" in line) or line.startswith("evalbars: ")
+            if progress is not None and shown:
+                progress(line.strip().removeprefix("evalbars: "))
     if run.returncode != 0:
         raise EvalbarsError(_failure_line(directory, "".join(lines)))
     table_path = directory / "results" / "tables" / "claims.csv"

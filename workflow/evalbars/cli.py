@@ -58,7 +58,7 @@ def _level(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1 (e.g. 0.95)")
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1 (e.g. 0.05 or 0.95)")
     return value
 
 
@@ -244,6 +244,8 @@ def _write_items(items, output: str) -> None:
         )
     if not path.parent.is_dir():
         raise InputError(path, f"folder {str(path.parent)!r} does not exist; create it first")
+    if path.exists() and not path.is_file():  # e.g. a device: never replaced by a file
+        raise InputError(path, "is not a regular file")
     partial = path.with_name(f".{path.name}.partial")
     try:
         if suffix in (".parquet", ".pq"):
@@ -318,7 +320,7 @@ def _load_wide(paths, args: argparse.Namespace, options: dict):
 def _run_claims(args: argparse.Namespace) -> int:
     texts = _claim_texts(args)
     if not texts:
-        raise InputError("evalbars claims", "no claims given; use --claim or --claims-file")
+        raise InputError("--claim", "no claims given; use --claim or --claims-file")
     wide = _load_wide(args.items, args, _reader_options(args))
     table = claims.evaluate_claims(
         wide,
@@ -516,14 +518,17 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
                 "rank_kept_share",
                 "first_share",
                 "gap_to_next",
+                "questions_needed",
                 "questions_needed_clustered",
+                "resolution_ratio",
                 "resolution_ratio_clustered",
                 "unresolved",
             ]
         ]
         formats = {c: ".1f" for c in ("accuracy", "ci_low", "ci_high", "gap_to_next")}
         formats |= {"rank_kept_share": ".2f", "first_share": ".2f"}
-        formats |= {"questions_needed_clustered": ",.0f", "resolution_ratio_clustered": ".2f"}
+        formats |= {"questions_needed": ",.0f", "questions_needed_clustered": ",.0f"}
+        formats |= {"resolution_ratio": ".2f", "resolution_ratio_clustered": ".2f"}
         sys.stdout.write(headline + "\n\n" + to_markdown(shown, formats=formats))
     elif args.format == "json":
         rows = json.loads(table.to_json(orient="records", double_precision=15))
@@ -610,6 +615,10 @@ def _run_compare(args: argparse.Namespace) -> int:
     try:
         if args.margin < 0:
             raise InputError(f"--margin {args.margin:g}", "must be >= 0 (accuracy points)")
+        if args.flips and not Path(args.flips).parent.is_dir():
+            raise InputError(
+                args.flips, f"folder '{Path(args.flips).parent}' does not exist; create it first"
+            )
         wide, baseline, candidate, arrival = _compare_inputs(args)
         try:
             result = gate.compare_models(
@@ -625,7 +634,11 @@ def _run_compare(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise InputError(", ".join(args.sources), str(exc)) from exc
         if args.flips:
-            result.flips.to_csv(args.flips, index=False, lineterminator="\n")
+            flips = Path(args.flips)
+            try:
+                result.flips.to_csv(flips, index=False, lineterminator="\n")
+            except OSError as exc:  # never delete what the user named: it may be a device
+                raise InputError(flips, f"cannot write the flips: {exc.strerror or exc}") from exc
     except EvalbarsError as exc:
         reason = " ".join(str(exc).split())
         print(f"evalbars compare: error: {reason}", file=sys.stderr)

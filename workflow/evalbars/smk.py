@@ -33,6 +33,7 @@ __all__ = [
     "RunChoices",
     "run_choices",
     "package_files",
+    "check_grid",
     "stale_lock_hint",
     "validate_config",
 ]
@@ -276,6 +277,41 @@ def validate_config(config: dict, schema_path, exit_on_error: bool = False) -> d
             sys.exit(f"evalbars: {line}")
         raise ConfigError(line)
     return config
+
+
+def check_grid(path, schema_path, key: str, *, configured=None) -> list[dict]:
+    """The rows of a simulation grid (a TSV file), each checked against the grid's schema.
+
+    Raises :class:`ConfigError` with one line: the config ``key`` and the path when the file
+    does not exist or cannot be read, else the file, the row (1-based) and the problem, as
+    :func:`validate_config` words it (``spred`` does not exist; did you mean ``spread``?).
+    ``configured`` is the path as the config gives it, for the message.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(
+            f"config key `{key}`: grid file {str(configured or path)!r} does not exist (looked "
+            "in the run directory and beside the Snakefile)"
+        )
+    lines = path.read_text().splitlines()
+    if not lines:
+        raise ConfigError(f"{path}: the grid is empty (a header row of parameter names first)")
+    header = lines[0].split("\t")
+    rows = []
+    for number, line in enumerate(lines[1:], start=1):
+        values = line.split("\t")
+        if len(values) != len(header):
+            raise ConfigError(
+                f"{path}, row {number}: {len(values)} tab-separated values for {len(header)} "
+                "columns"
+            )
+        row = {name: yaml.safe_load(value) for name, value in zip(header, values, strict=True)}
+        try:
+            validate_config(row, schema_path)
+        except ConfigError as exc:
+            raise ConfigError(f"{path}, row {number}: {exc}") from None
+        rows.append(row)
+    return rows
 
 
 def _key_path(path) -> str:

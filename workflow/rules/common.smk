@@ -52,9 +52,15 @@ def package_code(script):
 def simulation_grid(study):
     """The Paramspace of a simulation study's grid, validated against its schema. A relative
     path is looked up in the run directory, then beside the Snakefile (the shipped grids)."""
-    path = Path(lookup(dpath=f"simulation/{study}/grid", within=config))
+    configured = Path(lookup(dpath=f"simulation/{study}/grid", within=config))
+    path = configured
     if not path.is_absolute() and not path.exists():
         path = Path(workflow.basedir) / path
+    schema = Path(workflow.basedir) / "workflow" / "schemas" / f"grid_{study}.schema.yaml"
+    try:  # one line naming the file, the row and the problem, not a traceback
+        smk.check_grid(path, schema, f"simulation.{study}.grid", configured=configured)
+    except smk.ConfigError as exc:
+        sys.exit(f"evalbars: {exc}")
     grid = pd.read_csv(path, sep="\t")
     validate(grid, schema=f"../schemas/grid_{study}.schema.yaml")
     return Paramspace(grid)

@@ -243,8 +243,37 @@ def finish_frame(
         missing_means=missing_means,
         errored_samples=int(errored_samples),
     )
+    _check_scales(frame)
     _check_unique_questions(frame, path)
     return frame
+
+
+def _check_scales(frame: pd.DataFrame) -> None:
+    """Refuse, naming the file and record, a score outside [0, 1] and a question with no
+    option, whatever the format (a harness log may hold any number; MMLU-Pro has questions
+    with a single option)."""
+    scores = pd.to_numeric(frame["correct"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    options = pd.to_numeric(frame["n_options"], errors="coerce").to_numpy(
+        dtype=float, na_value=np.nan
+    )
+    for bad, problem in (
+        (
+            ~np.isnan(scores) & ((scores < 0) | (scores > 1)),
+            lambda i: (
+                f"a score must be in [0, 1] (1 right, 0 wrong, a fraction for partial "
+                f"credit), got {plain(scores[i])!r}"
+            ),
+        ),
+        (
+            ~np.isnan(options) & (options < 1),
+            lambda i: f"a question has at least 1 option, got n_options {plain(options[i]):g}",
+        ),
+    ):
+        if bad.any():
+            i = int(bad.argmax())
+            raise InputError(
+                frame["source_path"].iloc[i], problem(i), plain(frame["record"].iloc[i])
+            )
 
 
 def blank_cells(values: pd.Series) -> np.ndarray:

@@ -10,6 +10,7 @@ numbers in errors are 1-based data rows. The item tables the workflow writes
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import numpy as np
@@ -32,18 +33,41 @@ def _is_parquet(path: Path) -> bool:
         return fh.read(4) == b"PAR1"
 
 
+def _last_row_cut_short(path: Path, sep: str, columns: int) -> bool:
+    """Whether a text table ends mid-row: no line end after its last row, and fewer fields
+    there than the header names (pandas would read the missing fields as empty cells)."""
+    with open(path, "rb") as fh:
+        fh.seek(0, 2)
+        size = fh.tell()
+        fh.seek(max(0, size - 65536))
+        tail = fh.read()
+    if not tail or tail.endswith((b"\n", b"\r")):
+        return False
+    last = tail.rsplit(b"\n", 1)[-1].decode("utf-8", "replace")
+    fields = next(csv.reader([last], delimiter=sep), [])
+    return len(fields) < columns
+
+
 def read_long_table(path) -> pd.DataFrame:
     """Read a long table of predictions into raw rows (see the module docstring)."""
     path = Path(path)
+    parquet = _is_parquet(path)
+    sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
     try:
-        if _is_parquet(path):
+        if parquet:
             frame = pd.read_parquet(path)
         else:
-            sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
             frame = pd.read_csv(path, sep=sep, dtype={"question_id": str, "model": str})
     except Exception as exc:  # noqa: BLE001 - any reader failure is a bad file for the user
         raise InputError(path, f"cannot read table: {exc}") from exc
     _check_columns(frame, path)
+    if not parquet and _last_row_cut_short(path, sep, len(frame.columns)):
+        raise InputError(
+            path,
+            "the last row has fewer fields than the header and no line end: the file looks cut "
+            "short (was it still being written?)",
+            len(frame),
+        )
     # An item table the workflow wrote names the files it was built from; read back, its rows
     # come from this table, which is what messages must name.
     frame = frame.drop(columns=["source_file", "source_path"], errors="ignore")
