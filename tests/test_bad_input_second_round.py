@@ -108,3 +108,18 @@ def test_a_simulation_grid_that_is_missing_or_misspelled_is_one_line(tmp_path):
     # the shipped grid passes, every row
     rows = smk.check_grid(REPO / "config" / "simulation" / "leaderboard.tsv", schema, "grid")
     assert len(rows) == len(shipped.splitlines()) - 1
+
+
+def test_a_claims_questions_are_those_its_comparison_used(tmp_path, capsys):
+    # B lacks question 5: "A > B" is tested on the 4 questions both answered, not on 5.
+    rows = [f"A,{q},{q % 2},x" for q in range(1, 6)] + [f"B,{q},0,x" for q in range(1, 5)]
+    rows += [f"C,{q},1,x" for q in range(1, 6)]
+    table = tmp_path / "unequal.csv"
+    table.write_text("model,question_id,correct,category\n" + "\n".join(rows) + "\n")
+    status = main(
+        ["claims", str(table), "--claim", "A > B", "--format", "csv", "--replicates", "100"]
+    )
+    assert status == 0
+    out = capsys.readouterr().out.splitlines()
+    header, first = out[0].split(","), out[1].split(",")
+    assert first[header.index("questions")] == "4"

@@ -481,7 +481,8 @@ def _row(claim, scope, reading, test, verdicts, family_size, models, settings):
             "category": claim.category or "",
             "margin_points": claim.margin,
             "k": claim.k if claim.kind in ("best", "top") else np.nan,
-            "questions": scope.questions,
+            # the questions the deciding comparison used: those both models of its pair answered
+            "questions": int(scope.n[test["pair"]]) if test is not None else scope.questions,
             "reading": reading,
             "family_size": family_size if reading.endswith("_holm") else 1,
         }

@@ -52,14 +52,24 @@ class _OneLineParser(argparse.ArgumentParser):
 # --- evalbars ranks ------------------------------------------------------------------------------
 
 
-def _level(text: str) -> float:
+def _between_0_and_1(text: str, example: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1 (e.g. 0.05 or 0.95)")
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1 (e.g. {example})")
     return value
+
+
+def _level(text: str) -> float:
+    """A confidence level or a power, e.g. 0.95."""
+    return _between_0_and_1(text, "0.95")
+
+
+def _alpha(text: str) -> float:
+    """A significance level, e.g. 0.05."""
+    return _between_0_and_1(text, "0.05")
 
 
 def _positive_int(text: str) -> int:
@@ -297,7 +307,7 @@ def _claim_texts(args: argparse.Namespace) -> list:
 def _add_claims_arguments(parser: argparse.ArgumentParser) -> None:
     _add_paths(parser, "items")
     _claim_arguments(parser)
-    parser.add_argument("--alpha", type=_level, default=0.05, help="level (default: 0.05)")
+    parser.add_argument("--alpha", type=_alpha, default=0.05, help="level (default: 0.05)")
     parser.add_argument("--family", choices=claims.FAMILIES, default="claims", help="Holm family")
     parser.add_argument("--power", type=_level, default=0.8, help="for questions needed (0.8)")
     parser.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help="bootstrap seed")
@@ -351,7 +361,7 @@ def _add_plan_arguments(parser: argparse.ArgumentParser) -> None:
         help="the share of shared questions on which two models' scores differ, (n10 + n01) / n; "
         "for your data, read it per pair from results/tables/pairwise.csv (columns n10, n01, n)",
     )
-    parser.add_argument("--alpha", type=_level, default=0.05, help="level (default: 0.05)")
+    parser.add_argument("--alpha", type=_alpha, default=0.05, help="level (default: 0.05)")
     parser.add_argument("--power", type=_level, default=0.8, help="power (default: 0.8)")
     parser.add_argument("--procedure", choices=planning.PROCEDURES, default="holm")
     parser.add_argument("--tests", type=_positive_int, help="family size (default: all pairs)")
@@ -473,7 +483,7 @@ def _add_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "items", metavar="FILE", nargs="+", help="item tables, prediction files or harness logs"
     )
-    parser.add_argument("--alpha", type=_level, default=0.05, help="level (default: 0.05)")
+    parser.add_argument("--alpha", type=_alpha, default=0.05, help="level (default: 0.05)")
     parser.add_argument("--power", type=_level, default=0.8, help="for resolution (0.8)")
     parser.add_argument("--level", type=_level, default=DEFAULT_LEVEL, help="interval level")
     parser.add_argument("--splits", type=_positive_int, default=50, help="split-half splits (50)")
@@ -556,7 +566,7 @@ def _add_compare_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="POINTS",
         help="non-inferiority margin in accuracy points (default: 0)",
     )
-    parser.add_argument("--alpha", type=_level, default=0.05, help="1 - interval level (0.05)")
+    parser.add_argument("--alpha", type=_alpha, default=0.05, help="1 - interval level (0.05)")
     parser.add_argument("--by-category", action="store_true", help="add a per-category table")
     parser.add_argument("--format", choices=["md", "json", "csv"], default="md")
     parser.add_argument("--flips", metavar="FILE", help="write the flipped questions (CSV)")
