@@ -123,3 +123,48 @@ def test_a_claims_questions_are_those_its_comparison_used(tmp_path, capsys):
     out = capsys.readouterr().out.splitlines()
     header, first = out[0].split(","), out[1].split(",")
     assert first[header.index("questions")] == "4"
+
+
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        (lambda d: d["resolved"].append(d["resolved"][0]), "resolved names {first!r} 2 times"),
+        (
+            lambda d: d["no_generation"].append(d["resolved"][0]),
+            "{first!r} is both in resolved and in no_generation",
+        ),
+    ],
+)
+def test_a_swe_bench_report_naming_an_instance_twice_is_refused(tmp_path, edit, problem):
+    source = next((DATA / "corpora" / "swe_bench").rglob("results.json"))
+    folder = tmp_path / "evaluation" / "lite" / "agent" / "results"
+    folder.mkdir(parents=True)
+    document = json.loads(source.read_text())
+    document.setdefault("no_generation", [])
+    first = document["resolved"][0]
+    edit(document)
+    (folder / "results.json").write_text(json.dumps(document))
+    instances = sorted(
+        {i for k in ("resolved", "no_generation", "no_logs") for i in document.get(k) or []}
+    )
+    with pytest.raises(InputError) as raised:
+        read_source(folder / "results.json", SourceOptions(instances=tuple(instances)))
+    assert str(raised.value) == f"{folder / 'results.json'}, record 1: " + problem.format(
+        first=first
+    )
+
+
+def test_a_header_naming_a_column_twice_is_refused(tmp_path, capsys):
+    table = tmp_path / "dup.csv"
+    table.write_text("model,question_id,correct,correct\nA,1,1,0\nB,1,0,1\n")
+    assert main(["read", str(table)]) == 1
+    assert capsys.readouterr().err.strip() == (
+        f"evalbars read: error: {table}: the header names column 'correct' twice"
+    )
+
+
+def test_a_model_listed_twice_in_the_config_says_so():
+    config = {"models": ["Yi-6B", "Yi-6B"]}
+    with pytest.raises(ConfigError) as raised:
+        smk.validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")
+    assert str(raised.value) == 'config key `models`: "Yi-6B" is listed twice'

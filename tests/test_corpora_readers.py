@@ -454,7 +454,7 @@ def test_swe_bench_submissions_of_two_splits_are_refused(tmp_path):
 
 
 def test_swe_bench_resolved_outside_the_instance_list_is_refused():
-    with pytest.raises(InputError, match=r"results.json, record 0: resolved names"):
+    with pytest.raises(InputError, match=r"results.json, record 1: resolved names"):
         read(SWE_LITE, instances=("nobody__nothing-1",))
 
 

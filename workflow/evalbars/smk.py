@@ -388,6 +388,14 @@ def _config_error_line(error) -> str:
         return f"config key `{path}` does not exist{hint}" + ("" if close else valid)
     if error.validator == "required":
         return f"config key `{where or 'config'}`: {error.message}"
+    if error.validator == "uniqueItems":
+        seen, repeated = [], None
+        for item in error.instance:
+            if item in seen:
+                repeated = item
+                break
+            seen.append(item)
+        return f"config key `{where or 'config'}`: {json.dumps(repeated)} is listed twice"
     # the property's whole schema (a oneOf's alternatives), not just the branch that failed
     while error.parent is not None and list(error.parent.absolute_path) == list(
         error.absolute_path

@@ -33,6 +33,17 @@ def _is_parquet(path: Path) -> bool:
         return fh.read(4) == b"PAR1"
 
 
+def _check_header(path: Path, sep: str) -> None:
+    """Refuse a text table whose header names a column twice (pandas would read the second as
+    ``correct.1`` and drop it without a word)."""
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
+        header = next(csv.reader([fh.readline()], delimiter=sep), [])
+    names = [name.strip() for name in header]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise InputError(path, f"the header names column {repeated[0]!r} twice")
+
+
 def _last_row_cut_short(path: Path, sep: str, columns: int) -> bool:
     """Whether a text table ends mid-row: no line end after its last row, and fewer fields
     there than the header names (pandas would read the missing fields as empty cells)."""
@@ -61,6 +72,8 @@ def read_long_table(path) -> pd.DataFrame:
     except Exception as exc:  # noqa: BLE001 - any reader failure is a bad file for the user
         raise InputError(path, f"cannot read table: {exc}") from exc
     _check_columns(frame, path)
+    if not parquet:
+        _check_header(path, sep)
     if not parquet and _last_row_cut_short(path, sep, len(frame.columns)):
         raise InputError(
             path,

@@ -142,8 +142,9 @@ def read_swe_bench(paths, options) -> list[pd.DataFrame]:
             raise InputError(
                 path,
                 f"resolved names {resolved[index]!r}, which is not in the instance list",
-                index,
+                index + 1,
             )
+        _check_lists(document, resolved, path)
         missing = np.concatenate(
             [np.array(document.get(k) or [], dtype=object) for k in MISSING]
             + [np.array([], dtype=object)]
@@ -160,7 +161,7 @@ def read_swe_bench(paths, options) -> list[pd.DataFrame]:
         absent = np.isin(universe, missing) & (correct == 0)
         frame = pd.DataFrame(
             {
-                "record": np.arange(len(universe)),
+                "record": np.arange(1, len(universe) + 1),
                 "question_id": universe,
                 "category": _repositories(universe),
                 "correct": pd.array(np.where(absent, np.nan, correct), dtype="Float64"),
@@ -180,3 +181,19 @@ def _repositories(instances) -> pd.Series:
 def read_swe_bench_files(paths, options) -> list[pd.DataFrame]:
     """Raw rows of the submissions whose ``results.json`` files are ``paths``."""
     return read_swe_bench(paths, options)
+
+
+def _check_lists(document: dict, resolved: np.ndarray, path) -> None:
+    """Refuse an instance that ``resolved`` names twice, or that is both resolved and in
+    ``no_generation`` / ``no_logs`` (a submission's report cannot say both)."""
+    names, first, counts = np.unique(resolved.astype(str), return_index=True, return_counts=True)
+    if (counts > 1).any():
+        i = int(np.flatnonzero(counts > 1)[0])
+        raise InputError(
+            path, f"resolved names {str(names[i])!r} {int(counts[i])} times", int(first[i]) + 1
+        )
+    for key in MISSING:
+        both = np.intersect1d(names, np.array(document.get(key) or [], dtype=str))
+        if both.size:
+            position = int(first[np.searchsorted(names, both[0])]) + 1
+            raise InputError(path, f"{str(both[0])!r} is both in resolved and in {key}", position)
