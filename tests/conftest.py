@@ -51,7 +51,15 @@ SLOW_FILES = ("test_slurm.py", "test_workflow.py", "test_workflow_inputs.py")
 #: another fixture, is marked ``realdata``, so ``-m "not realdata"`` runs with no mirror and no
 #: network.
 REALDATA_FIXTURES = frozenset(
-    {"mirror", "archive_dir", "default_raw", "default_items", "default_subsample", "real_wide"}
+    {
+        "mirror",
+        "archive_dir",
+        "default_raw",
+        "default_items",
+        "default_subsample",
+        "real_wide",
+        "default_run",  # the default workflow downloads the paper's six archives
+    }
 )
 #: ``reference_wide`` names whose score matrix is the real subsample.
 REALDATA_REFERENCES = frozenset({"mmlu_pro_default_subsample"})

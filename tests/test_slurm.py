@@ -194,6 +194,7 @@ def slurm(*args) -> str:
 
 @pytest.mark.slurm
 @pytest.mark.workflow
+@pytest.mark.realdata  # the reduced configuration analyses the paper's archives
 def test_every_rule_runs_as_slurm_jobs_with_the_outputs_of_a_local_run(slurm_cluster, tmp_path):
     # The same configuration twice: locally with the seeds in one job, and on the cluster with
     # the seeds in 2 chunks and the 6 simulation settings grouped 3 per cluster job.

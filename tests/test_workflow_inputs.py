@@ -33,6 +33,7 @@ from .workflow_runs import (
 pytestmark = pytest.mark.workflow
 
 
+@pytest.mark.realdata  # the reduced configuration analyses the paper's archives
 def test_interrupted_run_then_the_same_command_gives_byte_identical_outputs(tmp_path):
     # An uninterrupted run of the reduced configuration's data, analysis and ranks stages (the
     # simulation stage adds jobs, not another way to be interrupted) ...
