@@ -316,22 +316,25 @@ def _add_claims_arguments(parser: argparse.ArgumentParser) -> None:
     _add_reader_arguments(parser)
 
 
-def _load_wide(paths, args: argparse.Namespace, options: dict):
-    """The score matrix of the files a command was given, read with its reader options."""
-    items = api.read_items(paths, missing_prediction=args.missing_prediction, **options)
+def _load_wide(paths, args: argparse.Namespace, needs: str = "claims compare models"):
+    """The score matrix of the files a command was given, read with its reader options; one
+    line saying what ``needs`` two or more models when the files hold fewer."""
+    items = api.read_items(
+        paths, missing_prediction=args.missing_prediction, **_reader_options(args)
+    )
     if items["model"].nunique() < 2:
         raise InputError(
             ", ".join(str(p) for p in paths),
-            f"claims compare models, but the data hold {items['model'].nunique()}",
+            f"{needs}, but the data hold {items['model'].nunique()}",
         )
-    return wide_scores(items)
+    return wide_scores(items.astype({"model": str}))
 
 
 def _run_claims(args: argparse.Namespace) -> int:
     texts = _claim_texts(args)
     if not texts:
         raise InputError("--claim", "no claims given; use --claim or --claims-file")
-    wide = _load_wide(args.items, args, _reader_options(args))
+    wide = _load_wide(args.items, args)
     table = claims.evaluate_claims(
         wide,
         texts,
@@ -493,15 +496,7 @@ def _add_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_leaderboard(args: argparse.Namespace) -> int:
-    items = api.read_items(
-        args.items, missing_prediction=args.missing_prediction, **_reader_options(args)
-    )
-    if items["model"].nunique() < 2:
-        raise InputError(
-            ", ".join(args.items),
-            f"a leaderboard ranks 2 or more models, but the data hold {items['model'].nunique()}",
-        )
-    wide = wide_scores(items.astype({"model": str}))
+    wide = _load_wide(args.items, args, needs="a leaderboard ranks 2 or more models")
     table = verdicts.leaderboard_table(
         wide,
         alpha=args.alpha,
