@@ -265,37 +265,68 @@ def time_simulation_stage(
     return pd.DataFrame(rows, columns=["scope", "job", "seconds"])
 
 
-def synthetic_items(models: int, questions: int = 12_032, categories: int = 14, seed: int = 0):
-    """A leaderboard of ``models`` models on ``questions`` shared questions, from a seeded 2PL
-    item-response model: P(correct) = logistic(a_q (theta_m - b_q)) with abilities
-    theta ~ N(0, 1), difficulties b = category offset + N(0, 1), discriminations a ~ LogN(0, 0.3).
+def synthetic_board(models: int, questions: int = 12_032, categories: int = 14, seed: int = 0):
+    """A seeded leaderboard of ``models`` models on ``questions`` shared questions, as Arrow record
+    batches of ``model, question_id, category, correct`` (one row per model and question).
 
-    Returns a long table (``model, question_id, category, correct``) with compact dtypes.
+    Scores come from a 2PL item-response model: P(correct) = logistic(a_q (theta_m - b_q)) with
+    abilities theta ~ N(0, 1), difficulties b = category offset + N(0, 1), discriminations
+    a ~ LogN(0, 0.3). The batches are made a block of questions at a time and the text columns
+    are dictionary-encoded, so a board of 94.5 million rows never holds a Python object per row
+    (the whole frame at once would need about 15 GB).
+
+    Yields
+    ------
+    pyarrow.RecordBatch
     """
+    import pyarrow as pa
+
     rng = np.random.default_rng(seed)
     theta = rng.normal(0.0, 1.0, models)
     category = rng.integers(0, categories, questions)
     difficulty = rng.normal(0.0, 0.5, categories)[category] + rng.normal(0.0, 1.0, questions)
     discrimination = rng.lognormal(0.0, 0.3, questions)
-    logits = discrimination[:, None] * (theta[None, :] - difficulty[:, None])
-    correct = rng.random((questions, models), dtype=np.float32) < 1 / (1 + np.exp(-logits))
-    names = np.array([f"model-{m:04d}" for m in range(models)])
-    return pd.DataFrame(
-        {
-            "model": pd.Categorical(np.tile(names, questions)),
-            "question_id": np.repeat(np.arange(questions), models),
-            "category": pd.Categorical(
-                np.repeat(np.array([f"category-{c:02d}" for c in category]), models)
-            ),
-            "correct": correct.ravel().astype(np.int8),
-        }
-    )
+    model_names = pa.array([f"model-{m:04d}" for m in range(models)])
+    category_names = pa.array([f"category-{c:02d}" for c in range(categories)])
+    model_codes = np.arange(models, dtype=np.int16 if models < 2**15 else np.int32)
+    block = max(1, 4_000_000 // models)  # about four million rows per batch
+    for first in range(0, questions, block):
+        rows = slice(first, min(first + block, questions))
+        logits = discrimination[rows, None] * (theta[None, :] - difficulty[rows, None])
+        draws = rng.random(logits.shape, dtype=np.float32)
+        correct = (draws < 1 / (1 + np.exp(-logits))).astype(np.int8).ravel()
+        n_rows = len(correct)
+        yield pa.record_batch(
+            [
+                pa.DictionaryArray.from_arrays(np.tile(model_codes, n_rows // models), model_names),
+                pa.array(np.repeat(np.arange(questions)[rows], models)),
+                pa.DictionaryArray.from_arrays(
+                    np.repeat(category[rows].astype(np.int8), models), category_names
+                ),
+                pa.array(correct),
+            ],
+            names=["model", "question_id", "category", "correct"],
+        )
+
+
+def write_synthetic_board(path, models: int, questions: int = 12_032, **kwargs) -> Path:
+    """Write :func:`synthetic_board` to the Parquet file ``path``, one row group per batch."""
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    writer = None
+    for batch in synthetic_board(models, questions, **kwargs):
+        if writer is None:
+            writer = pq.ParquetWriter(path, batch.schema)
+        writer.write_batch(batch)
+    writer.close()
+    return path
 
 
 def time_scale(models_list, cores: int = 2, targets=("analysis_all", "ranks_all")) -> pd.DataFrame:
     """Time and peak memory of each job of the analysis and ranks stages on synthetic leaderboards.
 
-    For each K in ``models_list`` a seeded leaderboard (:func:`synthetic_items`, 12,032
+    For each K in ``models_list`` a seeded leaderboard (:func:`synthetic_board`, 12,032
     questions in 14 categories) is written as Parquet and analysed by
     ``snakemake analysis_all ranks_all`` (``models: []``, the Parquet as predictions,
     ``subsample.n: all``) in a scratch directory; each job's seconds and peak resident
@@ -307,7 +338,7 @@ def time_scale(models_list, cores: int = 2, targets=("analysis_all", "ranks_all"
         with tempfile.TemporaryDirectory(prefix=f"evalbars-scale-{models}-") as scratch:
             workdir = Path(scratch)
             (workdir / "config").mkdir()
-            synthetic_items(models).to_parquet(workdir / "leaderboard.parquet", index=False)
+            write_synthetic_board(workdir / "leaderboard.parquet", models)
             config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
             config |= {
                 "models": [],
