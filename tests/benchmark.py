@@ -45,6 +45,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import psutil
+import pyarrow as pa
+import pyarrow.parquet as pq
 import yaml
 from snakemake.utils import validate
 
@@ -279,8 +282,6 @@ def synthetic_board(models: int, questions: int = 12_032, categories: int = 14, 
     ------
     pyarrow.RecordBatch
     """
-    import pyarrow as pa
-
     rng = np.random.default_rng(seed)
     theta = rng.normal(0.0, 1.0, models)
     category = rng.integers(0, categories, questions)
@@ -311,8 +312,6 @@ def synthetic_board(models: int, questions: int = 12_032, categories: int = 14, 
 
 def write_synthetic_board(path, models: int, questions: int = 12_032, **kwargs) -> Path:
     """Write :func:`synthetic_board` to the Parquet file ``path``, one row group per batch."""
-    import pyarrow.parquet as pq
-
     path = Path(path)
     writer = None
     for batch in synthetic_board(models, questions, **kwargs):
@@ -323,51 +322,158 @@ def write_synthetic_board(path, models: int, questions: int = 12_032, **kwargs) 
     return path
 
 
-def time_scale(models_list, cores: int = 2, targets=("analysis_all", "ranks_all")) -> pd.DataFrame:
-    """Time and peak memory of each job of the analysis and ranks stages on synthetic leaderboards.
+#: Questions on the synthetic board of K models: the 12,032 of MMLU-Pro, and the Open LLM
+#: Leaderboard's roughly 21,000 (v2's six benchmarks) for its roughly 4,500 models.
+def board_questions(models: int) -> int:
+    """Questions on :func:`time_scale`'s board of ``models`` models."""
+    return 21_000 if models >= 4_500 else 12_032
 
-    For each K in ``models_list`` a seeded leaderboard (:func:`synthetic_board`, 12,032
-    questions in 14 categories) is written as Parquet and analysed by
+
+#: Issue 23's targets: (K, wall seconds, peak GB of the whole command, report MB).
+SCALE_TARGETS = {1_000: (30.0, None, None), 4_500: (300.0, 8.0, 20.0)}
+
+
+def _run_sampled(command, env) -> tuple[float, float, subprocess.CompletedProcess]:
+    """Run ``command``; its wall seconds, the peak resident memory (GB) of its whole process
+    tree (every job running at once counted together, sampled every 0.1 s) and the result."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    root, peak = psutil.Process(process.pid), 0
+    while process.poll() is None:
+        try:
+            tree = [root, *root.children(recursive=True)]
+            peak = max(peak, sum(p.memory_info().rss for p in tree if p.is_running()))
+        except psutil.Error:  # a job ended while it was being measured
+            pass
+        time.sleep(0.1)
+    seconds = time.perf_counter() - start
+    stdout, stderr = process.communicate()
+    finished = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+    return seconds, peak / 1e9, finished
+
+
+def time_scale(
+    models_list, cores: int = 2, repeat: int = 3, targets=("analysis_all", "ranks_all")
+) -> pd.DataFrame:
+    """Time and peak memory of the analysis and ranks stages on synthetic leaderboards.
+
+    For each K in ``models_list`` a seeded leaderboard (:func:`synthetic_board`, K models on
+    :func:`board_questions` questions in 14 categories) is written as Parquet, untimed, and
     ``snakemake analysis_all ranks_all`` (``models: []``, the Parquet as predictions,
-    ``subsample.n: all``) in a scratch directory; each job's seconds and peak resident
-    memory come from its Snakemake benchmark file, the stage's wall time from the run.
+    ``subsample.n: all``) runs on it ``repeat`` times, each in a fresh scratch folder, then
+    ``snakemake --report`` once. Returns one row per run and scope: ``command`` (the whole
+    command's wall seconds and the sampled peak memory of all its processes together),
+    ``report`` (seconds and size of the HTML report) and ``job`` (each job's seconds and peak
+    memory from its Snakemake benchmark file).
     """
     rows = []
     env = dict(os.environ)
+    base = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     for models in models_list:
+        questions = board_questions(models)
         with tempfile.TemporaryDirectory(prefix=f"evalbars-scale-{models}-") as scratch:
-            workdir = Path(scratch)
-            (workdir / "config").mkdir()
-            write_synthetic_board(workdir / "leaderboard.parquet", models)
-            config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-            config |= {
-                "models": [],
-                "predictions": ["leaderboard.parquet"],
-                "subsample": {"n": "all", "seed": 1},
-                "claims": [],
-            }
-            (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(config))
-            seconds = _snakemake(workdir, REPO, cores, list(targets), env)
-            rows.append((models, "stages", " ".join(targets), seconds, np.nan))
-            benchmarks = workdir / "results" / "benchmarks"
-            for path in sorted(benchmarks.glob("*/*.tsv")):
-                bench = pd.read_csv(path, sep="\t")
-                rows.append(
-                    (
-                        models,
-                        "job",
-                        path.parent.name,
-                        float(bench["s"].iloc[0]),
-                        float(bench["max_rss"].iloc[0]),
+            board = write_synthetic_board(Path(scratch) / "leaderboard.parquet", models, questions)
+            for run in range(1, repeat + 1):
+                workdir = Path(scratch) / f"run-{run}"
+                (workdir / "config").mkdir(parents=True)
+                config = base | {
+                    "models": [],
+                    "predictions": [str(board)],
+                    "subsample": {"n": "all", "seed": 1},
+                    "claims": [],
+                }
+                (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(config))
+                command = [sys.executable, "-m", "snakemake", *targets, "--snakefile"]
+                command += [str(REPO / "Snakefile"), "--directory", str(workdir)]
+                command += ["--cores", str(cores), "--quiet", "all"]
+                seconds, peak, finished = _run_sampled(command, env)
+                if finished.returncode:
+                    raise RuntimeError(f"{' '.join(command)} failed:\n{finished.stderr[-3000:]}")
+                key = (models, questions, run)
+                rows.append((*key, "command", " ".join(targets), seconds, peak))
+                for path in sorted((workdir / "results" / "benchmarks").glob("*/*.tsv")):
+                    bench = pd.read_csv(path, sep="\t")
+                    rows.append(
+                        (
+                            *key,
+                            "job",
+                            path.parent.name,
+                            float(bench["s"].iloc[0]),
+                            float(bench["max_rss"].iloc[0]) / 1e3,
+                        )
                     )
-                )
-    return pd.DataFrame(rows, columns=["models", "scope", "job", "seconds", "max_rss_mb"])
+                if run == 1:
+                    report = workdir / "report.html"
+                    seconds, peak, finished = _run_sampled([*command, "--report", str(report)], env)
+                    if finished.returncode:
+                        raise RuntimeError(f"report failed:\n{finished.stderr[-3000:]}")
+                    rows.append(
+                        (*key, "report", f"{report.stat().st_size / 1e6:.1f} MB", seconds, peak)
+                    )
+                shutil.rmtree(workdir)
+    return pd.DataFrame(
+        rows, columns=["models", "questions", "run", "scope", "job", "seconds", "peak_gb"]
+    )
+
+
+def scale_summary(table: pd.DataFrame) -> tuple[pd.DataFrame, list]:
+    """Median and spread (min-max) of each job and of the whole command over the runs, one
+    column per K; and one line per target of :data:`SCALE_TARGETS` saying met or missed.
+
+    The growth columns divide the median at the largest K by that at the next: beside them,
+    how K^2 (model pairs) and K*N (items) grew between the two boards.
+    """
+    timed = table[table["scope"] != "report"]
+    stats = timed.groupby(["scope", "job", "models"], sort=False).agg(
+        median=("seconds", "median"),
+        low=("seconds", "min"),
+        high=("seconds", "max"),
+        peak_gb=("peak_gb", "max"),
+    )
+    cells = stats.apply(
+        lambda r: f"{r['median']:.1f} s ({r['low']:.1f}-{r['high']:.1f}), {r['peak_gb']:.2f} GB",
+        axis=1,
+    )
+    summary = cells.unstack("models")
+    ks = sorted(table["models"].unique())
+    lines = []
+    if len(ks) >= 2:
+        small, large = ks[-2], ks[-1]
+        n_small, n_large = board_questions(small), board_questions(large)
+        medians = stats["median"].unstack("models")
+        summary[f"growth {small}->{large}"] = (medians[large] / medians[small]).map(
+            "{:.1f}x".format
+        )
+        lines.append(
+            f"from K = {small:,} to {large:,}: pairs (K^2) grew "
+            f"{large * (large - 1) / (small * (small - 1)):.1f}x, items (K*N) "
+            f"{large * n_large / (small * n_small):.1f}x"
+        )
+    for k, (wall, memory, report_mb) in SCALE_TARGETS.items():
+        runs = table[(table["models"] == k) & (table["scope"] == "command")]
+        if runs.empty:
+            continue
+        seconds, peak = runs["seconds"].max(), runs["peak_gb"].max()
+        checks = [f"slowest of {len(runs)} runs {seconds:.1f} s (target < {wall:.0f} s)"]
+        met = seconds < wall
+        if memory is not None:
+            checks.append(f"peak {peak:.2f} GB (target < {memory:g} GB)")
+            met &= peak < memory
+        report = table[(table["models"] == k) & (table["scope"] == "report")]
+        if report_mb is not None and not report.empty:
+            size = float(report["job"].iloc[0].split()[0])
+            checks.append(f"report {size:.1f} MB (target < {report_mb:g} MB)")
+            met &= size < report_mb
+        lines.append(f"K = {k:,}: {'met' if met else 'MISSED'}: " + "; ".join(checks))
+    return summary, lines
 
 
 def _planned(args) -> str:
     """What a run with these options times (``--dry-run``)."""
     if args.scale is not None:
-        return f"analysis_all ranks_all on K = {' '.join(map(str, args.scale or [6, 100, 1000]))}"
+        return (
+            f"analysis_all ranks_all on K = {' '.join(map(str, args.scale or [100, 1000, 4500]))}"
+        )
     if args.simulations:
         return f"snakemake simulate_all --cores {args.cores}"
     return f"each analysis stage, best of {args.repeat}, on the subsample and all questions"
@@ -390,7 +496,8 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         metavar="K",
         help="time the analysis and ranks stages on synthetic leaderboards of K models "
-        "(default K = 6 100 1000) instead",
+        "(default K = 100 1000 4500; 21,000 questions at K >= 4,500, else 12,032), "
+        "--repeat runs each, instead",
     )
     parser.add_argument("--cores", type=int, default=2, help="cores for --simulations (default 2)")
     parser.add_argument("--config", default="config/config.yaml", help="workflow config file")
@@ -414,9 +521,7 @@ def main(argv=None) -> int:
     print(f"archives from: {mirror or 'upstream'} ({len(config['models'])} models)", flush=True)
     if args.dry_run:
         if args.scale is not None:
-            what = (
-                f"analysis_all ranks_all on K = {' '.join(map(str, args.scale or [6, 100, 1000]))}"
-            )
+            what = f"analysis_all ranks_all on K = {' '.join(map(str, args.scale or [100, 1000, 4500]))}"
         elif args.simulations:
             what = f"snakemake simulate_all --cores {args.cores}"
         else:
@@ -424,9 +529,12 @@ def main(argv=None) -> int:
         print(f"would time: {what}")
         return 0
     if args.scale is not None:
-        table = time_scale(args.scale or [6, 100, 1000], args.cores)
-        with pd.option_context("display.width", 160):
-            print(table.to_string(index=False, float_format=lambda x: f"{x:.1f}"))
+        table = time_scale(args.scale or [100, 1000, 4500], args.cores, args.repeat)
+        summary, lines = scale_summary(table)
+        with pd.option_context("display.width", 250, "display.max_colwidth", 60):
+            print(summary.to_string())
+        for line in lines:
+            print(line)
         if args.output:
             table.to_csv(args.output, index=False)
         return 0

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars.codes import as_category, factorize_sorted
+from evalbars.codes import as_category, dense_integer_codes, factorize_sorted
 
 
 @pytest.mark.parametrize(
@@ -47,3 +47,26 @@ def test_as_category_sorts_string_categories_and_keeps_nulls():
     recoded = as_category(unsorted)
     assert list(recoded.categories) == ["a", "b"]
     assert list(recoded) == ["b", "a", "b"]
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [
+        [5, 3, 5, -2, 9, 3],  # narrow range: direct addressing
+        [10**12, 7, 7, -3],  # wide range: hashing
+        np.arange(20, dtype=np.int16)[::-1],  # compact dtype keeps its dtype
+    ],
+)
+def test_integer_codes_are_pandas_sorted_factorisation(ids):
+    expected_codes, expected_labels = pd.factorize(pd.Series(ids), sort=True)
+    codes, labels = factorize_sorted(pd.Series(ids))
+    assert codes.tolist() == expected_codes.tolist()
+    assert labels.tolist() == expected_labels.tolist()
+    assert labels.dtype == expected_labels.dtype
+
+
+def test_direct_addressing_only_where_the_range_is_narrow():
+    assert dense_integer_codes(np.array([10**12, 1])) is None
+    assert dense_integer_codes(np.array(["a"])) is None
+    codes, labels = dense_integer_codes(np.array([4, 2, 4]))
+    assert codes.tolist() == [1, 0, 1] and labels.tolist() == [2, 4]

@@ -28,6 +28,7 @@ __all__ = [
     "draw_questions",
     "Subsample",
     "stratified_subsample",
+    "keep_questions",
 ]
 
 log = logging.getLogger(__name__)
@@ -258,11 +259,17 @@ def stratified_subsample(
             "subsample: %d question(s) not answered by every model are not eligible", n_dropped
         )
     questions, allocation = draw_questions(eligible, n, seed)
-    if len(questions) < items["question_id"].nunique():
-        items = items[items["question_id"].isin(questions["question_id"])]
     return Subsample(
-        items=items.reset_index(drop=True),
+        items=keep_questions(items, questions),
         questions=questions,
         allocation=allocation,
         n_dropped=n_dropped,
     )
+
+
+def keep_questions(items: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``items`` on the drawn ``questions`` (a frame with ``question_id``), in
+    their order; ``items`` itself, renumbered, when no question is left out."""
+    if len(questions) < items["question_id"].nunique():
+        items = items[items["question_id"].isin(questions["question_id"])]
+    return items.reset_index(drop=True)

@@ -7,7 +7,7 @@
 # --- Table 1: per-model accuracy, naive and clustered SE, Wilson interval ------------------------
 rule analysis_models:
     input:
-        item_table=rules.subsample.output.item_table,
+        scores=rules.subsample.output.scores,
         code=package_code("analysis_models"),
     output:
         **table_outputs("models", "analysis_models", "2. Analysis", {"table": "per-model accuracy"}),
@@ -34,7 +34,7 @@ rule analysis_models:
 # --- Table 3: unpaired, paired and McNemar tests of every pair ----------------------------------
 rule analysis_pairwise:
     input:
-        item_table=rules.subsample.output.item_table,
+        scores=rules.subsample.output.scores,
         code=package_code("analysis_pairwise"),
     output:
         **table_outputs(
@@ -60,7 +60,7 @@ rule analysis_pairwise:
 # --- Omnibus tests: RM-ANOVA (with Greenhouse-Geisser), one-way ANOVA, Friedman, Cochran's Q ---
 rule analysis_omnibus:
     input:
-        item_table=rules.subsample.output.item_table,
+        scores=rules.subsample.output.scores,
         code=package_code("analysis_omnibus"),
     output:
         **table_outputs("omnibus", "analysis_omnibus", "2. Analysis", {"table": "omnibus tests"}),
@@ -77,7 +77,7 @@ rule analysis_omnibus:
 # --- Tables 2 and 4: mixed models (1|category) and (1|category) + (1|category:question) ---------
 rule analysis_mixed:
     input:
-        item_table=rules.subsample.output.item_table,
+        scores=rules.subsample.output.scores,
         code=package_code("analysis_mixed"),
     output:
         **table_outputs(

@@ -26,7 +26,7 @@ rule claims_check:
 # --- Verdicts of every claim under every reading ------------------------------------------------
 rule claims_table:
     input:
-        item_table=rules.subsample.output.item_table,
+        scores=rules.subsample.output.scores,
         claims=rules.claims_check.output.claims,
         code=package_code("claims_table"),
     output:
@@ -69,7 +69,7 @@ rule claims_figure:
 # --- Every pair in every category: corrections, homogeneity, heatmap ----------------------------
 rule category_pairwise:
     input:
-        item_table=rules.subsample.output.item_table,
+        scores=rules.subsample.output.scores,
         code=package_code("category_pairwise"),
     output:
         **table_outputs(

@@ -7,7 +7,7 @@
 # --- leaderboard.csv (one row per system) and benchmark_quality.csv ------------------------------
 rule leaderboard_table:
     input:
-        item_table=rules.subsample.output.item_table,
+        scores=rules.subsample.output.scores,
         code=package_code("leaderboard_table"),
     output:
         **table_outputs(

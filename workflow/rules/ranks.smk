@@ -6,7 +6,7 @@
 # --- Both readings: CSV (tidy, column `reading`) and Markdown (side by side) -------------------
 rule ranks_table:
     input:
-        item_table=rules.subsample.output.item_table,
+        scores=rules.subsample.output.scores,
         code=package_code("ranks_table"),
     output:
         **table_outputs("ranks", "ranks", "4. Ranks", {"item": "table"}, tex=False),

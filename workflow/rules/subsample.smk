@@ -6,6 +6,8 @@ rule subsample:
     output:
         questions="data/subsample/questions.csv",
         item_table="data/subsample/items.parquet",
+        # The question x model matrix every analysis job reads (one pivot, here).
+        scores="data/subsample/scores.npz",
         manifest="data/subsample/manifest.json",
         allocation=report(
             "results/tables/subsample_allocation.csv",

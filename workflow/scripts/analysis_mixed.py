@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    wide = read_wide_scores(snakemake.input.item_table)
+    wide = read_wide_scores(snakemake.input.scores)
     # the model-by-question term only where cells hold repeated samples (epochs)
     specs = mixed.model_specs(wide)
     # a specification the data cannot identify is skipped with a note; the others are fitted

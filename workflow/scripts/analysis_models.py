@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    wide = read_wide_scores(snakemake.input.item_table)
+    wide = read_wide_scores(snakemake.input.scores)
     level, out = snakemake.params.level, snakemake.output
     tables.write_table(
         accuracy_table(wide, level),

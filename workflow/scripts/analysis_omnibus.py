@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    wide = read_wide_scores(snakemake.input.item_table)
+    wide = read_wide_scores(snakemake.input.scores)
     table = omnibus.omnibus_table(wide)
     tables.write_table(
         table,

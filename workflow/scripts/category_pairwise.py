@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 with script_context(snakemake.log[0]):
     out, alpha = snakemake.output, snakemake.params.alpha
-    everyone = read_wide_scores(snakemake.input.item_table)
+    everyone = read_wide_scores(snakemake.input.scores)
     # the family of tests: analysis.category_pairwise_models (default every model)
     result = category_pairwise.compare_categories(
         everyone, alpha=alpha, max_models=snakemake.params.max_models

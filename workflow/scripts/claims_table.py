@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 with script_context(snakemake.log[0]):
     p = snakemake.params
     checked = json.loads(Path(snakemake.input.claims).read_text())
-    wide = read_wide_scores(snakemake.input.item_table)
+    wide = read_wide_scores(snakemake.input.scores)
     try:
         table = claims.evaluate_claims(
             wide,

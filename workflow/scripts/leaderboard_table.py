@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 with script_context(snakemake.log[0]):
     p, out = snakemake.params, snakemake.output
-    wide = read_wide_scores(snakemake.input.item_table)
+    wide = read_wide_scores(snakemake.input.scores)
     board = verdicts.leaderboard_table(
         wide, alpha=p.alpha, power=p.power, splits=p.splits, seed=p.seed, level=p.level
     )

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 with script_context(snakemake.log[0]):
     p = snakemake.params
-    wide = read_wide_scores(snakemake.input.item_table)
+    wide = read_wide_scores(snakemake.input.scores)
     table, reports = ranks.ranks_readings(
         wide,
         level=p.level,

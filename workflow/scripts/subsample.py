@@ -1,23 +1,32 @@
 """Snakemake adapter: draw the seeded category-stratified subsample."""
 
 import json
+import shutil
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 import evalbars
 from evalbars.errors import script_context
-from evalbars.sampling import stratified_subsample
+from evalbars.sampling import keep_questions, stratified_subsample
+from evalbars.scores import SCORE_COLUMNS, wide_scores, write_wide_scores
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    items = pd.read_parquet(snakemake.input.item_table)
     p = snakemake.params
-    drawn = stratified_subsample(items, p.n, p.seed, p.question_set)
+    # The draw needs only the score columns; the whole table is read only if questions drop out.
+    scores = pd.read_parquet(snakemake.input.item_table, columns=SCORE_COLUMNS)
+    drawn = stratified_subsample(scores, p.n, p.seed, p.question_set)
+    if len(drawn.items) == len(scores):
+        # Every question kept (subsample.n: all): the subsample is the item table, byte for byte.
+        shutil.copyfile(snakemake.input.item_table, snakemake.output.item_table)
+    else:
+        items = pd.read_parquet(snakemake.input.item_table)
+        keep_questions(items, drawn.questions).to_parquet(snakemake.output.item_table, index=False)
     drawn.questions.to_csv(snakemake.output.questions, index=False)
-    drawn.items.to_parquet(snakemake.output.item_table, index=False)
+    write_wide_scores(wide_scores(drawn.items), snakemake.output.scores)
     drawn.allocation.to_csv(snakemake.output.allocation, index=False)
     manifest = {
         "n": snakemake.params.n,

@@ -252,10 +252,7 @@ def _check_scales(frame: pd.DataFrame) -> None:
     """Refuse, naming the file and record, a score outside [0, 1] and a question with no
     option, whatever the format (a harness log may hold any number; MMLU-Pro has questions
     with a single option)."""
-    scores = pd.to_numeric(frame["correct"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    options = pd.to_numeric(frame["n_options"], errors="coerce").to_numpy(
-        dtype=float, na_value=np.nan
-    )
+    scores, options = (_as_numbers(frame[column]) for column in ("correct", "n_options"))
     for bad, problem in (
         (
             ~np.isnan(scores) & ((scores < 0) | (scores > 1)),
@@ -276,6 +273,15 @@ def _check_scales(frame: pd.DataFrame) -> None:
             )
 
 
+def _as_numbers(values: pd.Series) -> np.ndarray:
+    """A column as numbers, NaN where it is null or not a number. Integers without nulls
+    (0/1 scores, option counts) are returned as they are: nothing to coerce, and a float copy
+    of a board's every row would cost 8 bytes each."""
+    if pd.api.types.is_integer_dtype(values) and not values.hasnans:
+        return values.to_numpy()
+    return pd.to_numeric(values, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+
+
 def blank_cells(values: pd.Series) -> np.ndarray:
     """Boolean array: True where a cell is null, or text that is empty or only whitespace.
 
@@ -293,15 +299,25 @@ def _check_unique_questions(frame: pd.DataFrame, path) -> None:
     key = ["model", "question_id", "epoch"]
     # One integer per row, built in place: (model * questions + question) * epochs + epoch.
     cell = np.zeros(len(frame), dtype=np.int64)
+    cells = 1
     for column in key:
-        codes = factorize_sorted(frame[column], nulls="code")[0]
-        cell *= int(codes.max()) + 1 if len(codes) else 1
+        values = frame[column]
+        if pd.api.types.is_integer_dtype(values) and len(values) and values.min() == values.max():
+            continue  # one epoch, as in most tables: nothing to tell rows apart by
+        codes = factorize_sorted(values, nulls="code")[0]
+        size = int(codes.max()) + 1 if len(codes) else 1
+        cells *= size
+        cell *= size
         cell += codes
         del codes
-    # Sorting finds repeats far faster than hashing millions of distinct keys.
-    ordered = np.sort(cell)
-    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
-    del ordered
+    if cells <= 4 * len(cell) + 1024:
+        # A board where most models answer most questions: count each cell, one pass.
+        repeated = np.flatnonzero(np.bincount(cell, minlength=cells) > 1)
+    else:
+        # Sorting finds repeats far faster than hashing millions of distinct keys.
+        ordered = np.sort(cell)
+        repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+        del ordered
     if not len(repeated):
         return
     dup = pd.Series(np.isin(cell, repeated))

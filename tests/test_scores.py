@@ -1,0 +1,110 @@
+"""The question x model matrix: the pivot of the item table and its stored form."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalbars.scores import WideScores, read_wide_scores, wide_scores, write_wide_scores
+
+
+def long_table(question_ids, categories, rows):
+    """Item rows ``(model, question index, score[, epoch])`` on the given questions."""
+    frame = pd.DataFrame(rows, columns=["model", "q", "correct", "epoch"][: len(rows[0])])
+    frame["question_id"] = np.asarray(question_ids, dtype=object)[frame.pop("q")]
+    frame["category"] = np.asarray(categories)[
+        [list(question_ids).index(q) for q in frame["question_id"]]
+    ]
+    if isinstance(question_ids[0], (int, np.integer)):
+        frame["question_id"] = frame["question_id"].astype(np.int64)
+    frame["model"] = frame["model"].astype("category")
+    frame["category"] = frame["category"].astype("category")
+    return frame
+
+
+def by_hand(frame, models):
+    """The cell means, counts and within-cell sums of squares of ``frame`` by groupby."""
+    cells = frame.groupby(["question_id", "model"], observed=True)["correct"]
+    order = (
+        frame[["question_id", "category"]]
+        .drop_duplicates("question_id")
+        .sort_values(["category", "question_id"], kind="stable")["question_id"]
+    )
+    mean = cells.mean().unstack()[models].reindex(order)
+    count = cells.size().unstack()[models].reindex(order).fillna(0)
+    within = cells.apply(lambda s: ((s - s.mean()) ** 2).sum()).unstack()[models].reindex(order)
+    return order.to_numpy(), mean.to_numpy(float), count.to_numpy(int), within.fillna(0).to_numpy()
+
+
+CASES = {
+    # 0/1 scores, one sample per cell, a missing cell, integer ids in a narrow range
+    "binary with a gap": (
+        [12, 10, 11],
+        ["math", "law", "math"],
+        [("A", 0, 1), ("B", 0, 0), ("A", 1, 0), ("B", 1, 1), ("A", 2, 1)],
+    ),
+    # ids far apart (hashing path), partial credit
+    "partial credit, sparse ids": (
+        [10**12, 7, -3],
+        ["b", "a", "b"],
+        [("A", 0, 0.25), ("B", 0, 1.0), ("A", 1, 0.5), ("B", 1, 0.0), ("A", 2, 1), ("B", 2, 0)],
+    ),
+    # text ids, repeated samples (epochs)
+    "epochs, text ids": (
+        ["q-2", "q-10", "q-1"],
+        ["x", "x", "y"],
+        [
+            ("A", 0, 1, 1),
+            ("A", 0, 0, 2),
+            ("A", 0, 1, 3),
+            ("B", 0, 1, 1),
+            ("A", 1, 0, 1),
+            ("B", 1, 1, 1),
+            ("B", 1, 1, 2),
+            ("A", 2, 1, 1),
+            ("B", 2, 0, 1),
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_pivot_equals_groupby_means_counts_and_squares(case):
+    frame = long_table(*CASES[case])
+    order, mean, count, within = by_hand(frame, ["B", "A"])
+    wide = wide_scores(frame, models=["B", "A"])
+    assert wide.question_ids.tolist() == order.tolist()
+    np.testing.assert_array_equal(wide.scores, mean)
+    np.testing.assert_array_equal(wide.sample_counts, count)
+    np.testing.assert_allclose(wide.within_squares, within, atol=1e-15)
+    assert wide.has_repeats == (case == "epochs, text ids")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_stored_matrix_reads_back_equal(case, tmp_path):
+    frame = long_table(*CASES[case])
+    wide = wide_scores(frame)
+    path = tmp_path / "scores.npz"
+    write_wide_scores(wide, path)
+    back = read_wide_scores(path)
+    assert back.models == wide.models
+    assert back.question_ids.tolist() == wide.question_ids.tolist()
+    assert back.question_ids.dtype == wide.question_ids.dtype
+    assert back.categories.tolist() == wide.categories.tolist()
+    for attribute in ("scores", "sample_counts", "within_squares"):
+        np.testing.assert_array_equal(getattr(back, attribute), getattr(wide, attribute))
+    # selecting and ordering columns as the long-table path does
+    np.testing.assert_array_equal(
+        read_wide_scores(path, models=["B"]).scores, wide_scores(frame, models=["B"]).scores
+    )
+    with pytest.raises(ValueError, match="not in the item table"):
+        read_wide_scores(path, models=["C"])
+
+
+def test_binary_matrix_is_stored_as_int8(tmp_path):
+    scores = np.array([[1.0, 0.0], [np.nan, 1.0]])
+    wide = WideScores(scores, ["A", "B"], np.array([1, 2]), np.array(["c", "c"]))
+    write_wide_scores(wide, tmp_path / "s.npz")
+    with np.load(tmp_path / "s.npz") as stored:
+        assert stored["scores"].dtype == np.int8
+        assert stored["scores"].tolist() == [[1, 0], [-1, 1]]
+        assert "samples" not in stored
