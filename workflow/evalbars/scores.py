@@ -145,23 +145,30 @@ def wide_scores(items: pd.DataFrame, models=None) -> WideScores:
         pd.DataFrame(
             {
                 "question_id": frame["question_id"].to_numpy()[first_row],
-                "category": frame["category"].to_numpy()[first_row],
+                # take before converting: a categorical's to_numpy() is an object per row
+                "category": frame["category"].take(first_row).to_numpy(),
                 "code": np.arange(len(first_row)),
             }
         )
     )
-    position = np.empty(len(first_row), dtype=np.int64)
-    position[questions["code"].to_numpy()] = np.arange(len(first_row))
-    row = position[question_code]
-    cell = row * len(models) + column
     shape = (len(first_row), len(models))
-    values = frame["correct"].to_numpy(dtype=float)
-    counts = np.bincount(cell, minlength=shape[0] * shape[1])
-    if counts.max(initial=0) <= 1:
-        means = np.full(counts.size, np.nan)
-        means[cell] = values
+    # Codes in int32 while every cell number fits: at 95 million rows each int64 array is 760 MB.
+    index_type = np.int32 if shape[0] * shape[1] < 2**31 else np.int64
+    position = np.empty(len(first_row), dtype=index_type)
+    position[questions["code"].to_numpy()] = np.arange(len(first_row))
+    cell = position[question_code]
+    cell *= len(models)
+    cell += column
+    filled = np.zeros(shape[0] * shape[1], dtype=bool)
+    filled[cell] = True
+    if np.count_nonzero(filled) == len(cell):  # no cell twice: one sample per cell
+        del filled
+        means = np.full(shape[0] * shape[1], np.nan)
+        means[cell] = frame["correct"].to_numpy()
         samples = within = None
     else:
+        values = frame["correct"].to_numpy(dtype=float)
+        counts = np.bincount(cell, minlength=shape[0] * shape[1])
         sums = np.bincount(cell, weights=values, minlength=counts.size)
         with np.errstate(invalid="ignore", divide="ignore"):
             means = np.where(counts > 0, sums / counts, np.nan)
@@ -276,7 +283,7 @@ def _positions(labels, values: pd.Series) -> np.ndarray:
     looked up once per category."""
     index = pd.Index(labels)
     if isinstance(values.dtype, pd.CategoricalDtype):
-        lookup = np.append(index.get_indexer(values.cat.categories), -1)
+        lookup = np.append(index.get_indexer(values.cat.categories), -1).astype(np.int32)
         return lookup[values.cat.codes.to_numpy()]
     return index.get_indexer(values)
 
