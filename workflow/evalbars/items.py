@@ -325,26 +325,46 @@ def missing_prediction_counts(raw_frames, policy: str = "wrong") -> pd.DataFrame
     """
     tables = []
     for frame in raw_frames:
-        missing = frame["correct"].isna()
-        counts = missing.groupby(frame["model"], observed=True, sort=False).agg(["size", "sum"])
-        files = frame[["model", "source_file"]].drop_duplicates()
-        files = files.groupby("model", observed=True, sort=False)["source_file"].agg(", ".join)
+        # Counted over integer codes: a groupby of a board's hundred million rows costs GBs.
+        model, models = factorize_sorted(frame["model"])
+        samples = np.bincount(model, minlength=len(models))
+        missing = np.bincount(
+            model, weights=frame["correct"].isna().to_numpy(), minlength=len(models)
+        )
+        missing = missing.astype(np.int64)
         tables.append(
             pd.DataFrame(
                 {
-                    "model": counts.index.astype(str),
-                    "samples": counts["size"].to_numpy(),
-                    "missing_predictions": counts["sum"].to_numpy(dtype=int),
-                    "missing_share": (counts["sum"] / counts["size"]).to_numpy(),
+                    "model": models.astype(str),
+                    "samples": samples,
+                    "missing_predictions": missing,
+                    "missing_share": missing / samples,
                     "missing_means": frame.attrs.get("missing_means", ""),
-                    "scored_as": np.where(counts["sum"] > 0, _SCORED_AS[policy], ""),
+                    "scored_as": np.where(missing > 0, _SCORED_AS[policy], ""),
                     "errored_samples": int(frame.attrs.get("errored_samples", 0)),
                     "skipped_entries": int(frame.attrs.get("skipped_entries", 0)),
-                    "source_file": files.reindex(counts.index).to_numpy(),
+                    "source_file": _files_of_models(frame, model, len(models)),
                 }
             )
         )
     return pd.concat(tables, ignore_index=True).sort_values("model").reset_index(drop=True)
+
+
+def _files_of_models(frame: pd.DataFrame, model: np.ndarray, n_models: int) -> np.ndarray:
+    """For each model code, its source files joined by ", " in the order the rows name them."""
+    file, files = factorize_sorted(frame["source_file"])
+    pair = model.astype(np.int64) * len(files) + file
+    first = np.full(n_models * len(files), len(pair), dtype=np.int64)
+    first[pair[::-1]] = np.arange(len(pair) - 1, -1, -1)  # earliest row of each pair wins
+    seen = np.flatnonzero(first < len(pair))
+    pairs = pd.DataFrame(
+        {
+            "model": seen // len(files),
+            "file": files.to_numpy()[seen % len(files)],
+            "first": first[seen],
+        }
+    ).sort_values(["model", "first"])
+    return pairs.groupby("model")["file"].agg(", ".join).to_numpy()
 
 
 def rescore(items: pd.DataFrame, policy: str, seed: int) -> pd.DataFrame:

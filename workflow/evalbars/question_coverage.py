@@ -54,9 +54,20 @@ def shared_questions(items: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     n_dropped : int
         Questions some model lacks.
     """
-    answered = presence(items).all(axis=1)
-    categories = items.drop_duplicates("question_id").set_index("question_id")["category"]
-    shared = categories.loc[answered.index[answered.to_numpy()]].reset_index()
+    rows, questions = factorize_sorted(items["question_id"])
+    columns, models = factorize_sorted(items["model"])
+    table = np.zeros((len(questions), len(models)), dtype=bool)
+    table[rows, columns] = True
+    answered = table.all(axis=1)
+    # Each question's category from its first row (a drop_duplicates would hash every row).
+    first = np.full(len(questions), len(rows), dtype=np.int64)
+    first[rows[::-1]] = np.arange(len(rows) - 1, -1, -1)
+    shared = pd.DataFrame(
+        {
+            "question_id": questions[answered],
+            "category": items["category"].take(first[answered]).array,
+        }
+    )
     return question_order(shared).reset_index(drop=True), int((~answered).sum())
 
 
