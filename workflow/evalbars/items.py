@@ -142,18 +142,30 @@ def _check_categories(frame: pd.DataFrame) -> pd.DataFrame:
     Works on (question, category) code pairs, so a question's millions of repeats
     across models cost one hash each.
     """
-    question, question_ids = pd.factorize(frame["question_id"])
-    category = frame["category"].cat.codes.to_numpy(dtype=np.int64)
+    question, question_ids = factorize_sorted(frame["question_id"])
+    category = frame["category"].cat.codes.to_numpy()
     width = len(frame["category"].cat.categories) + 1
     known = category >= 0
-    pairs = pd.unique(question[known] * width + category[known])
+    # Mark the (question, category) pairs seen: one pass, no hashing of every row.
+    seen = np.zeros(len(question_ids) * width, dtype=bool)
+    if known.all():
+        seen[question.astype(np.int64) * width + category] = True
+    else:
+        seen[question[known].astype(np.int64) * width + category[known]] = True
+    pairs = np.flatnonzero(seen)
+    del seen
     per_question = np.bincount(pairs // width, minlength=len(question_ids))
     if (per_question > 1).any():
         _raise_category_conflict(frame, question_ids[per_question > 1])
+    categories = frame["category"].cat.categories
+    if known.all():
+        alike = near_duplicates(categories, "categories")
+        if alike:
+            log.warning("%s; they are read as two categories", alike)
+        return frame
     category_of = np.full(len(question_ids), -1, dtype=np.int64)
     category_of[pairs // width] = pairs % width
     filled = np.where(known, category, category_of[question])
-    categories = frame["category"].cat.categories
     if (filled < 0).any():
         log.warning(
             "%d rows have no category in any source; they are put in the category 'uncategorised'",
@@ -258,7 +270,7 @@ def join_sources(frames) -> pd.DataFrame:
         log.warning("%s; they are read as two models", alike)
     ids_are_int = [pd.api.types.is_integer_dtype(f["question_id"]) for f in frames]
     if len(frames) == 1:
-        combined = frames[0][RAW_COLUMNS]
+        combined = frames[0][RAW_COLUMNS].copy(deep=False)  # the reader's columns, not a copy
     else:
         combined = pd.concat([f.drop(columns=TEXT_COLUMNS) for f in frames], ignore_index=True)
         for column in TEXT_COLUMNS:

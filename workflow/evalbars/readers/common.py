@@ -195,6 +195,10 @@ def check_question_id(value, path, record):
     return value
 
 
+#: Integer columns held in compact types: twelve million rows of int64 epochs would take 96 MB.
+_COMPACT = {"epoch": np.int32, "n_options": np.int16}
+
+
 def finish_frame(
     frame: pd.DataFrame,
     path,
@@ -231,13 +235,20 @@ def finish_frame(
     elif "source_path" not in frame.columns:  # an item table evalbars wrote keeps source_file
         one = np.zeros(len(frame), dtype=np.int8)
         frame["source_path"] = pd.Categorical.from_codes(one, categories=[str(path)])
-    frame = frame[RAW_COLUMNS].reset_index(drop=True)
-    for column in TEXT_COLUMNS:
-        frame[column] = as_category(frame[column])
-    # Compact integers: twelve million rows of int64 epochs would take 96 MB.
-    for column, dtype in (("epoch", np.int32), ("n_options", np.int16)):
-        if pd.api.types.is_integer_dtype(frame[column]):
-            frame[column] = frame[column].astype(dtype)
+    # One column at a time into a new frame, each compacted as it goes (text as categoricals,
+    # int32 epochs, int16 option counts): no whole-table copy of a board's hundred million rows.
+    columns = {}
+    for column in RAW_COLUMNS:
+        values = frame[column].reset_index(drop=True)
+        if column in TEXT_COLUMNS:
+            values = as_category(values)
+        elif column in _COMPACT and pd.api.types.is_integer_dtype(values):
+            values = values.astype(_COMPACT[column], copy=False)
+        columns[column] = values
+    attrs = dict(frame.attrs)
+    del frame
+    frame = pd.DataFrame(columns, copy=False)
+    frame.attrs.update(attrs)
     frame.attrs.update(
         skipped_entries=int(skipped_entries),
         missing_means=missing_means,

