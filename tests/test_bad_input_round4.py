@@ -9,14 +9,18 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
+from evalbars import planning, smk
 from evalbars.cli import main
-from evalbars.errors import InputError
+from evalbars.errors import ConfigError, InputError
 from evalbars.readers import SourceOptions, read_source
 
-from .conftest import DATA
+from .conftest import DATA, REPO
+from .workflow_runs import make_workdir, run_snakemake
 
 LM_EVAL = DATA / "harness" / "lm_eval"
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def digest(folder: Path) -> dict:
@@ -86,3 +90,113 @@ def test_a_control_character_in_an_lm_eval_model_name_names_the_results_file(tmp
     results.write_text(json.dumps(document))
     with pytest.raises(InputError, match=r"model name 'evalbars/fake\\x00weak' holds the control"):
         read_source(logs, SourceOptions(id_field="id"))
+
+
+# --- A key given twice in a YAML config (the loader keeps the last without a word) ----------------
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (
+            "alpha: 0.05\nmodels: []\nalpha: 0.01\n",
+            "line 3: key `alpha` is given twice (first on line 1)",
+        ),
+        (
+            "subsample:\n  n: 400\n  seed: 1\n  n: all\n",
+            "line 4: key `subsample.n` is given twice (first on line 2)",
+        ),
+        (
+            "predictions:\n  - path: a.csv\n    format: table\n    path: b.csv\n",
+            "line 4: key `predictions[0].path` is given twice (first on line 2)",
+        ),
+        # the first repeat in the file, wherever the walk meets it
+        ("a:\n  b: 1\n  b: 2\nc: 1\nc: 2\n", "line 3: key `a.b` is given twice (first on line 2)"),
+        ('{"alpha": 0.05, "models": [], "alpha": 0.01}', "line 1: key `alpha` is given twice"),
+    ],
+)
+def test_a_key_given_twice_in_a_config_file_is_refused_naming_file_line_and_key(
+    tmp_path, text, line
+):
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as raised:
+        smk.check_unique_keys(path)
+    assert str(raised.value).startswith(f"{path}, {line}")
+    assert str(raised.value).endswith("; YAML would keep only the last value: remove one")
+    assert yaml.safe_load(text) is not None  # the loader itself accepts every one of them
+
+
+def test_keys_that_repeat_only_across_mappings_or_through_a_merge_are_kept(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        "a:\n  n: 1\nb:\n  n: 2\nbase: &base\n  seed: 1\nc:\n  <<: *base\n  seed: 2\n"
+        "d:\n  - n: 1\n  - n: 2\n"
+    )
+    assert smk.check_unique_keys(path) is None
+
+
+def test_validate_config_checks_its_files_before_the_schema(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text("alpha: 0.05\nalpha: 7\n")  # as loaded, alpha 7 would fail the schema
+    with pytest.raises(ConfigError, match=r"line 2: key `alpha` is given twice"):
+        smk.validate_config(yaml.safe_load(path.read_text()), SCHEMA, config_files=[path])
+
+
+@pytest.mark.workflow
+def test_a_dry_run_with_a_key_given_twice_in_a_configfile_ends_in_that_line(tmp_path):
+    workdir = make_workdir(tmp_path)
+    extra = tmp_path / "mine.yaml"
+    extra.write_text("claims: []\nsubsample:\n  n: 50\n  n: 40\n")
+    before = extra.read_bytes()
+    result = run_snakemake(workdir, "-n", "--configfile", str(extra), check=False)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"evalbars: {extra}, line 4: key `subsample.n` is given twice (first on line 3); YAML "
+        "would keep only the last value: remove one"
+    )
+    # the Snakefile's own config file too
+    shipped = workdir / "config" / "config.yaml"
+    shipped.write_text(shipped.read_text() + "alpha: 0.01\n")
+    first = 1 + next(
+        i for i, text in enumerate(shipped.read_text().splitlines()) if text.startswith("alpha:")
+    )
+    count = len(shipped.read_text().splitlines())
+    result = run_snakemake(workdir, "-n", check=False)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"evalbars: config/config.yaml, line {count}: key `alpha` is given twice (first on line "
+        f"{first}); YAML would keep only the last value: remove one"
+    )
+    assert extra.read_bytes() == before
+    assert not (workdir / "results").exists() and not (workdir / "data").exists()
+
+
+# --- Planning gaps given as proportions ------------------------------------------------------------
+
+
+def _config(**claims_options) -> dict:
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config["claims_options"].update(claims_options)
+    return config
+
+
+def test_plan_gaps_given_as_proportions_are_refused_with_the_points_meant():
+    with pytest.raises(ConfigError) as raised:
+        smk.validate_config(_config(plan_gaps=[0.01, 0.02, 0.05]), SCHEMA)
+    assert str(raised.value) == (
+        "config key `claims_options.plan_gaps`: 0.01 is 0.01 points; did you mean 1 points? "
+        "(gaps are accuracy points; set `claims_options.small_gaps: true` to plan for a gap "
+        "under 1 point)"
+    )
+    # the same check as `evalbars plan --gap` (one home)
+    with pytest.raises(InputError, match=r"is 0.02 points; did you mean 2 points\? \(the gap"):
+        planning.check_plan_request(6, 0.02, None, 0.25)
+
+
+def test_plan_gaps_under_one_point_are_planned_when_asked_for():
+    config = smk.validate_config(_config(plan_gaps=[0.5, 1], small_gaps=True), SCHEMA)
+    assert config["claims_options"]["plan_gaps"] == [0.5, 1]
+    shipped = smk.validate_config(_config(), SCHEMA)["claims_options"]
+    assert shipped["plan_gaps"] == [1, 2, 5] and shipped["small_gaps"] is False
+    assert "small_gaps" in smk.validate_config({}, SCHEMA)["claims_options"]

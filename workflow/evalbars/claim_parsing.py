@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import ConfigError, InputError
+from .units import points_hint
 
 __all__ = [
     "KINDS",
@@ -177,11 +178,12 @@ def _margin(text: str, groups: dict) -> float:
         raise ClaimError(text, f"the margin must be positive points, got {margin:g}")
     if margin >= 100:
         raise ClaimError(text, f"the margin must be below 100 points, got {margin:g}")
-    if margin < 1 and not groups.get("unit"):
+    hint = points_hint(margin)
+    if hint and not groups.get("unit"):
         raise ClaimError(
             text,
-            f"a margin of {margin:g} points is below 1 point: did you mean {100 * margin:g} "
-            f"points? (margins are accuracy points; write '{written} points' if you mean it)",
+            f"a margin of {margin:g} points is below 1 point: {hint} (margins are accuracy "
+            f"points; write '{written} points' if you mean it)",
         )
     return margin
 
