@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -200,3 +201,56 @@ def test_plan_gaps_under_one_point_are_planned_when_asked_for():
     shipped = smk.validate_config(_config(), SCHEMA)["claims_options"]
     assert shipped["plan_gaps"] == [1, 2, 5] and shipped["small_gaps"] is False
     assert "small_gaps" in smk.validate_config({}, SCHEMA)["claims_options"]
+
+
+# --- A correct column that disagrees with pred and answer -----------------------------------------
+
+
+def test_a_correct_column_marking_the_answer_itself_wrong_is_refused(tmp_path, capsys):
+    table = tmp_path / "items.csv"
+    table.write_text(
+        "model,question_id,pred,answer,correct\n"
+        "a,1,B,B,1\na,2,C,B,0\na,3,B,B,0\nb,1,B,B,1\nb,2,(B),B,1\nb,3, A ,A,0\n"
+    )
+    before = table.read_bytes()
+    line = (
+        f"{table}, record 3: correct is 0 but pred 'B' equals the answer 'B': 2 of 6 records "
+        "with correct, pred and answer are marked wrong while their prediction is the answer, so "
+        "the correct column does not score these predictions (shifted or stale?); fix it, or "
+        "drop pred and answer to score by correct alone"
+    )
+    with pytest.raises(InputError) as raised:
+        read_source(table, SourceOptions())
+    assert str(raised.value) == line
+    output = tmp_path / "out.parquet"
+    assert main(["read", str(table), "-o", str(output)]) == 1
+    assert last_error(capsys) == f"evalbars read: error: {line}"
+    assert not output.exists() and table.read_bytes() == before
+
+
+def test_a_correct_column_more_lenient_than_exact_matching_is_kept_with_a_warning(tmp_path, caplog):
+    table = tmp_path / "items.csv"
+    # a lenient grader: '(B)' and '18.0' accepted; a case-sensitive one: 'b' for 'B' wrong;
+    # partial credit and a missing prediction are not judged
+    table.write_text(
+        "model,question_id,pred,answer,correct\n"
+        "a,1,B,B,1\na,2,C,B,0\na,3,(B),B,1\na,4,B,B,0.5\nb,1,b,B,0\nb,2,18.0,18,1\nb,3,,A,\n"
+        "b,4,A,A,1\n"
+    )
+    with caplog.at_level("WARNING"):
+        (frame,) = read_source(table, SourceOptions())
+    assert frame["correct"].tolist() == [1, 0, 1, 0.5, 0, 1, pd.NA, 1]  # correct is the score
+    assert [r.getMessage() for r in caplog.records if "disagrees" in r.getMessage()] == [
+        f"{table}: correct disagrees with matching pred to answer on 3 of 6 records (first: "
+        "record 3, pred '(B)', answer 'B', correct 1); correct is the score (a grader may accept "
+        "more than exact matching): check the column if it should not"
+    ]
+
+
+def test_a_correct_column_that_agrees_with_pred_and_answer_says_nothing(tmp_path, caplog):
+    table = tmp_path / "items.csv"
+    table.write_text("model,question_id,pred,answer,correct\na,1,b ,B,1\na,2,C,B,0\nb,1,,B,\n")
+    with caplog.at_level("WARNING"):
+        (frame,) = read_source(table, SourceOptions())
+    assert frame["correct"].tolist() == [1, 0, pd.NA]
+    assert not [r for r in caplog.records if "disagrees" in r.getMessage()]
