@@ -4,6 +4,7 @@ exact line and a non-zero exit, nothing partial left and the inputs unchanged.""
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import shutil
 from pathlib import Path
@@ -15,6 +16,7 @@ import yaml
 from evalbars import planning, smk
 from evalbars.cli import main
 from evalbars.errors import ConfigError, InputError
+from evalbars.ranks import parse_leaderboard
 from evalbars.readers import SourceOptions, read_source
 
 from .conftest import DATA, REPO
@@ -254,3 +256,77 @@ def test_a_correct_column_that_agrees_with_pred_and_answer_says_nothing(tmp_path
         (frame,) = read_source(table, SourceOptions())
     assert frame["correct"].tolist() == [1, 0, pd.NA]
     assert not [r for r in caplog.records if "disagrees" in r.getMessage()]
+
+
+# --- A score in points with its se as a proportion ------------------------------------------------
+
+
+def _board(rows: str) -> pd.DataFrame:
+    return pd.read_csv(io.StringIO("name,score,se\n" + rows), dtype=object)
+
+
+def test_a_proportions_se_beside_a_points_score_is_refused_by_the_questions_it_implies():
+    # 0.012 read as points on 65.3 implies 0.653 * 0.347 / 0.00012^2 = 15.7 million questions
+    with pytest.raises(InputError) as raised:
+        parse_leaderboard(_board("a,65.3,0.012\nb,61.0,0.013\n"), source="board.csv")
+    assert str(raised.value) == (
+        "board.csv: row 1 (a): se 0.012 on a score of 65.3 points implies 15.7 million questions "
+        "(an accuracy's se is sqrt(p(1-p)/n)); if se is a proportion, multiply it by 100 (se "
+        "1.2) or pass --se-units proportion; if it is in points, pass --se-units points"
+    )
+    assert 0.653 * 0.347 / 0.00012**2 == pytest.approx(15.74e6, rel=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("rows", "units", "se"),
+    [
+        # a points se of a plain accuracy: 0.5 points on 65.3 is 9,066 questions, 0.3 is 25,184
+        ("a,65.3,0.5\nb,61.0,0.3\n", "auto", [0.005, 0.003]),
+        # the same board as above, its units stated: a proportion...
+        ("a,65.3,0.012\nb,61.0,0.013\n", "proportion", [0.012, 0.013]),
+        # ...or a tiny-SE metric in points (partial credit over many samples), as stated
+        ("a,65.3,0.012\nb,61.0,0.013\n", "points", [0.00012, 0.00013]),
+        # tiny SEs on the proportion scale are never judged by the bound
+        ("a,0.653,0.0001\nb,0.610,0.00012\n", "auto", [0.0001, 0.00012]),
+        # a points se beside proportion scores, stated
+        ("a,0.84,3.1\nb,0.80,2.5\n", "points", [0.031, 0.025]),
+        # at 0 or 100 points an accuracy's se is 0: no bound to judge by
+        ("a,100,0.001\nb,61.0,0.3\n", "auto", [0.00001, 0.003]),
+    ],
+)
+def test_legitimate_standard_errors_are_read_in_their_units(rows, units, se):
+    board = parse_leaderboard(_board(rows), source="board.csv", se_units=units)
+    assert board["se"].tolist() == pytest.approx(se, rel=1e-12)
+
+
+def test_the_bound_sits_at_a_million_questions():
+    # 65.3 points: se = 100 * sqrt(0.653 * 0.347 / n); just under and over a million questions
+    at = 100 * (0.653 * 0.347 / 1e6) ** 0.5
+    parse_leaderboard(_board(f"a,65.3,{at * 1.001!r}\nb,61.0,0.3\n"))
+    with pytest.raises(InputError, match=r"row 1 \(a\): se .* implies 1.0 million questions"):
+        parse_leaderboard(_board(f"a,65.3,{at * 0.999!r}\nb,61.0,0.3\n"))
+
+
+def test_stated_units_keep_the_largest_se_of_an_accuracy():
+    with pytest.raises(InputError) as raised:
+        parse_leaderboard(_board("a,65.3,0.6\nb,61.0,0.3\n"), source="b.csv", se_units="proportion")
+    assert str(raised.value) == (
+        "b.csv: row 1 (a): se 0.6 exceeds 0.5, the largest standard error of an accuracy"
+    )
+
+
+def test_ranks_takes_the_se_units_on_the_command_line(tmp_path, capsys):
+    board = tmp_path / "board.csv"
+    board.write_text("name,score,se\na,65.3,0.012\nb,61.0,0.013\n")
+    before = board.read_bytes()
+    assert main(["ranks", str(board)]) == 1
+    assert last_error(capsys).startswith(
+        f"evalbars ranks: error: {board}: row 1 (a): se 0.012 on a score of 65.3 points implies "
+        "15.7 million questions"
+    )
+    assert main(["ranks", str(board), "--se-units", "proportion", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["systems"]
+    assert [round(r["ci_high"] - r["ci_low"], 6) for r in rows] == [
+        round(2 * 1.959963984540054 * se, 6) for se in (0.012, 0.013)
+    ]
+    assert board.read_bytes() == before
