@@ -330,3 +330,28 @@ def test_ranks_takes_the_se_units_on_the_command_line(tmp_path, capsys):
         round(2 * 1.959963984540054 * se, 6) for se in (0.012, 0.013)
     ]
     assert board.read_bytes() == before
+
+
+# --- A claim listed twice on the command line (it crashed the table) -----------------------------
+
+
+def test_a_claim_listed_twice_in_a_claims_file_names_the_file_and_line(tmp_path, capsys):
+    claims_file = tmp_path / "claims.txt"
+    claims_file.write_text(
+        "# mine\nevalbars/fake-strong > evalbars/fake-weak\n\nevalbars/fake-strong  >  "
+        "evalbars/fake-weak\n"
+    )
+    before = claims_file.read_bytes()
+    arguments = ["claims", str(LM_EVAL), "--runs", "newest", "--id-field", "id"]
+    assert main([*arguments, "--claims-file", str(claims_file)]) == 1
+    assert last_error(capsys) == (
+        # (the command line shows a message's runs of spaces as one)
+        f"evalbars claims: error: {claims_file}, record 4: claim 'evalbars/fake-strong > "
+        "evalbars/fake-weak' is listed twice (first at record 2)"
+    )
+    assert claims_file.read_bytes() == before
+    claim = "evalbars/fake-strong > evalbars/fake-weak"
+    assert main([*arguments, "--claim", claim, "--claim", claim]) == 1
+    assert last_error(capsys) == (
+        f"evalbars claims: error: claim {claim!r}: listed twice (also as {claim!r})"
+    )

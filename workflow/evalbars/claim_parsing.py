@@ -207,25 +207,48 @@ def _refuse_a_margin(text: str, b: str, models) -> None:
 
 
 def parse_claims(texts, models=None, categories=None) -> list[Claim]:
-    """Parse several claims; a claim listed twice (same canonical form) is an error."""
+    """Parse several claims (texts, or :class:`Claim` objects kept as they are); a claim listed
+    twice (same canonical form) is an error."""
     claims, seen = [], {}
     for text in texts:
-        claim = parse_claim(text, models, categories)
+        claim = text if isinstance(text, Claim) else parse_claim(text, models, categories)
         if claim.label in seen:
-            raise ClaimError(text, f"listed twice (also as {seen[claim.label]!r})")
-        seen[claim.label] = text
+            raise ClaimError(claim.text, f"listed twice (also as {seen[claim.label]!r})")
+        seen[claim.label] = claim.text
         claims.append(claim)
     return claims
 
 
 def read_claims_file(path) -> list[str]:
-    """Claims from a text file, one a line; blank lines and lines starting with '#' are skipped."""
+    """Claims from a text file, one a line; blank lines and lines starting with '#' are skipped.
+
+    A claim on two lines (the same canonical form, however spaced) is refused naming the
+    file and the second line (1-based); other problems are the claim's own, found when it is
+    checked against the data.
+    """
     path = Path(path)
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise InputError(path, f"cannot read claims file: {exc.strerror or exc}") from exc
-    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise InputError(path, f"cannot read claims file: {reason}") from exc
+    texts, seen = [], {}
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        try:
+            label = parse_claim(text).label
+        except ClaimError:
+            label = None
+        if label in seen:
+            raise InputError(
+                path, f"claim {text!r} is listed twice (first at record {seen[label]})", number
+            )
+        if label is not None:
+            seen[label] = number
+        texts.append(text)
+    return texts
 
 
 def check_claims(texts, models, categories) -> list:
