@@ -355,3 +355,13 @@ def test_a_claim_listed_twice_in_a_claims_file_names_the_file_and_line(tmp_path,
     assert last_error(capsys) == (
         f"evalbars claims: error: claim {claim!r}: listed twice (also as {claim!r})"
     )
+
+
+def test_a_control_character_in_a_leaderboard_name_is_refused(tmp_path, capsys):
+    board = tmp_path / "board.csv"
+    board.write_bytes(b"name,correct,total\nfake\x00strong,50,100\nweak,40,100\n")
+    assert main(["ranks", str(board)]) == 1
+    assert last_error(capsys) == (
+        f"evalbars ranks: error: {board}: row 1: name 'fake\\x00strong' holds the control "
+        "character U+0000 (at character 5); names must be printable text"
+    )

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..accuracy import accuracy_table
-from ..errors import InputError
+from ..errors import InputError, control_character
 from ..scores import WideScores
 
 __all__ = [
@@ -203,15 +203,8 @@ def parse_leaderboard(
 
     names, parsed, percent_rows = [], [], []
     for number, row in enumerate(frame.to_dict("records"), start=1):
-        raw_name = row[name_column]
-        name = (
-            ""
-            if raw_name is None or (isinstance(raw_name, float) and math.isnan(raw_name))
-            else str(raw_name).strip()
-        )
-        where = f"row {number} ({name})" if name else f"row {number}"
-        if not name:
-            raise InputError(source, f"{where}: missing name")
+        name = _row_name(row[name_column], number, source)
+        where = f"row {number} ({name})"
         values, percent_sign = {}, False
         for column in value_columns:
             value, percent = _parse_number(row[column], column, where, source)
@@ -250,6 +243,17 @@ def parse_leaderboard(
     return pd.DataFrame.from_records(
         records, columns=["name", "form", "score", "n", "successes", "se", "note"]
     )
+
+
+def _row_name(raw, number: int, source: str) -> str:
+    """A row's system name, stripped; refused when missing or holding a control character."""
+    name = "" if raw is None or (isinstance(raw, float) and math.isnan(raw)) else str(raw).strip()
+    if not name:
+        raise InputError(source, f"row {number}: missing name")
+    control = control_character("name", name)
+    if control:
+        raise InputError(source, f"row {number}: {control}")
+    return name
 
 
 def _score_scale(parsed, percent_rows, source) -> tuple[float, str]:

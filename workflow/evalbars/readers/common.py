@@ -23,14 +23,13 @@ in the config (``set `runs: newest` on this predictions entry``), or a flag of
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..codes import as_category, factorize_sorted
-from ..errors import InputError, plain
+from ..errors import CONTROL_CHARACTERS, InputError, control_character, plain
 
 __all__ = [
     "HINT_STYLES",
@@ -279,27 +278,19 @@ def _check_scales(frame: pd.DataFrame) -> None:
             )
 
 
-#: Control characters (C0, DEL and C1): a NUL or a line break in a name breaks every table.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
 def _check_names(frame: pd.DataFrame) -> None:
     """Refuse, naming the file and record, a model or category name holding a control character
-    (a NUL byte, a tab, a line break): it would end a C string, split a CSV row or a Markdown
-    table, and print as nothing. Judged once per distinct name."""
+    (:func:`~evalbars.errors.control_character`). Judged once per distinct name."""
     for column in ("model", "category"):
         names = frame[column].cat.categories
-        bad = np.asarray(names.str.contains(_CONTROL.pattern, regex=True), dtype=bool)
+        bad = np.asarray(names.str.contains(CONTROL_CHARACTERS.pattern, regex=True), dtype=bool)
         if not bad.any():
             continue
         code = int(bad.argmax())
-        name = str(names[code])
-        char = _CONTROL.search(name).group()
         i = int((frame[column].cat.codes.to_numpy() == code).argmax())
         raise InputError(
             frame["source_path"].iloc[i],
-            f"{column} name {name!r} holds the control character U+{ord(char):04X} "
-            f"(at character {_CONTROL.search(name).start() + 1}); names must be printable text",
+            control_character(f"{column} name", str(names[code])),
             plain(frame["record"].iloc[i]),
         )
 
