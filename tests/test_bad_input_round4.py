@@ -175,6 +175,23 @@ def test_a_dry_run_with_a_key_given_twice_in_a_configfile_ends_in_that_line(tmp_
     assert not (workdir / "results").exists() and not (workdir / "data").exists()
 
 
+@pytest.mark.workflow
+def test_a_dry_run_with_planning_gaps_given_as_proportions_ends_in_that_line(tmp_path):
+    workdir = make_workdir(tmp_path, claims_options={"plan_gaps": [0.01, 0.02]})
+    result = run_snakemake(workdir, "-n", check=False)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        "evalbars: config key `claims_options.plan_gaps`: 0.01 is 0.01 points; did you mean 1 "
+        "point? (gaps are accuracy points; set `claims_options.small_gaps: true` to plan for a "
+        "gap under 1 point)"
+    )
+    assert not (workdir / "results").exists() and not (workdir / "data").exists()
+    small = make_workdir(
+        tmp_path / "small", claims_options={"plan_gaps": [0.5], "small_gaps": True}
+    )
+    assert run_snakemake(small, "-n", "plan_table", check=False).returncode == 0
+
+
 # --- Planning gaps given as proportions ------------------------------------------------------------
 
 
@@ -188,7 +205,7 @@ def test_plan_gaps_given_as_proportions_are_refused_with_the_points_meant():
     with pytest.raises(ConfigError) as raised:
         smk.validate_config(_config(plan_gaps=[0.01, 0.02, 0.05]), SCHEMA)
     assert str(raised.value) == (
-        "config key `claims_options.plan_gaps`: 0.01 is 0.01 points; did you mean 1 points? "
+        "config key `claims_options.plan_gaps`: 0.01 is 0.01 points; did you mean 1 point? "
         "(gaps are accuracy points; set `claims_options.small_gaps: true` to plan for a gap "
         "under 1 point)"
     )

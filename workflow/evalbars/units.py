@@ -25,7 +25,12 @@ def points_hint(points: float) -> str | None:
     --------
     >>> points_hint(0.02)
     'did you mean 2 points?'
+    >>> points_hint(0.01)
+    'did you mean 1 point?'
     >>> points_hint(2) is None
     True
     """
-    return f"did you mean {100 * points:g} points?" if 0 < points < 1 else None
+    if not 0 < points < 1:
+        return None
+    meant = 100 * points
+    return f"did you mean {meant:g} point{'' if meant == 1 else 's'}?"
