@@ -272,6 +272,11 @@ def test_a_correct_column_that_agrees_with_pred_and_answer_says_nothing(tmp_path
     with caplog.at_level("WARNING"):
         (frame,) = read_source(table, SourceOptions())
     assert frame["correct"].tolist() == [1, 0, pd.NA]
+    # numbers: a pred column with an empty cell is read as floats, 18.0 for the answer 18
+    numbers = tmp_path / "numbers.csv"
+    numbers.write_text("model,question_id,pred,answer,correct\na,1,18,18,1\na,2,,18,\na,3,7,18,0\n")
+    with caplog.at_level("WARNING"):
+        read_source(numbers, SourceOptions())
     assert not [r for r in caplog.records if "disagrees" in r.getMessage()]
 
 

@@ -172,17 +172,28 @@ def _check_correct_against_pred(frame: pd.DataFrame, path) -> None:
     rows = np.flatnonzero((np.isin(scores, (0.0, 1.0)) & pred.notna() & answer.notna()).to_numpy())
     if not len(rows):
         return
-    given = pd.Series(pred.to_numpy()[rows]).astype("string").str.strip()
-    gold = pd.Series(answer.to_numpy()[rows]).astype("string").str.strip()
-    same = (given == gold).to_numpy(dtype=bool)
-    loose = (given.str.upper() == gold.str.upper()).to_numpy(dtype=bool)
+    # Text is compared once per distinct value: codes into one vocabulary of stripped strings
+    # (and one of their upper case) for both columns.
+    pred_codes, pred_values = pred.iloc[rows].factorize()
+    answer_codes, answer_values = answer.iloc[rows].factorize()
+    text = pd.Index(
+        np.concatenate([_as_text(pred_values), _as_text(answer_values)]), dtype="str"
+    ).str.strip()
+    split = len(pred_values)
+
+    def matches(vocabulary) -> np.ndarray:
+        codes = pd.factorize(vocabulary)[0]
+        return codes[:split][pred_codes] == codes[split:][answer_codes]
+
+    same, loose = matches(text), matches(text.str.upper())
     score = scores[rows]
     contradicted = same & (score == 0)
     if contradicted.any():
         i = int(contradicted.argmax())
+        given, gold = text[pred_codes[i]], text[split + answer_codes[i]]
         raise InputError(
             path,
-            f"correct is 0 but pred {given.iloc[i]!r} equals the answer {gold.iloc[i]!r}: "
+            f"correct is 0 but pred {given!r} equals the answer {gold!r}: "
             f"{int(contradicted.sum())} "
             f"of {len(rows)} records with correct, pred and answer are marked wrong while their "
             "prediction is the answer, so the correct column does not score these predictions "
@@ -200,10 +211,19 @@ def _check_correct_against_pred(frame: pd.DataFrame, path) -> None:
             int(differs.sum()),
             len(rows),
             int(frame["record"].iloc[rows[i]]),
-            given.iloc[i],
-            gold.iloc[i],
+            text[pred_codes[i]],
+            text[split + answer_codes[i]],
             score[i],
         )
+
+
+def _as_text(values) -> np.ndarray:
+    """Distinct cell values as text; whole numbers in a float column (a numeric column with
+    empty cells) as integers, so that a pred of 18.0 reads as the answer 18 does."""
+    values = np.asarray(values)
+    if values.dtype.kind == "f" and np.all(values == np.round(values)):
+        values = values.astype(np.int64)
+    return np.asarray(pd.Index(values).astype("str"), dtype=object)
 
 
 def _parse_epochs(frame: pd.DataFrame, path) -> pd.Series:
