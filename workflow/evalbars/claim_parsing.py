@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import ConfigError, InputError
+from .units import points_hint
 
 __all__ = [
     "KINDS",
@@ -177,11 +178,12 @@ def _margin(text: str, groups: dict) -> float:
         raise ClaimError(text, f"the margin must be positive points, got {margin:g}")
     if margin >= 100:
         raise ClaimError(text, f"the margin must be below 100 points, got {margin:g}")
-    if margin < 1 and not groups.get("unit"):
+    hint = points_hint(margin)
+    if hint and not groups.get("unit"):
         raise ClaimError(
             text,
-            f"a margin of {margin:g} points is below 1 point: did you mean {100 * margin:g} "
-            f"points? (margins are accuracy points; write '{written} points' if you mean it)",
+            f"a margin of {margin:g} points is below 1 point: {hint} (margins are accuracy "
+            f"points; write '{written} points' if you mean it)",
         )
     return margin
 
@@ -205,25 +207,48 @@ def _refuse_a_margin(text: str, b: str, models) -> None:
 
 
 def parse_claims(texts, models=None, categories=None) -> list[Claim]:
-    """Parse several claims; a claim listed twice (same canonical form) is an error."""
+    """Parse several claims (texts, or :class:`Claim` objects kept as they are); a claim listed
+    twice (same canonical form) is an error."""
     claims, seen = [], {}
     for text in texts:
-        claim = parse_claim(text, models, categories)
+        claim = text if isinstance(text, Claim) else parse_claim(text, models, categories)
         if claim.label in seen:
-            raise ClaimError(text, f"listed twice (also as {seen[claim.label]!r})")
-        seen[claim.label] = text
+            raise ClaimError(claim.text, f"listed twice (also as {seen[claim.label]!r})")
+        seen[claim.label] = claim.text
         claims.append(claim)
     return claims
 
 
 def read_claims_file(path) -> list[str]:
-    """Claims from a text file, one a line; blank lines and lines starting with '#' are skipped."""
+    """Claims from a text file, one a line; blank lines and lines starting with '#' are skipped.
+
+    A claim on two lines (the same canonical form, however spaced) is refused naming the
+    file and the second line (1-based); other problems are the claim's own, found when it is
+    checked against the data.
+    """
     path = Path(path)
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise InputError(path, f"cannot read claims file: {exc.strerror or exc}") from exc
-    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise InputError(path, f"cannot read claims file: {reason}") from exc
+    texts, seen = [], {}
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        try:
+            label = parse_claim(text).label
+        except ClaimError:
+            label = None
+        if label in seen:
+            raise InputError(
+                path, f"claim {text!r} is listed twice (first at record {seen[label]})", number
+            )
+        if label is not None:
+            seen[label] = number
+        texts.append(text)
+    return texts
 
 
 def check_claims(texts, models, categories) -> list:

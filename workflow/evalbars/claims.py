@@ -416,7 +416,7 @@ def evaluate_claims(
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     models = list(wide.models)
     categories = sorted(set(wide.categories.tolist()))
-    claims = [c if isinstance(c, Claim) else parse_claim(c, models, categories) for c in claims]
+    claims = parse_claims(claims, models, categories)  # a claim listed twice is refused
     index = {m: i for i, m in enumerate(models)}
     scopes = {None: _scope(wide, None)}
     for claim in claims:

@@ -35,6 +35,7 @@ from .items import MISSING_POLICIES
 from .landing import separation_sentence
 from .ranks import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
 from .ranks.defaults import MIN_DRAWS
+from .ranks.leaderboard import SE_UNITS
 from .readers import FORMATS, set_hint_style
 from .scores import wide_scores
 from .tables import format_p, to_markdown
@@ -134,10 +135,18 @@ def _add_ranks_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_LEVEL,
         help=f"confidence level of intervals and rank ranges (default: {DEFAULT_LEVEL})",
     )
+    parser.add_argument(
+        "--se-units",
+        choices=SE_UNITS,
+        default="auto",
+        help="units of the se column: points (0.5 for half a point) or proportion (0.005); "
+        "default auto: the scores', checked (an se of 0.012 beside 65.3 points is refused as "
+        "a likely proportion)",
+    )
 
 
 def _run_ranks(args: argparse.Namespace) -> int:
-    board = ranks.read_leaderboard(args.file)
+    board = ranks.read_leaderboard(args.file, se_units=args.se_units)
     report = ranks.rank_table(board, level=args.level, draws=args.draws, seed=args.seed)
     if args.format == "markdown":
         sys.stdout.write(ranks.report_markdown(report))

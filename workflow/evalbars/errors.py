@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import re
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +23,7 @@ __all__ = [
     "ConfigError",
     "DownloadError",
     "ChecksumError",
+    "control_character",
     "plain",
     "machine_fault",
     "script_context",
@@ -53,6 +55,31 @@ class DownloadError(EvalbarsError, RuntimeError):
 
 class ChecksumError(DownloadError):
     """A fetched file does not match its pinned checksum."""
+
+
+#: Control characters (C0, DEL and C1): a NUL or a line break in a name breaks every table.
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def control_character(what: str, name: str) -> str | None:
+    r"""The problem with a name holding a control character (a NUL byte, a tab, a line break),
+    else None: it would end a C string, split a CSV row or a Markdown table, and print as
+    nothing.
+
+    Examples
+    --------
+    >>> control_character("model name", "fake\x00strong")
+    "model name 'fake\\x00strong' holds the control character U+0000 (at character 5); names must be printable text"
+    >>> control_character("model name", "fake-strong") is None
+    True
+    """
+    found = CONTROL_CHARACTERS.search(name)
+    if found is None:
+        return None
+    return (
+        f"{what} {name!r} holds the control character U+{ord(found.group()):04X} (at character "
+        f"{found.start() + 1}); names must be printable text"
+    )
 
 
 def plain(value):

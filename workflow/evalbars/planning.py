@@ -60,6 +60,7 @@ from .errors import InputError
 from .pairwise import adjust_pvalues, disagreement_rates, two_sided_normal_p
 from .scores import wide_scores
 from .simulate.seeding import setting_rng, share_and_se
+from .units import points_hint
 
 __all__ = [
     "PROCEDURES",
@@ -748,11 +749,12 @@ def check_plan_request(
             f"--gap {gap_points:g}",
             f"must be above 0 and at most the disagreement rate ({100 * disagreement:g} points)",
         )
-    if gap_points < 1 and not small_gap:
+    hint = points_hint(gap_points)
+    if hint and not small_gap:
         raise InputError(
             f"--gap {gap_points:g}",
-            f"is {gap_points:g} points; did you mean {100 * gap_points:g} points? (the gap is in "
-            "accuracy points; add --small-gap to plan for a gap under 1 point)",
+            f"is {gap_points:g} points; {hint} (the gap is in accuracy points; add --small-gap "
+            "to plan for a gap under 1 point)",
         )
 
 

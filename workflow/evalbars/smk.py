@@ -22,6 +22,7 @@ import yaml
 from .errors import ConfigError
 from .fetch import archive_name, model_from_archive, pinned_checksums
 from .paper import EXAMPLE_CLAIMS, PAPER_MODELS, PAPER_SUBSAMPLE_SIZE
+from .units import points_hint
 
 __all__ = [
     "ConfigError",
@@ -34,6 +35,7 @@ __all__ = [
     "run_choices",
     "package_files",
     "check_grid",
+    "check_unique_keys",
     "stale_lock_hint",
     "validate_config",
 ]
@@ -242,8 +244,19 @@ def stale_lock_hint(directory=".") -> str | None:
     )
 
 
-def validate_config(config: dict, schema_path, exit_on_error: bool = False) -> dict:
+def validate_config(
+    config: dict, schema_path, exit_on_error: bool = False, config_files=()
+) -> dict:
     """Check ``config`` against the JSON schema at ``schema_path`` and fill in its defaults.
+
+    First each of ``config_files`` (the files Snakemake merged into ``config``: the
+    Snakefile's ``configfile:`` and every ``--configfile``) is checked for a key given
+    twice in one mapping (:func:`check_unique_keys`), which the YAML loader would have
+    resolved by keeping the last value without a word. After the schema, the values it
+    cannot judge: a ``claims_options.plan_gaps`` entry under 1 point is refused as a
+    likely proportion (:func:`evalbars.units.points_hint`) unless
+    ``claims_options.small_gaps`` is true, as ``evalbars plan --gap`` refuses one
+    without ``--small-gap``.
 
     The defaults are set exactly as :func:`snakemake.utils.validate` sets them (a
     Draft 2020-12 validator whose ``properties`` keyword first sets every missing
@@ -270,13 +283,81 @@ def validate_config(config: dict, schema_path, exit_on_error: bool = False) -> d
         yield from validate_properties(validator, properties, instance, subschema)
 
     validator = jsonschema.validators.extend(base, {"properties": set_defaults})(schema)
-    errors = list(validator.iter_errors(config))
-    if errors:
-        line = _config_error_line(jsonschema.exceptions.best_match(errors))
+    try:
+        for path in config_files:
+            check_unique_keys(path)
+        errors = list(validator.iter_errors(config))
+        if errors:
+            raise ConfigError(_config_error_line(jsonschema.exceptions.best_match(errors)))
+        _check_plan_gaps(config)
+    except ConfigError as exc:
         if exit_on_error:
-            sys.exit(f"evalbars: {line}")
-        raise ConfigError(line)
+            sys.exit(f"evalbars: {exc}")
+        raise
     return config
+
+
+def check_unique_keys(path) -> None:
+    """Refuse a YAML (or JSON) file whose mapping names a key twice, in one line: the file,
+    the line (1-based) of the second key, the key by its path, and the line of the first.
+
+    PyYAML, which Snakemake loads config files with, keeps the last of two equal keys
+    and drops the first without a word (``alpha: 0.01`` then, lower down, ``alpha: 0.05``
+    runs at 0.05). A file that does not parse is left to the loader's own message.
+    """
+    path = Path(path)
+    try:
+        loader = yaml.SafeLoader(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return
+    repeats = []  # (line, key path, first line)
+    try:
+        root = loader.get_single_node()
+        nodes = [(root, "")]
+        while nodes:
+            node, where = nodes.pop()
+            if isinstance(node, yaml.SequenceNode):
+                nodes += [(item, f"{where}[{i}]") for i, item in enumerate(node.value)]
+                continue
+            if not isinstance(node, yaml.MappingNode):
+                continue
+            seen = {}
+            for key_node, value_node in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    continue
+                key = loader.construct_object(key_node)
+                name = f"{where}.{key}" if where else str(key)
+                line = key_node.start_mark.line + 1
+                if key_node.tag != "tag:yaml.org,2002:merge" and key in seen:
+                    repeats.append((line, name, seen[key]))
+                seen.setdefault(key, line)
+                nodes.append((value_node, name))
+    except yaml.YAMLError:
+        return
+    finally:
+        loader.dispose()
+    if repeats:
+        line, name, first = min(repeats)  # the first in the file
+        raise ConfigError(
+            f"{path}, line {line}: key `{name}` is given twice (first on line {first}); YAML "
+            "would keep only the last value: remove one"
+        )
+
+
+def _check_plan_gaps(config: dict) -> None:
+    """Refuse a planning gap under 1 point unless small gaps are asked for (see
+    :func:`validate_config`)."""
+    options = config.get("claims_options")
+    if not isinstance(options, dict) or options.get("small_gaps"):
+        return
+    for gap in options.get("plan_gaps") or ():
+        hint = points_hint(gap)
+        if hint:
+            raise ConfigError(
+                f"config key `claims_options.plan_gaps`: {gap:g} is {gap:g} points; {hint} "
+                "(gaps are accuracy points; set `claims_options.small_gaps: true` to plan for a "
+                "gap under 1 point)"
+            )
 
 
 def check_grid(path, schema_path, key: str, *, configured=None) -> list[dict]:

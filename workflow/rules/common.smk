@@ -10,7 +10,13 @@ from snakemake.utils import Paramspace, validate
 
 from evalbars import smk
 
-smk.validate_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml", True)
+# Every config file Snakemake merged is checked for a key given twice (YAML keeps the last).
+smk.validate_config(
+    config,
+    Path(workflow.basedir) / "workflow/schemas/config.schema.yaml",
+    True,
+    config_files=workflow.configfiles,
+)
 # A lock left by a killed run stops Snakemake before any hook: name the remedy up front.
 LOCK_HINT = smk.stale_lock_hint() if workflow.exec_mode.name == "DEFAULT" else None
 if LOCK_HINT and "--unlock" not in sys.argv:

@@ -19,10 +19,17 @@ import numpy as np
 import pandas as pd
 
 from ..accuracy import accuracy_table
-from ..errors import InputError
+from ..errors import InputError, control_character
 from ..scores import WideScores
 
-__all__ = ["FORMS", "read_leaderboard", "parse_leaderboard", "leaderboard_from_wide"]
+__all__ = [
+    "FORMS",
+    "SE_UNITS",
+    "PLAUSIBLE_QUESTIONS",
+    "read_leaderboard",
+    "parse_leaderboard",
+    "leaderboard_from_wide",
+]
 
 #: Row forms, in the order a row is tried.
 FORMS = ("counts", "proportion", "se")
@@ -36,6 +43,11 @@ _FORM_COLUMNS = {
 _FORM_LABELS = {"counts": "correct+total", "proportion": "score+n", "se": "score+se"}
 #: A score times n closer than this to a whole number is that whole number (float round-off).
 _WHOLE_TOLERANCE = 1e-6
+#: Units of the ``se`` column: ``auto`` (the score's, checked), ``points`` or ``proportion``.
+SE_UNITS = ("auto", "points", "proportion")
+#: More questions than any benchmark scored by accuracy has (the largest in common use hold tens
+#: of thousands): an se on a points score that implies more is taken for a proportion.
+PLAUSIBLE_QUESTIONS = 1_000_000
 
 
 def _sniff_delimiter(text: str) -> str:
@@ -50,11 +62,11 @@ def _sniff_delimiter(text: str) -> str:
         return best if counts[best] else ","
 
 
-def read_leaderboard(path) -> pd.DataFrame:
+def read_leaderboard(path, se_units: str = "auto") -> pd.DataFrame:
     """Read and validate a leaderboard CSV or TSV file (``-`` reads standard input).
 
     The delimiter (comma, tab, semicolon or bar) is sniffed. See
-    :func:`parse_leaderboard` for the columns and the checks.
+    :func:`parse_leaderboard` for the columns, ``se_units`` and the checks.
 
     Raises
     ------
@@ -82,7 +94,7 @@ def read_leaderboard(path) -> pd.DataFrame:
                 source, f"row {number} has {len(row)} fields but the header has {len(header)}"
             )
     frame = pd.DataFrame(body, columns=[c.strip() for c in header], dtype=object)
-    return parse_leaderboard(frame, source=source)
+    return parse_leaderboard(frame, source=source, se_units=se_units)
 
 
 def _parse_number(text, column: str, where: str, source: str):
@@ -130,7 +142,9 @@ def _check_columns(columns, source: str) -> tuple[str, list]:
     return names[0], values
 
 
-def parse_leaderboard(frame: pd.DataFrame, source: str = "leaderboard") -> pd.DataFrame:
+def parse_leaderboard(
+    frame: pd.DataFrame, source: str = "leaderboard", se_units: str = "auto"
+) -> pd.DataFrame:
     """Validate a leaderboard and bring every row to proportions.
 
     Parameters
@@ -145,6 +159,10 @@ def parse_leaderboard(frame: pd.DataFrame, source: str = "leaderboard") -> pd.Da
         may be strings (as read from a file) or numbers.
     source : str
         File name used in error messages.
+    se_units : {"auto", "points", "proportion"}
+        The units of ``se``. ``auto`` (the default): the score's scale, checked against
+        it (below). ``points`` or ``proportion``: as stated, whatever the score's scale
+        (``evalbars ranks --se-units``); the checks of the scale are then off.
 
     Returns
     -------
@@ -168,10 +186,15 @@ def parse_leaderboard(frame: pd.DataFrame, source: str = "leaderboard") -> pd.Da
         a missing name, duplicate names, a value that is not a number, a row that
         fills no form or more than one, a score outside [0, 1] (or [0, 100] for
         percentages), ``n`` or ``total`` <= 0, ``correct`` < 0 or > ``total``, ``se`` <= 0,
-        an ``se`` above 0.5 beside proportions (in points, or impossible) or above 50
-        beside percentages;
-        and for the header: no name column, unknown columns, or columns that make no form.
+        an ``se`` above 0.5 (a proportion) or 50 (points), the largest standard error of
+        an accuracy; with ``se_units="auto"``, an ``se`` above 0.5 beside proportions
+        (in points) and an ``se`` on a points score that would put more than
+        :data:`PLAUSIBLE_QUESTIONS` questions behind an accuracy (a proportion; see
+        :func:`_check_se_scale`); and for the header: no name column, unknown columns, or
+        columns that make no form.
     """
+    if se_units not in SE_UNITS:
+        raise ValueError(f"se_units must be one of {SE_UNITS}, got {se_units!r}")
     name_column, value_columns = _check_columns(frame.columns, source)
     frame = frame.copy()
     frame.columns = [str(c).strip().lower() for c in frame.columns]
@@ -180,15 +203,8 @@ def parse_leaderboard(frame: pd.DataFrame, source: str = "leaderboard") -> pd.Da
 
     names, parsed, percent_rows = [], [], []
     for number, row in enumerate(frame.to_dict("records"), start=1):
-        raw_name = row[name_column]
-        name = (
-            ""
-            if raw_name is None or (isinstance(raw_name, float) and math.isnan(raw_name))
-            else str(raw_name).strip()
-        )
-        where = f"row {number} ({name})" if name else f"row {number}"
-        if not name:
-            raise InputError(source, f"{where}: missing name")
+        name = _row_name(row[name_column], number, source)
+        where = f"row {number} ({name})"
         values, percent_sign = {}, False
         for column in value_columns:
             value, percent = _parse_number(row[column], column, where, source)
@@ -223,10 +239,21 @@ def parse_leaderboard(frame: pd.DataFrame, source: str = "leaderboard") -> pd.Da
                 f"{where}: {', '.join(sorted(stray))} given beside {_FORM_LABELS[form]}; "
                 f"leave the cells of other forms empty",
             )
-        records.append(_canonical_row(name, where, form, values, scale, bounds, source))
+        records.append(_canonical_row(name, where, form, values, (scale, bounds, se_units), source))
     return pd.DataFrame.from_records(
         records, columns=["name", "form", "score", "n", "successes", "se", "note"]
     )
+
+
+def _row_name(raw, number: int, source: str) -> str:
+    """A row's system name, stripped; refused when missing or holding a control character."""
+    name = "" if raw is None or (isinstance(raw, float) and math.isnan(raw)) else str(raw).strip()
+    if not name:
+        raise InputError(source, f"row {number}: missing name")
+    control = control_character("name", name)
+    if control:
+        raise InputError(source, f"row {number}: {control}")
+    return name
 
 
 def _score_scale(parsed, percent_rows, source) -> tuple[float, str]:
@@ -290,11 +317,12 @@ def _proportion_row(name, form, successes, n, note) -> dict:
     )
 
 
-def _canonical_row(name, where, form, values, scale, bounds, source) -> dict:
-    """One validated row in proportions, from whichever form it fills."""
+def _canonical_row(name, where, form, values, scales, source) -> dict:
+    """One validated row in proportions, from whichever form it fills; ``scales`` is the
+    score's scale, its bounds in words and the se's units."""
     if form == "counts":
         return _counts_row(name, where, values, source)
-    return _score_row(name, where, form, values, scale, bounds, source)
+    return _score_row(name, where, form, values, scales, source)
 
 
 def _counts_row(name, where, values, source) -> dict:
@@ -316,7 +344,8 @@ def _counts_row(name, where, values, source) -> dict:
     return _proportion_row(name, "counts", correct, total, note)
 
 
-def _score_row(name, where, form, values, scale, bounds, source) -> dict:
+def _score_row(name, where, form, values, scales, source) -> dict:
+    scale, bounds, se_units = scales
     score = values["score"]
     if not 0 <= score <= scale:
         raise InputError(source, f"{where}: score {_format_number(score)} is outside {bounds}")
@@ -325,14 +354,13 @@ def _score_row(name, where, form, values, scale, bounds, source) -> dict:
         se = values["se"]
         if se <= 0:
             raise InputError(source, f"{where}: se must be > 0, got {_format_number(se)}")
-        _check_se_scale(where, values["score"], se, scale, source)
         return dict(
             name=name,
             form=form,
             score=score,
             n=math.nan,
             successes=math.nan,
-            se=se / scale,
+            se=_se_proportion(where, values["score"], se, scale, se_units, source),
             note="",
         )
     n = values["n"]
@@ -351,6 +379,30 @@ def _score_row(name, where, form, values, scale, bounds, source) -> dict:
     return _proportion_row(name, form, successes, n, note)
 
 
+def _se_proportion(where, score, se, scale, se_units, source) -> float:
+    """The row's se as a proportion: in the units stated (``points``: se / 100;
+    ``proportion``: se), or on the score's scale, checked (``auto``:
+    :func:`_check_se_scale`). Either way at most 0.5, the largest standard error of an
+    accuracy."""
+    if se_units == "auto":
+        _check_se_scale(where, score, se, scale, source)
+        return se / scale
+    proportion = se / 100 if se_units == "points" else se
+    if proportion > 0.5:
+        largest = "50 points" if se_units == "points" else "0.5"
+        raise InputError(
+            source,
+            f"{where}: se {_format_number(se)} exceeds {largest}, the largest standard error of "
+            "an accuracy",
+        )
+    return proportion
+
+
+def _questions_text(n: float) -> str:
+    """``15.7 million``, ``906,000``: a question count as a message shows it."""
+    return f"{n / 1e6:,.1f} million" if n >= 1e6 else f"{n:,.0f}"
+
+
 def _check_se_scale(where, score, se, scale, source) -> None:
     """Refuse an se on another scale than the score's.
 
@@ -358,8 +410,32 @@ def _check_se_scale(where, score, se, scale, source) -> None:
     of a 0/1 outcome at 50 %, over one item): a larger se next to a proportion is
     in points (or impossible), and would give intervals far outside [0, 100] %.
     Likewise at most 50 on the percentage scale.
+
+    The other way round, a proportion's se beside a score in points, is within every
+    bound (0.012 next to 65.3), so it is judged by the questions it implies. An
+    accuracy p over n questions answered 0/1 has se = sqrt(p (1 - p) / n), so an se
+    of s points implies n = p (1 - p) / (s / 100)^2 questions; read as points, a
+    proportion's se implies 10,000 times the questions it was computed from (0.012 on
+    65.3 points: 15.7 million). Above :data:`PLAUSIBLE_QUESTIONS` the row is refused,
+    naming both readings: multiply se by 100 or pass ``--se-units proportion``, or, for a
+    metric whose per-item scores vary less than an accuracy's (partial credit, a mean
+    over many samples per question; its se can be that small), ``--se-units points``.
+    The check cannot catch a proportion's se from a benchmark of fewer than
+    PLAUSIBLE_QUESTIONS / 10,000 = 100 questions; state the units there.
     """
     largest = scale / 2
+    if scale == 100 and se <= 0.5 and 0 < score < 100:
+        p = score / 100
+        implied = p * (1 - p) / (se / 100) ** 2
+        if implied > PLAUSIBLE_QUESTIONS:
+            raise InputError(
+                source,
+                f"{where}: se {_format_number(se)} on a score of {_format_number(score)} points "
+                f"implies {_questions_text(implied)} questions (an accuracy's se is "
+                "sqrt(p(1-p)/n)); if se is a proportion, multiply it by 100 (se "
+                f"{_format_number(100 * se)}) or pass --se-units proportion; if it is in points, "
+                "pass --se-units points",
+            )
     if se <= largest:
         return
     if scale == 1 and se <= 50:

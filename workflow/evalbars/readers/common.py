@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..codes import as_category, factorize_sorted
-from ..errors import InputError, plain
+from ..errors import CONTROL_CHARACTERS, InputError, control_character, plain
 
 __all__ = [
     "HINT_STYLES",
@@ -213,7 +213,8 @@ def finish_frame(
     ``n_options`` :data:`DEFAULT_N_OPTIONS`), adds the source columns (``path``,
     unless the frame has its own) and the ``attrs``, holds :data:`TEXT_COLUMNS` as
     categoricals (:func:`~evalbars.codes.as_category`), and refuses a (model, question, epoch)
-    that occurs twice; ``path`` is the file errors name.
+    that occurs twice, naming the file that holds the repeat (its ``source_path``); ``path`` is
+    the file other errors name.
     """
     path = Path(path)
     rows = len(frame)
@@ -255,7 +256,8 @@ def finish_frame(
         errored_samples=int(errored_samples),
     )
     _check_scales(frame)
-    _check_unique_questions(frame, path)
+    _check_names(frame)
+    _check_unique_questions(frame)
     return frame
 
 
@@ -293,6 +295,23 @@ def _as_numbers(values: pd.Series) -> np.ndarray:
     return pd.to_numeric(values, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
 
 
+def _check_names(frame: pd.DataFrame) -> None:
+    """Refuse, naming the file and record, a model or category name holding a control character
+    (:func:`~evalbars.errors.control_character`). Judged once per distinct name."""
+    for column in ("model", "category"):
+        names = frame[column].cat.categories
+        bad = np.asarray(names.str.contains(CONTROL_CHARACTERS.pattern, regex=True), dtype=bool)
+        if not bad.any():
+            continue
+        code = int(bad.argmax())
+        i = int((frame[column].cat.codes.to_numpy() == code).argmax())
+        raise InputError(
+            frame["source_path"].iloc[i],
+            control_character(f"{column} name", str(names[code])),
+            plain(frame["record"].iloc[i]),
+        )
+
+
 def blank_cells(values: pd.Series) -> np.ndarray:
     """Boolean array: True where a cell is null, or text that is empty or only whitespace.
 
@@ -306,7 +325,7 @@ def blank_cells(values: pd.Series) -> np.ndarray:
     return np.append(blank, True)[codes]
 
 
-def _check_unique_questions(frame: pd.DataFrame, path) -> None:
+def _check_unique_questions(frame: pd.DataFrame) -> None:
     key = ["model", "question_id", "epoch"]
     # One integer per row, built in place: (model * questions + question) * epochs + epoch.
     cell = np.zeros(len(frame), dtype=np.int64)
@@ -335,10 +354,18 @@ def _check_unique_questions(frame: pd.DataFrame, path) -> None:
     first = frame.loc[dup].iloc[0]
     same = dup & (frame[key] == first[key]).all(axis=1)
     records = frame.loc[same, "record"].tolist()
+    # The file that holds the repeat (an lm-eval samples file, not the results file the reader
+    # was given); records in other files are named with theirs.
+    files = [str(name) for name in frame.loc[same, "source_path"]]
+    shown = [
+        f"{record}" if name == files[1] else f"{record} of {name}"
+        for record, name in zip(records, files, strict=True)
+    ]
+    records_text = f"[{', '.join(shown)}]" if len(set(files)) > 1 else f"{records}"
     epoch = f" in epoch {plain(first['epoch'])}" if (frame["epoch"] != 1).any() else ""
     raise InputError(
-        path,
+        files[1],
         f"question_id {plain(first['question_id'])!r} occurs {len(records)} times for model "
-        f"{first['model']!r}{epoch} (records {records})",
+        f"{first['model']!r}{epoch} (records {records_text})",
         plain(records[1]),
     )

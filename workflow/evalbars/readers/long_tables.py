@@ -11,6 +11,7 @@ numbers in errors are 1-based data rows. The item tables the workflow writes
 from __future__ import annotations
 
 import csv
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,7 @@ __all__ = ["read_long_table", "TABLE_SUFFIXES"]
 TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".parquet", ".pq")
 _REQUIRED = ("model", "question_id")
 _TRUTH = {"true": 1.0, "false": 0.0}
+log = logging.getLogger(__name__)
 
 
 def _is_parquet(path: Path) -> bool:
@@ -103,8 +105,11 @@ def read_long_table(path) -> pd.DataFrame:
     if "epoch" in frame.columns:
         frame["epoch"] = _parse_epochs(frame, path)
     if "correct" in frame.columns:
-        # An explicit correct column wins; pred and answer, if given too, are kept as they are.
+        # An explicit correct column wins; pred and answer, if given too, are kept as they are,
+        # once checked against it.
         frame["correct"] = _parse_correct(frame, path)
+        if {"pred", "answer"} <= set(frame.columns):
+            _check_correct_against_pred(frame, path)
     else:
         frame["correct"] = correct_from_pred(frame["pred"], frame["answer"]).astype("Float64")
     # A missing prediction is a null correct value; keep pred null there too.
@@ -170,6 +175,80 @@ def _parse_correct(frame: pd.DataFrame, path) -> pd.api.extensions.ExtensionArra
             int(frame["record"].iloc[i]),
         )
     return pd.arrays.FloatingArray(np.where(given, parsed, 0.0), ~given)
+
+
+def _check_correct_against_pred(frame: pd.DataFrame, path) -> None:
+    """Check a ``correct`` column against the ``pred`` and ``answer`` beside it.
+
+    ``correct`` is the score: it is the grader's verdict, and a grader may accept more than
+    exact matching does (``'(B)'`` for ``B``, ``'18.0'`` for ``18``, an answer inside a
+    sentence). Judged on the rows with a 0/1 ``correct``, a ``pred`` and an ``answer``:
+
+    - a row marked wrong (0) whose ``pred`` is its ``answer`` character for character
+      (surrounding spaces aside) is refused (:class:`~evalbars.errors.InputError` naming
+      the first such record and how many there are): no grader marks the answer itself
+      wrong, so the column does not score these predictions (shifted or stale);
+    - any other disagreement with exact matching (case and surrounding spaces ignored,
+      as :func:`~evalbars.readers.mmlu_pro.correct_from_pred` scores a table without
+      ``correct``) is a warning naming the first record and the count; ``correct`` is kept.
+    """
+    scores = frame["correct"].to_numpy(dtype=float, na_value=np.nan)
+    pred, answer = frame["pred"], frame["answer"]
+    rows = np.flatnonzero((np.isin(scores, (0.0, 1.0)) & pred.notna() & answer.notna()).to_numpy())
+    if not len(rows):
+        return
+    # Text is compared once per distinct value: codes into one vocabulary of stripped strings
+    # (and one of their upper case) for both columns.
+    pred_codes, pred_values = pred.iloc[rows].factorize()
+    answer_codes, answer_values = answer.iloc[rows].factorize()
+    text = pd.Index(
+        np.concatenate([_as_text(pred_values), _as_text(answer_values)]), dtype="str"
+    ).str.strip()
+    split = len(pred_values)
+
+    def matches(vocabulary) -> np.ndarray:
+        codes = pd.factorize(vocabulary)[0]
+        return codes[:split][pred_codes] == codes[split:][answer_codes]
+
+    same, loose = matches(text), matches(text.str.upper())
+    score = scores[rows]
+    contradicted = same & (score == 0)
+    if contradicted.any():
+        i = int(contradicted.argmax())
+        given, gold = text[pred_codes[i]], text[split + answer_codes[i]]
+        raise InputError(
+            path,
+            f"correct is 0 but pred {given!r} equals the answer {gold!r}: "
+            f"{int(contradicted.sum())} "
+            f"of {len(rows)} records with correct, pred and answer are marked wrong while their "
+            "prediction is the answer, so the correct column does not score these predictions "
+            "(shifted or stale?); fix it, or drop pred and answer to score by correct alone",
+            int(frame["record"].iloc[rows[i]]),
+        )
+    differs = loose != (score == 1)
+    if differs.any():
+        i = int(differs.argmax())
+        log.warning(
+            "%s: correct disagrees with matching pred to answer on %d of %d records (first: "
+            "record %d, pred %r, answer %r, correct %g); correct is the score (a grader may "
+            "accept more than exact matching): check the column if it should not",
+            path,
+            int(differs.sum()),
+            len(rows),
+            int(frame["record"].iloc[rows[i]]),
+            text[pred_codes[i]],
+            text[split + answer_codes[i]],
+            score[i],
+        )
+
+
+def _as_text(values) -> np.ndarray:
+    """Distinct cell values as text; whole numbers in a float column (a numeric column with
+    empty cells) as integers, so that a pred of 18.0 reads as the answer 18 does."""
+    values = np.asarray(values)
+    if values.dtype.kind == "f" and np.all(values == np.round(values)):
+        values = values.astype(np.int64)
+    return np.asarray(pd.Index(values).astype("str"), dtype=object)
 
 
 def _parse_epochs(frame: pd.DataFrame, path) -> pd.Series:
