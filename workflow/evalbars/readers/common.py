@@ -244,7 +244,7 @@ def finish_frame(
         if column in TEXT_COLUMNS:
             values = as_category(values)
         elif column in _COMPACT and pd.api.types.is_integer_dtype(values):
-            values = values.astype(_COMPACT[column], copy=False)
+            values = values.astype(_COMPACT[column])
         columns[column] = values
     attrs = dict(frame.attrs)
     del frame
