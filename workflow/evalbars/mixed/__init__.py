@@ -96,7 +96,7 @@ from scipy import stats
 from ..fits import contrast_se
 from ..pairwise import adjust_pvalues, model_pairs, tukey_p
 from ..scores import WideScores, accuracy_order
-from .common import COMPONENTS, EPOCH_SPECS, FORMULAS, MODEL_SPECS, prepare
+from .common import COMPONENTS, EPOCH_SPECS, FORMULAS, MODEL_SPECS, prepare, row_blocks
 from .exact import fit_exact
 from .general import fit_general
 
@@ -220,11 +220,15 @@ def fit_obstacle(wide: WideScores, model_spec: str) -> str | None:
     if model_spec == "category":
         return None
     scores = np.asarray(wide.scores, dtype=float)
-    answered = np.isfinite(scores)
-    highest = np.where(answered, scores, -np.inf).max(axis=1, initial=-np.inf)
-    lowest = np.where(answered, scores, np.inf).min(axis=1, initial=np.inf)
-    alike = (highest == lowest) | ~answered.any(axis=1)
-    if not alike.all() or np.any(wide.within_squares > 0):
+    # Rows in blocks (no copy of the matrix); the first question with variation settles it.
+    for rows in row_blocks(*scores.shape):
+        block = scores[rows]
+        answered = np.isfinite(block)
+        highest = np.where(answered, block, -np.inf).max(axis=1, initial=-np.inf)
+        lowest = np.where(answered, block, np.inf).min(axis=1, initial=np.inf)
+        if not ((highest == lowest) | ~answered.any(axis=1)).all():
+            return None
+    if wide.within_ss is not None and np.any(np.asarray(wide.within_ss) > 0):
         return None
     names = list(wide.models)
     listed = (
@@ -366,9 +370,11 @@ def lmm_contrasts(fit: LmmFit, alpha: float = 0.05) -> pd.DataFrame:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     order = fit.order or [m for _, m in sorted(zip(-fit.params, fit.names, strict=True))]
     pairs = model_pairs(order)
-    index = {m: i for i, m in enumerate(fit.names)}
-    ia = pairs["model_a"].map(index).to_numpy()
-    ib = pairs["model_b"].map(index).to_numpy()
+    # Fixed-effect index of each pair's models: the pairs' positions in the order, mapped once
+    # per model (not once per pair).
+    position = pd.Index(fit.names).get_indexer(order)
+    first, second = np.triu_indices(len(order), k=1)
+    ia, ib = position[first], position[second]
     estimate = fit.params[ia] - fit.params[ib]
     se = contrast_se(fit, ia, ib)
     z = estimate / se

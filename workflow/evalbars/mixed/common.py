@@ -90,19 +90,46 @@ class Cells:
         return self.complete and bool((self.counts == self.counts.flat[0]).all())
 
 
+#: Cells per block when a pass over the score matrix is made in blocks of questions (rows):
+#: bounds the temporaries of a pass to a few blocks (32 MB each in float64) at any board size;
+#: smaller matrices (the paper's 1,497 questions x 6 models) are one block.
+BLOCK_CELLS = 2**22
+
+
+def row_blocks(n_rows: int, n_columns: int):
+    """Slices of consecutive rows, each at most :data:`BLOCK_CELLS` cells (at least one row)."""
+    step = max(1, BLOCK_CELLS // max(1, n_columns))
+    return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
+
+
 def prepare(wide: WideScores, model_spec: str) -> Cells:
-    """The cells of ``wide`` that enter a fit of ``model_spec``, after every input check."""
+    """The cells of ``wide`` that enter a fit of ``model_spec``, after every input check.
+
+    The score matrix is used as it is (no copy) when every question has a score, and the
+    sample counts are ``wide.samples`` themselves when they are 0 exactly where a score is
+    missing (as :func:`evalbars.scores.wide_scores` makes them); the within-cell sums of
+    squares are summed per question in blocks of rows.
+    """
     if model_spec not in COMPONENTS:
         raise ValueError(f"model_spec must be one of {tuple(COMPONENTS)}, got {model_spec!r}")
     means = np.asarray(wide.scores, dtype=float)
     if means.ndim != 2 or means.shape[1] < 2:
         raise ValueError("the mixed models compare at least two models (two score columns)")
-    counts = np.where(np.isfinite(means), np.asarray(wide.sample_counts), 0).astype(np.int64)
-    if (counts[np.isfinite(means)] < 1).any():
+    finite = np.isfinite(means)
+    given = np.asarray(wide.sample_counts)
+    if (finite & (given < 1)).any():
         raise ValueError("a scored cell has no samples: samples must be >= 1 where scores are")
+    counts = given if not (~finite & (given != 0)).any() else np.where(finite, given, 0)
+    counts = counts.astype(np.int64, copy=False)
     keep = (counts > 0).any(axis=1)
-    means, counts = means[keep], counts[keep]
-    within = np.where(counts > 0, wide.within_squares[keep], 0.0).sum(axis=1)
+    if not keep.all():
+        means, counts = means[keep], counts[keep]
+    within = np.zeros(len(means))
+    if wide.within_ss is not None:
+        squares = np.asarray(wide.within_ss, dtype=float)
+        squares = squares if keep.all() else squares[keep]
+        for rows in row_blocks(*counts.shape):
+            within[rows] = np.where(counts[rows] > 0, squares[rows], 0.0).sum(axis=1)
     names, codes = np.unique(np.asarray(wide.categories)[keep], return_inverse=True)
     empty_models = [m for m, seen in zip(wide.models, counts.any(axis=0), strict=True) if not seen]
     if empty_models:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from .common import COMPONENTS, LOG_2PI, prefer_boundary
+from .common import COMPONENTS, LOG_2PI, prefer_boundary, row_blocks
 
 __all__ = ["StrataStats", "strata_stats", "strata_deviance", "fit_exact"]
 
@@ -102,14 +102,19 @@ def strata_stats(
     """
     n, k = means.shape
     question_mean = means.mean(axis=1)
-    residual = means - question_mean[:, None]
-    if not intercept_only:
-        residual = residual - means.mean(axis=0)[None, :] + means.mean()
+    column_mean, grand = means.mean(axis=0), means.mean()
+    # SS_w in blocks of questions (one block up to BLOCK_CELLS cells), never a Q x K temporary.
+    ss_within = 0.0
+    for rows in row_blocks(n, k):
+        residual = means[rows] - question_mean[rows, None]
+        if not intercept_only:
+            residual = residual - column_mean[None, :] + grand
+        ss_within += np.sum(residual**2)
     p_within = 0 if intercept_only else k - 1
     size = np.bincount(codes).astype(float)
     mean = np.bincount(codes, weights=question_mean) / size
     return StrataStats(
-        ss_within=float(np.sum(residual**2)),
+        ss_within=float(ss_within),
         df_within=n * (k - 1) - p_within,
         size=size,
         mean=mean,
@@ -346,6 +351,8 @@ def fit_exact(
         return np.array([level]), np.array([[1.0 / np.sum(a)]]), est
     column_mean = means.mean(axis=0)
     fixed = column_mean - column_mean.mean() + level
-    centring = np.eye(k) - np.full((k, k), 1.0 / k)
-    cov = cell / n * centring + np.full((k, k), 1.0 / np.sum(a))
+    # (cell / n) (I - J/K) + J / sum(a), element by element (no K x K temporaries).
+    scale, common = cell / n, 1.0 / np.sum(a)
+    cov = np.full((k, k), scale * (0.0 - 1.0 / k) + common)
+    np.fill_diagonal(cov, scale * (1.0 - 1.0 / k) + common)
     return fixed, cov, est
