@@ -93,10 +93,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..blocks import blocks
 from ..fits import contrast_se
 from ..pairwise import adjust_pvalues, model_pairs, tukey_p
 from ..scores import WideScores, accuracy_order
-from .common import COMPONENTS, EPOCH_SPECS, FORMULAS, MODEL_SPECS, prepare, row_blocks
+from .common import COMPONENTS, EPOCH_SPECS, FORMULAS, MODEL_SPECS, prepare
 from .exact import fit_exact
 from .general import fit_general
 
@@ -221,7 +222,7 @@ def fit_obstacle(wide: WideScores, model_spec: str) -> str | None:
         return None
     scores = np.asarray(wide.scores, dtype=float)
     # Rows in blocks (no copy of the matrix); the first question with variation settles it.
-    for rows in row_blocks(*scores.shape):
+    for rows in blocks(*scores.shape):
         block = scores[rows]
         answered = np.isfinite(block)
         highest = np.where(answered, block, -np.inf).max(axis=1, initial=-np.inf)

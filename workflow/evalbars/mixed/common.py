@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..blocks import blocks
 from ..scores import WideScores
 
 #: Specifications fitted on any data, one sample per cell or more.
@@ -90,18 +91,6 @@ class Cells:
         return self.complete and bool((self.counts == self.counts.flat[0]).all())
 
 
-#: Cells per block when a pass over the score matrix is made in blocks of questions (rows):
-#: bounds the temporaries of a pass to a few blocks (32 MB each in float64) at any board size;
-#: smaller matrices (the paper's 1,497 questions x 6 models) are one block.
-BLOCK_CELLS = 2**22
-
-
-def row_blocks(n_rows: int, n_columns: int):
-    """Slices of consecutive rows, each at most :data:`BLOCK_CELLS` cells (at least one row)."""
-    step = max(1, BLOCK_CELLS // max(1, n_columns))
-    return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
-
-
 def prepare(wide: WideScores, model_spec: str) -> Cells:
     """The cells of ``wide`` that enter a fit of ``model_spec``, after every input check.
 
@@ -128,7 +117,7 @@ def prepare(wide: WideScores, model_spec: str) -> Cells:
     if wide.within_ss is not None:
         squares = np.asarray(wide.within_ss, dtype=float)
         squares = squares if keep.all() else squares[keep]
-        for rows in row_blocks(*counts.shape):
+        for rows in blocks(*counts.shape):
             within[rows] = np.where(counts[rows] > 0, squares[rows], 0.0).sum(axis=1)
     names, codes = np.unique(np.asarray(wide.categories)[keep], return_inverse=True)
     empty_models = [m for m, seen in zip(wide.models, counts.any(axis=0), strict=True) if not seen]

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from .common import COMPONENTS, LOG_2PI, prefer_boundary, row_blocks
+from ..blocks import blocks
+from .common import COMPONENTS, LOG_2PI, prefer_boundary
 
 __all__ = ["StrataStats", "strata_stats", "strata_deviance", "fit_exact"]
 
@@ -103,9 +104,9 @@ def strata_stats(
     n, k = means.shape
     question_mean = means.mean(axis=1)
     column_mean, grand = means.mean(axis=0), means.mean()
-    # SS_w in blocks of questions (one block up to BLOCK_CELLS cells), never a Q x K temporary.
+    # SS_w in blocks of questions (:func:`evalbars.blocks.blocks`), never a Q x K temporary.
     ss_within = 0.0
-    for rows in row_blocks(n, k):
+    for rows in blocks(n, k):
         residual = means[rows] - question_mean[rows, None]
         if not intercept_only:
             residual = residual - column_mean[None, :] + grand
