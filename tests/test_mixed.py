@@ -826,3 +826,15 @@ def test_fits_in_blocks_of_questions_equal_the_one_block_fits(name, monkeypatch)
     assert mixed.fit_obstacle(alike, "category_question") is None
     scores[-1, 0] = scores[-1, 1]
     assert "score alike" in mixed.fit_obstacle(alike, "category_question")
+
+
+def test_contrast_table_is_the_concatenation_of_the_fits_tables():
+    wide = synthetic_wide("synthetic_epochs_balanced")
+    fits = [mixed.fit_lmm(wide, spec) for spec in mixed.MODEL_SPECS]
+    expected = pd.concat(
+        [mixed.lmm_contrasts(fit, 0.1) for fit in fits]
+        + [mixed.unfitted_contrasts(wide, "category_question_model")]
+    )
+    table = mixed.contrast_table(fits, ["category_question_model"], 0.1)
+    pd.testing.assert_frame_equal(table, expected, check_exact=True)
+    assert table["p"].isna().sum() == len(table) // 3 and list(table) == mixed.CONTRAST_COLUMNS

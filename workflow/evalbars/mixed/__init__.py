@@ -114,6 +114,8 @@ __all__ = [
     "variance_components",
     "lmm_contrasts",
     "unfitted_contrasts",
+    "contrast_table",
+    "CONTRAST_COLUMNS",
 ]
 
 log = logging.getLogger(__name__)
@@ -367,37 +369,97 @@ def lmm_contrasts(fit: LmmFit, alpha: float = 0.05) -> pd.DataFrame:
     exact guarantee. ``ci_low``/``ci_high`` are Wald intervals at level
     ``1 - alpha``, unadjusted.
     """
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    order = fit.order or [m for _, m in sorted(zip(-fit.params, fit.names, strict=True))]
-    pairs = model_pairs(order)
+    return contrast_table([fit], alpha=alpha)
+
+
+#: Columns of :func:`lmm_contrasts` and :func:`contrast_table`, in order.
+CONTRAST_COLUMNS = [
+    "model_spec",
+    "model_a",
+    "model_b",
+    "estimate",
+    "se",
+    "z",
+    "p",
+    "p_bonferroni",
+    "p_holm",
+    "p_tukey",
+    "ci_low",
+    "ci_high",
+]
+
+
+def _contrast_statistics(fit: LmmFit, alpha: float, order: list) -> dict:
+    """The statistics of :func:`lmm_contrasts` (every column after ``model_b``), pairs of
+    ``order``."""
     # Fixed-effect index of each pair's models: the pairs' positions in the order, mapped once
     # per model (not once per pair).
     position = pd.Index(fit.names).get_indexer(order)
     first, second = np.triu_indices(len(order), k=1)
     ia, ib = position[first], position[second]
+    del first, second
     estimate = fit.params[ia] - fit.params[ib]
     se = contrast_se(fit, ia, ib)
+    del ia, ib
     z = estimate / se
     p = 2.0 * stats.norm.sf(np.abs(z))
-    p_tukey = tukey_p(z, len(fit.names))
     half = stats.norm.isf(alpha / 2) * se
-    return pd.DataFrame(
-        {
-            "model_spec": fit.model_spec,
-            "model_a": pairs["model_a"],
-            "model_b": pairs["model_b"],
-            "estimate": estimate,
-            "se": se,
-            "z": z,
-            "p": p,
-            "p_bonferroni": adjust_pvalues(p, "bonferroni"),
-            "p_holm": adjust_pvalues(p, "holm"),
-            "p_tukey": p_tukey,
-            "ci_low": estimate - half,
-            "ci_high": estimate + half,
-        }
-    )
+    return {
+        "estimate": estimate,
+        "se": se,
+        "z": z,
+        "p": p,
+        "p_bonferroni": adjust_pvalues(p, "bonferroni"),
+        "p_holm": adjust_pvalues(p, "holm"),
+        "p_tukey": tukey_p(z, len(fit.names)),
+        "ci_low": estimate - half,
+        "ci_high": estimate + half,
+    }
+
+
+def contrast_table(fits, skipped=(), alpha: float = 0.05, order=None) -> pd.DataFrame:
+    """:func:`lmm_contrasts` of each fit, then :func:`unfitted_contrasts` of each skipped
+    specification, in one table: the rows ``pd.concat`` of those tables gives (index 0, 1, ...
+    through each of them), with every column allocated once at its full length, so that at
+    thousands of models (ten million pairs a fit) no table is held twice, and without the
+    score matrix (which the caller may have let go).
+
+    The skipped specifications' pairs follow ``order`` (default: the first fit's accuracy
+    order, :attr:`LmmFit.order`, which is that of the data).
+    """
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    orders = [
+        fit.order or [m for _, m in sorted(zip(-fit.params, fit.names, strict=True))]
+        for fit in fits
+    ]
+    if skipped:
+        orders += [list(order) if order is not None else fits[0].order] * len(skipped)
+    specs = [fit.model_spec for fit in fits] + list(skipped)
+    sizes = [len(order) * (len(order) - 1) // 2 for order in orders]
+    total = sum(sizes)
+    names = {"model_spec": np.empty(total, dtype=object)}
+    names |= {"model_a": np.empty(total, dtype=object), "model_b": np.empty(total, dtype=object)}
+    numbers = {column: np.empty(total) for column in CONTRAST_COLUMNS[3:]}
+    start = 0
+    for i, (spec, order, size) in enumerate(zip(specs, orders, sizes, strict=True)):
+        rows = slice(start, start + size)
+        pairs = model_pairs(order)
+        names["model_spec"][rows] = spec
+        names["model_a"][rows] = pairs["model_a"].to_numpy(dtype=object)
+        names["model_b"][rows] = pairs["model_b"].to_numpy(dtype=object)
+        del pairs
+        if i < len(fits):
+            for column, values in _contrast_statistics(fits[i], alpha, order).items():
+                numbers[column][rows] = values
+        else:
+            for values in numbers.values():
+                values[rows] = np.nan
+        start += size
+    table = pd.DataFrame(names | numbers, columns=CONTRAST_COLUMNS, copy=False)
+    if len(sizes) > 1:
+        table.index = np.concatenate([np.arange(size) for size in sizes])
+    return table
 
 
 def unfitted_contrasts(wide: WideScores, model_spec: str) -> pd.DataFrame:
@@ -407,9 +469,4 @@ def unfitted_contrasts(wide: WideScores, model_spec: str) -> pd.DataFrame:
     order), every statistic NaN, so that the tables built on the contrasts keep
     one row per pair and show the fit as missing (see :func:`fit_obstacle`).
     """
-    pairs = model_pairs(accuracy_order(wide))
-    statistics = ["estimate", "se", "z", "p", "p_bonferroni", "p_holm", "p_tukey"]
-    return pd.DataFrame(
-        {"model_spec": model_spec, "model_a": pairs["model_a"], "model_b": pairs["model_b"]}
-        | {column: np.full(len(pairs), np.nan) for column in [*statistics, "ci_low", "ci_high"]}
-    )
+    return contrast_table([], [model_spec], order=accuracy_order(wide))
