@@ -91,11 +91,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 from scipy import stats
 
 from ..blocks import blocks
 from ..fits import contrast_se
-from ..pairwise import adjust_pvalues, model_pairs, tukey_p
+from ..pairwise import adjust_pvalues, tukey_p
 from ..scores import WideScores, accuracy_order
 from .common import COMPONENTS, EPOCH_SPECS, FORMULAS, MODEL_SPECS, prepare
 from .exact import fit_exact
@@ -389,15 +391,13 @@ CONTRAST_COLUMNS = [
 ]
 
 
-def _contrast_statistics(fit: LmmFit, alpha: float, order: list) -> dict:
-    """The statistics of :func:`lmm_contrasts` (every column after ``model_b``), pairs of
-    ``order``."""
-    # Fixed-effect index of each pair's models: the pairs' positions in the order, mapped once
-    # per model (not once per pair).
+def _contrast_statistics(fit: LmmFit, alpha: float, order: list, first, second) -> dict:
+    """The statistics of :func:`lmm_contrasts` (every column after ``model_b``) of the pairs
+    ``(order[first[i]], order[second[i]])``."""
+    # Fixed-effect index of each pair's models, from the models' positions (mapped once per
+    # model, not once per pair).
     position = pd.Index(fit.names).get_indexer(order)
-    first, second = np.triu_indices(len(order), k=1)
     ia, ib = position[first], position[second]
-    del first, second
     estimate = fit.params[ia] - fit.params[ib]
     se = contrast_se(fit, ia, ib)
     del ia, ib
@@ -417,15 +417,27 @@ def _contrast_statistics(fit: LmmFit, alpha: float, order: list) -> dict:
     }
 
 
+#: The dtype pandas gives a column of text (what a table built from Python strings holds).
+_TEXT = pd.Series(["text"]).dtype
+
+
+def _text_column(labels: list, codes: np.ndarray):
+    """The pandas text column ``[labels[c] for c in codes]``, gathered in Arrow (no Python
+    string object per row)."""
+    return pd.array(pc.take(pa.array(labels, type=pa.large_string()), codes), dtype=_TEXT)
+
+
 def contrast_table(fits, skipped=(), alpha: float = 0.05, order=None) -> pd.DataFrame:
     """:func:`lmm_contrasts` of each fit, then :func:`unfitted_contrasts` of each skipped
     specification, in one table: the rows ``pd.concat`` of those tables gives (index 0, 1, ...
-    through each of them), with every column allocated once at its full length, so that at
-    thousands of models (ten million pairs a fit) no table is held twice, and without the
-    score matrix (which the caller may have let go).
+    through each of them), with every column allocated once at its full length and the model
+    names gathered in Arrow, so that at thousands of models (ten million pairs a fit) no table
+    is held twice and no Python object is made per pair; the score matrix is not needed (the
+    caller may have let it go).
 
-    The skipped specifications' pairs follow ``order`` (default: the first fit's accuracy
-    order, :attr:`LmmFit.order`, which is that of the data).
+    Pairs follow :func:`evalbars.pairwise.model_pairs` over each fit's accuracy order; the
+    skipped specifications' pairs follow ``order`` (default: the first fit's accuracy order,
+    :attr:`LmmFit.order`, which is that of the data).
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
@@ -438,25 +450,33 @@ def contrast_table(fits, skipped=(), alpha: float = 0.05, order=None) -> pd.Data
     specs = [fit.model_spec for fit in fits] + list(skipped)
     sizes = [len(order) * (len(order) - 1) // 2 for order in orders]
     total = sum(sizes)
-    names = {"model_spec": np.empty(total, dtype=object)}
-    names |= {"model_a": np.empty(total, dtype=object), "model_b": np.empty(total, dtype=object)}
     numbers = {column: np.empty(total) for column in CONTRAST_COLUMNS[3:]}
-    start = 0
-    for i, (spec, order, size) in enumerate(zip(specs, orders, sizes, strict=True)):
+    model_a, model_b = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
+    start = offset = 0
+    for i, (order, size) in enumerate(zip(orders, sizes, strict=True)):
         rows = slice(start, start + size)
-        pairs = model_pairs(order)
-        names["model_spec"][rows] = spec
-        names["model_a"][rows] = pairs["model_a"].to_numpy(dtype=object)
-        names["model_b"][rows] = pairs["model_b"].to_numpy(dtype=object)
-        del pairs
+        first, second = np.triu_indices(len(order), k=1)
+        model_a[rows], model_b[rows] = first + offset, second + offset
         if i < len(fits):
-            for column, values in _contrast_statistics(fits[i], alpha, order).items():
+            for column, values in _contrast_statistics(
+                fits[i], alpha, order, first, second
+            ).items():
                 numbers[column][rows] = values
         else:
             for values in numbers.values():
                 values[rows] = np.nan
-        start += size
-    table = pd.DataFrame(names | numbers, columns=CONTRAST_COLUMNS, copy=False)
+        start, offset = start + size, offset + len(order)
+    labels = [name for order in orders for name in order]
+    table = pd.DataFrame(
+        {
+            "model_spec": _text_column(specs, np.repeat(np.arange(len(specs)), sizes)),
+            "model_a": _text_column(labels, model_a),
+            "model_b": _text_column(labels, model_b),
+        }
+        | numbers,
+        columns=CONTRAST_COLUMNS,
+        copy=False,
+    )
     if len(sizes) > 1:
         table.index = np.concatenate([np.arange(size) for size in sizes])
     return table
