@@ -20,7 +20,7 @@ with script_context(snakemake.log[0]):
     for spec in skipped:
         logging.warning("mixed model %s not fitted: %s", mixed.FORMULAS[spec], obstacles[spec])
     specs = [spec for spec in specs if not obstacles[spec]]
-    fits = [mixed.fit_lmm(wide, spec, snakemake.params.method) for spec in specs]
+    fits = mixed.fit_lmms(wide, specs, snakemake.params.method)
     logging.info("mixed models %s fitted by the %s path", specs, [fit.method for fit in fits])
     note = "".join(f" Not fitted: {mixed.FORMULAS[spec]} ({obstacles[spec]})." for spec in skipped)
     terms = {

@@ -100,7 +100,7 @@ from ..fits import contrast_se
 from ..pairwise import adjust_pvalues, tukey_p
 from ..scores import WideScores, accuracy_order
 from .common import COMPONENTS, EPOCH_SPECS, FORMULAS, MODEL_SPECS, prepare
-from .exact import fit_exact
+from .exact import fit_exact, strata_stats
 from .general import fit_general
 
 __all__ = [
@@ -113,6 +113,7 @@ __all__ = [
     "model_specs",
     "fit_obstacle",
     "fit_lmm",
+    "fit_lmms",
     "variance_components",
     "lmm_contrasts",
     "unfitted_contrasts",
@@ -284,52 +285,73 @@ def fit_lmm(wide: WideScores, model_spec: str, method: str = "auto") -> LmmFit:
     :math:`\\hat\\sigma^2` is the within-cell mean square and :math:`\\hat\\sigma_e^2`
     the cell means' RM-ANOVA error mean square.
     """
+    return fit_lmms(wide, [model_spec], method)[0]
+
+
+def fit_lmms(wide: WideScores, model_specs, method: str = "auto") -> list:
+    """:func:`fit_lmm` of each of ``model_specs`` to the same data, in order.
+
+    The passes over the score matrix that do not depend on the specification (the cells and
+    their checks, the strata of the exact path, the accuracy order) are made once for all.
+    """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    cells = prepare(wide, model_spec)
-    if method == "auto":
-        method = "exact" if cells.balanced else "general"
-    if method == "exact":
-        if not cells.balanced:
-            raise ValueError(
-                "the exact path needs every model scored on every question, the same number "
-                "of times; use method='general' (or 'auto') for incomplete or unbalanced data"
+    shared, strata, order, fits = None, None, None, []
+    for model_spec in model_specs:
+        cells = prepare(wide, model_spec, shared)
+        shared = cells
+        chosen = ("exact" if cells.balanced else "general") if method == "auto" else method
+        if chosen == "exact":
+            if not cells.balanced:
+                raise ValueError(
+                    "the exact path needs every model scored on every question, the same number "
+                    "of times; use method='general' (or 'auto') for incomplete or unbalanced data"
+                )
+            n_rep = int(cells.counts.flat[0])
+            if strata is None:
+                strata = strata_stats(
+                    cells.means, cells.codes, n_rep=n_rep, ss_cells=cells.ss_cells
+                )
+            fixed, cov, est = fit_exact(
+                cells.means,
+                cells.codes,
+                model_spec,
+                n_rep=n_rep,
+                ss_cells=cells.ss_cells,
+                st=strata,
             )
-        fixed, cov, est = fit_exact(
-            cells.means,
-            cells.codes,
-            model_spec,
-            n_rep=int(cells.counts.flat[0]),
-            ss_cells=cells.ss_cells,
+            converged = True
+        else:
+            fixed, cov, est, converged = fit_general(cells, model_spec)
+            if not converged:
+                log.warning(
+                    "%s fit (general path) did not converge: its estimates may be off", model_spec
+                )
+        names = COMPONENTS[model_spec]
+        variance = {name: float(est[name]) for name in names}
+        boundary = {name: bool(variance[name] <= 0.0) for name in names}
+        flagged = [n for n, b in boundary.items() if b]
+        if flagged:
+            log.info("%s fit is singular: %s variance at the boundary 0", model_spec, flagged)
+        order = accuracy_order(wide) if order is None else order
+        fits.append(
+            LmmFit(
+                model_spec=model_spec,
+                method=chosen,
+                names=list(wide.models),
+                params=np.asarray(fixed, dtype=float),
+                cov=np.asarray(cov, dtype=float),
+                variance=variance,
+                boundary=boundary,
+                reml_criterion=float(est["deviance"]),
+                n_obs=cells.n_obs,
+                n_questions=int(cells.means.shape[0]),
+                n_categories=cells.n_categories,
+                order=list(order),
+                converged=bool(converged),
+            )
         )
-        converged = True
-    else:
-        fixed, cov, est, converged = fit_general(cells, model_spec)
-        if not converged:
-            log.warning(
-                "%s fit (general path) did not converge: its estimates may be off", model_spec
-            )
-    names = COMPONENTS[model_spec]
-    variance = {name: float(est[name]) for name in names}
-    boundary = {name: bool(variance[name] <= 0.0) for name in names}
-    flagged = [n for n, b in boundary.items() if b]
-    if flagged:
-        log.info("%s fit is singular: %s variance at the boundary 0", model_spec, flagged)
-    return LmmFit(
-        model_spec=model_spec,
-        method=method,
-        names=list(wide.models),
-        params=np.asarray(fixed, dtype=float),
-        cov=np.asarray(cov, dtype=float),
-        variance=variance,
-        boundary=boundary,
-        reml_criterion=float(est["deviance"]),
-        n_obs=cells.n_obs,
-        n_questions=int(cells.means.shape[0]),
-        n_categories=cells.n_categories,
-        order=accuracy_order(wide),
-        converged=bool(converged),
-    )
+    return fits
 
 
 def variance_components(fits) -> pd.DataFrame:

@@ -315,6 +315,7 @@ def fit_exact(
     intercept_only=False,
     n_rep: int = 1,
     ss_cells: float = 0.0,
+    st: StrataStats | None = None,
 ):
     """Fixed effects, their covariance and the variance estimates on the exact path.
 
@@ -331,6 +332,9 @@ def fit_exact(
         Samples per cell.
     ss_cells : float
         Pooled within-cell sum of squares.
+    st : StrataStats, optional
+        :func:`strata_stats` of these arguments, when the caller has it (another
+        specification fitted to the same data).
 
     Returns
     -------
@@ -341,7 +345,7 @@ def fit_exact(
         question means, :math:`\\hat\\mu = \\sum_c a_c \\bar y_c / \\sum_c a_c`,
         :math:`a_c = n_c/(\\varphi + n_c\\tau^2)`, with variance :math:`1/\\sum_c a_c`.
     """
-    st = strata_stats(means, codes, intercept_only, n_rep, ss_cells)
+    st = strata_stats(means, codes, intercept_only, n_rep, ss_cells) if st is None else st
     est = exact_variances(st, model_spec)
     cell = est["question_model"] + est["residual"] / n_rep
     phi = est["question"] + cell / st.k
