@@ -775,7 +775,7 @@ def test_bootstrap_numbers_do_not_depend_on_the_chunk_size():
     # The same seed gives the same replicates whether they are multiplied 1,024, 300 or 7 at a
     # time (count matrices drawn DRAW_CHUNK rows at a time within a chunk), in float32 for 0/1
     # scores or float64 otherwise.
-    wide = _correlated_items(questions=401)
+    wide = _correlated_items(questions=400)
     for scores in (wide.scores, wide.scores * 0.5):
         runs = [
             np.vstack(
