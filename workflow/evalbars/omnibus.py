@@ -142,8 +142,8 @@ def rm_anova(scores) -> RmAnova:
     # matrix (more than one block) takes its cross products from the Gram matrix of the scores,
     # whole numbers below 2**24 summed exactly in float32 (K^2 n products at a third of the
     # float64 time): X'X - n m m' is the centred cross product.
-    parts = blocks(n, x.size // n)
-    gram = x.ndim == 2 and len(parts) > 1 and n < 2**24 and _binary(x)
+    parts = _question_blocks(x)
+    gram = len(parts) > 1 and n < 2**24 and _binary(x)
     ss_error, cross = 0.0, 0.0
     for rows in parts:
         part = x[..., rows, :]
@@ -190,7 +190,7 @@ def oneway_anova(scores) -> OneWayAnova:
         raise ValueError(f"scores must have shape (..., n_questions, n_models), got {x.shape}")
     n, k = x.shape[-2:]
     # Sums in blocks of questions (one block up to evalbars.blocks.BLOCK_CELLS cells).
-    parts = blocks(n, x.size // max(1, n))
+    parts = _question_blocks(x)
     n_k, sums, grand_sum = 0, 0.0, 0.0
     for rows in parts:
         present = np.isfinite(x[..., rows, :])
@@ -250,6 +250,14 @@ def friedman(scores) -> ChiSquareTest:
     denominator = squares - n * k * (k + 1) ** 2 / 4
     q = _ratio(numerator, denominator)
     return ChiSquareTest(q, float(k - 1), special.chdtrc(k - 1, q))
+
+
+def _question_blocks(x: np.ndarray) -> list:
+    """Blocks of questions for the passes over one score matrix (:func:`evalbars.blocks.blocks`);
+    a stack of matrices (simulation replicates) is one block, its arithmetic as it always was."""
+    if x.ndim != 2:
+        return [slice(None)]
+    return blocks(x.shape[0], x.shape[1])
 
 
 def _binary(x: np.ndarray) -> bool:
