@@ -263,9 +263,9 @@ def paired_rank_table(
 
     rng = np.random.default_rng(seed)
     strata = shared.categories if stratify else None
-    replicate_means = (
-        chunk[:, columns] for chunk in bootstrap_accuracies(scores, strata, int(replicates), rng)
-    )
+    # The moments' copy of the matrix (models in accuracy order, float32 for 0/1 scores) is the
+    # bootstrap's too, as its transpose: one copy, and replicate columns already in order.
+    replicate_means = bootstrap_accuracies(moments.by_model.T, strata, int(replicates), rng)
     summary = rank_ranges(replicate_means, int(replicates), level)
     table = _assemble(board, gaps, summary, anchored_tiers(separated_from, len(order)))
     n_strata = len(np.unique(shared.categories))
