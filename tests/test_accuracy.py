@@ -124,3 +124,14 @@ def test_sampling_variance_split_by_hand():
             np.sqrt((between + within / (2 * k.mean())) / n), rel=1e-12
         )
         assert row["se_double_epochs"] < row["se_one_epoch"]
+
+
+def test_tables_in_blocks_of_models_equal_the_one_block_tables(monkeypatch):
+    # Epochs and missing cells, every per-model column computed block by block of models. A
+    # block of one column sums down it pairwise rather than row after row, so the variances
+    # may differ in the last digit; everything else is digit for digit.
+    wide = wide_scores(epochs_items(seed=5))
+    whole = accuracy_table(wide), sampling_variance_table(wide)
+    monkeypatch.setattr("evalbars.blocks.BLOCK_CELLS", wide.scores.shape[0])  # one model a block
+    pd.testing.assert_frame_equal(accuracy_table(wide), whole[0], check_exact=True)
+    pd.testing.assert_frame_equal(sampling_variance_table(wide), whole[1], rtol=1e-14)

@@ -801,3 +801,40 @@ def test_all_archives_match_lme4(spec, all_archives_wide):
     ratios = [fit.variance[c] / fit.variance["residual"] for c in mixed.general.RATIOS[spec]]
     _, grad = mixed.general.profiled(np.array(ratios), data, spec)
     assert np.max(np.abs(grad)) < 1e-6
+
+
+@pytest.mark.parametrize("name", ["synthetic_balanced", "synthetic_epochs_balanced"])
+def test_fits_in_blocks_of_questions_equal_the_one_block_fits(name, monkeypatch):
+    """Passes over the score matrix in blocks of a few questions (as at thousands of models)
+    give the fits of one pass, to round-off; the obstacle check reads every block."""
+    wide = synthetic_wide(name)
+    specs = mixed.model_specs(wide)
+    whole = [mixed.fit_lmm(wide, spec) for spec in specs]
+    monkeypatch.setattr("evalbars.blocks.BLOCK_CELLS", 3 * wide.scores.shape[1])
+    for spec, reference in zip(specs, whole, strict=True):
+        fit = mixed.fit_lmm(wide, spec)
+        assert fit.method == reference.method == "exact"
+        for component, value in reference.variance.items():
+            assert fit.variance[component] == pytest.approx(value, rel=1e-12, abs=1e-15)
+        assert fit.reml_criterion == pytest.approx(reference.reml_criterion, rel=1e-12)
+        np.testing.assert_allclose(fit.cov, reference.cov, rtol=1e-12)
+        np.testing.assert_array_equal(fit.params, reference.params)
+    # every question alike but the last one: found in the last block
+    scores = np.repeat(wide.scores[:, :1], wide.scores.shape[1], axis=1)
+    scores[-1, 0] = 1.0 - scores[-1, 1]
+    alike = WideScores(scores, wide.models, wide.question_ids, wide.categories)
+    assert mixed.fit_obstacle(alike, "category_question") is None
+    scores[-1, 0] = scores[-1, 1]
+    assert "score alike" in mixed.fit_obstacle(alike, "category_question")
+
+
+def test_contrast_table_is_the_concatenation_of_the_fits_tables():
+    wide = synthetic_wide("synthetic_epochs_balanced")
+    fits = [mixed.fit_lmm(wide, spec) for spec in mixed.MODEL_SPECS]
+    expected = pd.concat(
+        [mixed.lmm_contrasts(fit, 0.1) for fit in fits]
+        + [mixed.unfitted_contrasts(wide, "category_question_model")]
+    )
+    table = mixed.contrast_table(fits, ["category_question_model"], 0.1)
+    pd.testing.assert_frame_equal(table, expected, check_exact=True)
+    assert table["p"].isna().sum() == len(table) // 3 and list(table) == mixed.CONTRAST_COLUMNS

@@ -80,6 +80,17 @@ def test_logistic_rows_and_the_gee_paired_identity(real_tables, default_subsampl
         assert rows.loc[f"{reading}_holm", "value"] == (verdicts != "not separated").sum()
     # on the paper's six models every verdict survives the change of scale
     assert table["agree"].all() and rows.loc["glmm_holm", "value"] == 5
+    # the columns the workflow reads from the Parquet files are all the summary needs
+    narrow = nvb.naive_vs_blocked(
+        pw[list(nvb.PAIRWISE_COLUMNS)],
+        om,
+        mc[list(nvb.MIXED_COLUMNS)],
+        0.05,
+        comparison.contrasts[list(nvb.LOGISTIC_COLUMNS)],
+    )
+    pd.testing.assert_frame_equal(
+        narrow, nvb.naive_vs_blocked(pw, om, mc, 0.05, comparison.contrasts), check_exact=True
+    )
 
 
 def test_naive_vs_blocked_display_reads_well(real_tables):

@@ -278,3 +278,18 @@ def test_real_blocking_raises_f(real_wide):
     assert (rm.df1, rm.df2, one.df2) == (5, 1496 * 5, 6 * 1497 - 6)
     assert rm.f > one.f
     assert rm.ms_error < one.ss_within / one.df2
+
+
+def test_blocked_passes_and_binary_ranks_equal_the_direct_computation(monkeypatch):
+    """Sums in blocks of questions (as on a board of thousands of models) give the one-block
+    statistics to round-off, and 0/1 scores ranked without sorting are scipy's average ranks."""
+    rng = np.random.default_rng(4)
+    x = (rng.random((300, 7)) < rng.random(7)).astype(float)
+    np.testing.assert_array_equal(omnibus._binary_ranks(x), stats.rankdata(x, axis=-1))
+    whole = (omnibus.rm_anova(x), omnibus.oneway_anova(x), omnibus.friedman(x))
+    monkeypatch.setattr("evalbars.blocks.BLOCK_CELLS", 7 * 16)  # 16 questions a block
+    blocked = (omnibus.rm_anova(x), omnibus.oneway_anova(x), omnibus.friedman(x))
+    for a, b in zip(whole, blocked, strict=True):
+        for field in a._fields:
+            np.testing.assert_allclose(getattr(b, field), getattr(a, field), rtol=1e-12)
+    assert blocked[2].statistic == whole[2].statistic  # half-integer rank sums: exact

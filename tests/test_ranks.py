@@ -769,3 +769,24 @@ def test_large_leaderboards_draw_the_top_systems_and_an_overview_of_all():
     )
     for fig in (forest, ranges, overview):
         plt.close(fig)
+
+
+def test_bootstrap_numbers_do_not_depend_on_the_chunk_size():
+    # The same seed gives the same replicates whether they are multiplied 1,024, 300 or 7 at a
+    # time (count matrices drawn DRAW_CHUNK rows at a time within a chunk), in float32 for 0/1
+    # scores or float64 otherwise.
+    wide = _correlated_items(questions=400)
+    for scores in (wide.scores, wide.scores * 0.5):
+        runs = [
+            np.vstack(
+                list(
+                    ranks.bootstrap_accuracies(
+                        scores, wide.categories, 1100, np.random.default_rng(3), chunk=chunk
+                    )
+                )
+            )
+            for chunk in (1024, 300, 7)
+        ]
+        for run in runs[1:]:
+            np.testing.assert_array_equal(run, runs[0])
+        assert runs[0].shape == (1100, 4)

@@ -13,22 +13,40 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .blocks import blocks
 from .intervals import clustered_se, wilson_interval
 from .scores import WideScores, accuracy_order
 
 __all__ = ["accuracy_table", "sampling_variance_table"]
 
 
-def _per_model(wide: WideScores):
+def _model_blocks(wide: WideScores):
+    """Yield ``(columns, scores, counts, within)`` for blocks of models (:func:`evalbars.blocks.
+    blocks`): the block's scores, sample counts (float) and within-cell sums of squares, so that
+    the temporaries of the per-model sums are a block's, not the whole matrix's."""
+    n_questions, n_models = wide.scores.shape
+    for columns in blocks(n_models, n_questions):
+        scores = wide.scores[:, columns]
+        if wide.samples is None:
+            counts = np.isfinite(scores).astype(float)
+        else:
+            counts = np.asarray(wide.samples)[:, columns].astype(float)
+        if wide.within_ss is None:
+            within = np.zeros(scores.shape)
+        else:
+            within = np.asarray(wide.within_ss, dtype=float)[:, columns]
+        yield columns, scores, counts, within
+
+
+def _per_model(scores, counts, within):
     """Samples, score sums, means and squared deviations per model (models on the last axis)."""
-    counts = wide.sample_counts.astype(float)
-    means = np.where(counts > 0, wide.scores, 0.0)
+    means = np.where(counts > 0, scores, 0.0)
     samples = counts.sum(axis=0)
     total = (counts * means).sum(axis=0)
     accuracy = total / samples
     # Sum of squares of every sample around the model's mean: within cells plus between them.
-    squares = wide.within_squares.sum(axis=0) + (counts * (means - accuracy) ** 2).sum(axis=0)
-    return counts, samples, total, accuracy, squares
+    squares = within.sum(axis=0) + (counts * (means - accuracy) ** 2).sum(axis=0)
+    return samples, total, accuracy, squares
 
 
 def accuracy_table(wide: WideScores, level: float = 0.95) -> pd.DataFrame:
@@ -74,12 +92,18 @@ def accuracy_table(wide: WideScores, level: float = 0.95) -> pd.DataFrame:
        language model evaluations. arXiv:2411.00640.
     .. [2] Kish, L. (1965). Survey Sampling. Wiley (the design effect).
     """
-    counts, samples, total, accuracy, squares = _per_model(wide)
-    answered = counts > 0
+    n_models = wide.scores.shape[1]
+    samples, total, accuracy, squares, se_questions, se_clustered, n = (
+        np.empty(n_models) for _ in range(7)
+    )
     questions = np.arange(wide.scores.shape[0])
-    se_questions = clustered_se(wide.scores.T, questions, counts.T)
-    se_clustered = clustered_se(wide.scores.T, wide.categories, counts.T)
-    n = answered.sum(axis=0)
+    categories = wide.category_codes
+    for columns, scores, counts, within in _model_blocks(wide):
+        parts = _per_model(scores, counts, within)
+        samples[columns], total[columns], accuracy[columns], squares[columns] = parts
+        se_questions[columns] = clustered_se(scores.T, questions, counts.T)
+        se_clustered[columns] = clustered_se(scores.T, categories, counts.T)
+        n[columns] = (counts > 0).sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         design = accuracy * (1 - accuracy) / se_questions**2
     # One sample per question: exactly the number of questions (no round-off). Repeated samples
@@ -89,7 +113,7 @@ def accuracy_table(wide: WideScores, level: float = 0.95) -> pd.DataFrame:
     table = pd.DataFrame(
         {
             "model": wide.models,
-            "n": answered.sum(axis=0).astype(int),
+            "n": n.astype(int),
             "samples": samples.astype(int),
             "correct": total,
             "accuracy": accuracy,
@@ -134,16 +158,28 @@ def sampling_variance_table(wide: WideScores) -> pd.DataFrame:
     mean number of samples per question; ``se_observed`` is ``se_questions`` of
     :func:`accuracy_table`.
     """
-    counts = wide.sample_counts.astype(float)
-    answered = counts > 0
-    n = answered.sum(axis=0)
-    means = np.where(answered, wide.scores, np.nan)
-    repeats = np.where(counts >= 2, counts - 1, 0.0).sum(axis=0)
+    n_models = wide.scores.shape[1]
+    n, repeats, squares, inverse_sum, variance, sample_sum, se_observed = (
+        np.empty(n_models) for _ in range(7)
+    )
+    questions = np.arange(wide.scores.shape[0])
+    for columns, scores, counts, block_within in _model_blocks(wide):
+        answered = counts > 0
+        n[columns] = answered.sum(axis=0)
+        repeats[columns] = np.where(counts >= 2, counts - 1, 0.0).sum(axis=0)
+        squares[columns] = block_within.sum(axis=0)
+        inverse_sum[columns] = np.where(answered, 1.0 / np.where(answered, counts, 1.0), 0.0).sum(
+            axis=0
+        )
+        with np.errstate(invalid="ignore", divide="ignore"):
+            variance[columns] = np.nanvar(np.where(answered, scores, np.nan), axis=0, ddof=1)
+            se_observed[columns] = clustered_se(scores.T, questions, counts.T)
+        sample_sum[columns] = counts.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        within = np.where(repeats > 0, wide.within_squares.sum(axis=0) / repeats, np.nan)
-        inverse_k = np.where(answered, 1.0 / np.where(answered, counts, 1.0), 0.0).sum(axis=0) / n
-        between = np.maximum(np.nanvar(means, axis=0, ddof=1) - within * inverse_k, 0.0)
-        mean_epochs = counts.sum(axis=0) / n
+        within = np.where(repeats > 0, squares / repeats, np.nan)
+        inverse_k = inverse_sum / n
+        between = np.maximum(variance - within * inverse_k, 0.0)
+        mean_epochs = sample_sum / n
         se = lambda k: np.sqrt((between + within / k) / n)  # noqa: E731
         table = pd.DataFrame(
             {
@@ -153,7 +189,7 @@ def sampling_variance_table(wide: WideScores) -> pd.DataFrame:
                 "var_between": between,
                 "var_within": within,
                 "se_one_epoch": se(1.0),
-                "se_observed": clustered_se(wide.scores.T, np.arange(len(counts)), counts.T),
+                "se_observed": se_observed,
                 "se_double_epochs": se(2.0 * mean_epochs),
             }
         )

@@ -13,7 +13,21 @@ import pandas as pd
 
 from .tables import format_p, is_missing
 
-__all__ = ["naive_vs_blocked", "naive_vs_blocked_display", "PROCEDURE_LABELS", "QUANTITY_LABELS"]
+__all__ = [
+    "naive_vs_blocked",
+    "naive_vs_blocked_display",
+    "PROCEDURE_LABELS",
+    "QUANTITY_LABELS",
+    "PAIRWISE_COLUMNS",
+    "MIXED_COLUMNS",
+    "LOGISTIC_COLUMNS",
+]
+
+#: The columns :func:`naive_vs_blocked` reads from each input table (read only these from the
+#: Parquet files: at thousands of models the pair tables have millions of rows).
+PAIRWISE_COLUMNS = ("se_unpaired", "se_paired", "p_unpaired", "p_paired", "p_bonferroni", "p_holm")
+MIXED_COLUMNS = ("model_spec", "se", "p_holm")
+LOGISTIC_COLUMNS = ("method", "accuracy_difference_se", "log_odds_ratio_p_holm")
 
 
 #: Human-readable names of the quantities in :func:`naive_vs_blocked`.

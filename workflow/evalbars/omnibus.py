@@ -25,6 +25,7 @@ import pandas as pd
 from scipy import special
 from scipy.stats import rankdata
 
+from .blocks import blocks
 from .scores import WideScores
 
 __all__ = [
@@ -136,14 +137,32 @@ def rm_anova(scores) -> RmAnova:
     question_means = x.mean(axis=-1, keepdims=True)
     ss_model = n * ((model_means - grand) ** 2).sum(axis=(-2, -1))
     ss_question = k * ((question_means - grand) ** 2).sum(axis=(-2, -1))
-    # The interaction residual computed directly, not by subtraction, to avoid cancellation.
-    ss_error = ((x - model_means - question_means + grand) ** 2).sum(axis=(-2, -1))
+    # The interaction residual computed directly, not by subtraction, to avoid cancellation;
+    # it and the cross products of the centred scores in blocks of questions. A large 0/1
+    # matrix (more than one block) takes its cross products from the Gram matrix of the scores,
+    # whole numbers below 2**24 summed exactly in float32 (K^2 n products at a third of the
+    # float64 time): X'X - n m m' is the centred cross product.
+    parts = _question_blocks(x)
+    gram = len(parts) > 1 and n < 2**24 and _binary(x)
+    ss_error, cross = 0.0, 0.0
+    for rows in parts:
+        part = x[..., rows, :]
+        ss_error = ss_error + (
+            (part - model_means - question_means[..., rows, :] + grand) ** 2
+        ).sum(axis=(-2, -1))
+        if gram:
+            ones = part.astype(np.float32)
+            cross = cross + ones.T @ ones
+        else:
+            centred = part - model_means
+            cross = cross + np.swapaxes(centred, -1, -2) @ centred
+    if gram:
+        cross = cross.astype(np.float64) - n * (model_means.T @ model_means)
     df1, df2 = k - 1, (n - 1) * (k - 1)
     ms_error = ss_error / df2
     f = _ratio(ss_model / df1, ms_error)
     p = special.fdtrc(df1, df2, f)
-    centred = x - model_means
-    cov = np.swapaxes(centred, -1, -2) @ centred / (n - 1)
+    cov = cross / (n - 1)
     double_centred = cov - cov.mean(axis=-1, keepdims=True) - cov.mean(axis=-2, keepdims=True)
     double_centred = double_centred + cov.mean(axis=(-2, -1), keepdims=True)
     trace = np.trace(double_centred, axis1=-2, axis2=-1)
@@ -169,15 +188,26 @@ def oneway_anova(scores) -> OneWayAnova:
     x = np.asarray(scores, dtype=float)
     if x.ndim < 2 or x.shape[-1] < 2:
         raise ValueError(f"scores must have shape (..., n_questions, n_models), got {x.shape}")
-    k = x.shape[-1]
-    present = np.isfinite(x)
-    values = np.where(present, x, 0.0)
-    n_k = present.sum(axis=-2, keepdims=True)
+    n, k = x.shape[-2:]
+    # Sums in blocks of questions (one block up to evalbars.blocks.BLOCK_CELLS cells).
+    parts = _question_blocks(x)
+    n_k, sums, grand_sum = 0, 0.0, 0.0
+    for rows in parts:
+        present = np.isfinite(x[..., rows, :])
+        values = np.where(present, x[..., rows, :], 0.0)
+        n_k = n_k + present.sum(axis=-2, keepdims=True)
+        sums = sums + values.sum(axis=-2, keepdims=True)
+        grand_sum = grand_sum + values.sum(axis=(-2, -1), keepdims=True)
     total = n_k.sum(axis=(-2, -1), keepdims=True)
-    grand = values.sum(axis=(-2, -1), keepdims=True) / total
-    model_means = _ratio(values.sum(axis=-2, keepdims=True), n_k)
+    grand = grand_sum / total
+    model_means = _ratio(sums, n_k)
     ss_between = (n_k * (model_means - grand) ** 2).sum(axis=(-2, -1))
-    ss_within = (np.where(present, x - model_means, 0.0) ** 2).sum(axis=(-2, -1))
+    ss_within = 0.0
+    for rows in parts:
+        part = x[..., rows, :]
+        ss_within = ss_within + (np.where(np.isfinite(part), part - model_means, 0.0) ** 2).sum(
+            axis=(-2, -1)
+        )
     df1 = float(k - 1)
     df2 = (total - k).reshape(ss_between.shape).astype(float)
     if np.all(df2 == df2.flat[0]):  # complete data: one df2 for the whole stack
@@ -208,12 +238,40 @@ def friedman(scores) -> ChiSquareTest:
     """
     x = _as_stack(scores)
     n, k = x.shape[-2:]
-    ranks = rankdata(x, axis=-1)
-    rank_sums = ranks.sum(axis=-2)
+    binary = _binary(x)
+    # Rank sums and squared ranks in blocks of questions: half-integers and their squares, so
+    # their sums are exact in any order (below 2**53, i.e. n K**3 < 9e15).
+    rank_sums, squares = 0.0, 0.0
+    for rows in blocks(n, x.size // n):
+        ranks = _binary_ranks(x[..., rows, :]) if binary else rankdata(x[..., rows, :], axis=-1)
+        rank_sums = rank_sums + ranks.sum(axis=-2)
+        squares = squares + (ranks**2).sum(axis=(-2, -1))
     numerator = (k - 1) * ((rank_sums - n * (k + 1) / 2) ** 2).sum(axis=-1)
-    denominator = (ranks**2).sum(axis=(-2, -1)) - n * k * (k + 1) ** 2 / 4
+    denominator = squares - n * k * (k + 1) ** 2 / 4
     q = _ratio(numerator, denominator)
     return ChiSquareTest(q, float(k - 1), special.chdtrc(k - 1, q))
+
+
+def _question_blocks(x: np.ndarray) -> list:
+    """Blocks of questions for the passes over one score matrix (:func:`evalbars.blocks.blocks`);
+    a stack of matrices (simulation replicates) is one block, its arithmetic as it always was."""
+    if x.ndim != 2:
+        return [slice(None)]
+    return blocks(x.shape[0], x.shape[1])
+
+
+def _binary(x: np.ndarray) -> bool:
+    """Every score 0 or 1 (checked in blocks of questions)."""
+    n = x.shape[-2]
+    return all(bool(np.isin(x[..., rows, :], (0.0, 1.0)).all()) for rows in blocks(n, x.size // n))
+
+
+def _binary_ranks(x: np.ndarray) -> np.ndarray:
+    """``rankdata(x, axis=-1)`` of 0/1 scores without sorting: with z zeros in a row, its zeros
+    share the average rank (z + 1)/2 and its ones z + (K - z + 1)/2 (half-integers, exact)."""
+    k = x.shape[-1]
+    zeros = k - x.sum(axis=-1, keepdims=True)
+    return np.where(x == 1.0, zeros + (k - zeros + 1) / 2, (zeros + 1) / 2)
 
 
 def cochran_q(scores) -> ChiSquareTest:
@@ -234,7 +292,7 @@ def cochran_q(scores) -> ChiSquareTest:
        Biometrika 37, 256-266.
     """
     x = _as_stack(scores)
-    if not np.isin(x, (0.0, 1.0)).all():
+    if not _binary(x):
         raise ValueError("Cochran's Q needs 0/1 scores")
     k = x.shape[-1]
     column_totals = x.sum(axis=-2)
@@ -267,7 +325,7 @@ def omnibus_table(wide: WideScores) -> pd.DataFrame:
         with fewer than two such questions every statistic is missing.
     """
     complete = np.isfinite(wide.scores).all(axis=1)
-    x = wide.scores[complete]
+    x = wide.scores if complete.all() else wide.scores[complete]
     if len(x) < 2:  # question_set: all with fewer than two questions every model answered
         names = ["rm_anova", "rm_anova_gg", "oneway_anova", "friedman"]
         table = pd.DataFrame({"test": names})
@@ -284,7 +342,7 @@ def omnibus_table(wide: WideScores) -> pd.DataFrame:
         ("oneway_anova", one.f, one.df1, one.df2, one.p, np.nan),
         ("friedman", fr.statistic, fr.df, np.nan, fr.p, np.nan),
     ]
-    if np.isin(x, (0.0, 1.0)).all():
+    if _binary(np.asarray(x, dtype=float)):
         cq = cochran_q(x)
         rows.append(("cochran_q", cq.statistic, cq.df, np.nan, cq.p, np.nan))
     table = pd.DataFrame(rows, columns=["test", "statistic", "df1", "df2", "p", "epsilon"])

@@ -3,8 +3,6 @@
 import logging
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
 from evalbars import mixed, tables
 from evalbars.errors import script_context
 from evalbars.scores import read_wide_scores
@@ -22,7 +20,7 @@ with script_context(snakemake.log[0]):
     for spec in skipped:
         logging.warning("mixed model %s not fitted: %s", mixed.FORMULAS[spec], obstacles[spec])
     specs = [spec for spec in specs if not obstacles[spec]]
-    fits = [mixed.fit_lmm(wide, spec, snakemake.params.method) for spec in specs]
+    fits = mixed.fit_lmms(wide, specs, snakemake.params.method)
     logging.info("mixed models %s fitted by the %s path", specs, [fit.method for fit in fits])
     note = "".join(f" Not fitted: {mixed.FORMULAS[spec]} ({obstacles[spec]})." for spec in skipped)
     terms = {
@@ -41,11 +39,9 @@ with script_context(snakemake.log[0]):
         + "."
         + note,
     )
+    del wide  # the contrasts need the fits only (at 4,500 models the matrix holds 94.5 M cells)
     tables.write_table(
-        pd.concat(
-            [mixed.lmm_contrasts(fit, snakemake.params.alpha) for fit in fits]
-            + [mixed.unfitted_contrasts(wide, spec) for spec in skipped]
-        ),
+        mixed.contrast_table(fits, skipped, snakemake.params.alpha),
         out.contrasts_csv,
         out.contrasts_md,
         out.contrasts_tex,

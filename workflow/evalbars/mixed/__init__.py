@@ -91,13 +91,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 from scipy import stats
 
+from ..blocks import blocks
 from ..fits import contrast_se
-from ..pairwise import adjust_pvalues, model_pairs, tukey_p
+from ..pairwise import adjust_pvalues, tukey_p
 from ..scores import WideScores, accuracy_order
 from .common import COMPONENTS, EPOCH_SPECS, FORMULAS, MODEL_SPECS, prepare
-from .exact import fit_exact
+from .exact import fit_exact, strata_stats
 from .general import fit_general
 
 __all__ = [
@@ -110,9 +113,12 @@ __all__ = [
     "model_specs",
     "fit_obstacle",
     "fit_lmm",
+    "fit_lmms",
     "variance_components",
     "lmm_contrasts",
     "unfitted_contrasts",
+    "contrast_table",
+    "CONTRAST_COLUMNS",
 ]
 
 log = logging.getLogger(__name__)
@@ -220,11 +226,15 @@ def fit_obstacle(wide: WideScores, model_spec: str) -> str | None:
     if model_spec == "category":
         return None
     scores = np.asarray(wide.scores, dtype=float)
-    answered = np.isfinite(scores)
-    highest = np.where(answered, scores, -np.inf).max(axis=1, initial=-np.inf)
-    lowest = np.where(answered, scores, np.inf).min(axis=1, initial=np.inf)
-    alike = (highest == lowest) | ~answered.any(axis=1)
-    if not alike.all() or np.any(wide.within_squares > 0):
+    # Rows in blocks (no copy of the matrix); the first question with variation settles it.
+    for rows in blocks(*scores.shape):
+        block = scores[rows]
+        answered = np.isfinite(block)
+        highest = np.where(answered, block, -np.inf).max(axis=1, initial=-np.inf)
+        lowest = np.where(answered, block, np.inf).min(axis=1, initial=np.inf)
+        if not ((highest == lowest) | ~answered.any(axis=1)).all():
+            return None
+    if wide.within_ss is not None and np.any(np.asarray(wide.within_ss) > 0):
         return None
     names = list(wide.models)
     listed = (
@@ -275,52 +285,73 @@ def fit_lmm(wide: WideScores, model_spec: str, method: str = "auto") -> LmmFit:
     :math:`\\hat\\sigma^2` is the within-cell mean square and :math:`\\hat\\sigma_e^2`
     the cell means' RM-ANOVA error mean square.
     """
+    return fit_lmms(wide, [model_spec], method)[0]
+
+
+def fit_lmms(wide: WideScores, model_specs, method: str = "auto") -> list:
+    """:func:`fit_lmm` of each of ``model_specs`` to the same data, in order.
+
+    The passes over the score matrix that do not depend on the specification (the cells and
+    their checks, the strata of the exact path, the accuracy order) are made once for all.
+    """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    cells = prepare(wide, model_spec)
-    if method == "auto":
-        method = "exact" if cells.balanced else "general"
-    if method == "exact":
-        if not cells.balanced:
-            raise ValueError(
-                "the exact path needs every model scored on every question, the same number "
-                "of times; use method='general' (or 'auto') for incomplete or unbalanced data"
+    shared, strata, order, fits = None, None, None, []
+    for model_spec in model_specs:
+        cells = prepare(wide, model_spec, shared)
+        shared = cells
+        chosen = ("exact" if cells.balanced else "general") if method == "auto" else method
+        if chosen == "exact":
+            if not cells.balanced:
+                raise ValueError(
+                    "the exact path needs every model scored on every question, the same number "
+                    "of times; use method='general' (or 'auto') for incomplete or unbalanced data"
+                )
+            n_rep = int(cells.counts.flat[0])
+            if strata is None:
+                strata = strata_stats(
+                    cells.means, cells.codes, n_rep=n_rep, ss_cells=cells.ss_cells
+                )
+            fixed, cov, est = fit_exact(
+                cells.means,
+                cells.codes,
+                model_spec,
+                n_rep=n_rep,
+                ss_cells=cells.ss_cells,
+                st=strata,
             )
-        fixed, cov, est = fit_exact(
-            cells.means,
-            cells.codes,
-            model_spec,
-            n_rep=int(cells.counts.flat[0]),
-            ss_cells=cells.ss_cells,
+            converged = True
+        else:
+            fixed, cov, est, converged = fit_general(cells, model_spec)
+            if not converged:
+                log.warning(
+                    "%s fit (general path) did not converge: its estimates may be off", model_spec
+                )
+        names = COMPONENTS[model_spec]
+        variance = {name: float(est[name]) for name in names}
+        boundary = {name: bool(variance[name] <= 0.0) for name in names}
+        flagged = [n for n, b in boundary.items() if b]
+        if flagged:
+            log.info("%s fit is singular: %s variance at the boundary 0", model_spec, flagged)
+        order = accuracy_order(wide) if order is None else order
+        fits.append(
+            LmmFit(
+                model_spec=model_spec,
+                method=chosen,
+                names=list(wide.models),
+                params=np.asarray(fixed, dtype=float),
+                cov=np.asarray(cov, dtype=float),
+                variance=variance,
+                boundary=boundary,
+                reml_criterion=float(est["deviance"]),
+                n_obs=cells.n_obs,
+                n_questions=int(cells.means.shape[0]),
+                n_categories=cells.n_categories,
+                order=list(order),
+                converged=bool(converged),
+            )
         )
-        converged = True
-    else:
-        fixed, cov, est, converged = fit_general(cells, model_spec)
-        if not converged:
-            log.warning(
-                "%s fit (general path) did not converge: its estimates may be off", model_spec
-            )
-    names = COMPONENTS[model_spec]
-    variance = {name: float(est[name]) for name in names}
-    boundary = {name: bool(variance[name] <= 0.0) for name in names}
-    flagged = [n for n, b in boundary.items() if b]
-    if flagged:
-        log.info("%s fit is singular: %s variance at the boundary 0", model_spec, flagged)
-    return LmmFit(
-        model_spec=model_spec,
-        method=method,
-        names=list(wide.models),
-        params=np.asarray(fixed, dtype=float),
-        cov=np.asarray(cov, dtype=float),
-        variance=variance,
-        boundary=boundary,
-        reml_criterion=float(est["deviance"]),
-        n_obs=cells.n_obs,
-        n_questions=int(cells.means.shape[0]),
-        n_categories=cells.n_categories,
-        order=accuracy_order(wide),
-        converged=bool(converged),
-    )
+    return fits
 
 
 def variance_components(fits) -> pd.DataFrame:
@@ -362,35 +393,115 @@ def lmm_contrasts(fit: LmmFit, alpha: float = 0.05) -> pd.DataFrame:
     exact guarantee. ``ci_low``/``ci_high`` are Wald intervals at level
     ``1 - alpha``, unadjusted.
     """
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    order = fit.order or [m for _, m in sorted(zip(-fit.params, fit.names, strict=True))]
-    pairs = model_pairs(order)
-    index = {m: i for i, m in enumerate(fit.names)}
-    ia = pairs["model_a"].map(index).to_numpy()
-    ib = pairs["model_b"].map(index).to_numpy()
+    return contrast_table([fit], alpha=alpha)
+
+
+#: Columns of :func:`lmm_contrasts` and :func:`contrast_table`, in order.
+CONTRAST_COLUMNS = [
+    "model_spec",
+    "model_a",
+    "model_b",
+    "estimate",
+    "se",
+    "z",
+    "p",
+    "p_bonferroni",
+    "p_holm",
+    "p_tukey",
+    "ci_low",
+    "ci_high",
+]
+
+
+def _contrast_statistics(fit: LmmFit, alpha: float, order: list, first, second) -> dict:
+    """The statistics of :func:`lmm_contrasts` (every column after ``model_b``) of the pairs
+    ``(order[first[i]], order[second[i]])``."""
+    # Fixed-effect index of each pair's models, from the models' positions (mapped once per
+    # model, not once per pair).
+    position = pd.Index(fit.names).get_indexer(order)
+    ia, ib = position[first], position[second]
     estimate = fit.params[ia] - fit.params[ib]
     se = contrast_se(fit, ia, ib)
+    del ia, ib
     z = estimate / se
     p = 2.0 * stats.norm.sf(np.abs(z))
-    p_tukey = tukey_p(z, len(fit.names))
     half = stats.norm.isf(alpha / 2) * se
-    return pd.DataFrame(
+    return {
+        "estimate": estimate,
+        "se": se,
+        "z": z,
+        "p": p,
+        "p_bonferroni": adjust_pvalues(p, "bonferroni"),
+        "p_holm": adjust_pvalues(p, "holm"),
+        "p_tukey": tukey_p(z, len(fit.names)),
+        "ci_low": estimate - half,
+        "ci_high": estimate + half,
+    }
+
+
+#: The dtype pandas gives a column of text (what a table built from Python strings holds).
+_TEXT = pd.Series(["text"]).dtype
+
+
+def _text_column(labels: list, codes: np.ndarray):
+    """The pandas text column ``[labels[c] for c in codes]``, gathered in Arrow (no Python
+    string object per row)."""
+    return pd.array(pc.take(pa.array(labels, type=pa.large_string()), codes), dtype=_TEXT)
+
+
+def contrast_table(fits, skipped=(), alpha: float = 0.05, order=None) -> pd.DataFrame:
+    """:func:`lmm_contrasts` of each fit, then :func:`unfitted_contrasts` of each skipped
+    specification, in one table: the rows ``pd.concat`` of those tables gives (index 0, 1, ...
+    through each of them), with every column allocated once at its full length and the model
+    names gathered in Arrow, so that at thousands of models (ten million pairs a fit) no table
+    is held twice and no Python object is made per pair; the score matrix is not needed (the
+    caller may have let it go).
+
+    Pairs follow :func:`evalbars.pairwise.model_pairs` over each fit's accuracy order; the
+    skipped specifications' pairs follow ``order`` (default: the first fit's accuracy order,
+    :attr:`LmmFit.order`, which is that of the data).
+    """
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    orders = [
+        fit.order or [m for _, m in sorted(zip(-fit.params, fit.names, strict=True))]
+        for fit in fits
+    ]
+    if skipped:
+        orders += [list(order) if order is not None else fits[0].order] * len(skipped)
+    specs = [fit.model_spec for fit in fits] + list(skipped)
+    sizes = [len(order) * (len(order) - 1) // 2 for order in orders]
+    total = sum(sizes)
+    numbers = {column: np.empty(total) for column in CONTRAST_COLUMNS[3:]}
+    model_a, model_b = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
+    start = offset = 0
+    for i, (order, size) in enumerate(zip(orders, sizes, strict=True)):
+        rows = slice(start, start + size)
+        first, second = np.triu_indices(len(order), k=1)
+        model_a[rows], model_b[rows] = first + offset, second + offset
+        if i < len(fits):
+            for column, values in _contrast_statistics(
+                fits[i], alpha, order, first, second
+            ).items():
+                numbers[column][rows] = values
+        else:
+            for values in numbers.values():
+                values[rows] = np.nan
+        start, offset = start + size, offset + len(order)
+    labels = [name for order in orders for name in order]
+    table = pd.DataFrame(
         {
-            "model_spec": fit.model_spec,
-            "model_a": pairs["model_a"],
-            "model_b": pairs["model_b"],
-            "estimate": estimate,
-            "se": se,
-            "z": z,
-            "p": p,
-            "p_bonferroni": adjust_pvalues(p, "bonferroni"),
-            "p_holm": adjust_pvalues(p, "holm"),
-            "p_tukey": p_tukey,
-            "ci_low": estimate - half,
-            "ci_high": estimate + half,
+            "model_spec": _text_column(specs, np.repeat(np.arange(len(specs)), sizes)),
+            "model_a": _text_column(labels, model_a),
+            "model_b": _text_column(labels, model_b),
         }
+        | numbers,
+        columns=CONTRAST_COLUMNS,
+        copy=False,
     )
+    if len(sizes) > 1:
+        table.index = np.concatenate([np.arange(size) for size in sizes])
+    return table
 
 
 def unfitted_contrasts(wide: WideScores, model_spec: str) -> pd.DataFrame:
@@ -400,9 +511,4 @@ def unfitted_contrasts(wide: WideScores, model_spec: str) -> pd.DataFrame:
     order), every statistic NaN, so that the tables built on the contrasts keep
     one row per pair and show the fit as missing (see :func:`fit_obstacle`).
     """
-    pairs = model_pairs(accuracy_order(wide))
-    statistics = ["estimate", "se", "z", "p", "p_bonferroni", "p_holm", "p_tukey"]
-    return pd.DataFrame(
-        {"model_spec": model_spec, "model_a": pairs["model_a"], "model_b": pairs["model_b"]}
-        | {column: np.full(len(pairs), np.nan) for column in [*statistics, "ci_low", "ci_high"]}
-    )
+    return contrast_table([], [model_spec], order=accuracy_order(wide))

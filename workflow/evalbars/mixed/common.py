@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..blocks import blocks
 from ..scores import WideScores
 
 #: Specifications fitted on any data, one sample per cell or more.
@@ -82,42 +83,40 @@ class Cells:
     @property
     def complete(self) -> bool:
         """Every model scored on every question."""
-        return bool(self.observed.all())
+        return bool(self.counts.min(initial=1) > 0)
 
     @property
     def balanced(self) -> bool:
         """Complete, with the same number of samples in every cell (the exact path's data)."""
-        return self.complete and bool((self.counts == self.counts.flat[0]).all())
+        return self.complete and (
+            self.counts.size == 0 or bool(self.counts.max() == self.counts.min())
+        )
 
 
-def prepare(wide: WideScores, model_spec: str) -> Cells:
-    """The cells of ``wide`` that enter a fit of ``model_spec``, after every input check."""
+def prepare(wide: WideScores, model_spec: str, cells: Cells | None = None) -> Cells:
+    """The cells of ``wide`` that enter a fit of ``model_spec``, after every input check.
+
+    The score matrix is used as it is (no copy) when every question has a score, and the
+    sample counts are ``wide.samples`` themselves when they are 0 exactly where a score is
+    missing (as :func:`evalbars.scores.wide_scores` makes them); the within-cell sums of
+    squares are summed per question in blocks of rows. ``cells``: what an earlier call gave for
+    the same ``wide`` (another specification), whose checks are then all that is run.
+    """
     if model_spec not in COMPONENTS:
         raise ValueError(f"model_spec must be one of {tuple(COMPONENTS)}, got {model_spec!r}")
-    means = np.asarray(wide.scores, dtype=float)
-    if means.ndim != 2 or means.shape[1] < 2:
-        raise ValueError("the mixed models compare at least two models (two score columns)")
-    counts = np.where(np.isfinite(means), np.asarray(wide.sample_counts), 0).astype(np.int64)
-    if (counts[np.isfinite(means)] < 1).any():
-        raise ValueError("a scored cell has no samples: samples must be >= 1 where scores are")
-    keep = (counts > 0).any(axis=1)
-    means, counts = means[keep], counts[keep]
-    within = np.where(counts > 0, wide.within_squares[keep], 0.0).sum(axis=1)
-    names, codes = np.unique(np.asarray(wide.categories)[keep], return_inverse=True)
-    empty_models = [m for m, seen in zip(wide.models, counts.any(axis=0), strict=True) if not seen]
-    if empty_models:
-        raise ValueError(f"models without any score: {empty_models}")
-    if names.size < 2:
+    cells = _cells(wide) if cells is None else cells
+    codes, counts, within = cells.codes, cells.counts, cells.within
+    if cells.n_categories < 2:
         raise ValueError(
             "a (1|category) random effect needs at least two categories; "
-            f"the data have {names.size}"
+            f"the data have {cells.n_categories}"
         )
     if model_spec != "category" and np.bincount(codes).max() < 2:
         raise ValueError(
             "the question variance cannot be told apart from the category variance when "
             "every category has a single question"
         )
-    if model_spec in EPOCH_SPECS and not (counts > 1).any():
+    if model_spec in EPOCH_SPECS and not counts.max(initial=0) > 1:
         raise ValueError(
             "the question-by-model variance cannot be told apart from the residual variance "
             "without repeated samples (epochs) of some (question, model) cell"
@@ -127,6 +126,33 @@ def prepare(wide: WideScores, model_spec: str) -> Cells:
             "no within-cell variation: every sample of each (question, model) cell scores "
             "alike, so the residual variance is zero and the question-by-model model undefined"
         )
+    return cells
+
+
+def _cells(wide: WideScores) -> Cells:
+    """:func:`prepare`'s cells and the checks that do not depend on the specification."""
+    means = np.asarray(wide.scores, dtype=float)
+    if means.ndim != 2 or means.shape[1] < 2:
+        raise ValueError("the mixed models compare at least two models (two score columns)")
+    finite = np.isfinite(means)
+    given = np.asarray(wide.sample_counts)
+    if (finite & (given < 1)).any():
+        raise ValueError("a scored cell has no samples: samples must be >= 1 where scores are")
+    counts = given if not (~finite & (given != 0)).any() else np.where(finite, given, 0)
+    counts = counts.astype(np.int64, copy=False)
+    keep = (counts > 0).any(axis=1)
+    if not keep.all():
+        means, counts = means[keep], counts[keep]
+    within = np.zeros(len(means))
+    if wide.within_ss is not None:
+        squares = np.asarray(wide.within_ss, dtype=float)
+        squares = squares if keep.all() else squares[keep]
+        for rows in blocks(*counts.shape):
+            within[rows] = np.where(counts[rows] > 0, squares[rows], 0.0).sum(axis=1)
+    names, codes = np.unique(np.asarray(wide.categories)[keep], return_inverse=True)
+    empty_models = [m for m, seen in zip(wide.models, counts.any(axis=0), strict=True) if not seen]
+    if empty_models:
+        raise ValueError(f"models without any score: {empty_models}")
     return Cells(means, counts, within, codes, int(names.size))
 
 

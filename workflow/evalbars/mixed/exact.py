@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
+from ..blocks import blocks
 from .common import COMPONENTS, LOG_2PI, prefer_boundary
 
 __all__ = ["StrataStats", "strata_stats", "strata_deviance", "fit_exact"]
@@ -102,14 +103,19 @@ def strata_stats(
     """
     n, k = means.shape
     question_mean = means.mean(axis=1)
-    residual = means - question_mean[:, None]
-    if not intercept_only:
-        residual = residual - means.mean(axis=0)[None, :] + means.mean()
+    column_mean, grand = means.mean(axis=0), means.mean()
+    # SS_w in blocks of questions (:func:`evalbars.blocks.blocks`), never a Q x K temporary.
+    ss_within = 0.0
+    for rows in blocks(n, k):
+        residual = means[rows] - question_mean[rows, None]
+        if not intercept_only:
+            residual = residual - column_mean[None, :] + grand
+        ss_within += np.sum(residual**2)
     p_within = 0 if intercept_only else k - 1
     size = np.bincount(codes).astype(float)
     mean = np.bincount(codes, weights=question_mean) / size
     return StrataStats(
-        ss_within=float(np.sum(residual**2)),
+        ss_within=float(ss_within),
         df_within=n * (k - 1) - p_within,
         size=size,
         mean=mean,
@@ -309,6 +315,7 @@ def fit_exact(
     intercept_only=False,
     n_rep: int = 1,
     ss_cells: float = 0.0,
+    st: StrataStats | None = None,
 ):
     """Fixed effects, their covariance and the variance estimates on the exact path.
 
@@ -325,6 +332,9 @@ def fit_exact(
         Samples per cell.
     ss_cells : float
         Pooled within-cell sum of squares.
+    st : StrataStats, optional
+        :func:`strata_stats` of these arguments, when the caller has it (another
+        specification fitted to the same data).
 
     Returns
     -------
@@ -335,7 +345,7 @@ def fit_exact(
         question means, :math:`\\hat\\mu = \\sum_c a_c \\bar y_c / \\sum_c a_c`,
         :math:`a_c = n_c/(\\varphi + n_c\\tau^2)`, with variance :math:`1/\\sum_c a_c`.
     """
-    st = strata_stats(means, codes, intercept_only, n_rep, ss_cells)
+    st = strata_stats(means, codes, intercept_only, n_rep, ss_cells) if st is None else st
     est = exact_variances(st, model_spec)
     cell = est["question_model"] + est["residual"] / n_rep
     phi = est["question"] + cell / st.k
@@ -346,6 +356,8 @@ def fit_exact(
         return np.array([level]), np.array([[1.0 / np.sum(a)]]), est
     column_mean = means.mean(axis=0)
     fixed = column_mean - column_mean.mean() + level
-    centring = np.eye(k) - np.full((k, k), 1.0 / k)
-    cov = cell / n * centring + np.full((k, k), 1.0 / np.sum(a))
+    # (cell / n) (I - J/K) + J / sum(a), element by element (no K x K temporaries).
+    scale, common = cell / n, 1.0 / np.sum(a)
+    cov = np.full((k, k), scale * (0.0 - 1.0 / k) + common)
+    np.fill_diagonal(cov, scale * (1.0 - 1.0 / k) + common)
     return fixed, cov, est

@@ -45,11 +45,12 @@ def ranks_readings(
     reports : list of RankReport
         The readings, for headlines and method sentences.
     """
-    reports = [rank_table(leaderboard_from_wide(wide), level, draws, seed)]
+    board = leaderboard_from_wide(wide)
+    reports = [rank_table(board, level, draws, seed)]
     # The paired reading needs questions every model answered (with question_set: all there
     # may be none); without two of them only the unpaired reading is given.
     if np.isfinite(wide.scores).all(axis=1).sum() >= 2:
-        reports.append(paired_rank_table(wide, level, replicates, seed, stratify))
+        reports.append(paired_rank_table(wide, level, replicates, seed, stratify, board=board))
     table = pd.concat([r.table.assign(reading=r.reading) for r in reports], ignore_index=True)[
         ["reading"] + RANK_COLUMNS
     ]
