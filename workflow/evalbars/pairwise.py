@@ -23,6 +23,7 @@ __all__ = [
     "pair_range",
     "pair_tests",
     "adjusted_pair_table",
+    "gather_pair_tests",
     "PAIR_TEST_COLUMNS",
     "BLOCK_MODELS",
     "paired_z_tests",
@@ -488,6 +489,17 @@ def adjusted_pair_table(tests: pd.DataFrame, alpha: float = 0.05) -> pd.DataFram
     for test in SIGNIFICANCE_TESTS:
         table[f"significant_{test}"] = np.asarray(table[f"p_{test}"]) < alpha
     return pd.DataFrame(table)
+
+
+def gather_pair_tests(paths) -> pd.DataFrame:
+    """The :func:`pair_tests` of every pair from the Parquet files of its shards, in order.
+
+    Each shard holds the rows of one :func:`pair_range` block; read back and stacked they
+    are the rows one job computes (Parquet keeps every float and dtype), ready for
+    :func:`adjusted_pair_table`.
+    """
+    parts = [pd.read_parquet(path) for path in paths]
+    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
 
 
 def _labels(names, codes: np.ndarray):
