@@ -155,17 +155,17 @@ def _binary_matrix(scores: np.ndarray, columns=None):
         return None
     columns = np.arange(scores.shape[1]) if columns is None else np.asarray(columns)
     x = np.empty(scores.shape, dtype=np.float32, order="F")
-    answered = np.empty(scores.shape, dtype=np.float32, order="F")
-    complete = True
+    complete = bool(np.isfinite(scores).all())
+    answered = None if complete else np.empty(scores.shape, dtype=np.float32, order="F")
     for c0 in range(0, len(columns), BLOCK_MODELS):
         block = scores[:, columns[c0 : c0 + BLOCK_MODELS]]
         finite = np.isfinite(block)
         if not np.all((block == 0) | (block == 1) | ~finite):
             return None
-        complete = complete and bool(finite.all())
         x[:, c0 : c0 + BLOCK_MODELS] = np.where(finite, block, 0.0)
-        answered[:, c0 : c0 + BLOCK_MODELS] = finite
-    return x, (None if complete else answered)
+        if answered is not None:
+            answered[:, c0 : c0 + BLOCK_MODELS] = finite
+    return x, answered
 
 
 def _binary_pair_statistics(x, answered, start: int, stop: int) -> dict:
