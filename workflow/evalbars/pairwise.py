@@ -407,7 +407,10 @@ def pairwise_table(wide: WideScores, alpha: float = 0.05) -> pd.DataFrame:
     ----------
     .. [1] Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640.
     """
-    return adjusted_pair_table(pair_tests(wide), alpha)
+    tests = _pair_test_columns(wide)
+    # One constructor call: column-by-column assignment costs more than the statistics, and
+    # a frame of the tests first would copy every column once more.
+    return pd.DataFrame(_adjusted_columns(tests, tests["p_paired"], alpha))
 
 
 #: Columns of :func:`pair_tests`: every statistic of a pair that does not depend on the others.
@@ -446,6 +449,11 @@ def pair_tests(wide: WideScores, pairs: tuple[int, int] | None = None) -> pd.Dat
         :data:`PAIR_TEST_COLUMNS`: each pair's own statistics. Bonferroni and Holm need every
         pair's p (:func:`adjusted_pair_table`), so shards are adjusted once gathered.
     """
+    return pd.DataFrame(_pair_test_columns(wide, pairs))
+
+
+def _pair_test_columns(wide: WideScores, pairs: tuple[int, int] | None = None) -> dict:
+    """The columns of :func:`pair_tests`, as arrays."""
     order = accuracy_order(wide)
     columns = [wide.models.index(m) for m in order]
     stats = pair_statistics(wide.scores, pairs, columns=columns)
@@ -457,7 +465,7 @@ def pair_tests(wide: WideScores, pairs: tuple[int, int] | None = None) -> pd.Dat
     z_unpaired, p_unpaired = two_sided_normal_p(diff, se_unpaired)
     z_paired, p_paired = two_sided_normal_p(diff, se_paired)
     n10, n01 = stats["n10"], stats["n01"]
-    table = {
+    return {
         "model_a": _labels(order, a),
         "model_b": _labels(order, b),
         "n": stats["n"].astype(int),
@@ -472,8 +480,6 @@ def pair_tests(wide: WideScores, pairs: tuple[int, int] | None = None) -> pd.Dat
         "n01": n01.astype(int),
         "p_mcnemar": exact_mcnemar_p(n10, n01),
     }
-    # One constructor call: column-by-column assignment costs more than the statistics.
-    return pd.DataFrame(table)
 
 
 def adjusted_pair_table(tests: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
@@ -482,13 +488,17 @@ def adjusted_pair_table(tests: pd.DataFrame, alpha: float = 0.05) -> pd.DataFram
     ``p_bonferroni`` and ``p_holm`` are :func:`adjust_pvalues` of ``p_paired`` over all the
     rows (the family is every pair); ``significant_<test>`` is ``p_<test> < alpha``.
     """
-    table = {column: tests[column].array for column in PAIR_TEST_COLUMNS}
-    p_paired = tests["p_paired"].to_numpy()
-    table["p_bonferroni"] = adjust_pvalues(p_paired, "bonferroni")
-    table["p_holm"] = adjust_pvalues(p_paired, "holm")
+    columns = {column: tests[column].array for column in PAIR_TEST_COLUMNS}
+    return pd.DataFrame(_adjusted_columns(columns, tests["p_paired"].to_numpy(), alpha))
+
+
+def _adjusted_columns(columns: dict, p_paired: np.ndarray, alpha: float) -> dict:
+    """``columns`` with ``p_bonferroni``, ``p_holm`` and the ``significant_*`` flags added."""
+    columns["p_bonferroni"] = adjust_pvalues(p_paired, "bonferroni")
+    columns["p_holm"] = adjust_pvalues(p_paired, "holm")
     for test in SIGNIFICANCE_TESTS:
-        table[f"significant_{test}"] = np.asarray(table[f"p_{test}"]) < alpha
-    return pd.DataFrame(table)
+        columns[f"significant_{test}"] = np.asarray(columns[f"p_{test}"]) < alpha
+    return columns
 
 
 def gather_pair_tests(paths) -> pd.DataFrame:
