@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
@@ -198,3 +199,74 @@ def test_tukey_p_interpolates_the_exact_tail_for_many_pairs():
     np.testing.assert_array_equal(
         pairwise.tukey_p(few, 6), stats.studentized_range.sf(np.sqrt(2.0) * few, 6, np.inf)
     )
+
+
+# --- Exact counts, blocks and shards -----------------------------------------------------------------
+
+
+def scored(kind: str, n: int = 120, k: int = 11, seed: int = 3) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    latent = rng.normal(size=(n, 1)) + rng.normal(size=(n, k)) + np.linspace(1, -1, k)
+    x = (latent > 0).astype(float) if kind.startswith("binary") else np.round(latent, 1)
+    x[:, 4] = x[:, 3]  # two models that agree everywhere
+    if kind.endswith("missing"):
+        x[rng.random(x.shape) < 0.15] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("kind", ["binary", "binary missing", "graded", "graded missing"])
+@pytest.mark.parametrize("block", [2, 5, pairwise.BLOCK_MODELS])
+def test_pair_statistics_of_one_matrix_equal_those_of_the_float64_products_to_the_bit(
+    kind, block, monkeypatch
+):
+    # A stack of one matrix takes the K x K float64 products; one 0/1 matrix takes exact float32
+    # counts in blocks of models. The counts are integers, so every statistic is the same float.
+    monkeypatch.setattr(pairwise, "BLOCK_MODELS", block)
+    monkeypatch.setattr(pairwise, "_COMPARE_CELLS", 500)  # graded comparisons in many steps
+    x = scored(kind)
+    stack = pairwise.pair_statistics(x[None])
+    one = pairwise.pair_statistics(x)
+    columns = np.random.default_rng(0).permutation(x.shape[1])
+    reordered = pairwise.pair_statistics(x, columns=columns)
+    for key in pairwise.PAIR_STATISTICS:
+        np.testing.assert_array_equal(one[key], stack[key][0], err_msg=key)
+        np.testing.assert_array_equal(
+            reordered[key], pairwise.pair_statistics(x[:, columns])[key], err_msg=key
+        )
+    a, b = np.triu_indices(x.shape[1], k=1)
+    for p in (0, 7, len(a) - 1):
+        ref = brute_force_pair(x[:, a[p]], x[:, b[p]])
+        assert (one["n"][p], one["n10"][p], one["n01"][p]) == (ref["n"], ref["n10"], ref["n01"])
+
+
+def test_pair_ranges_cut_the_pairs_into_contiguous_blocks():
+    for k, shards in [(2, 1), (6, 4), (11, 3), (40, 7), (5, 12)]:
+        ranges = [pairwise.pair_range(k, s, shards) for s in range(shards)]
+        assert ranges[0][0] == 0 and ranges[-1][1] == k * (k - 1) // 2
+        assert all(
+            stop == start for (_, stop), (start, _) in zip(ranges[:-1], ranges[1:], strict=True)
+        )
+        sizes = [stop - start for start, stop in ranges]
+        assert max(sizes) - min(sizes) <= 1
+    with pytest.raises(ValueError, match="shard 3 of 3"):
+        pairwise.pair_range(6, 3, 3)
+
+
+@pytest.mark.parametrize("kind", ["binary", "binary missing", "graded missing"])
+def test_shards_gathered_give_the_whole_table_byte_for_byte(kind, monkeypatch):
+    # Shards cut rows mid-way through a model's pairs and mid-way through a block of models;
+    # Holm and Bonferroni are computed once, over the gathered family.
+    monkeypatch.setattr(pairwise, "BLOCK_MODELS", 4)
+    x = scored(kind)
+    wide = wide_from(x.T, models=[f"m{i:02d}" for i in range(x.shape[1])])
+    whole = pairwise.pairwise_table(wide)
+    assert whole.columns.tolist() == PAIR_COLUMNS
+    for shards in (1, 3, 8, 60):
+        parts = [
+            pairwise.pair_tests(wide, pairwise.pair_range(len(wide.models), s, shards))
+            for s in range(shards)
+        ]
+        assert all(part.columns.tolist() == pairwise.PAIR_TEST_COLUMNS for part in parts)
+        gathered = pairwise.adjusted_pair_table(pd.concat(parts, ignore_index=True))
+        assert gathered.to_csv(index=False) == whole.to_csv(index=False)
+        pd.testing.assert_frame_equal(gathered, whole)

@@ -26,6 +26,7 @@ import yaml
 from evalbars import replication
 
 from .conftest import REPO
+from .test_pairwise_shards import leaderboard_workdir, pairwise_digests
 from .workflow_runs import (
     SNAKEMAKE,
     make_workdir,
@@ -292,3 +293,65 @@ def test_every_rule_runs_as_slurm_jobs_with_the_outputs_of_a_local_run(slurm_clu
     digests = output_digests(on_slurm)
     assert len(digests) > 20
     assert digests == output_digests(local)
+
+
+def cluster_log_kinds(log: str, workdir: Path) -> Counter:
+    """Cluster jobs Snakemake submitted, by the folder of their SLURM log: the rule
+    (``rule_<name>``) or the group (``group_<name>``, its rules' names cut off)."""
+    slurm_logs = workdir / ".snakemake" / "slurm_logs"
+    return Counter(
+        re.sub(r"^(group_(data|analysis))_.*", r"\1", Path(path).relative_to(slurm_logs).parts[0])
+        for _, path in SUBMITTED.findall(log)
+    )
+
+
+@pytest.mark.slurm
+@pytest.mark.workflow
+def test_pairwise_shards_run_as_slurm_jobs_with_the_bytes_of_one_local_job(slurm_cluster, tmp_path):
+    # A 500-model board (124,750 pairs): on the cluster in 4 shard jobs, locally in one job.
+    local = leaderboard_workdir(tmp_path / "local", models=500, questions=400, shards=1)
+    on_slurm = leaderboard_workdir(tmp_path / "slurm", models=500, questions=400, shards=4)
+    command = [
+        "timeout",
+        "-k",
+        "10",
+        str(SLURM_TIMEOUT),
+        *SNAKEMAKE,
+        "-d",
+        str(on_slurm),
+        "analysis_pairwise",
+        "--workflow-profile",
+        str(PROFILE),
+    ]
+    start = time.monotonic()
+    cluster = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=snakemake_env(),
+        cwd=REPO,
+    )
+    try:
+        run_snakemake(local, "--cores", "2", "analysis_pairwise")
+        log = cluster.communicate(timeout=SLURM_TIMEOUT + 30)[0]
+    finally:
+        if cluster.poll() is None:
+            cluster.kill()
+    seconds = time.monotonic() - start
+    (tmp_path / "slurm.log").write_text(log)
+    assert cluster.returncode == 0, (
+        f"snakemake on SLURM exited {cluster.returncode} after {seconds:.0f} s:\n{log[-5000:]}"
+    )
+    # Each shard is a cluster job of its own; the gather runs in the profile's analysis group.
+    assert cluster_log_kinds(log, on_slurm) == {
+        "group_data": 1,
+        "rule_analysis_pairwise_shard": 4,
+        "group_analysis": 1,
+    }, log[-3000:]
+    for job_id, _ in SUBMITTED.findall(log):
+        assert slurm("squeue", "-h", "-t", "all", "-j", job_id, "-o", "%T").strip() == "COMPLETED"
+    shards = sorted(p.name for p in (on_slurm / "results" / "pairwise").iterdir())
+    assert shards == [f"shard{s}_of_4.parquet" for s in range(4)]
+    digests = pairwise_digests(on_slurm)
+    assert len(digests) == 5 and digests == pairwise_digests(local)

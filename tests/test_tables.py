@@ -110,3 +110,92 @@ def test_long_tables_render_their_first_rows_and_say_what_they_left_out(tmp_path
     assert paths[1].read_text() == tables.to_markdown(table.iloc[:3], caption=note)
     latex = paths[2].read_text()
     assert "p2" in latex and "p3" not in latex and "Shows the first 3 of 7 rows" in latex
+
+
+# --- CSV through Arrow, byte for byte pandas' ------------------------------------------------------
+
+TEXTS = ["plain", "a,b", 'say "hi"', "two\nlines", "cr\rhere", "", " lead", "ünï", "x|y", '"']
+
+
+def varied_frame() -> pd.DataFrame:
+    rng = np.random.default_rng(7)
+    n = 3000
+    # Random bit patterns (every magnitude, NaN payloads, subnormals), powers of ten and their
+    # neighbours (where repr switches notation), whole numbers, and hand-picked cases.
+    bits = rng.integers(0, 2**63, n, dtype=np.uint64).view(np.float64)
+    tens = 10.0 ** rng.integers(-320, 308, n).astype(float)
+    tens = np.where(rng.random(n) < 0.5, np.nextafter(tens, rng.choice([0, np.inf], n)), tens)
+    special = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e-300, 5e-324, 0.1, 1e16, 1e15, 123.0, 1e-5]
+    special += [2.5e-7, 9999999999.0, 1e10, 0.30000000000000004, 1.7976931348623157e308]
+    floats = np.concatenate([special, rng.normal(0, 1e6, n - len(special))])
+    return pd.DataFrame(
+        {
+            "model": np.resize(np.array(TEXTS, dtype=object), n),
+            "label": pd.Series(np.resize(TEXTS[::-1], n)),  # pandas' text type (Arrow in 3.x)
+            "category": pd.Categorical(np.resize(["x,y", "z", None], n)),
+            "bits": bits,
+            "tens": tens,
+            "floats": floats,
+            "whole": rng.integers(-(10**17), 10**17, n).astype(float),
+            "count": rng.integers(-5, 10**12, n),
+            "small": rng.integers(0, 200, n).astype(np.uint8),
+            "flag": rng.random(n) < 0.5,
+            "note": pd.Series(np.resize(["a", None, np.nan, "b,c"], n), dtype=object),
+        }
+    )
+
+
+def test_write_csv_is_byte_for_byte_pandas_to_csv_through_arrow(tmp_path, monkeypatch):
+    frame = varied_frame()
+    expected = frame.to_csv(index=False).encode()
+    assert b'"a,b"' in expected and b'"say ""hi"""' in expected and b"1e-05" in expected
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("pandas wrote the CSV")
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", refuse)  # every column here is Arrow's to write
+    monkeypatch.setattr(tables, "CSV_BATCH_ROWS", 1000)  # three batches
+    tables.write_csv(frame, tmp_path / "t.csv")
+    assert (tmp_path / "t.csv").read_bytes() == expected
+    tables.write_csv(frame.iloc[:0], tmp_path / "empty.csv")
+    assert (tmp_path / "empty.csv").read_bytes() == expected.split(b"\n")[0] + b"\n"
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        pd.Series([1, None, 3], dtype="Int64"),
+        pd.Series([0.1, 0.25, np.nan], dtype=np.float32),
+        pd.Series([1.5, "x", None], dtype=object),
+        pd.Series(pd.date_range("2020-01-01", periods=3)),
+        pd.Series(["\ue001 a stand-in", "b", "c"]),
+    ],
+)
+def test_write_csv_leaves_what_arrow_cannot_format_to_pandas(tmp_path, extra):
+    frame = pd.DataFrame({"model": ["a", "b,c", None], "x": [0.5, 1e-7, np.nan], "extra": extra})
+    tables.write_csv(frame, tmp_path / "t.csv")
+    assert (tmp_path / "t.csv").read_bytes() == frame.to_csv(index=False).encode()
+    lone = pd.DataFrame({"x": ["", "a", None]})  # one column: pandas quotes a lone empty field
+    tables.write_csv(lone, tmp_path / "one.csv")
+    assert (tmp_path / "one.csv").read_text() == 'x\n""\na\n""\n'
+
+
+def test_a_pair_table_keeps_every_row_in_parquet_and_caps_its_csv(tmp_path):
+    table = pd.DataFrame({"pair": [f"p{i}" for i in range(9)], "p_holm": np.linspace(0, 1, 9)})
+    paths = [tmp_path / f"pairs.{ext}" for ext in ("csv", "md", "tex", "parquet")]
+    tables.write_table(
+        table,
+        *paths[:3],
+        parquet_path=paths[3],
+        shown_path=tmp_path / "shown.csv",
+        max_rows=3,
+        csv_rows=5,
+    )
+    pd.testing.assert_frame_equal(pd.read_parquet(paths[3]), table)
+    assert (tmp_path / "pairs.csv").read_bytes() == table.iloc[:5].to_csv(index=False).encode()
+    assert (tmp_path / "shown.csv").read_bytes() == table.iloc[:3].to_csv(index=False).encode()
+    note = "Shows the first 3 of 9 rows; every row is in pairs.parquet (the first 5 in pairs.csv)."
+    assert paths[1].read_text() == tables.to_markdown(table.iloc[:3], caption=note)
+    # Without Parquet the CSV is the table, whatever its length.
+    tables.write_table(table, tmp_path / "all.csv", csv_rows=5)
+    assert len(pd.read_csv(tmp_path / "all.csv")) == 9

@@ -31,10 +31,33 @@ rule analysis_models:
         "../scripts/analysis_models.py"
 
 
+# --- Table 3 in shards (analysis.shards > 1): each job the pairs of one block, unadjusted --------
+rule analysis_pairwise_shard:
+    input:
+        scores=rules.subsample.output.scores,
+        code=package_code("analysis_pairwise_shard"),
+    output:
+        tests="results/pairwise/shard{shard}_of_{shards}.parquet",
+    log:
+        "results/logs/analysis_pairwise_shard/shard{shard}_of_{shards}.log",
+    benchmark:
+        "results/benchmarks/analysis_pairwise_shard/shard{shard}_of_{shards}.tsv"
+    wildcard_constraints:
+        shard=r"\d+",
+        shards=r"\d+",
+    message:
+        "--- Pairwise tests, shard {wildcards.shard} of {wildcards.shards}."
+    script:
+        "../scripts/analysis_pairwise_shard.py"
+
+
 # --- Table 3: unpaired, paired and McNemar tests of every pair ----------------------------------
+# With analysis.shards > 1 it gathers the shards and adjusts over the whole family (Holm and
+# Bonferroni need every pair's p); else it computes every pair itself.
 rule analysis_pairwise:
     input:
         scores=rules.subsample.output.scores,
+        shards=pairwise_shards(),
         code=package_code("analysis_pairwise"),
     output:
         **table_outputs(

@@ -55,6 +55,15 @@ def package_code(script):
     return smk.package_files(SCRIPTS / f"{script}.py")
 
 
+def pairwise_shards():
+    """The shard files the pairwise table is gathered from: `analysis.shards` blocks of pairs
+    (pairwise.pair_range), none when it is 1 (one job computes every pair)."""
+    shards = lookup(dpath="analysis/shards", within=config)
+    if shards == 1:
+        return []
+    return [f"results/pairwise/shard{s}_of_{shards}.parquet" for s in range(shards)]
+
+
 def simulation_grid(study):
     """The Paramspace of a simulation study's grid, validated against its schema. A relative
     path is looked up in the run directory, then beside the Snakefile (the shipped grids)."""

@@ -1,4 +1,5 @@
-"""Snakemake adapter: unpaired, paired and McNemar tests of every pair (the paper's Table 3)."""
+"""Snakemake adapter: unpaired, paired and McNemar tests of every pair (the paper's Table 3),
+computed here or gathered from the shards of `analysis.shards`."""
 
 from typing import TYPE_CHECKING
 
@@ -10,8 +11,11 @@ if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    wide = read_wide_scores(snakemake.input.scores)
-    table = pairwise.pairwise_table(wide, snakemake.params.alpha)
+    if snakemake.input.shards:
+        tests = pairwise.gather_pair_tests(snakemake.input.shards)
+    else:
+        tests = pairwise.pair_tests(read_wide_scores(snakemake.input.scores))
+    table = pairwise.adjusted_pair_table(tests, snakemake.params.alpha)
     tables.write_table(
         table,
         snakemake.output.csv,
