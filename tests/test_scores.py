@@ -4,7 +4,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars.scores import WideScores, read_wide_scores, wide_scores, write_wide_scores
+from evalbars.scores import (
+    WideScores,
+    accuracy_order,
+    read_wide_scores,
+    wide_scores,
+    write_wide_scores,
+)
 
 
 def long_table(question_ids, categories, rows):
@@ -108,3 +114,16 @@ def test_binary_matrix_is_stored_as_int8(tmp_path):
         assert stored["scores"].dtype == np.int8
         assert stored["scores"].tolist() == [[1, 0], [-1, 1]]
         assert "samples" not in stored
+
+
+def test_accuracy_order_in_blocks_is_the_unblocked_order(monkeypatch):
+    rng = np.random.default_rng(3)
+    scores = (rng.random((50, 7)) < np.linspace(0.2, 0.8, 7)).astype(float)
+    scores[rng.random(scores.shape) < 0.1] = np.nan
+    wide = WideScores(scores, [f"m{k}" for k in range(7)], np.arange(50), np.full(50, "c"))
+    whole = accuracy_order(wide)
+    monkeypatch.setattr("evalbars.scores.BLOCK_CELLS", 20)  # the blocked path
+    monkeypatch.setattr("evalbars.blocks.BLOCK_CELLS", 20)  # in blocks of 2 questions
+    assert accuracy_order(wide) == whole
+    means = np.nanmean(scores, axis=0)
+    assert whole == [f"m{k}" for k in np.argsort(-means, kind="stable")]
