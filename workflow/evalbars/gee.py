@@ -70,7 +70,7 @@ import pandas as pd
 import statsmodels.api as sm
 from scipy import special
 
-from .glmm import check_binomial_counts
+from .glmm import _label_codes, check_binomial_counts, sorted_codes
 
 __all__ = ["GeeFit", "fit_gee"]
 
@@ -131,17 +131,6 @@ def _samples(successes, trials):
     return cell, (position < successes[cell]).astype(float)
 
 
-def label_codes(labels, names) -> np.ndarray:
-    """Integer code of each label in ``names`` (-1 if absent); a pandas Categorical is mapped
-    through its categories (no per-row string hashing)."""
-    index = pd.Index(names)
-    if isinstance(getattr(labels, "dtype", None), pd.CategoricalDtype):
-        values = pd.Categorical(labels)
-        lookup = np.append(index.get_indexer(values.categories), -1)
-        return lookup[values.codes]  # code -1 (missing) maps to the appended -1
-    return index.get_indexer(np.asarray(labels))
-
-
 def fit_gee(
     successes,
     trials,
@@ -189,10 +178,8 @@ def fit_gee(
     .. [1] Liang, K.-Y. and Zeger, S. L. (1986). Longitudinal data analysis using generalized
        linear models. Biometrika 73, 13-22.
     """
-    names = tuple(
-        sorted(pd.unique(np.asarray(model)).tolist()) if model_names is None else model_names
-    )
-    code = label_codes(model, names)
+    names = tuple(sorted_codes(model)[1].tolist() if model_names is None else model_names)
+    code = _label_codes(model, names)
     if np.any(code < 0):
         raise ValueError("model labels not in model_names")
     if method == "auto":
@@ -261,7 +248,7 @@ def _closed_form(successes, trials, code, question, names, maxiter, ctol, ddof_s
     Memory: the grids :math:`N, Y, R, U` of questions x models, 8 bytes per entry each.
     """
     successes, trials = check_binomial_counts(successes, trials)
-    q_code, q_levels = pd.factorize(np.asarray(question), sort=True)
+    q_code, q_levels = sorted_codes(question)
     n_models, n_questions = len(names), len(q_levels)
     key = q_code.astype(np.int64) * n_models + code
     size = n_questions * n_models

@@ -53,7 +53,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from .fits import Fit, difference_se
+from .fits import Fit, difference_se, structured_difference_se
 from .gee import GeeFit, fit_gee
 from .glmm import BETA, THETA, GlmmFit, binomial_cells, fit_glmm
 from .pairwise import adjust_pvalues
@@ -139,12 +139,26 @@ def marginal_accuracy(beta, variance_total: float, n_nodes: int | None = None) -
 
 def marginal_accuracy_jacobian(fit: GlmmFit, n_nodes: int | None = None):
     """Marginal accuracies and their Jacobian in ``(theta_question, theta_category, beta)``."""
-    theta = np.array([fit.theta["question"], fit.theta["category"]])
-    p, d_beta, d_sd2 = _hermite_expectations(fit.params, np.hypot(*theta), n_nodes)
+    p, d_beta, d_theta = _marginal_parts(fit, n_nodes)
     jacobian = np.zeros((p.size, p.size + 2))
-    jacobian[:, THETA] = d_sd2[:, None] * theta[None, :]  # Stein: dp/dtheta_j = theta_j E[f'']
+    jacobian[:, THETA] = d_theta
     jacobian[:, BETA] = np.diag(d_beta)
     return p, jacobian
+
+
+def _marginal_parts(fit: GlmmFit, n_nodes: int | None = None):
+    """Marginal accuracies p, dp_k/dbeta_k (K,) and dp_k/dtheta (K, 2): the Jacobian's
+    nonzero parts."""
+    theta = np.array([fit.theta["question"], fit.theta["category"]])
+    p, d_beta, d_sd2 = _hermite_expectations(fit.params, np.hypot(*theta), n_nodes)
+    return p, d_beta, d_sd2[:, None] * theta[None, :]  # Stein: dp/dtheta_j = theta_j E[f'']
+
+
+#: Up to this many models the contrasts' delta-method SEs are computed with the explicit
+#: Jacobian (pairs x parameters; the computation of the default run's tables); above it by
+#: :func:`evalbars.fits.structured_difference_se`, the same quadratic form from the Jacobian's
+#: diagonal structure in memory O(pairs). The two agree to rounding.
+EXPLICIT_JACOBIAN_MAX_MODELS = 30
 
 
 #: Columns of :attr:`LogisticComparison.effects`: the GLMM's (:func:`glmm_effect_table`) and
@@ -173,17 +187,24 @@ def glmm_effect_table(fit: GlmmFit) -> pd.DataFrame:
     is by the delta method with the covariance of (theta, beta) (theta known if that is not
     available).
     """
-    accuracy, jacobian = marginal_accuracy_jacobian(fit)
     covariance = _covariance(fit, theta_uncertainty=True)
+    if fit.params.size <= EXPLICIT_JACOBIAN_MAX_MODELS:
+        accuracy, jacobian = marginal_accuracy_jacobian(fit)
+        variance = np.einsum("ij,jk,ik->i", jacobian, covariance, jacobian)
+    else:  # J_k C J_k' from the diagonal and the two theta columns of the Jacobian
+        accuracy, d_beta, d_theta = _marginal_parts(fit)
+        variance = (
+            d_beta**2 * np.diag(covariance)[BETA]
+            + 2.0 * d_beta * np.einsum("ij,ji->i", d_theta, covariance[THETA, BETA])
+            + np.einsum("ij,jk,ik->i", d_theta, covariance[THETA, THETA], d_theta)
+        )
     return pd.DataFrame(
         {
             "model": list(fit.names),
             "log_odds": fit.params,
             "se": np.sqrt(np.diag(fit.cov)),
             "marginal_accuracy": accuracy,
-            "marginal_accuracy_se": np.sqrt(
-                np.einsum("ij,jk,ik->i", jacobian, covariance, jacobian)
-            ),
+            "marginal_accuracy_se": np.sqrt(variance),
             "converged": bool(fit.converged),
         }
     )
@@ -275,8 +296,13 @@ def _pair_index(names, pairs):
 
 def _differences(estimate, covariance, jacobian, first, second, prefix, alpha) -> dict:
     """estimate[a] - estimate[b] with delta-method SE sqrt(d' C d), d = J[a] - J[b]; then z,
-    two-sided normal p, Bonferroni and Holm over the pairs, and the unadjusted Wald interval."""
-    se = difference_se(covariance, first, second, jacobian)
+    two-sided normal p, Bonferroni and Holm over the pairs, and the unadjusted Wald interval.
+    ``jacobian``: an array (or None, the identity) for :func:`evalbars.fits.difference_se`, or
+    ``(diagonal, leading)`` for :func:`evalbars.fits.structured_difference_se`."""
+    if isinstance(jacobian, tuple):
+        se = structured_difference_se(covariance, first, second, *jacobian)
+    else:
+        se = difference_se(covariance, first, second, jacobian)
     diff = estimate[first] - estimate[second]
     # a zero SE (models alike on every question) leaves rounding noise in diff: no test
     z = np.divide(diff, se, out=np.full(diff.shape, np.nan), where=se > 0)
@@ -341,8 +367,14 @@ def glmm_contrasts(
     names = list(fit.names)
     first, second = _pair_index(names, pairs)
     k = len(names)
-    log_odds = _differences(fit.params, fit.cov, np.eye(k), first, second, "log_odds_ratio", alpha)
-    accuracy, jacobian = marginal_accuracy_jacobian(fit)
+    if k <= EXPLICIT_JACOBIAN_MAX_MODELS:
+        identity = np.eye(k)
+        accuracy, jacobian = marginal_accuracy_jacobian(fit)
+    else:
+        identity = None
+        accuracy, d_beta, d_theta = _marginal_parts(fit)
+        jacobian = (d_beta, d_theta)
+    log_odds = _differences(fit.params, fit.cov, identity, first, second, "log_odds_ratio", alpha)
     differences = _differences(
         accuracy,
         _covariance(fit, theta_uncertainty),
@@ -365,13 +397,21 @@ def gee_contrasts(fit: GeeFit, alpha: float = 0.05, pairs=None) -> pd.DataFrame:
     names = list(fit.names)
     first, second = _pair_index(names, pairs)
     accuracy = fit.accuracy
+    slope = accuracy * (1.0 - accuracy)
+    explicit = len(names) <= EXPLICIT_JACOBIAN_MAX_MODELS
     log_odds = _differences(
-        fit.params, fit.cov, np.eye(len(names)), first, second, "log_odds_ratio", alpha
+        fit.params,
+        fit.cov,
+        np.eye(len(names)) if explicit else None,
+        first,
+        second,
+        "log_odds_ratio",
+        alpha,
     )
     differences = _differences(
         accuracy,
         fit.cov,
-        np.diag(accuracy * (1.0 - accuracy)),
+        np.diag(slope) if explicit else (slope, None),
         first,
         second,
         "accuracy_difference",
