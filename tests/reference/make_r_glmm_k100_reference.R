@@ -74,11 +74,19 @@ result$gee <- list(coef = as.list(b), se = sqrt(diag(Vg)), vcov = Vg,
 
 # ---- logistic GLMM, Laplace (nAGQ = 1), driven to the optimum ---------------------------------
 form <- correct ~ 0 + model + (1 | category) + (1 | category:question)
+# EVALBARS_R_OPTIMIZER=nloptwrap: nlopt's BOBYQA (xtol_abs 1e-10, ftol_abs 1e-11) instead of
+# minqa's bobyqa (rhoend 1e-10), which takes hours over 102 parameters on a busy machine
+optimizer <- Sys.getenv("EVALBARS_R_OPTIMIZER", "bobyqa")
 for (tol in c(1e-13, 1e-12)) {
-  cat(sprintf("\n## glmer(%s), bobyqa (rhoend 1e-10) in both stages, tolPwrss = %g\n",
-              deparse(form), tol))
-  control <- glmerControl(optimizer = "bobyqa", tolPwrss = tol,
-                          optCtrl = list(rhoend = 1e-10, maxfun = 1e6))
+  cat(sprintf("\n## glmer(%s), %s in both stages, tolPwrss = %g\n", deparse(form), optimizer,
+              tol))
+  control <- if (optimizer == "nloptwrap") {
+    glmerControl(optimizer = "nloptwrap", tolPwrss = tol,
+                 optCtrl = list(xtol_abs = 1e-10, ftol_abs = 1e-11, xtol_rel = 0, ftol_rel = 0,
+                                maxeval = 1e6))
+  } else {
+    glmerControl(optimizer = "bobyqa", tolPwrss = tol, optCtrl = list(rhoend = 1e-10, maxfun = 1e6))
+  }
   elapsed <- system.time(
     fit <- tryCatch(glmer(form, data = d, family = binomial, nAGQ = 1, control = control),
                     error = function(e) { cat("failed:", conditionMessage(e), "\n"); NULL })
@@ -136,7 +144,7 @@ cat("max |finite-difference gradient|:", max(abs(fit@optinfo$derivs$gradient)), 
 cat("SE (vcov) of the first 5 models:", sqrt(diag(V))[1:5], "\n")
 cat("SE (vcov, use.hessian = FALSE) of the first 5 models:", sqrt(diag(V_rx))[1:5], "\n")
 result$glmm_tight <- list(
-  formula = paste(deparse(form), collapse = ""), nAGQ = 1, control = "bobyqa rhoend 1e-10",
+  formula = paste(deparse(form), collapse = ""), nAGQ = 1, control = if (optimizer == "nloptwrap") "nloptwrap xtol_abs 1e-10 ftol_abs 1e-11" else "bobyqa rhoend 1e-10",
   tolPwrss = tol, fixef = as.list(fe), vcov = unname(V), vcov_source = vcov_source,
   vcov_rx = unname(V_rx),
   cov_theta = if (is.null(cov_full)) NULL else unname(cov_full[1:2, 1:2]),

@@ -549,19 +549,28 @@ VERDICT_COLUMNS = (
 )
 
 
-def fit_obstacle(items: pd.DataFrame, max_models: int, outcome: str = "correct") -> str | None:
+#: Peak memory of the logistic fits per models x questions cell, measured (bytes): the GLMM's
+#: per-cell arrays and questions x models matrices at 1,000 models x 12,032 questions (the GEE
+#: needs less). :func:`fit_obstacle` quotes it.
+BYTES_PER_CELL = 150
+
+
+def fit_obstacle(items: pd.DataFrame, max_cells: int, outcome: str = "correct") -> str | None:
     """Why the logistic models are not fitted to ``items``, or None when they can be.
 
-    They are not fitted when the analysis holds more than ``max_models`` models (the Hessian
-    of the Laplace deviance costs one pass over the data per model), when a score is neither 0
-    nor 1 (partial credit has no binomial likelihood), or when a model is right on every or
-    no question (its log odds are infinite).
+    They are not fitted when the models x questions grid holds more than ``max_cells`` cells
+    (``analysis.logistic_max_cells``, a memory guard: the fits hold about
+    :data:`BYTES_PER_CELL` bytes per cell), when a score is neither 0 nor 1 (partial credit has
+    no binomial likelihood), or when a model is right on every or no question (its log odds
+    are infinite).
     """
-    n_models = items["model"].nunique()
-    if n_models > max_models:
+    n_models, n_questions = items["model"].nunique(), items["question_id"].nunique()
+    n_cells = n_models * n_questions
+    if n_cells > max_cells:
         return (
-            f"{n_models} models, more than analysis.logistic_max_models = {max_models} "
-            "(raise it to fit them; each model adds one pass over the data to the Hessian)"
+            f"{n_models:,} models x {n_questions:,} questions = {n_cells:,} cells, more than "
+            f"analysis.logistic_max_cells = {max_cells:,} (the fits would need about "
+            f"{n_cells * BYTES_PER_CELL / 1e9:.1f} GB of memory; raise the limit to fit them)"
         )
     scores = items[outcome].dropna().to_numpy(dtype=float)
     partial = int(np.count_nonzero((scores != 0) & (scores != 1)))
