@@ -322,11 +322,11 @@ def _differences(estimate, covariance, jacobian, first, second, prefix, alpha) -
 
 
 def _table(fit: Fit, first, second, log_odds, accuracy, accuracy_columns) -> pd.DataFrame:
-    names = list(fit.names)
+    names = np.asarray(fit.names, dtype=object)
     table = pd.DataFrame(
         {
-            "model_a": [names[i] for i in first],
-            "model_b": [names[j] for j in second],
+            "model_a": names[first],
+            "model_b": names[second],
             **log_odds,
             **accuracy_columns,
         }
