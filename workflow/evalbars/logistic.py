@@ -28,8 +28,9 @@ derivatives are :math:`\partial p_k / \partial \beta_k = E[\mu(1 - \mu)]` and, b
 (:math:`\partial_\sigma E f(\beta + \sigma Z) = \sigma E f''(\beta + \sigma Z)`),
 :math:`\partial p_k / \partial \theta_j = \theta_j\, E[\mu (1 - \mu)(1 - 2\mu)]`, which
 needs no division by :math:`\sigma` and so holds on the boundary. The delta method with the
-covariance ``2 inv(Hessian)`` of :math:`(\theta, \beta)` (lme4's) gives SEs of
-:math:`p_a - p_b` that include the uncertainty of the variance components.
+covariance ``2 inv(Hessian)`` of :math:`(\theta, \beta)` (lme4's; above 30 models the Schur-form
+matrix of :mod:`evalbars.glmm`) gives SEs of :math:`p_a - p_b` that include the uncertainty of
+the variance components.
 
 Subject-specific odds ratios are larger in magnitude than population-averaged ones (roughly by
 :math:`\sqrt{1 + 0.346\,\sigma^2}`; Zeger, Liang & Albert 1988, "Models for longitudinal data: a
