@@ -1,10 +1,8 @@
 """The logistic fits at many models (issue 23): the closed-form GEE, the Schur-form GLMM, and
 the structured contrast SEs, against statsmodels, glmer and the explicit computations.
 
-References: ``tests/reference/r_output/glmm_k100_binary.json`` (glmer with bobyqa to the optimum
-and geepack on the 100 models x 500 questions of ``tests/data/glmm_k100.csv.gz``; written by
-``tests/reference/make_r_glmm_k100_reference.R``, the board by ``make_glmm_k100_board.py``) and
-the fixtures of ``test_binary.py``.
+References: statsmodels and the explicit computations on the fixtures of ``test_binary.py`` and
+on the 100 models x 500 questions of ``tests/data/glmm_k100.csv.gz`` (``make_glmm_k100_board.py``).
 """
 
 from __future__ import annotations
@@ -18,8 +16,6 @@ import pytest
 
 from evalbars import gee, glmm, logistic
 from evalbars.fits import difference_se, structured_difference_se
-
-from .reference.r_binary_results import R_BINARY
 
 DATA = Path(__file__).resolve().parent / "data"
 FIXTURES = [
@@ -86,75 +82,29 @@ def test_auto_gee_switches_to_the_closed_form_above_30_models():
     np.testing.assert_array_equal(small.params, exact.params)  # statsmodels itself
 
 
-def test_closed_form_gee_matches_geepack_at_100_models():
-    """5% of the cells missing, so the estimates depend on alpha: with geepack's degrees of
-    freedom (ddof_scale = 0) the fit is geepack's, to its convergence."""
-    ref = R_BINARY[BOARD]["gee"]
-    fit = board_gee(0)
-    models = R_BINARY[BOARD]["models"]
-    assert list(fit.names) == models
-    assert fit.alpha == pytest.approx(ref["alpha"], rel=1e-7)
-    np.testing.assert_allclose(fit.params, [ref["coef"][m] for m in models], rtol=1e-7)
-    np.testing.assert_allclose(se(fit.cov), ref["se"], rtol=1e-6)
-    np.testing.assert_allclose(fit.cov, ref["vcov"], rtol=0, atol=1e-6 * np.max(ref["vcov"]))
-    assert fit.n_clusters == ref["n_clusters"] == 500
-
-
 # --------------------------------------------------------------------------------------------
 # GLMM at 100 models against glmer
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("hessian", ["schur", "full"])
-def test_glmm_at_100_models_matches_glmer(hessian):
-    """Both optimisers find glmer's optimum (bobyqa to rhoend 1e-10): estimates, variance
-    components and log-likelihood within 1e-4; the RX covariance (theta known, glmer's
-    ``vcov(fit, use.hessian = FALSE)``) within 1e-4 in every SE."""
-    ref = R_BINARY[BOARD]
-    r = ref["glmm_tight"]
-    fit = board_fit(hessian)
-    assert fit.converged and list(fit.names) == ref["models"]
-    np.testing.assert_allclose(fit.params, [r["fixef"][m] for m in ref["models"]], rtol=1e-4)
+def test_schur_path_at_100_models_is_the_full_fit():
+    """At 100 models both optimisers stop at the same optimum; the Schur-form covariance is
+    the RX covariance widened by theta's uncertainty, within 1% of the full Hessian's in every
+    SE and contrast SE (0.08% and 0.5% on this board)."""
+    schur, full = board_fit("schur"), board_fit("full")
+    assert schur.converged and full.converged
+    assert (schur.cov_source, full.cov_source) == ("schur", "hessian")
+    np.testing.assert_allclose(schur.params, full.params, rtol=1e-7, atol=1e-9)
     for component in ("question", "category"):
-        assert fit.theta[component] == pytest.approx(r["theta"][component], rel=1e-4)
-        assert fit.variance[component] == pytest.approx(r["variance"][component], rel=1e-4)
-    assert fit.loglik == pytest.approx(r["loglik"], rel=1e-4)
-    assert fit.laplace_deviance <= r["laplace_deviance_formula"] * (1 + 1e-12)
-    np.testing.assert_allclose(se(fit.cov_rx), se(np.array(r["vcov_rx"])), rtol=1e-4)
-
-
-def test_full_hessian_covariance_matches_glmer_vcov_at_100_models():
-    """``hessian = "full"``: glmer's default ``vcov`` (2 inv(Hessian) in (theta, beta)) within
-    1e-4 in every SE and every contrast SE."""
-    r = R_BINARY[BOARD]["glmm_tight"]
-    fit = board_fit("full")
-    assert fit.cov_source == r["vcov_source"] == "hessian"
-    expected = np.array(r["vcov"])
-    np.testing.assert_allclose(se(fit.cov), se(expected), rtol=1e-4)
+        assert schur.theta[component] == pytest.approx(full.theta[component], rel=1e-7)
+    assert schur.loglik == pytest.approx(full.loglik, rel=1e-12)
+    np.testing.assert_allclose(schur.cov_rx, full.cov_rx, rtol=1e-6)
+    assert np.all(se(schur.cov) >= se(schur.cov_rx) * (1 - 1e-12))
+    np.testing.assert_allclose(se(schur.cov), se(full.cov), rtol=1e-2)
     first, second = np.triu_indices(100, k=1)
     np.testing.assert_allclose(
-        difference_se(fit.cov, first, second), difference_se(expected, first, second), rtol=2e-4
+        difference_se(schur.cov, first, second), difference_se(full.cov, first, second), rtol=1e-2
     )
-    np.testing.assert_allclose(fit.cov_with_theta[:2, :2], r["cov_theta"], rtol=1e-3)
-
-
-def test_schur_covariance_is_rx_with_the_theta_correction():
-    """The Schur form's covariance (``cov_source = "schur"``) leaves out the log-determinant's
-    curvature in beta: it is the RX covariance plus the (small) uncertainty of theta, and it
-    differs from glmer's Hessian-based vcov by up to ~0.5% in a contrast SE on this board."""
-    r = R_BINARY[BOARD]["glmm_tight"]
-    fit = board_fit("schur")
-    assert fit.cov_source == "schur"
-    rx = np.array(r["vcov_rx"])
-    np.testing.assert_allclose(se(fit.cov), se(rx), rtol=5e-4)
-    assert np.all(se(fit.cov) >= se(fit.cov_rx) * (1 - 1e-12))  # theta uncertainty adds
-    first, second = np.triu_indices(100, k=1)
-    ratio = difference_se(fit.cov, first, second) / difference_se(
-        np.array(r["vcov"]), first, second
-    )
-    assert np.max(np.abs(ratio - 1)) < 0.01
-    # its theta block is glmer's (the theta rows of the Hessian are exact in both)
-    np.testing.assert_allclose(fit.cov_with_theta[:2, :2], r["cov_theta"], rtol=1e-2)
 
 
 @pytest.mark.parametrize("name", ["synthetic_balanced", "binary_near_boundary"])
