@@ -721,20 +721,22 @@ def test_verdicts_and_a_pair_whose_verdict_changes_with_the_scale():
 
 def test_fit_obstacle_names_why_the_logistic_models_are_not_fitted():
     items = long_table("synthetic_balanced")
-    assert logistic.fit_obstacle(items, max_models=30) is None
-    n = items["model"].nunique()
-    assert logistic.fit_obstacle(items, max_models=n - 1).startswith(
-        f"{n} models, more than analysis.logistic_max_models = {n - 1}"
+    assert logistic.fit_obstacle(items, max_cells=10**6) is None
+    k, q = items["model"].nunique(), items["question_id"].nunique()
+    assert logistic.fit_obstacle(items, max_cells=k * q - 1) == (
+        f"{k} models x {q} questions = {k * q} cells, more than analysis.logistic_max_cells = "
+        f"{k * q - 1:,} (the fits would need about {k * q * logistic.BYTES_PER_CELL / 1e9:.1f} GB "
+        "of memory; raise the limit to fit them)"
     )
     partial = items.assign(correct=items["correct"].astype(float))
     partial.loc[partial.index[:3], "correct"] = 0.5
-    assert logistic.fit_obstacle(partial, 30) == (
+    assert logistic.fit_obstacle(partial, 10**6) == (
         "3 scores are neither 0 nor 1 (partial credit has no binomial model)"
     )
     perfect = items.assign(
         correct=np.where(items["model"] == items["model"].iloc[0], 1, items["correct"])
     )
-    assert logistic.fit_obstacle(perfect, 30) == (
+    assert logistic.fit_obstacle(perfect, 10**6) == (
         f"no finite log odds for {items['model'].iloc[0]} (accuracy 100%)"
     )
     empty = logistic.not_fitted("because")

@@ -35,7 +35,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Fit", "contrast_se", "difference_se"]
+__all__ = ["Fit", "contrast_se", "difference_se", "structured_difference_se"]
 
 
 @runtime_checkable
@@ -87,6 +87,51 @@ def difference_se(cov, first, second, jacobian=None) -> np.ndarray:
         return np.sqrt(cov[a, a] + cov[b, b] - 2.0 * cov[a, b])
     d = jacobian[first] - jacobian[second]
     return np.sqrt(np.einsum("ij,jk,ik->i", d, cov, d))
+
+
+def structured_difference_se(cov, first, second, diagonal, leading=None) -> np.ndarray:
+    r""":func:`difference_se` for a Jacobian that is diagonal in the models but for ``p``
+    leading parameters, without forming it (memory O(pairs), not O(pairs x K)).
+
+    The parameters are :math:`(\lambda_1, \dots, \lambda_p, eta_1, \dots, eta_K)` and
+    :math:`\partial g_k / \partial eta_j = \delta_{jk} a_k`,
+    :math:`\partial g_k / \partial \lambda = L_k`; with :math:`l = L_a - L_b`,
+
+    .. math::  d^	op C d = l^	op C_{\lambda\lambda} l
+               + 2\, l^	op (a_a C_{\lambda a} - a_b C_{\lambda b})
+               + a_a^2 C_{aa} + a_b^2 C_{bb} - 2 a_a a_b C_{ab}.
+
+    Parameters
+    ----------
+    cov : ndarray, shape (p + K, p + K)
+    first, second : array_like of int
+        Model indices a and b (0-based among the K models).
+    diagonal : ndarray, shape (K,)
+        :math:`a_k`.
+    leading : ndarray, shape (K, p), optional
+        :math:`L_k`; default none (p = 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cov = np.array([[2.0, 0.5, 0.1], [0.5, 4.0, 1.0], [0.1, 1.0, 3.0]])
+    >>> jac = np.array([[0.3, 2.0, 0.0], [0.7, 0.0, 0.5]])
+    >>> bool(np.isclose(structured_difference_se(cov, [0], [1], np.array([2.0, 0.5]),
+    ...                                          jac[:, :1])[0],
+    ...                 difference_se(cov, [0], [1], jac)[0]))
+    True
+    """
+    a, b = np.asarray(first), np.asarray(second)
+    p = 0 if leading is None else leading.shape[1]
+    beta = cov[p:, p:]
+    da, db = diagonal[a], diagonal[b]
+    value = da * da * beta[a, a] + db * db * beta[b, b] - 2.0 * da * db * beta[a, b]
+    if p:
+        lead = leading[a] - leading[b]
+        cross = cov[:p, p:]  # (p, K)
+        value = value + np.einsum("ij,jk,ik->i", lead, cov[:p, :p], lead)
+        value = value + 2.0 * np.einsum("ij,ji->i", lead, cross[:, a] * da - cross[:, b] * db)
+    return np.sqrt(value)
 
 
 def contrast_se(fit: Fit, a, b) -> np.ndarray:

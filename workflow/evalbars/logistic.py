@@ -28,8 +28,9 @@ derivatives are :math:`\partial p_k / \partial \beta_k = E[\mu(1 - \mu)]` and, b
 (:math:`\partial_\sigma E f(\beta + \sigma Z) = \sigma E f''(\beta + \sigma Z)`),
 :math:`\partial p_k / \partial \theta_j = \theta_j\, E[\mu (1 - \mu)(1 - 2\mu)]`, which
 needs no division by :math:`\sigma` and so holds on the boundary. The delta method with the
-covariance ``2 inv(Hessian)`` of :math:`(\theta, \beta)` (lme4's) gives SEs of
-:math:`p_a - p_b` that include the uncertainty of the variance components.
+covariance ``2 inv(Hessian)`` of :math:`(\theta, \beta)` (lme4's; above 30 models the Schur-form
+matrix of :mod:`evalbars.glmm`) gives SEs of :math:`p_a - p_b` that include the uncertainty of
+the variance components.
 
 Subject-specific odds ratios are larger in magnitude than population-averaged ones (roughly by
 :math:`\sqrt{1 + 0.346\,\sigma^2}`; Zeger, Liang & Albert 1988, "Models for longitudinal data: a
@@ -53,7 +54,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from .fits import Fit, difference_se
+from .fits import Fit, difference_se, structured_difference_se
 from .gee import GeeFit, fit_gee
 from .glmm import BETA, THETA, GlmmFit, binomial_cells, fit_glmm
 from .pairwise import adjust_pvalues
@@ -139,12 +140,26 @@ def marginal_accuracy(beta, variance_total: float, n_nodes: int | None = None) -
 
 def marginal_accuracy_jacobian(fit: GlmmFit, n_nodes: int | None = None):
     """Marginal accuracies and their Jacobian in ``(theta_question, theta_category, beta)``."""
-    theta = np.array([fit.theta["question"], fit.theta["category"]])
-    p, d_beta, d_sd2 = _hermite_expectations(fit.params, np.hypot(*theta), n_nodes)
+    p, d_beta, d_theta = _marginal_parts(fit, n_nodes)
     jacobian = np.zeros((p.size, p.size + 2))
-    jacobian[:, THETA] = d_sd2[:, None] * theta[None, :]  # Stein: dp/dtheta_j = theta_j E[f'']
+    jacobian[:, THETA] = d_theta
     jacobian[:, BETA] = np.diag(d_beta)
     return p, jacobian
+
+
+def _marginal_parts(fit: GlmmFit, n_nodes: int | None = None):
+    """Marginal accuracies p, dp_k/dbeta_k (K,) and dp_k/dtheta (K, 2): the Jacobian's
+    nonzero parts."""
+    theta = np.array([fit.theta["question"], fit.theta["category"]])
+    p, d_beta, d_sd2 = _hermite_expectations(fit.params, np.hypot(*theta), n_nodes)
+    return p, d_beta, d_sd2[:, None] * theta[None, :]  # Stein: dp/dtheta_j = theta_j E[f'']
+
+
+#: Up to this many models the contrasts' delta-method SEs are computed with the explicit
+#: Jacobian (pairs x parameters; the computation of the default run's tables); above it by
+#: :func:`evalbars.fits.structured_difference_se`, the same quadratic form from the Jacobian's
+#: diagonal structure in memory O(pairs). The two agree to rounding.
+EXPLICIT_JACOBIAN_MAX_MODELS = 30
 
 
 #: Columns of :attr:`LogisticComparison.effects`: the GLMM's (:func:`glmm_effect_table`) and
@@ -173,17 +188,24 @@ def glmm_effect_table(fit: GlmmFit) -> pd.DataFrame:
     is by the delta method with the covariance of (theta, beta) (theta known if that is not
     available).
     """
-    accuracy, jacobian = marginal_accuracy_jacobian(fit)
     covariance = _covariance(fit, theta_uncertainty=True)
+    if fit.params.size <= EXPLICIT_JACOBIAN_MAX_MODELS:
+        accuracy, jacobian = marginal_accuracy_jacobian(fit)
+        variance = np.einsum("ij,jk,ik->i", jacobian, covariance, jacobian)
+    else:  # J_k C J_k' from the diagonal and the two theta columns of the Jacobian
+        accuracy, d_beta, d_theta = _marginal_parts(fit)
+        variance = (
+            d_beta**2 * np.diag(covariance)[BETA]
+            + 2.0 * d_beta * np.einsum("ij,ji->i", d_theta, covariance[THETA, BETA])
+            + np.einsum("ij,jk,ik->i", d_theta, covariance[THETA, THETA], d_theta)
+        )
     return pd.DataFrame(
         {
             "model": list(fit.names),
             "log_odds": fit.params,
             "se": np.sqrt(np.diag(fit.cov)),
             "marginal_accuracy": accuracy,
-            "marginal_accuracy_se": np.sqrt(
-                np.einsum("ij,jk,ik->i", jacobian, covariance, jacobian)
-            ),
+            "marginal_accuracy_se": np.sqrt(variance),
             "converged": bool(fit.converged),
         }
     )
@@ -275,8 +297,13 @@ def _pair_index(names, pairs):
 
 def _differences(estimate, covariance, jacobian, first, second, prefix, alpha) -> dict:
     """estimate[a] - estimate[b] with delta-method SE sqrt(d' C d), d = J[a] - J[b]; then z,
-    two-sided normal p, Bonferroni and Holm over the pairs, and the unadjusted Wald interval."""
-    se = difference_se(covariance, first, second, jacobian)
+    two-sided normal p, Bonferroni and Holm over the pairs, and the unadjusted Wald interval.
+    ``jacobian``: an array (or None, the identity) for :func:`evalbars.fits.difference_se`, or
+    ``(diagonal, leading)`` for :func:`evalbars.fits.structured_difference_se`."""
+    if isinstance(jacobian, tuple):
+        se = structured_difference_se(covariance, first, second, *jacobian)
+    else:
+        se = difference_se(covariance, first, second, jacobian)
     diff = estimate[first] - estimate[second]
     # a zero SE (models alike on every question) leaves rounding noise in diff: no test
     z = np.divide(diff, se, out=np.full(diff.shape, np.nan), where=se > 0)
@@ -296,11 +323,11 @@ def _differences(estimate, covariance, jacobian, first, second, prefix, alpha) -
 
 
 def _table(fit: Fit, first, second, log_odds, accuracy, accuracy_columns) -> pd.DataFrame:
-    names = list(fit.names)
+    names = np.asarray(fit.names, dtype=object)
     table = pd.DataFrame(
         {
-            "model_a": [names[i] for i in first],
-            "model_b": [names[j] for j in second],
+            "model_a": names[first],
+            "model_b": names[second],
             **log_odds,
             **accuracy_columns,
         }
@@ -341,8 +368,14 @@ def glmm_contrasts(
     names = list(fit.names)
     first, second = _pair_index(names, pairs)
     k = len(names)
-    log_odds = _differences(fit.params, fit.cov, np.eye(k), first, second, "log_odds_ratio", alpha)
-    accuracy, jacobian = marginal_accuracy_jacobian(fit)
+    if k <= EXPLICIT_JACOBIAN_MAX_MODELS:
+        identity = np.eye(k)
+        accuracy, jacobian = marginal_accuracy_jacobian(fit)
+    else:
+        identity = None
+        accuracy, d_beta, d_theta = _marginal_parts(fit)
+        jacobian = (d_beta, d_theta)
+    log_odds = _differences(fit.params, fit.cov, identity, first, second, "log_odds_ratio", alpha)
     differences = _differences(
         accuracy,
         _covariance(fit, theta_uncertainty),
@@ -365,13 +398,21 @@ def gee_contrasts(fit: GeeFit, alpha: float = 0.05, pairs=None) -> pd.DataFrame:
     names = list(fit.names)
     first, second = _pair_index(names, pairs)
     accuracy = fit.accuracy
+    slope = accuracy * (1.0 - accuracy)
+    explicit = len(names) <= EXPLICIT_JACOBIAN_MAX_MODELS
     log_odds = _differences(
-        fit.params, fit.cov, np.eye(len(names)), first, second, "log_odds_ratio", alpha
+        fit.params,
+        fit.cov,
+        np.eye(len(names)) if explicit else None,
+        first,
+        second,
+        "log_odds_ratio",
+        alpha,
     )
     differences = _differences(
         accuracy,
         fit.cov,
-        np.diag(accuracy * (1.0 - accuracy)),
+        np.diag(slope) if explicit else (slope, None),
         first,
         second,
         "accuracy_difference",
@@ -509,19 +550,28 @@ VERDICT_COLUMNS = (
 )
 
 
-def fit_obstacle(items: pd.DataFrame, max_models: int, outcome: str = "correct") -> str | None:
+#: Peak memory of the logistic fits per models x questions cell, measured (bytes): the GLMM's
+#: per-cell arrays and questions x models matrices at 1,000 models x 12,032 questions (the GEE
+#: needs less). :func:`fit_obstacle` quotes it.
+BYTES_PER_CELL = 150
+
+
+def fit_obstacle(items: pd.DataFrame, max_cells: int, outcome: str = "correct") -> str | None:
     """Why the logistic models are not fitted to ``items``, or None when they can be.
 
-    They are not fitted when the analysis holds more than ``max_models`` models (the Hessian
-    of the Laplace deviance costs one pass over the data per model), when a score is neither 0
-    nor 1 (partial credit has no binomial likelihood), or when a model is right on every or
-    no question (its log odds are infinite).
+    They are not fitted when the models x questions grid holds more than ``max_cells`` cells
+    (``analysis.logistic_max_cells``, a memory guard: the fits hold about
+    :data:`BYTES_PER_CELL` bytes per cell), when a score is neither 0 nor 1 (partial credit has
+    no binomial likelihood), or when a model is right on every or no question (its log odds
+    are infinite).
     """
-    n_models = items["model"].nunique()
-    if n_models > max_models:
+    n_models, n_questions = items["model"].nunique(), items["question_id"].nunique()
+    n_cells = n_models * n_questions
+    if n_cells > max_cells:
         return (
-            f"{n_models} models, more than analysis.logistic_max_models = {max_models} "
-            "(raise it to fit them; each model adds one pass over the data to the Hessian)"
+            f"{n_models:,} models x {n_questions:,} questions = {n_cells:,} cells, more than "
+            f"analysis.logistic_max_cells = {max_cells:,} (the fits would need about "
+            f"{n_cells * BYTES_PER_CELL / 1e9:.1f} GB of memory; raise the limit to fit them)"
         )
     scores = items[outcome].dropna().to_numpy(dtype=float)
     partial = int(np.count_nonzero((scores != 0) & (scores != 1)))

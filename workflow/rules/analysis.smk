@@ -162,7 +162,7 @@ rule analysis_logistic:
         "results/benchmarks/analysis_logistic/analysis_logistic.tsv"
     params:
         alpha=lookup(dpath="alpha", within=config),
-        max_models=lookup(dpath="analysis/logistic_max_models", within=config),
+        max_cells=lookup(dpath="analysis/logistic_max_cells", within=config),
     message:
         "--- Logistic mixed model and GEE."
     script:
@@ -200,7 +200,7 @@ rule analysis_logistic_verdicts:
         "results/benchmarks/analysis_logistic_verdicts/analysis_logistic_verdicts.tsv"
     params:
         alpha=lookup(dpath="alpha", within=config),
-        max_models=lookup(dpath="analysis/logistic_max_models", within=config),
+        max_cells=lookup(dpath="analysis/logistic_max_cells", within=config),
     message:
         "--- Linear versus logistic verdicts."
     script:

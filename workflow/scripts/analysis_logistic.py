@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 with script_context(snakemake.log[0]):
     alpha, out = snakemake.params.alpha, snakemake.output
     items = pd.read_parquet(snakemake.input.item_table, columns=SCORE_COLUMNS)
-    obstacle = logistic.fit_obstacle(items, snakemake.params.max_models)
+    obstacle = logistic.fit_obstacle(items, snakemake.params.max_cells)
     if obstacle is None:
         # the pairs in the linear mixed model's order (accuracy order), so the tables line up
         pairs = model_pairs(accuracy_order(wide_scores(items)))

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 with script_context(snakemake.log[0]):
     alpha, out = snakemake.params.alpha, snakemake.output
     items = pd.read_parquet(snakemake.input.item_table, columns=SCORE_COLUMNS)
-    obstacle = logistic.fit_obstacle(items, snakemake.params.max_models)
+    obstacle = logistic.fit_obstacle(items, snakemake.params.max_cells)
     if obstacle is None:
         lmm = pd.read_parquet(snakemake.input.lmm_contrasts)
         # the linear model with the logistic models' random effects

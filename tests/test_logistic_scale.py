@@ -1,0 +1,184 @@
+"""The logistic fits at many models (issue 23): the closed-form GEE, the Schur-form GLMM, and
+the structured contrast SEs, against statsmodels, glmer and the explicit computations.
+
+References: statsmodels and the explicit computations on the fixtures of ``test_binary.py`` and
+on the 100 models x 500 questions of ``tests/data/glmm_k100.csv.gz`` (``make_glmm_k100_board.py``).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalbars import gee, glmm, logistic
+from evalbars.fits import difference_se, structured_difference_se
+
+DATA = Path(__file__).resolve().parent / "data"
+FIXTURES = [
+    "synthetic_balanced",
+    "synthetic_boundary",
+    "synthetic_boundary_question",
+    "synthetic_incomplete",
+    "binary_near_boundary",
+    "binary_epochs",
+]
+BOARD = "glmm_k100"
+
+
+@cache
+def cells(name: str) -> pd.DataFrame:
+    suffix = ".csv.gz" if name == BOARD else ".csv"
+    return glmm.binomial_cells(pd.read_csv(DATA / f"{name}{suffix}"))
+
+
+def args(name: str, category: bool = True):
+    c = cells(name)
+    columns = ["successes", "trials", "model", "question_id"] + (["category"] if category else [])
+    return [c[column] for column in columns]
+
+
+@cache
+def board_fit(hessian: str) -> glmm.GlmmFit:
+    return glmm.fit_glmm(*args(BOARD), hessian=hessian)
+
+
+@cache
+def board_gee(ddof_scale) -> gee.GeeFit:
+    return gee.fit_gee(*args(BOARD, category=False), ddof_scale=ddof_scale)
+
+
+def se(cov) -> np.ndarray:
+    return np.sqrt(np.diag(cov))
+
+
+# --------------------------------------------------------------------------------------------
+# GEE: the closed form is statsmodels' fit
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ddof_scale", [None, 0])
+@pytest.mark.parametrize("name", FIXTURES)
+def test_closed_form_gee_is_statsmodels(name, ddof_scale):
+    """Same estimating equations, moment estimators and sandwich: agreement to rounding."""
+    a = gee.fit_gee(*args(name, False), method="statsmodels", ddof_scale=ddof_scale)
+    b = gee.fit_gee(*args(name, False), method="closed_form", ddof_scale=ddof_scale)
+    assert a.names == b.names
+    np.testing.assert_allclose(b.params, a.params, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(b.cov, a.cov, rtol=1e-9, atol=1e-14)
+    np.testing.assert_allclose(b.cov_naive, a.cov_naive, rtol=1e-9, atol=1e-14)
+    assert b.alpha == pytest.approx(a.alpha, rel=1e-9, abs=1e-14)
+    assert (b.n_obs, b.n_clusters, b.scale, b.converged) == (a.n_obs, a.n_clusters, 1.0, True)
+
+
+def test_auto_gee_switches_to_the_closed_form_above_30_models():
+    fit = board_gee(None)
+    assert len(fit.names) == 100 > gee.STATSMODELS_MAX_MODELS
+    small = gee.fit_gee(*args("synthetic_incomplete", False))
+    exact = gee.fit_gee(*args("synthetic_incomplete", False), method="statsmodels")
+    np.testing.assert_array_equal(small.params, exact.params)  # statsmodels itself
+
+
+# --------------------------------------------------------------------------------------------
+# GLMM at 100 models against glmer
+# --------------------------------------------------------------------------------------------
+
+
+def test_schur_path_at_100_models_is_the_full_fit():
+    """At 100 models both optimisers stop at the same optimum; the Schur-form covariance is
+    the RX covariance widened by theta's uncertainty, within 1% of the full Hessian's in every
+    SE and contrast SE (0.08% and 0.5% on this board)."""
+    schur, full = board_fit("schur"), board_fit("full")
+    assert schur.converged and full.converged
+    assert (schur.cov_source, full.cov_source) == ("schur", "hessian")
+    np.testing.assert_allclose(schur.params, full.params, rtol=1e-7, atol=1e-9)
+    for component in ("question", "category"):
+        assert schur.theta[component] == pytest.approx(full.theta[component], rel=1e-7)
+    assert schur.loglik == pytest.approx(full.loglik, rel=1e-12)
+    np.testing.assert_allclose(schur.cov_rx, full.cov_rx, rtol=1e-6)
+    assert np.all(se(schur.cov) >= se(schur.cov_rx) * (1 - 1e-12))
+    np.testing.assert_allclose(se(schur.cov), se(full.cov), rtol=1e-2)
+    first, second = np.triu_indices(100, k=1)
+    np.testing.assert_allclose(
+        difference_se(schur.cov, first, second), difference_se(full.cov, first, second), rtol=1e-2
+    )
+
+
+@pytest.mark.parametrize("name", ["synthetic_balanced", "binary_near_boundary"])
+def test_schur_and_full_paths_find_the_same_optimum(name):
+    full = glmm.fit_glmm(*args(name), hessian="full")
+    schur = glmm.fit_glmm(*args(name), hessian="schur")
+    assert schur.converged and schur.cov_source == "schur" and full.cov_source == "hessian"
+    np.testing.assert_allclose(schur.params, full.params, rtol=1e-7, atol=1e-9)
+    assert schur.laplace_deviance == pytest.approx(full.laplace_deviance, rel=1e-12)
+    np.testing.assert_allclose(schur.cov_rx, full.cov_rx, rtol=1e-6)
+
+
+def test_grid_cells_give_the_same_deviance():
+    """The complete-grid layout (reshapes instead of bincounts) is the same objective."""
+    c = args("synthetic_balanced")
+    x = np.array([0.8, 0.4, 0.3, 0.5, 0.9, 0.2])
+    values = []
+    for grid in (False, True):
+        d = glmm._encode(*c, None, grid=grid)
+        assert d.grid == grid
+        values.append(glmm._Laplace(d).deviance_and_gradient(x))
+    assert values[1][0] == pytest.approx(values[0][0], rel=1e-13)
+    np.testing.assert_allclose(values[1][1], values[0][1], rtol=1e-9, atol=1e-9)
+
+
+# --------------------------------------------------------------------------------------------
+# Cells and contrasts
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [*FIXTURES, "synthetic_epochs"])
+def test_binomial_cells_is_the_groupby(name):
+    items = pd.read_csv(DATA / f"{name}.csv")
+    for frame in (items, items.astype({"model": "category", "category": "category"})):
+        scored = frame[frame["correct"].notna()].astype({"correct": "float64"})
+        expected = (
+            scored.groupby(["model", "question_id", "category"], sort=True, observed=True)[
+                "correct"
+            ]
+            .agg(successes="sum", trials="size")
+            .reset_index()
+        )
+        pd.testing.assert_frame_equal(glmm.binomial_cells(frame), expected)
+
+
+def test_structured_se_is_the_explicit_quadratic_form():
+    rng = np.random.default_rng(3)
+    root = rng.normal(size=(9, 9))
+    cov = root @ root.T
+    diagonal, leading = rng.normal(size=7), rng.normal(size=(7, 2))
+    jacobian = np.zeros((7, 9))
+    jacobian[:, :2], jacobian[:, 2:] = leading, np.diag(diagonal)
+    first, second = np.triu_indices(7, k=1)
+    np.testing.assert_allclose(
+        structured_difference_se(cov, first, second, diagonal, leading),
+        difference_se(cov, first, second, jacobian),
+        rtol=1e-12,
+    )
+
+
+def test_contrasts_above_30_models_equal_the_explicit_ones(monkeypatch):
+    """At 100 models the contrast and effect tables use the structured SEs; forcing the
+    explicit Jacobian gives the same numbers to rounding."""
+    glmm_fit, gee_fit = board_fit("schur"), board_gee(None)
+    tables = [
+        logistic.glmm_contrasts(glmm_fit),
+        logistic.gee_contrasts(gee_fit),
+        logistic.glmm_effect_table(glmm_fit),
+    ]
+    monkeypatch.setattr(logistic, "EXPLICIT_JACOBIAN_MAX_MODELS", 1000)
+    explicit = [
+        logistic.glmm_contrasts(glmm_fit),
+        logistic.gee_contrasts(gee_fit),
+        logistic.glmm_effect_table(glmm_fit),
+    ]
+    for ours, reference in zip(tables, explicit, strict=True):
+        pd.testing.assert_frame_equal(ours, reference, rtol=1e-10)
