@@ -30,7 +30,7 @@ import statsmodels.api as sm
 from scipy import integrate, special
 
 from evalbars import gee, glmm, logistic, mixed
-from evalbars.figures.logistic import logistic_verdicts_figure
+from evalbars.figures.logistic import _visible_points, logistic_verdicts_figure
 from evalbars.fits import Fit, contrast_se
 from evalbars.scores import wide_scores
 
@@ -714,9 +714,31 @@ def test_verdicts_and_a_pair_whose_verdict_changes_with_the_scale():
     assert table["agree"].tolist() == [False, True]
     figure = logistic_verdicts_figure(table)
     assert figure._suptitle.get_text() == (
-        "The logistic readings agree with the linear mixed model on 1 of 2 pairs; 1 verdict change"
+        "The logistic readings agree with the linear mixed model on 1 of 2 pairs;\n1 verdict change"
     )
     plt.close(figure)
+
+
+def test_many_pairs_are_drawn_once_per_visible_cell():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=200_000)
+    y = x + rng.normal(scale=0.01, size=x.size)
+    shown_x, shown_y = _visible_points(x, y, thin=True, steps=100)
+    assert len(shown_x) < 2_000  # at most one point per occupied cell of the 100 x 100 grid
+    # every drawn point is a real pair, and every occupied cell keeps one
+    cells = {
+        (int(a), int(b))
+        for a, b in zip(
+            np.minimum((x - x.min()) / np.ptp(x) * 100, 99),
+            np.minimum((y - y.min()) / np.ptp(y) * 100, 99),
+            strict=True,
+        )
+    }
+    assert len(shown_x) == len(cells)
+    assert set(zip(shown_x.tolist(), shown_y.tolist(), strict=True)) <= set(
+        zip(x.tolist(), y.tolist(), strict=True)
+    )
+    assert _visible_points(x, y, thin=False)[0] is x
 
 
 def test_fit_obstacle_names_why_the_logistic_models_are_not_fitted():

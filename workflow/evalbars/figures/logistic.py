@@ -7,7 +7,12 @@ import pandas as pd
 
 from .style import PALETTE, figure, message_figure
 
-__all__ = ["logistic_verdicts_figure"]
+__all__ = ["logistic_verdicts_figure", "RASTER_PAIRS"]
+
+#: Above this many pairs the points are drawn as an image inside the SVG (and the PDF): a vector
+#: file of 500,000 markers takes most of a minute to write and tens of MB; the axes, labels and
+#: text stay vector.
+RASTER_PAIRS = 10_000
 
 #: Colour and marker of each logistic reading.
 _LOGISTIC = {
@@ -21,9 +26,27 @@ def _agreement_title(table: pd.DataFrame) -> str:
     if agree == n:
         return f"The logistic readings agree with the linear mixed model on all {n:,} pairs"
     return (
-        f"The logistic readings agree with the linear mixed model on {agree:,} of {n:,} pairs; "
+        f"The logistic readings agree with the linear mixed model on {agree:,} of {n:,} pairs;\n"
         f"{n - agree:,} verdict{'s' if n - agree != 1 else ''} change"
     )
+
+
+def _visible_points(x: np.ndarray, y: np.ndarray, thin: bool, steps: int = 600):
+    """The points to draw: all of them, or with ``thin`` one per cell of a ``steps`` x ``steps``
+    grid over their range (finer than the markers, so the picture is the same; a board of
+    4,500 models has 10 million pairs, which take minutes to draw one by one)."""
+    if not thin:
+        return x, y
+    keep = np.isfinite(x) & np.isfinite(y)
+    x, y = x[keep], y[keep]
+    if not len(x):
+        return x, y
+    cells = []
+    for values in (x, y):
+        low, span = values.min(), np.ptp(values) or 1.0
+        cells.append(np.minimum((values - low) / span * steps, steps - 1).astype(np.int64))
+    _, first = np.unique(cells[0] * steps + cells[1], return_index=True)
+    return x[first], y[first]
 
 
 def logistic_verdicts_figure(table: pd.DataFrame, not_fitted: str | None = None):
@@ -50,6 +73,7 @@ def logistic_verdicts_figure(table: pd.DataFrame, not_fitted: str | None = None)
         reason = not_fitted or "no pairs to compare"
         return message_figure(f"Logistic models not fitted: {reason}.")
     changed = ~table["agree"].to_numpy(dtype=bool)
+    rasterized = len(table) > RASTER_PAIRS
     # per panel: the linear model's column, the logistic readings' column suffix, the scale
     panels = (
         ("lmm_difference", "accuracy_difference", 100, "accuracy difference (points)"),
@@ -60,7 +84,17 @@ def logistic_verdicts_figure(table: pd.DataFrame, not_fitted: str | None = None)
             lmm = scale * table[lmm_column]
             for prefix, (name, colour, marker) in _LOGISTIC.items():
                 values = scale * table[f"{prefix}_{suffix}"]
-                ax.plot(lmm, values, marker, color=colour, alpha=0.7, markersize=4, label=name)
+                x, y = _visible_points(lmm.to_numpy(float), values.to_numpy(float), rasterized)
+                ax.plot(
+                    x,
+                    y,
+                    marker,
+                    color=colour,
+                    alpha=0.7,
+                    markersize=4,
+                    label=name,
+                    rasterized=rasterized,
+                )
                 if suffix == "z" and changed.any():
                     ax.plot(
                         lmm[changed],
@@ -70,6 +104,7 @@ def logistic_verdicts_figure(table: pd.DataFrame, not_fitted: str | None = None)
                         markerfacecolor="none",
                         markeredgecolor=PALETTE[3],
                         label="verdict differs" if prefix == "glmm" else None,
+                        rasterized=rasterized,
                     )
             low = float(np.nanmin([ax.get_xlim()[0], ax.get_ylim()[0]]))
             high = float(np.nanmax([ax.get_xlim()[1], ax.get_ylim()[1]]))
