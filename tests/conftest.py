@@ -43,8 +43,18 @@ DEFAULT_SUBSAMPLE = {
 
 #: Test files that run the workflow, longest first: collected first, so that the two workers
 #: (`pytest -n 2 --dist loadfile`) start on them, and the SLURM test, which mostly waits for the
-#: cluster, overlaps with work rather than ending the run alone.
-SLOW_FILES = ("test_slurm.py", "test_workflow.py", "test_workflow_inputs.py")
+#: cluster, overlaps with work rather than ending the run alone. The files with shorter workflow
+#: runs follow (longest first, so that no long file is left to run alone at the end), then the
+#: rest in collection order.
+SLOW_FILES = (
+    "test_slurm.py",
+    "test_workflow.py",
+    "test_workflow_inputs.py",
+    "test_corpora_readers.py",
+    "test_readme_commands.py",
+    "test_report_command.py",
+    "test_bad_input_round3.py",
+)
 
 
 #: Fixtures that need the MMLU-Pro archives: a test using one of them, directly or through
@@ -83,7 +93,11 @@ def pytest_collection_modifyitems(config, items):
 
     def rank(item):
         name = item.path.name
-        return SLOW_FILES.index(name) if name in SLOW_FILES else len(SLOW_FILES)
+        # Within its file the SLURM run goes first: xdist hands a worker its next file when at
+        # most two of its tests are pending, so a long test at a file's end would tie that next
+        # file to the worker before the other worker could take it.
+        not_slurm = item.get_closest_marker("slurm") is None
+        return (SLOW_FILES.index(name) if name in SLOW_FILES else len(SLOW_FILES), not_slurm)
 
     items.sort(key=rank)  # stable: within a file, and among the others, order is kept
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import json
 import sys
 from dataclasses import dataclass
@@ -170,6 +171,15 @@ def run_choices(config: dict) -> RunChoices:
 
 def _imported_package_modules(path: Path, package_root: Path) -> set[Path]:
     """Files of the package that one Python file imports directly (absolute or relative)."""
+    stat = path.stat()
+    # Every rule's inputs walk the same modules: read each file once per process (and again
+    # only if it changed, by modification time and size).
+    return set(_imports_of(path, package_root, stat.st_mtime_ns, stat.st_size))
+
+
+@functools.lru_cache(maxsize=None)
+def _imports_of(path: Path, package_root: Path, mtime_ns: int, size: int) -> frozenset[Path]:
+    """:func:`_imported_package_modules` of ``path`` as it is at ``mtime_ns`` and ``size``."""
     tree = ast.parse(path.read_text(), filename=str(path))
     if path.is_relative_to(package_root):
         # A module's own package, as a dotted path relative to the package root's parent.
@@ -197,7 +207,7 @@ def _imported_package_modules(path: Path, package_root: Path) -> set[Path]:
             for candidate in (stem.with_suffix(".py"), stem / "__init__.py"):
                 if candidate.is_file():
                     files.add(candidate)
-    return files
+    return frozenset(files)
 
 
 def package_files(script, package_root=None) -> list[str]:
