@@ -237,6 +237,30 @@ def _add_paths(parser: argparse.ArgumentParser, name: str = "paths") -> None:
     parser.add_argument(name, nargs="+", metavar="PATH", help=_PATHS_HELP)
 
 
+def _refuse_output_over_inputs(output, inputs, option: str, *, folder: bool = False) -> None:
+    """Refuse an output path that is one of the inputs, before anything is read or written.
+
+    ``output`` (the value of ``option``) is refused when it resolves to an input (a symlink or a
+    hard link to it included), or when it exists inside an input folder (the folder's next read
+    would read it, and writing it would replace a file of the input). With ``folder`` (the run
+    directory of ``evalbars report``), an input inside ``output`` is refused too: the run
+    rewrites that directory. The inputs are never modified.
+    """
+    target = Path(output).resolve()
+    for given in inputs:
+        if given is None or str(given) == "-":
+            continue
+        source = Path(given).resolve()
+        same = target == source or (target.exists() and source.exists() and target.samefile(source))
+        inside_input = target.exists() and source.is_dir() and source in target.parents
+        inside_output = folder and target in source.parents
+        if same or inside_input or inside_output:
+            where = "is" if same else "lies inside" if inside_input else "holds"
+            raise InputError(
+                output, f"{option} {where} the input {str(given)!r}; write the output elsewhere"
+            )
+
+
 # --- evalbars read --------------------------------------------------------------------------------
 
 #: Item-table formats ``read -o`` writes, by suffix.
@@ -279,6 +303,8 @@ def _write_items(items, output: str) -> None:
 
 def _run_read(args: argparse.Namespace) -> int:
     options = _reader_options(args)
+    if args.output:
+        _refuse_output_over_inputs(args.output, [*args.paths, args.instances], "-o")
     summary = api.read_preview(args.paths, missing_prediction=args.missing_prediction, **options)
     sys.stdout.write(to_markdown(summary, formats={"accuracy": ".4f"}))
     if args.output:
@@ -449,6 +475,12 @@ def _verdict_line(rows) -> str:
 
 
 def _run_report(args: argparse.Namespace) -> int:
+    _refuse_output_over_inputs(
+        args.output,
+        [*args.paths, args.instances, args.claims_file],
+        "--output",
+        folder=True,
+    )
     texts = _claim_texts(args)
     run = api.write_report(
         args.paths,
@@ -629,6 +661,8 @@ def _run_compare(args: argparse.Namespace) -> int:
     try:
         if args.margin < 0:
             raise InputError(f"--margin {args.margin:g}", "must be >= 0 (accuracy points)")
+        if args.flips:
+            _refuse_output_over_inputs(args.flips, [*args.sources, args.instances], "--flips")
         if args.flips and not Path(args.flips).parent.is_dir():
             raise InputError(
                 args.flips, f"folder '{Path(args.flips).parent}' does not exist; create it first"
