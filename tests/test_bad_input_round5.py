@@ -7,10 +7,13 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
+from evalbars import gate
 from evalbars.cli import main
+from evalbars.scores import wide_scores
 
 
 def digest(folder: Path) -> dict:
@@ -35,6 +38,10 @@ def long_table(path: Path, scores: dict, categories=None) -> Path:
     ]
     pd.DataFrame(rows).to_csv(path, index=False)
     return path
+
+
+def wide_of(path: Path):
+    return wide_scores(pd.read_csv(path).astype({"model": str}))
 
 
 @pytest.fixture
@@ -89,3 +96,37 @@ def test_report_refuses_a_run_directory_that_holds_an_input(two_models, capsys):
         "write the output elsewhere"
     )
     assert digest(two_models.parent) == before
+
+
+# --- A2: the release gate never decides from a zero-width interval --------------------------------
+
+
+def test_the_gate_is_inconclusive_on_one_or_two_questions(tmp_path, capsys):
+    one = long_table(tmp_path / "one.csv", {"A": [0], "B": [0], "C": [1]})
+    assert main(["compare", str(one), "--baseline", "C", "--candidate", "A"]) == 3
+    out = capsys.readouterr().out
+    assert out.startswith("**inconclusive**: the SE is 0 (the same difference on every shared")
+    assert "| -100.0 | none (SE 0) |" in out
+    two = long_table(tmp_path / "two.csv", {"A": [0, 0], "B": [1, 1]})
+    s = gate.compare_models(wide_of(two), "B", "A").summary
+    assert (s["verdict"], s["se_kind"], s["p_regression"]) == ("inconclusive", "none", 0.25)
+    assert np.isnan(s["low"]) and np.isnan(s["high"])
+    # Six questions all pass -> fail: exact McNemar one-sided p = 1/64 < 0.025, a regression.
+    six = long_table(tmp_path / "six.csv", {"A": [0] * 6, "B": [1] * 6})
+    s = gate.compare_models(wide_of(six), "B", "A").summary
+    assert (s["verdict"], s["p_regression"]) == ("regression", 1 / 64)
+    # ... but only at margin 0: McNemar says nothing about "worse by more than 1 point".
+    s = gate.compare_models(wide_of(six), "B", "A", margin=0.01).summary
+    assert (s["verdict"], s["p_regression"]) == ("inconclusive", 1.0)
+
+
+def test_the_gate_bounds_models_that_agree_everywhere_by_clopper_pearson(tmp_path):
+    scores = [1, 0, 1, 1, 0] * 8  # 40 questions, the two models alike on each
+    same = wide_of(long_table(tmp_path / "same.csv", {"A": scores, "B": scores}))
+    s = gate.compare_models(same, "A", "B", margin=0.05).summary
+    bound = 1 - 0.025 ** (1 / 40)  # 0 flips of 40: one-sided 97.5% Clopper-Pearson bound
+    assert (s["low"], s["high"], s["se_kind"]) == (-bound, bound, "exact")
+    assert round(bound, 6) == 0.088097  # scipy.stats.beta.ppf(0.975, 1, 40)
+    assert s["verdict"] == "inconclusive" and s["p_noninferiority"] == 0.95**40
+    s = gate.compare_models(same, "A", "B", margin=0.10).summary
+    assert s["verdict"] == "non-inferior" and s["p_noninferiority"] == 0.9**40
