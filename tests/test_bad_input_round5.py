@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars import gate
+from evalbars import claims, gate
 from evalbars.cli import main
 from evalbars.scores import wide_scores
 
@@ -130,3 +130,27 @@ def test_the_gate_bounds_models_that_agree_everywhere_by_clopper_pearson(tmp_pat
     assert s["verdict"] == "inconclusive" and s["p_noninferiority"] == 0.95**40
     s = gate.compare_models(same, "A", "B", margin=0.10).summary
     assert s["verdict"] == "non-inferior" and s["p_noninferiority"] == 0.9**40
+
+
+# --- A3: claims never supported by a zero SE ------------------------------------------------------
+
+
+def test_claims_are_not_supported_by_a_zero_se(tmp_path):
+    one = wide_of(long_table(tmp_path / "one.csv", {"A": [0], "B": [0], "C": [1]}))
+    table = claims.evaluate_claims(one, ["C > A"])
+    verdicts = dict(zip(table["reading"], table["verdict"], strict=True))
+    assert {r: verdicts[r] for r in ("naive", "paired", "mcnemar", "paired_holm")} == dict.fromkeys(
+        ("naive", "paired", "mcnemar", "paired_holm"), "not supported"
+    )
+    assert table.set_index("reading").loc["paired", "p_adjusted"] == 1.0
+    scores = [1, 0, 1, 1, 0] * 8
+    same = wide_of(long_table(tmp_path / "same.csv", {"A": scores, "B": scores}))
+    table = claims.evaluate_claims(same, ["|A - B| < 1"]).set_index("reading")
+    assert table.loc["paired", "verdict"] == "not supported"
+    assert table.loc["paired", "p_adjusted"] == 1.0
+    # Ten wins of ten: the exact reading still decides (p = 2 * 2^-10).
+    ten = wide_of(long_table(tmp_path / "ten.csv", {"A": [1] * 10, "B": [0] * 10}))
+    table = claims.evaluate_claims(ten, ["A > B"]).set_index("reading")
+    assert table.loc["mcnemar", "verdict"] == "supported"
+    assert table.loc["mcnemar", "p_adjusted"] == 2 * 0.5**10
+    assert table.loc["paired", "verdict"] == "not supported"
