@@ -5,13 +5,14 @@ draws and splits, and the command line's messages and exit codes."""
 from __future__ import annotations
 
 import hashlib
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars import claims, gate
+from evalbars import claims, gate, letters, stability, verdicts
 from evalbars.cli import main
 from evalbars.scores import wide_scores
 
@@ -154,3 +155,18 @@ def test_claims_are_not_supported_by_a_zero_se(tmp_path):
     assert table.loc["mcnemar", "verdict"] == "supported"
     assert table.loc["mcnemar", "p_adjusted"] == 2 * 0.5**10
     assert table.loc["paired", "verdict"] == "not supported"
+
+
+def test_the_leaderboard_does_not_separate_on_one_question(tmp_path):
+    one = wide_of(long_table(tmp_path / "one.csv", {"A": [0], "B": [0], "C": [1]}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # stability.py's cast of NaN ranks warned here
+        table = verdicts.leaderboard_table(one, splits=10)
+        stable = stability.split_half_stability(one, splits=10)
+    assert list(table["letters"]) == ["a", "a", "a"]
+    # Every first half of one question is empty: only the 10 second halves rank, and C wins each.
+    assert list(stable["first_share"]) == [0.0, 0.0, 1.0]
+    assert list(stable["rank_half_high"]) == [2, 2, 1]
+    # Two questions, every one won by C: the paired SE is 0, still one letter.
+    two = wide_of(long_table(tmp_path / "two.csv", {"A": [0, 0], "C": [1, 1]}))
+    assert list(letters.letters_table(two)["letters"]) == ["a", "a"]
