@@ -170,3 +170,34 @@ def test_the_leaderboard_does_not_separate_on_one_question(tmp_path):
     # Two questions, every one won by C: the paired SE is 0, still one letter.
     two = wide_of(long_table(tmp_path / "two.csv", {"A": [0, 0], "C": [1, 1]}))
     assert list(letters.letters_table(two)["letters"]) == ["a", "a"]
+
+
+# --- A7, A8: compare's margin, and a model compared with itself ----------------------------------
+
+
+@pytest.mark.parametrize("margin", ["nan", "inf", "-inf", "500", "-1", "100.5"])
+def test_compare_refuses_a_margin_outside_0_to_100_points(two_models, margin, capsys):
+    argv = ["compare", str(two_models), "--baseline", "A", "--candidate", "B"]
+    with pytest.raises(SystemExit) as raised:
+        main([*argv, f"--margin={margin}"])
+    assert raised.value.code == 2
+    assert last_error(capsys) == (
+        f"evalbars compare: error: argument --margin: {margin} is not between 0 and 100 "
+        "accuracy points (e.g. 1 for one point) (see evalbars compare --help)"
+    )
+
+
+def test_compare_refuses_a_model_with_itself_from_two_sources(tmp_path, capsys):
+    scores = [1, 0, 1, 1, 0] * 8
+    a = long_table(tmp_path / "a.csv", {"A": scores})
+    assert main(["compare", str(a), str(a)]) == 2
+    assert last_error(capsys) == (
+        f"evalbars compare: error: {a}: is the baseline's source too: a model with itself"
+    )
+    again = long_table(tmp_path / "again.csv", {"A": scores[::-1]})
+    assert main(["compare", str(a), str(again)]) == 2
+    assert last_error(capsys) == (
+        f"evalbars compare: error: {again}: the baseline and the candidate are one model "
+        "('A' in both sources); give two models (rename one run's model to compare two runs)"
+    )
+    assert main(["compare", str(a), str(a), "--margin", "100"]) == 2

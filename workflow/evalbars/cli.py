@@ -93,6 +93,19 @@ def _draws(text: str) -> int:
     return value
 
 
+def _margin(text: str) -> float:
+    """A non-inferiority margin in accuracy points: finite, within [0, 100]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value <= 100:  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(
+            f"{text} is not between 0 and 100 accuracy points (e.g. 1 for one point)"
+        )
+    return value
+
+
 def _seed(text: str) -> int:
     try:
         value = int(text)
@@ -597,7 +610,7 @@ def _add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--candidate", metavar="NAME", help="the candidate model's name")
     parser.add_argument(
         "--margin",
-        type=float,
+        type=_margin,
         default=0.0,
         metavar="POINTS",
         help="non-inferiority margin in accuracy points (default: 0)",
@@ -647,9 +660,14 @@ def _compare_inputs(args: argparse.Namespace):
         candidate = _one_model(tables[1], args.sources[1], args.candidate, "candidate")
         base = tables[0][tables[0]["model"] == baseline].astype({"model": str})
         cand = tables[1][tables[1]["model"] == candidate].astype({"model": str})
-        if baseline == candidate:  # two runs of one model: tell them apart
-            baseline, candidate = f"{baseline} (baseline)", f"{candidate} (candidate)"
-            base, cand = base.assign(model=baseline), cand.assign(model=candidate)
+        if Path(args.sources[0]).resolve() == Path(args.sources[1]).resolve():
+            raise InputError(args.sources[1], "is the baseline's source too: a model with itself")
+        if baseline == candidate:  # as the one-table form: one name is one model
+            raise InputError(
+                args.sources[1],
+                f"the baseline and the candidate are one model ({baseline!r} in both sources); "
+                "give two models (rename one run's model to compare two runs)",
+            )
         items = pd.concat([base, cand], ignore_index=True)  # the baseline's categories win
     # The order the candidate's questions were written in: the sequential mode's arrival order.
     arrival = items.loc[items["model"] == candidate, "question_id"].to_numpy()
@@ -659,8 +677,6 @@ def _compare_inputs(args: argparse.Namespace):
 
 def _run_compare(args: argparse.Namespace) -> int:
     try:
-        if args.margin < 0:
-            raise InputError(f"--margin {args.margin:g}", "must be >= 0 (accuracy points)")
         if args.flips:
             _refuse_output_over_inputs(args.flips, [*args.sources, args.instances], "--flips")
         if args.flips and not Path(args.flips).parent.is_dir():
