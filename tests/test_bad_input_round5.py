@@ -11,10 +11,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from evalbars import claims, gate, letters, stability, verdicts
 from evalbars.cli import main
+from evalbars.ranks.defaults import MAX_DRAWS
 from evalbars.scores import wide_scores
+from evalbars.stability import MAX_SPLITS
+
+from .conftest import REPO
+
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def digest(folder: Path) -> dict:
@@ -201,3 +208,36 @@ def test_compare_refuses_a_model_with_itself_from_two_sources(tmp_path, capsys):
         "('A' in both sources); give two models (rename one run's model to compare two runs)"
     )
     assert main(["compare", str(a), str(a), "--margin", "100"]) == 2
+
+
+# --- B12: bounded draws, replicates and splits ----------------------------------------------------
+
+
+def test_draws_and_splits_have_an_upper_bound_that_says_what_more_would_cost(two_models, capsys):
+    board = two_models.parent / "board.csv"
+    board.write_text("name,correct,total\nA,50,100\nB,60,100\n")
+    with pytest.raises(SystemExit) as raised:
+        main(["ranks", str(board), "--draws", "100000000000"])
+    assert raised.value.code == 2
+    assert last_error(capsys) == (
+        "evalbars ranks: error: argument --draws: 100,000,000,000 is too many; at most "
+        "1,000,000 (100,000,000,000 would take 10,000,000 times as long as the default 10,000, "
+        "and 1,000,000 already give a Monte Carlo error under 0.0005) (see evalbars ranks --help)"
+    )
+    for splits, cost in (("100000000000", "4,470,348"), ("2000000", "89")):
+        with pytest.raises(SystemExit) as raised:
+            main(["leaderboard", str(two_models), "--splits", splits])
+        assert raised.value.code == 2
+        assert last_error(capsys) == (
+            f"evalbars leaderboard: error: argument --splits: {int(splits):,} is too many; at "
+            f"most 10,000 ({int(splits):,} splits would hold {cost} GiB per 1,000 questions) "
+            "(see evalbars leaderboard --help)"
+        )
+    assert main(["leaderboard", str(two_models), "--splits", "10000"]) == 0
+
+
+def test_the_schema_bounds_are_the_command_lines(tmp_path):
+    schema = yaml.safe_load(SCHEMA.read_text())["properties"]
+    assert schema["ranks"]["properties"]["draws"]["maximum"] == MAX_DRAWS
+    assert schema["ranks"]["properties"]["replicates"]["maximum"] == MAX_DRAWS
+    assert schema["leaderboard"]["properties"]["splits"]["maximum"] == MAX_SPLITS

@@ -34,10 +34,11 @@ from .errors import EvalbarsError, InputError
 from .items import MISSING_POLICIES
 from .landing import separation_sentence
 from .ranks import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
-from .ranks.defaults import MIN_DRAWS
+from .ranks.defaults import MAX_DRAWS, MIN_DRAWS
 from .ranks.leaderboard import SE_UNITS
 from .readers import FORMATS, set_hint_style
 from .scores import wide_scores
+from .stability import MAX_SPLITS, SPLIT_BYTES
 from .tables import format_p, to_markdown
 
 __all__ = ["build_parser", "main"]
@@ -89,6 +90,23 @@ def _draws(text: str) -> int:
         raise argparse.ArgumentTypeError(
             f"{value} is too few; at least {MIN_DRAWS} (the Monte Carlo error of a probability "
             f"from {value} draws can be {0.5 / value**0.5:.2f})"
+        )
+    if value > MAX_DRAWS:
+        raise argparse.ArgumentTypeError(
+            f"{value:,} is too many; at most {MAX_DRAWS:,} ({value:,} would take "
+            f"{value / DEFAULT_DRAWS:,.0f} times as long as the default {DEFAULT_DRAWS:,}, and "
+            f"{MAX_DRAWS:,} already give a Monte Carlo error under {0.5 / MAX_DRAWS**0.5:.4f})"
+        )
+    return value
+
+
+def _splits(text: str) -> int:
+    value = _positive_int(text)
+    if value > MAX_SPLITS:
+        per_1000 = SPLIT_BYTES * value * 1000 / 2**30
+        raise argparse.ArgumentTypeError(
+            f"{value:,} is too many; at most {MAX_SPLITS:,} ({value:,} splits would hold "
+            f"{per_1000:,.0f} GiB per 1,000 questions)"
         )
     return value
 
@@ -543,7 +561,9 @@ def _add_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=_alpha, default=0.05, help="level (default: 0.05)")
     parser.add_argument("--power", type=_level, default=0.8, help="for resolution (0.8)")
     parser.add_argument("--level", type=_level, default=DEFAULT_LEVEL, help="interval level")
-    parser.add_argument("--splits", type=_positive_int, default=50, help="split-half splits (50)")
+    parser.add_argument(
+        "--splits", type=_splits, default=50, help=f"split-half splits, at most {MAX_SPLITS:,} (50)"
+    )
     parser.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help="seed of the splits")
     parser.add_argument("--format", choices=["markdown", "csv", "json"], default="markdown")
     _add_reader_arguments(parser)

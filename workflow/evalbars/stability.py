@@ -18,7 +18,21 @@ from scipy import stats
 from .scores import WideScores
 from .simulate.seeding import setting_rng
 
-__all__ = ["half_masks", "half_accuracies", "min_ranks", "split_half_stability"]
+__all__ = [
+    "MAX_SPLITS",
+    "SPLIT_BYTES",
+    "half_masks",
+    "half_accuracies",
+    "min_ranks",
+    "split_half_stability",
+]
+
+#: Most split-half splits accepted (the schema's ``leaderboard.splits`` maximum): with 10,000
+#: splits the Monte Carlo error of a share is below 0.005, and memory grows with splits.
+MAX_SPLITS = 10_000
+#: Bytes held per (split, question) by :func:`half_masks` and :func:`half_accuracies` at
+#: their peak (keys, sort order and positions in 8 bytes each, the two halves' weights).
+SPLIT_BYTES = 48
 
 
 def half_masks(categories, splits: int, rng: np.random.Generator) -> np.ndarray:
