@@ -5,6 +5,8 @@ draws and splits, and the command line's messages and exit codes."""
 from __future__ import annotations
 
 import hashlib
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -241,3 +243,97 @@ def test_the_schema_bounds_are_the_command_lines(tmp_path):
     assert schema["ranks"]["properties"]["draws"]["maximum"] == MAX_DRAWS
     assert schema["ranks"]["properties"]["replicates"]["maximum"] == MAX_DRAWS
     assert schema["leaderboard"]["properties"]["splits"]["maximum"] == MAX_SPLITS
+
+
+# --- C23-C26: plan's exit codes and hints, report's doubled error, prefixes, --format md --------
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (["--models", "1", "--gap", "2"], "--models 1: a comparison needs at least 2 models"),
+        (
+            ["--models", "6", "--gap", "0"],
+            "--gap 0: must be above 0 and at most the disagreement rate (25 points)",
+        ),
+        (
+            ["--models", "6", "--gap", "nan"],
+            "--gap nan: must be above 0 and at most the disagreement rate (25 points)",
+        ),
+        (
+            ["--models", "6", "--gap", "2", "--questions", "9"],
+            "--gap, --questions: give exactly one of --gap (points) or --questions",
+        ),
+    ],
+)
+def test_plan_refuses_what_it_cannot_plan_for_with_the_argument_error_status(argv, line, capsys):
+    assert main(["plan", *argv, "--disagreement", "0.25"]) == 2
+    assert last_error(capsys) == f"evalbars plan: error: {line} (see evalbars plan --help)"
+
+
+def test_plan_hints_name_the_disagreement_and_the_plan_help(capsys):
+    for argv, line in (
+        (
+            ["--disagreement", "1.5"],
+            "argument --disagreement: 1.5 is not between 0 and 1 (e.g. 0.25)",
+        ),
+        (
+            ["--disagreement", "0.25", "--simulate", "--seed", "3"],
+            "unrecognized arguments: --seed 3",
+        ),
+    ):
+        with pytest.raises(SystemExit) as raised:
+            main(["plan", "--models", "6", "--gap", "2", *argv])
+        assert raised.value.code == 2
+        assert last_error(capsys) == f"evalbars plan: error: {line} (see evalbars plan --help)"
+
+
+def test_compare_with_three_sources_has_one_prefix(two_models, capsys):
+    paths = [str(two_models)] * 3
+    assert main(["compare", *paths]) == 2
+    assert last_error(capsys) == (
+        f"evalbars compare: error: {' '.join(paths)}: 3 sources; give BASELINE CANDIDATE, or one "
+        "table with --baseline NAME --candidate NAME"
+    )
+
+
+def test_report_prints_an_input_error_once(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalbars.cli",
+            "report",
+            str(empty),
+            "--output",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        f"evalbars report: error: {empty}: the directory holds no prediction file or log "
+        "evalbars reads"
+    ]
+
+
+def test_md_and_markdown_are_one_format_for_every_table_command(two_models, capsys):
+    board = two_models.parent / "board.csv"
+    board.write_text("name,correct,total\nA,50,100\nB,60,100\n")
+    runs = {
+        "ranks": ["ranks", str(board)],
+        "leaderboard": ["leaderboard", str(two_models), "--splits", "5"],
+        "claims": ["claims", str(two_models), "--claim", "A > B"],
+        "compare": ["compare", str(two_models), "--baseline", "A", "--candidate", "B"],
+        "plan": ["plan", "--models", "6", "--gap", "2", "--disagreement", "0.25"],
+    }
+    for name, argv in runs.items():
+        shown = []
+        for fmt in ("md", "markdown"):
+            code = main([*argv, "--format", fmt])
+            assert code in (0, 3), name
+            shown.append(capsys.readouterr().out)
+        assert shown[0] == shown[1] and shown[0], name

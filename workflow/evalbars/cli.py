@@ -51,6 +51,10 @@ class _OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+#: Output formats of every command that prints a table; md is short for markdown.
+TABLE_FORMATS = ["markdown", "md", "csv", "json"]
+FORMAT_HELP = "output format (default: markdown; md is the same)"
+
 # --- evalbars ranks ------------------------------------------------------------------------------
 
 
@@ -67,6 +71,11 @@ def _between_0_and_1(text: str, example: str) -> float:
 def _level(text: str) -> float:
     """A confidence level or a power, e.g. 0.95."""
     return _between_0_and_1(text, "0.95")
+
+
+def _disagreement(text: str) -> float:
+    """A disagreement rate, e.g. 0.25."""
+    return _between_0_and_1(text, "0.25")
 
 
 def _alpha(text: str) -> float:
@@ -143,7 +152,7 @@ def _add_ranks_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--format",
-        choices=["markdown", "csv", "json"],
+        choices=TABLE_FORMATS,
         default="markdown",
         help="output format (default: markdown, with the headline above the table; "
         "csv writes the headline to stderr)",
@@ -179,7 +188,7 @@ def _add_ranks_arguments(parser: argparse.ArgumentParser) -> None:
 def _run_ranks(args: argparse.Namespace) -> int:
     board = ranks.read_leaderboard(args.file, se_units=args.se_units)
     report = ranks.rank_table(board, level=args.level, draws=args.draws, seed=args.seed)
-    if args.format == "markdown":
+    if args.format in ("markdown", "md"):
         sys.stdout.write(ranks.report_markdown(report))
     elif args.format == "json":
         sys.stdout.write(ranks.report_json(report))
@@ -378,7 +387,7 @@ def _add_claims_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--power", type=_level, default=0.8, help="for questions needed (0.8)")
     parser.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help="bootstrap seed")
     parser.add_argument("--replicates", type=_draws, default=DEFAULT_DRAWS)
-    parser.add_argument("--format", choices=["markdown", "csv", "json"], default="markdown")
+    parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
     _add_reader_arguments(parser)
 
 
@@ -410,7 +419,7 @@ def _run_claims(args: argparse.Namespace) -> int:
         replicates=args.replicates,
         seed=args.seed,
     )
-    if args.format == "markdown":
+    if args.format in ("markdown", "md"):
         sys.stdout.write(claims.claims_markdown(table, args.alpha, args.family))
     elif args.format == "json":
         sys.stdout.write(claims.claims_json(table, args.alpha, args.family))
@@ -425,7 +434,7 @@ def _add_plan_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--questions", type=_positive_int, help="questions: find the gap instead")
     parser.add_argument(
         "--disagreement",
-        type=_level,
+        type=_disagreement,
         required=True,
         help="the share of shared questions on which two models' scores differ, (n10 + n01) / n; "
         "for your data, read it per pair from results/tables/pairwise.csv (columns n10, n01, n)",
@@ -442,10 +451,26 @@ def _add_plan_arguments(parser: argparse.ArgumentParser) -> None:
         help="plan for a gap under 1 point (without it, --gap 0.02 is refused as a likely "
         "proportion meant as 2 points)",
     )
-    parser.add_argument("--format", choices=["markdown", "json"], default="markdown")
+    parser.add_argument(
+        "--format", choices=["markdown", "md", "json"], default="markdown", help=FORMAT_HELP
+    )
+
+
+#: Exit status of `evalbars plan` when its arguments cannot be planned for: the status of an
+#: argument error, as argparse gives for the arguments it checks itself.
+PLAN_BAD_ARGUMENTS = 2
 
 
 def _run_plan(args: argparse.Namespace) -> int:
+    try:
+        return _plan(args)
+    except EvalbarsError as exc:  # plan reads no file: every error is one of its arguments
+        reason = " ".join(str(exc).split())
+        print(f"evalbars plan: error: {reason} (see evalbars plan --help)", file=sys.stderr)
+        return PLAN_BAD_ARGUMENTS
+
+
+def _plan(args: argparse.Namespace) -> int:
     planning.check_plan_request(
         args.models, args.gap, args.questions, args.disagreement, small_gap=args.small_gap
     )
@@ -468,7 +493,7 @@ def _run_plan(args: argparse.Namespace) -> int:
                 args.models, gap, args.disagreement, alpha=args.alpha, power=args.power
             )
         except ValueError as exc:
-            raise InputError("evalbars plan --simulate", str(exc)) from exc
+            raise InputError("--simulate", str(exc)) from exc
         result["questions_simulated"] = simulated
     if args.format == "json":
         sys.stdout.write(json.dumps(result, indent=2) + "\n")
@@ -513,17 +538,34 @@ def _run_report(args: argparse.Namespace) -> int:
         folder=True,
     )
     texts = _claim_texts(args)
-    run = api.write_report(
-        args.paths,
-        args.output,
-        claims=texts,
-        missing_prediction=args.missing_prediction,
-        simulations=args.simulations,
-        cores=args.cores,
-        progress=lambda line: print(f"evalbars report: {line}", file=sys.stderr, flush=True),
-        hint_style="cli",
-        **_reader_options(args),
-    )
+    held = []  # a job's line, shown once the run goes on: a failed job's error is printed once
+
+    def progress(line: str) -> None:
+        if held:
+            print(f"evalbars report: {held.pop()}", file=sys.stderr, flush=True)
+        if "steps (" in line:
+            print(f"evalbars report: {line}", file=sys.stderr, flush=True)
+        else:
+            held.append(line)
+
+    try:
+        run = api.write_report(
+            args.paths,
+            args.output,
+            claims=texts,
+            missing_prediction=args.missing_prediction,
+            simulations=args.simulations,
+            cores=args.cores,
+            progress=progress,
+            hint_style="cli",
+            **_reader_options(args),
+        )
+    except EvalbarsError as exc:  # main prints the reason; a held line that says it goes
+        if held and " ".join(held[0].split()) != " ".join(str(exc).split()):
+            print(f"evalbars report: {held.pop()}", file=sys.stderr, flush=True)
+        raise
+    if held:
+        print(f"evalbars report: {held.pop()}", file=sys.stderr, flush=True)
     print(f"report: {run.report}")
     if len(run.claims):
         print(claims.claims_headline(run.claims))
@@ -565,7 +607,7 @@ def _add_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
         "--splits", type=_splits, default=50, help=f"split-half splits, at most {MAX_SPLITS:,} (50)"
     )
     parser.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help="seed of the splits")
-    parser.add_argument("--format", choices=["markdown", "csv", "json"], default="markdown")
+    parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
     _add_reader_arguments(parser)
 
 
@@ -580,7 +622,7 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
         level=args.level,
     )
     headline = verdicts.leaderboard_headline(table, args.splits)
-    if args.format == "markdown":
+    if args.format in ("markdown", "md"):
         shown = table.assign(
             accuracy=100 * table["accuracy"],
             ci_low=100 * table["ci_low"],
@@ -637,7 +679,7 @@ def _add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--alpha", type=_alpha, default=0.05, help="1 - interval level (0.05)")
     parser.add_argument("--by-category", action="store_true", help="add a per-category table")
-    parser.add_argument("--format", choices=["md", "json", "csv"], default="md")
+    parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
     parser.add_argument("--flips", metavar="FILE", help="write the flipped questions (CSV)")
     parser.add_argument(
         "--sequential",
@@ -662,7 +704,11 @@ def _one_model(items, path: str, name: str | None, role: str) -> str:
 def _compare_inputs(args: argparse.Namespace):
     """The score matrix and the (baseline, candidate) column names of `evalbars compare`."""
     if len(args.sources) > 2:
-        raise InputError("evalbars compare", "give BASELINE CANDIDATE, or one table")
+        raise InputError(
+            " ".join(args.sources),
+            f"{len(args.sources)} sources; give BASELINE CANDIDATE, or one table with "
+            "--baseline NAME --candidate NAME",
+        )
     tables = [
         api.read_items(path, missing_prediction=args.missing_prediction, **_reader_options(args))
         for path in args.sources
@@ -727,7 +773,7 @@ def _run_compare(args: argparse.Namespace) -> int:
         reason = " ".join(str(exc).split())
         print(f"evalbars compare: error: {reason}", file=sys.stderr)
         return COMPARE_BAD_INPUT
-    if args.format == "md":
+    if args.format in ("markdown", "md"):
         sys.stdout.write(gate.compare_markdown(result))
     elif args.format == "json":
         sys.stdout.write(gate.compare_json(result))
@@ -843,14 +889,16 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         add_arguments(subparser)
-        subparser.set_defaults(run=run)
+        subparser.set_defaults(run=run, parser=subparser)
     return parser
 
 
 def main(argv=None) -> int:
     """Run ``evalbars``; returns the exit status (0 ok, 1 bad input, 2 bad command line)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # name the subcommand's --help, not the top level's
+        args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
     # Readers log what they chose or skipped (a filter, a run, stray entries): show it, with
     # remedies worded as this command line's flags.
     logging.basicConfig(level=logging.WARNING, format="evalbars: %(message)s", force=True)

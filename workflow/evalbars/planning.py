@@ -739,7 +739,7 @@ def check_plan_request(
     True
     """
     if (gap_points is None) == (questions is None):
-        raise InputError("evalbars plan", "give exactly one of --gap (points) or --questions")
+        raise InputError("--gap, --questions", "give exactly one of --gap (points) or --questions")
     if models < 2:
         raise InputError(f"--models {models}", "a comparison needs at least 2 models")
     if gap_points is None:
