@@ -337,3 +337,21 @@ def test_md_and_markdown_are_one_format_for_every_table_command(two_models, caps
             assert code in (0, 3), name
             shown.append(capsys.readouterr().out)
         assert shown[0] == shown[1] and shown[0], name
+
+
+# --- C30, D27: thousands separators, and ties at the top ------------------------------------------
+
+
+def test_plan_prints_large_counts_with_thousands_separators(capsys):
+    assert main(["plan", "--models", "100000", "--gap", "2", "--disagreement", "0.25"]) == 0
+    assert capsys.readouterr().out.startswith("100,000 models, Holm over 4,999,950,000 tests,")
+
+
+def test_a_three_way_tie_at_the_top_is_headlined_as_a_tie(tmp_path):
+    tie = wide_of(long_table(tmp_path / "tie.csv", {m: [1, 0, 1, 0] for m in "ABC"}))
+    table = verdicts.leaderboard_table(tie, splits=5)
+    headline = verdicts.leaderboard_headline(table, 5)
+    assert "A, B and C tie for first; each is first (alone or tied) on at least 100% of 10" in (
+        headline
+    )
+    assert "A is first" not in headline

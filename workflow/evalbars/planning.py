@@ -763,10 +763,10 @@ def plan_text(result: dict, simulated: int | None = None) -> str:
     family = (
         "no multiplicity adjustment"
         if result["procedure"] == "none"
-        else f"{result['procedure'].capitalize()} over {result['tests']} tests"
+        else f"{result['procedure'].capitalize()} over {result['tests']:,} tests"
     )
     setting = (
-        f"{result['models']} models, {family}, alpha {result['alpha']:g}, power "
+        f"{result['models']:,} models, {family}, alpha {result['alpha']:g}, power "
         f"{result['power']:g}, disagreement rate {result['disagreement']:g} ({result['test']} test)"
     )
     if "gap" in result:
