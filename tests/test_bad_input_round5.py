@@ -5,6 +5,7 @@ draws and splits, and the command line's messages and exit codes."""
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import sys
 import warnings
@@ -355,3 +356,12 @@ def test_a_three_way_tie_at_the_top_is_headlined_as_a_tie(tmp_path):
         headline
     )
     assert "A is first" not in headline
+
+
+def test_a_tie_at_the_top_of_ranks_is_headlined_as_a_tie(tmp_path, capsys):
+    board = tmp_path / "tie.csv"
+    board.write_text("name,score,se\nA,50,1\nB,50,1\nC,40,1\n")
+    assert main(["ranks", str(board), "--format", "json"]) == 0
+    headline = json.loads(capsys.readouterr().out)["headline"]
+    assert headline.startswith("3 systems, 2 tiers; A and B tie for first (first in ")
+    assert "the leader" not in headline
