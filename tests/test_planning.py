@@ -177,7 +177,7 @@ def test_cli_plan_forward_reverse_and_errors(capsys):
         == 0
     )
     assert json_gap(capsys.readouterr().out) == pytest.approx(0.0361, abs=1e-4)
-    assert cli.main(["plan", "--models", "6", "--gap", "40", "--disagreement", "0.25"]) == 1
+    assert cli.main(["plan", "--models", "6", "--gap", "40", "--disagreement", "0.25"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--gap 40: must be above 0 and at most" in err
 

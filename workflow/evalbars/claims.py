@@ -49,6 +49,12 @@ exactly the two-sided p of ``pairwise.csv``, the verdict can be read off the
 A claim is **supported** when its (adjusted) p < alpha, **contradicted** when the
 opposite's (adjusted) p < alpha, and **not supported** otherwise.
 
+A z reading whose SE is 0 (one shared question, two models that agree on every question,
+or the same difference on every one) has no estimate of its sampling error: its one-sided
+p is 1 both ways, so the claim is **not supported** by that reading whatever the gap (a
+zero-width interval is not evidence). The exact ``mcnemar`` reading still decides from the
+discordant questions.
+
 Readings (:data:`READINGS`):
 
 ``naive``        unpaired z (each model's own binomial SE), no adjustment;
@@ -211,7 +217,10 @@ def _mixed(wide: WideScores, category: str | None):
         else:  # one category: (1|question), by giving every question its own "category"
             labels = np.asarray([str(q) for q in wide.question_ids])
             fit = fit_lmm(replace(wide, categories=labels), "category")  # samples kept
-    except ValueError as exc:
+    except (
+        ValueError,
+        RuntimeError,
+    ) as exc:  # RuntimeError: REML has no minimum (e.g. 0/1 columns)
         return None, None, f"mixed model not fitted: {exc}"
     a, b = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
     diff = fit.params[a] - fit.params[b]
@@ -275,7 +284,7 @@ def _one_sided(scope: _Scope, reading: str, a: int, b: int, shift: float) -> flo
         return np.nan
     if se > 0:
         return float(special.ndtr(-(diff - shift) / se))
-    return 0.0 if diff > shift else 1.0
+    return 1.0  # a zero SE: no estimate of the sampling error, so no evidence either way
 
 
 def _se(scope: _Scope, reading: str, a: int, b: int) -> tuple[float, float]:

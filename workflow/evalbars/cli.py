@@ -34,10 +34,11 @@ from .errors import EvalbarsError, InputError
 from .items import MISSING_POLICIES
 from .landing import separation_sentence
 from .ranks import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
-from .ranks.defaults import MIN_DRAWS
+from .ranks.defaults import MAX_DRAWS, MIN_DRAWS
 from .ranks.leaderboard import SE_UNITS
 from .readers import FORMATS, set_hint_style
 from .scores import wide_scores
+from .stability import MAX_SPLITS, SPLIT_BYTES
 from .tables import format_p, to_markdown
 
 __all__ = ["build_parser", "main"]
@@ -49,6 +50,10 @@ class _OneLineParser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
+
+#: Output formats of every command that prints a table; md is short for markdown.
+TABLE_FORMATS = ["markdown", "md", "csv", "json"]
+FORMAT_HELP = "output format (default: markdown; md is the same)"
 
 # --- evalbars ranks ------------------------------------------------------------------------------
 
@@ -66,6 +71,11 @@ def _between_0_and_1(text: str, example: str) -> float:
 def _level(text: str) -> float:
     """A confidence level or a power, e.g. 0.95."""
     return _between_0_and_1(text, "0.95")
+
+
+def _disagreement(text: str) -> float:
+    """A disagreement rate, e.g. 0.25."""
+    return _between_0_and_1(text, "0.25")
 
 
 def _alpha(text: str) -> float:
@@ -90,6 +100,36 @@ def _draws(text: str) -> int:
             f"{value} is too few; at least {MIN_DRAWS} (the Monte Carlo error of a probability "
             f"from {value} draws can be {0.5 / value**0.5:.2f})"
         )
+    if value > MAX_DRAWS:
+        raise argparse.ArgumentTypeError(
+            f"{value:,} is too many; at most {MAX_DRAWS:,} ({value:,} would take "
+            f"{value / DEFAULT_DRAWS:,.0f} times as long as the default {DEFAULT_DRAWS:,}, and "
+            f"{MAX_DRAWS:,} already give a Monte Carlo error under {0.5 / MAX_DRAWS**0.5:.4f})"
+        )
+    return value
+
+
+def _splits(text: str) -> int:
+    value = _positive_int(text)
+    if value > MAX_SPLITS:
+        per_1000 = SPLIT_BYTES * value * 1000 / 2**30
+        raise argparse.ArgumentTypeError(
+            f"{value:,} is too many; at most {MAX_SPLITS:,} ({value:,} splits would hold "
+            f"{per_1000:,.0f} GiB per 1,000 questions)"
+        )
+    return value
+
+
+def _margin(text: str) -> float:
+    """A non-inferiority margin in accuracy points: finite, within [0, 100]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value <= 100:  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(
+            f"{text} is not between 0 and 100 accuracy points (e.g. 1 for one point)"
+        )
     return value
 
 
@@ -112,7 +152,7 @@ def _add_ranks_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--format",
-        choices=["markdown", "csv", "json"],
+        choices=TABLE_FORMATS,
         default="markdown",
         help="output format (default: markdown, with the headline above the table; "
         "csv writes the headline to stderr)",
@@ -148,7 +188,7 @@ def _add_ranks_arguments(parser: argparse.ArgumentParser) -> None:
 def _run_ranks(args: argparse.Namespace) -> int:
     board = ranks.read_leaderboard(args.file, se_units=args.se_units)
     report = ranks.rank_table(board, level=args.level, draws=args.draws, seed=args.seed)
-    if args.format == "markdown":
+    if args.format in ("markdown", "md"):
         sys.stdout.write(ranks.report_markdown(report))
     elif args.format == "json":
         sys.stdout.write(ranks.report_json(report))
@@ -237,6 +277,30 @@ def _add_paths(parser: argparse.ArgumentParser, name: str = "paths") -> None:
     parser.add_argument(name, nargs="+", metavar="PATH", help=_PATHS_HELP)
 
 
+def _refuse_output_over_inputs(output, inputs, option: str, *, folder: bool = False) -> None:
+    """Refuse an output path that is one of the inputs, before anything is read or written.
+
+    ``output`` (the value of ``option``) is refused when it resolves to an input (a symlink or a
+    hard link to it included), or when it exists inside an input folder (the folder's next read
+    would read it, and writing it would replace a file of the input). With ``folder`` (the run
+    directory of ``evalbars report``), an input inside ``output`` is refused too: the run
+    rewrites that directory. The inputs are never modified.
+    """
+    target = Path(output).resolve()
+    for given in inputs:
+        if given is None or str(given) == "-":
+            continue
+        source = Path(given).resolve()
+        same = target == source or (target.exists() and source.exists() and target.samefile(source))
+        inside_input = target.exists() and source.is_dir() and source in target.parents
+        inside_output = folder and target in source.parents
+        if same or inside_input or inside_output:
+            where = "is" if same else "lies inside" if inside_input else "holds"
+            raise InputError(
+                output, f"{option} {where} the input {str(given)!r}; write the output elsewhere"
+            )
+
+
 # --- evalbars read --------------------------------------------------------------------------------
 
 #: Item-table formats ``read -o`` writes, by suffix.
@@ -279,6 +343,8 @@ def _write_items(items, output: str) -> None:
 
 def _run_read(args: argparse.Namespace) -> int:
     options = _reader_options(args)
+    if args.output:
+        _refuse_output_over_inputs(args.output, [*args.paths, args.instances], "-o")
     summary = api.read_preview(args.paths, missing_prediction=args.missing_prediction, **options)
     sys.stdout.write(to_markdown(summary, formats={"accuracy": ".4f"}))
     if args.output:
@@ -321,7 +387,7 @@ def _add_claims_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--power", type=_level, default=0.8, help="for questions needed (0.8)")
     parser.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help="bootstrap seed")
     parser.add_argument("--replicates", type=_draws, default=DEFAULT_DRAWS)
-    parser.add_argument("--format", choices=["markdown", "csv", "json"], default="markdown")
+    parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
     _add_reader_arguments(parser)
 
 
@@ -353,7 +419,7 @@ def _run_claims(args: argparse.Namespace) -> int:
         replicates=args.replicates,
         seed=args.seed,
     )
-    if args.format == "markdown":
+    if args.format in ("markdown", "md"):
         sys.stdout.write(claims.claims_markdown(table, args.alpha, args.family))
     elif args.format == "json":
         sys.stdout.write(claims.claims_json(table, args.alpha, args.family))
@@ -368,7 +434,7 @@ def _add_plan_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--questions", type=_positive_int, help="questions: find the gap instead")
     parser.add_argument(
         "--disagreement",
-        type=_level,
+        type=_disagreement,
         required=True,
         help="the share of shared questions on which two models' scores differ, (n10 + n01) / n; "
         "for your data, read it per pair from results/tables/pairwise.csv (columns n10, n01, n)",
@@ -385,10 +451,26 @@ def _add_plan_arguments(parser: argparse.ArgumentParser) -> None:
         help="plan for a gap under 1 point (without it, --gap 0.02 is refused as a likely "
         "proportion meant as 2 points)",
     )
-    parser.add_argument("--format", choices=["markdown", "json"], default="markdown")
+    parser.add_argument(
+        "--format", choices=["markdown", "md", "json"], default="markdown", help=FORMAT_HELP
+    )
+
+
+#: Exit status of `evalbars plan` when its arguments cannot be planned for: the status of an
+#: argument error, as argparse gives for the arguments it checks itself.
+PLAN_BAD_ARGUMENTS = 2
 
 
 def _run_plan(args: argparse.Namespace) -> int:
+    try:
+        return _plan(args)
+    except EvalbarsError as exc:  # plan reads no file: every error is one of its arguments
+        reason = " ".join(str(exc).split())
+        print(f"evalbars plan: error: {reason} (see evalbars plan --help)", file=sys.stderr)
+        return PLAN_BAD_ARGUMENTS
+
+
+def _plan(args: argparse.Namespace) -> int:
     planning.check_plan_request(
         args.models, args.gap, args.questions, args.disagreement, small_gap=args.small_gap
     )
@@ -411,7 +493,7 @@ def _run_plan(args: argparse.Namespace) -> int:
                 args.models, gap, args.disagreement, alpha=args.alpha, power=args.power
             )
         except ValueError as exc:
-            raise InputError("evalbars plan --simulate", str(exc)) from exc
+            raise InputError("--simulate", str(exc)) from exc
         result["questions_simulated"] = simulated
     if args.format == "json":
         sys.stdout.write(json.dumps(result, indent=2) + "\n")
@@ -449,18 +531,41 @@ def _verdict_line(rows) -> str:
 
 
 def _run_report(args: argparse.Namespace) -> int:
-    texts = _claim_texts(args)
-    run = api.write_report(
-        args.paths,
+    _refuse_output_over_inputs(
         args.output,
-        claims=texts,
-        missing_prediction=args.missing_prediction,
-        simulations=args.simulations,
-        cores=args.cores,
-        progress=lambda line: print(f"evalbars report: {line}", file=sys.stderr, flush=True),
-        hint_style="cli",
-        **_reader_options(args),
+        [*args.paths, args.instances, args.claims_file],
+        "--output",
+        folder=True,
     )
+    texts = _claim_texts(args)
+    held = []  # a job's line, shown once the run goes on: a failed job's error is printed once
+
+    def progress(line: str) -> None:
+        if held:
+            print(f"evalbars report: {held.pop()}", file=sys.stderr, flush=True)
+        if "steps (" in line:
+            print(f"evalbars report: {line}", file=sys.stderr, flush=True)
+        else:
+            held.append(line)
+
+    try:
+        run = api.write_report(
+            args.paths,
+            args.output,
+            claims=texts,
+            missing_prediction=args.missing_prediction,
+            simulations=args.simulations,
+            cores=args.cores,
+            progress=progress,
+            hint_style="cli",
+            **_reader_options(args),
+        )
+    except EvalbarsError as exc:  # main prints the reason; a held line that says it goes
+        if held and " ".join(held[0].split()) != " ".join(str(exc).split()):
+            print(f"evalbars report: {held.pop()}", file=sys.stderr, flush=True)
+        raise
+    if held:
+        print(f"evalbars report: {held.pop()}", file=sys.stderr, flush=True)
     print(f"report: {run.report}")
     if len(run.claims):
         print(claims.claims_headline(run.claims))
@@ -498,9 +603,11 @@ def _add_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=_alpha, default=0.05, help="level (default: 0.05)")
     parser.add_argument("--power", type=_level, default=0.8, help="for resolution (0.8)")
     parser.add_argument("--level", type=_level, default=DEFAULT_LEVEL, help="interval level")
-    parser.add_argument("--splits", type=_positive_int, default=50, help="split-half splits (50)")
+    parser.add_argument(
+        "--splits", type=_splits, default=50, help=f"split-half splits, at most {MAX_SPLITS:,} (50)"
+    )
     parser.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help="seed of the splits")
-    parser.add_argument("--format", choices=["markdown", "csv", "json"], default="markdown")
+    parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
     _add_reader_arguments(parser)
 
 
@@ -515,7 +622,7 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
         level=args.level,
     )
     headline = verdicts.leaderboard_headline(table, args.splits)
-    if args.format == "markdown":
+    if args.format in ("markdown", "md"):
         shown = table.assign(
             accuracy=100 * table["accuracy"],
             ci_low=100 * table["ci_low"],
@@ -565,14 +672,14 @@ def _add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--candidate", metavar="NAME", help="the candidate model's name")
     parser.add_argument(
         "--margin",
-        type=float,
+        type=_margin,
         default=0.0,
         metavar="POINTS",
         help="non-inferiority margin in accuracy points (default: 0)",
     )
     parser.add_argument("--alpha", type=_alpha, default=0.05, help="1 - interval level (0.05)")
     parser.add_argument("--by-category", action="store_true", help="add a per-category table")
-    parser.add_argument("--format", choices=["md", "json", "csv"], default="md")
+    parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
     parser.add_argument("--flips", metavar="FILE", help="write the flipped questions (CSV)")
     parser.add_argument(
         "--sequential",
@@ -597,7 +704,11 @@ def _one_model(items, path: str, name: str | None, role: str) -> str:
 def _compare_inputs(args: argparse.Namespace):
     """The score matrix and the (baseline, candidate) column names of `evalbars compare`."""
     if len(args.sources) > 2:
-        raise InputError("evalbars compare", "give BASELINE CANDIDATE, or one table")
+        raise InputError(
+            " ".join(args.sources),
+            f"{len(args.sources)} sources; give BASELINE CANDIDATE, or one table with "
+            "--baseline NAME --candidate NAME",
+        )
     tables = [
         api.read_items(path, missing_prediction=args.missing_prediction, **_reader_options(args))
         for path in args.sources
@@ -615,9 +726,14 @@ def _compare_inputs(args: argparse.Namespace):
         candidate = _one_model(tables[1], args.sources[1], args.candidate, "candidate")
         base = tables[0][tables[0]["model"] == baseline].astype({"model": str})
         cand = tables[1][tables[1]["model"] == candidate].astype({"model": str})
-        if baseline == candidate:  # two runs of one model: tell them apart
-            baseline, candidate = f"{baseline} (baseline)", f"{candidate} (candidate)"
-            base, cand = base.assign(model=baseline), cand.assign(model=candidate)
+        if Path(args.sources[0]).resolve() == Path(args.sources[1]).resolve():
+            raise InputError(args.sources[1], "is the baseline's source too: a model with itself")
+        if baseline == candidate:  # as the one-table form: one name is one model
+            raise InputError(
+                args.sources[1],
+                f"the baseline and the candidate are one model ({baseline!r} in both sources); "
+                "give two models (rename one run's model to compare two runs)",
+            )
         items = pd.concat([base, cand], ignore_index=True)  # the baseline's categories win
     # The order the candidate's questions were written in: the sequential mode's arrival order.
     arrival = items.loc[items["model"] == candidate, "question_id"].to_numpy()
@@ -627,8 +743,8 @@ def _compare_inputs(args: argparse.Namespace):
 
 def _run_compare(args: argparse.Namespace) -> int:
     try:
-        if args.margin < 0:
-            raise InputError(f"--margin {args.margin:g}", "must be >= 0 (accuracy points)")
+        if args.flips:
+            _refuse_output_over_inputs(args.flips, [*args.sources, args.instances], "--flips")
         if args.flips and not Path(args.flips).parent.is_dir():
             raise InputError(
                 args.flips, f"folder '{Path(args.flips).parent}' does not exist; create it first"
@@ -657,7 +773,7 @@ def _run_compare(args: argparse.Namespace) -> int:
         reason = " ".join(str(exc).split())
         print(f"evalbars compare: error: {reason}", file=sys.stderr)
         return COMPARE_BAD_INPUT
-    if args.format == "md":
+    if args.format in ("markdown", "md"):
         sys.stdout.write(gate.compare_markdown(result))
     elif args.format == "json":
         sys.stdout.write(gate.compare_json(result))
@@ -773,14 +889,16 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         add_arguments(subparser)
-        subparser.set_defaults(run=run)
+        subparser.set_defaults(run=run, parser=subparser)
     return parser
 
 
 def main(argv=None) -> int:
     """Run ``evalbars``; returns the exit status (0 ok, 1 bad input, 2 bad command line)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # name the subcommand's --help, not the top level's
+        args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
     # Readers log what they chose or skipped (a filter, a run, stray entries): show it, with
     # remedies worded as this command line's flags.
     logging.basicConfig(level=logging.WARNING, format="evalbars: %(message)s", force=True)

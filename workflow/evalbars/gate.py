@@ -17,6 +17,13 @@ Verdicts and exit codes (:data:`EXIT_CODES`), with the two-sided (1 - alpha) int
   than the margin;
 - ``inconclusive`` (exit 3): otherwise.
 
+A zero SE (one shared question, models that agree on every question, or the same difference
+on every question) is no evidence of precision: the interval [d, d] would have zero width
+whatever the number of questions. The gate then decides from exact statements instead
+(:func:`_zero_se`): with no flip, the Clopper-Pearson bound on the share of questions that
+could flip; with every question flipped the same way, the exact McNemar test. One or two
+shared questions are inconclusive at any margin under 97.5 points.
+
 Each decision is the one-sided test at level alpha / 2 that the interval implies:
 non-inferiority rejects :math:`H_0: \\Delta \\le -m` when
 :math:`p = \\Phi(-(\\hat\\Delta + m)/SE) < \\alpha/2` (``p_noninferiority``), and
@@ -69,7 +76,8 @@ class Comparison:
     ----------
     summary : dict
         One record: ``baseline, candidate, questions, left_out, accuracy_baseline,
-        accuracy_candidate, diff, se, se_kind (paired or clustered), low, high, level,
+        accuracy_candidate, diff, se, se_kind (paired, clustered, or with a zero SE exact
+        or none: see :func:`_zero_se`), low, high, level,
         margin, p_noninferiority, p_regression, fail_to_pass, pass_to_fail,
         p_mcnemar, verdict, exit_code``; with the sequential mode also ``cs_low,
         cs_high, cs_decided_at`` (the first question count at which the sequence
@@ -97,6 +105,40 @@ def verdict(low, high, margin: float) -> str:
     if high < -margin:
         return "regression"
     return "inconclusive"
+
+
+def _zero_se(diff: float, n: int, margin: float, alpha: float):
+    """``low, high, p_noninferiority, p_regression, verdict, se_kind`` when the SE is 0.
+
+    The SE is 0 when every shared question has the same difference c; a Wald interval
+    would have zero width whatever n. Exact statements instead:
+
+    - c = 0 (no question flipped): the difference lies within the discordance rate,
+      :math:`|\\Delta| \\le p_{10} + p_{01}`, and zero discordant pairs of n bound that rate
+      by :math:`U = 1 - (\\alpha/2)^{1/n}` (the one-sided Clopper-Pearson bound; Clopper and
+      Pearson 1934, "The use of confidence or fiducial limits illustrated in the case of the
+      binomial"), so the interval is [-U, U] (``se_kind = exact``) and non-inferiority at m has
+      the exact p :math:`(1 - m)^n`, the chance of no flip when a fraction m flips. One
+      shared question gives U = 0.975: inconclusive at any margin under 97.5 points.
+    - c != 0 (every question flipped the same way): the exact McNemar test, one-sided
+      p = 2^{-n}, decides the sign of the difference (better, or a regression at margin 0);
+      there is no interval (``low = high = nan``, ``se_kind = none``). Two questions give
+      p = 0.25: inconclusive.
+    """
+    if diff == 0:
+        bound = 1.0 - (alpha / 2) ** (1.0 / n)
+        p_noninferiority = float((1.0 - margin) ** n)
+        return -bound, bound, p_noninferiority, 1.0, verdict(-bound, bound, margin), "exact"
+    p_sign = 0.5**n
+    p_noninferiority = p_sign if diff > 0 else 1.0
+    p_regression = p_sign if diff < 0 and margin == 0 else 1.0
+    if p_noninferiority < alpha / 2:
+        decision = "better"
+    elif p_regression < alpha / 2:
+        decision = "regression"
+    else:
+        decision = "inconclusive"
+    return np.nan, np.nan, p_noninferiority, p_regression, decision, "none"
 
 
 def _by_category(d, base, cand, categories, z):
@@ -194,11 +236,15 @@ def compare_models(
     z = z_for_level(1 - alpha)
     diff = stats["diff"]
     low, high = diff - z * se, diff + z * se
+    se_kind = "clustered" if clustered else "paired"
     if se > 0:
         shift = (diff + margin) / se
         p_noninferiority, p_regression = float(special.ndtr(-shift)), float(special.ndtr(shift))
-    else:  # every shared question scored alike, or one constant difference: no sampling error
-        p_noninferiority, p_regression = float(not diff > -margin), float(not diff < -margin)
+        decision = verdict(low, high, margin)
+    else:  # one constant difference on every shared question: no estimate of the SE
+        low, high, p_noninferiority, p_regression, decision, se_kind = _zero_se(
+            diff, n, margin, alpha
+        )
     up, down = int(stats["n10"]), int(stats["n01"])
     summary = {
         "baseline": baseline,
@@ -209,7 +255,7 @@ def compare_models(
         "accuracy_candidate": float(cand.mean()),
         "diff": diff,
         "se": se,
-        "se_kind": "clustered" if clustered else "paired",
+        "se_kind": se_kind,
         "level": 1 - alpha,
         "low": low,
         "high": high,
@@ -219,7 +265,7 @@ def compare_models(
         "fail_to_pass": up,
         "pass_to_fail": down,
         "p_mcnemar": float(exact_mcnemar_p(up, down)),
-        "verdict": verdict(low, high, margin),
+        "verdict": decision,
     }
     if sequential:
         steps = d
@@ -254,7 +300,13 @@ def _points(value: float) -> str:
 
 
 def _interval(low: float, high: float) -> str:
+    if not np.isfinite(low):
+        return "none"
     return f"{100 * low:+.1f} to {100 * high:+.1f}"
+
+
+def _kind(se_kind: str) -> str:
+    return {"exact": "exact: no flips", "none": "SE 0"}.get(se_kind, f"{se_kind} SE")
 
 
 def compare_markdown(result: Comparison, flip_ids: int = 10) -> str:
@@ -267,6 +319,11 @@ def compare_markdown(result: Comparison, flip_ids: int = 10) -> str:
         "regression": f"the candidate is worse by more than the {100 * s['margin']:g}-point margin",
         "inconclusive": "the data cannot tell a regression from none",
     }
+    if s["se_kind"] in ("exact", "none") and s["verdict"] == "inconclusive":
+        words["inconclusive"] = (
+            "the SE is 0 (the same difference on every shared question), and that few "
+            "questions cannot bound the difference"
+        )
     left = f", {s['left_out']:,} left out (not answered by both)" if s["left_out"] else ""
     lines = [
         f"**{s['verdict']}**: {words[s['verdict']]} "
@@ -276,7 +333,7 @@ def compare_markdown(result: Comparison, flip_ids: int = 10) -> str:
         "| | baseline | candidate | difference (points) | " + level + " interval |",
         "|---|---:|---:|---:|---|",
         f"| accuracy | {100 * s['accuracy_baseline']:.1f}% | {100 * s['accuracy_candidate']:.1f}% "
-        f"| {_points(s['diff'])} | {_interval(s['low'], s['high'])} ({s['se_kind']} SE) |",
+        f"| {_points(s['diff'])} | {_interval(s['low'], s['high'])} ({_kind(s['se_kind'])}) |",
     ]
     if "cs_low" in s:
         decided = (

@@ -739,7 +739,7 @@ def check_plan_request(
     True
     """
     if (gap_points is None) == (questions is None):
-        raise InputError("evalbars plan", "give exactly one of --gap (points) or --questions")
+        raise InputError("--gap, --questions", "give exactly one of --gap (points) or --questions")
     if models < 2:
         raise InputError(f"--models {models}", "a comparison needs at least 2 models")
     if gap_points is None:
@@ -763,10 +763,10 @@ def plan_text(result: dict, simulated: int | None = None) -> str:
     family = (
         "no multiplicity adjustment"
         if result["procedure"] == "none"
-        else f"{result['procedure'].capitalize()} over {result['tests']} tests"
+        else f"{result['procedure'].capitalize()} over {result['tests']:,} tests"
     )
     setting = (
-        f"{result['models']} models, {family}, alpha {result['alpha']:g}, power "
+        f"{result['models']:,} models, {family}, alpha {result['alpha']:g}, power "
         f"{result['power']:g}, disagreement rate {result['disagreement']:g} ({result['test']} test)"
     )
     if "gap" in result:

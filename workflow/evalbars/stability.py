@@ -18,7 +18,21 @@ from scipy import stats
 from .scores import WideScores
 from .simulate.seeding import setting_rng
 
-__all__ = ["half_masks", "half_accuracies", "min_ranks", "split_half_stability"]
+__all__ = [
+    "MAX_SPLITS",
+    "SPLIT_BYTES",
+    "half_masks",
+    "half_accuracies",
+    "min_ranks",
+    "split_half_stability",
+]
+
+#: Most split-half splits accepted (the schema's ``leaderboard.splits`` maximum): with 10,000
+#: splits the Monte Carlo error of a share is below 0.005, and memory grows with splits.
+MAX_SPLITS = 10_000
+#: Bytes held per (split, question) by :func:`half_masks` and :func:`half_accuracies` at
+#: their peak (keys, sort order and positions in 8 bytes each, the two halves' weights).
+SPLIT_BYTES = 48
 
 
 def half_masks(categories, splits: int, rng: np.random.Generator) -> np.ndarray:
@@ -79,12 +93,30 @@ def split_half_stability(wide: WideScores, splits: int = 50, seed: int = 0) -> p
         in the order of ``wide.models``: ``rank`` the full-data rank (ties share the
         better), ``rank_kept_share`` the share of the 2B halves on which the system has
         that rank, ``first_share`` the share on which it is first (alone or tied), and
-        the lowest and highest rank it takes on any half.
+        the lowest and highest rank it takes on any half. The shares are over the
+        halves on which every system answered a question; a half where one answered
+        nothing has no ranking and is left out (with one question every first half is
+        empty, so only the second halves count). With no such half the shares and the
+        half ranks are NaN.
     """
     rng = setting_rng(seed, "split_half", splits)
     masks = half_masks(wide.categories, splits, rng)
-    ranks = min_ranks(half_accuracies(wide, masks))
+    halves = half_accuracies(wide, masks)
+    ranked = np.isfinite(halves).all(axis=1)  # a half where some system answered nothing
     full = min_ranks(np.nanmean(wide.scores, axis=0))
+    if not ranked.any():  # e.g. one question: every first half is empty
+        nothing = np.full(len(wide.models), np.nan)
+        return pd.DataFrame(
+            {
+                "model": list(wide.models),
+                "rank": full,
+                "rank_kept_share": nothing,
+                "first_share": nothing,
+                "rank_half_low": nothing,
+                "rank_half_high": nothing,
+            }
+        )
+    ranks = min_ranks(halves[ranked])
     return pd.DataFrame(
         {
             "model": list(wide.models),

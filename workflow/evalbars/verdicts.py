@@ -100,17 +100,40 @@ def leaderboard_table(
     return board[LEADERBOARD_COLUMNS]
 
 
+def _and(names) -> str:
+    names = [str(n) for n in names]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def leaderboard_headline(table: pd.DataFrame, splits: int) -> str:
-    """One sentence: letters, the leader's stability and the unresolved adjacent pairs."""
+    """One sentence: letters, the leader's stability and the unresolved adjacent pairs.
+
+    Systems tied on accuracy at the top are named together ("A, B and C tie for first"),
+    with the smallest share of split halves on which one of them is first (alone or tied),
+    rather than crowning the first of them by name order.
+    """
     sets = letter_sets(table["letters"])
     letters = len(set().union(*sets))
     tied = sum(bool(s & sets[0]) for s in sets)
     leader = table.iloc[0]
     unresolved = table["unresolved"].dropna().astype(bool)
+    top = list(table.loc[table["accuracy"] == leader["accuracy"], "model"])
+    if not np.isfinite(leader["first_share"]):
+        first = "No split half ranks every system (a half holds no question of one)."
+    elif len(top) > 1:  # a tie: "A is first on 100%" would crown one of equals
+        least = table.loc[table["model"].isin(top), "first_share"].min()
+        first = (
+            f"{_and(top)} tie for first; each is first (alone or tied) on at least "
+            f"{100 * least:.0f}% of {2 * splits} split halves."
+        )
+    else:
+        first = (
+            f"{leader['model']} is first on {100 * leader['first_share']:.0f}% of "
+            f"{2 * splits} split halves."
+        )
     return (
         f"{len(table)} systems in {letters} letter group(s) (Holm over all pairs); "
-        f"{tied - 1} other(s) share a letter with the leader. {leader['model']} is first on "
-        f"{100 * leader['first_share']:.0f}% of {2 * splits} split halves. "
+        f"{tied - 1} other(s) share a letter with the leader. {first} "
         f"{int(unresolved.sum())} of {len(unresolved)} adjacent pairs are unresolved "
         "(the observed gap needs more questions than the benchmark has)."
     )

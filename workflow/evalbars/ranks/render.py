@@ -59,6 +59,9 @@ def percent_text(p: float, digits: int = 0) -> str:
 def headline(table: pd.DataFrame) -> str:
     """``"N systems, T tiers; the leader (X) is first in P% of plausible worlds"``.
 
+    Systems with the leader's score and interval (a tie) are named together instead:
+    ``"... A, B and C tie for first (first in 34%, 33%, 33% of plausible worlds)"``.
+
     Examples
     --------
     >>> t = pd.DataFrame({"name": ["a", "b"], "tier": [1, 2], "p_first": [0.9712, 0.0288]})
@@ -68,10 +71,20 @@ def headline(table: pd.DataFrame) -> str:
     n = len(table)
     tiers = int(table["tier"].max())
     leader = table.iloc[0]
+    start = f"{n} system{'s' if n != 1 else ''}, {tiers} tier{'s' if tiers != 1 else ''}; "
+    same = ["score", "ci_low", "ci_high"]  # the same score with the same interval: a tie
+    if all(column in table for column in same):  # a tie at the top: no one leader to name
+        top = table[(table[same] == leader[same]).all(axis=1)]
+        if len(top) > 1:
+            names = [str(name) for name in top["name"]]
+            shares = ", ".join(percent_text(float(p)) for p in top["p_first"])
+            return (
+                start + f"{', '.join(names[:-1])} and {names[-1]} tie for first (first in "
+                f"{shares} of plausible worlds)"
+            )
     return (
-        f"{n} system{'s' if n != 1 else ''}, {tiers} tier{'s' if tiers != 1 else ''}; "
-        f"the leader ({leader['name']}) is first in {percent_text(float(leader['p_first']))} "
-        "of plausible worlds"
+        start + f"the leader ({leader['name']}) is first in "
+        f"{percent_text(float(leader['p_first']))} of plausible worlds"
     )
 
 
