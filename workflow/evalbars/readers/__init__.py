@@ -193,6 +193,8 @@ def _recognise(path: Path) -> tuple[str | None, bool]:
         if is_inspect_archive(names):
             return "inspect", True
         return "mmlu_pro", named or any(n.endswith(".json") for n in names)
+    if swe_bench.claims_swe_bench_name(path):  # read, and refused when broken: never skipped
+        return "swe_bench", True
     # The corpora first: lighteval also writes results_<ts>.json, and details as Parquet.
     corpus = _corpus_format(path, _peek_json(path) if path.suffix.lower() == ".json" else None)
     if corpus:

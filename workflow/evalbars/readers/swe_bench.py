@@ -20,7 +20,7 @@ How the item table is read from them:
 - **missing prediction**: an unresolved instance in ``no_generation`` or ``no_logs``: counted
   and reported as missing predictions (``missing_prediction:`` decides what they score).
 
-Record numbers in errors are 0-based positions in the named list.
+Record numbers in errors are 1-based positions in the named list.
 
 References
 ----------
@@ -41,7 +41,12 @@ import pandas as pd
 from ..errors import InputError
 from .common import finish_frame, option_hint
 
-__all__ = ["is_swe_bench_results", "read_swe_bench", "read_swe_bench_files"]
+__all__ = [
+    "is_swe_bench_results",
+    "claims_swe_bench_name",
+    "read_swe_bench",
+    "read_swe_bench_files",
+]
 
 log = logging.getLogger(__name__)
 
@@ -58,18 +63,47 @@ def is_swe_bench_results(path, document) -> bool:
     )
 
 
+def claims_swe_bench_name(path) -> bool:
+    """Whether a file's place says it is a submission's results: ``results.json`` in a
+    ``results/`` folder beside the submission's ``metadata.yaml``, or a ``results.json`` whose
+    JSON object has a ``resolved`` key. Such a file is read (and refused when broken), never
+    skipped as "not a prediction log"."""
+    path = Path(path)
+    if path.name != "results.json":
+        return False
+    if path.parent.name == "results" and (path.parent.parent / "metadata.yaml").is_file():
+        return True
+    try:
+        document = json.loads(path.read_bytes())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(document, dict) and "resolved" in document
+
+
 def _load(path: Path) -> dict:
     try:
         document = json.loads(path.read_bytes())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(path, f"not a readable SWE-bench results.json: {exc}") from exc
-    if not isinstance(document, dict) or not isinstance(document.get("resolved"), list):
+    if not isinstance(document, dict):
+        raise InputError(
+            path,
+            f"not a SWE-bench results.json: a JSON {type(document).__name__}, not an object "
+            "with a 'resolved' list",
+        )
+    if "resolved" not in document:
         raise InputError(path, "not a SWE-bench results.json (no 'resolved' list)")
+    if not isinstance(document["resolved"], list):
+        raise InputError(
+            path,
+            "'resolved' must be a list of instance ids, got "
+            f"{type(document['resolved']).__name__} {document['resolved']!r:.60}",
+        )
     for key, ids in document.items():
         if isinstance(ids, list):
             bad = next((i for i, v in enumerate(ids) if not isinstance(v, str) or not v), None)
             if bad is not None:
-                raise InputError(path, f"{key} must list instance ids, got {ids[bad]!r}", bad)
+                raise InputError(path, f"{key} must list instance ids, got {ids[bad]!r}", bad + 1)
     return document
 
 

@@ -1,0 +1,61 @@
+"""Bad input, round 5 (the tester's reader findings A4-A6, B9-B11, C14-C20, D27): a file whose
+name or place claims it is a log of a format is refused when broken, never skipped; every
+refusal is one line naming the file and the 1-based record."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from evalbars.errors import InputError
+from evalbars.readers import SourceOptions, read_source
+
+from .conftest import DATA
+
+CORPORA = DATA / "corpora"
+SWE_LITE = CORPORA / "swe_bench" / "evaluation" / "lite"
+SWE_INSTANCES = CORPORA / "swe_bench" / "lite_instances.txt"
+
+
+def refusal(path, **options) -> str:
+    with pytest.raises(InputError) as raised:
+        read_source(path, SourceOptions(**options))
+    return str(raised.value)
+
+
+# --- A4: a broken SWE-bench results.json is refused, not skipped -----------------------------
+
+
+@pytest.fixture
+def swe(tmp_path):
+    lite = tmp_path / "evaluation" / "lite"
+    shutil.copytree(SWE_LITE, lite)
+    return lite, lite / "20241029_agent-b" / "results" / "results.json"
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("[]", "not a SWE-bench results.json: a JSON list, not an object with a 'resolved' list"),
+        ("{}", "not a SWE-bench results.json (no 'resolved' list)"),
+        (
+            '{"resolved": "astropy__astropy-11681"}',
+            "'resolved' must be a list of instance ids, got str 'astropy__astropy-11681'",
+        ),
+        ('{"resolved": ["a__b-1", "a__', "not a readable SWE-bench results.json: "),
+    ],
+)
+def test_a_broken_swe_bench_results_json_is_refused_not_skipped(swe, text, problem):
+    lite, results = swe
+    results.write_text(text)
+    assert refusal(lite).startswith(f"{results}: {problem}")
+
+
+def test_a_non_id_in_a_swe_bench_list_is_numbered_from_one(swe):
+    lite, results = swe
+    document = json.loads(results.read_text())
+    document["resolved"] = ["astropy__astropy-11681", 1]
+    results.write_text(json.dumps(document))
+    assert refusal(lite) == f"{results}, record 2: resolved must list instance ids, got 1"
