@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import pandas as pd
 import pytest
 
 from evalbars.errors import InputError
@@ -59,3 +60,35 @@ def test_a_non_id_in_a_swe_bench_list_is_numbered_from_one(swe):
     document["resolved"] = ["astropy__astropy-11681", 1]
     results.write_text(json.dumps(document))
     assert refusal(lite) == f"{results}, record 2: resolved must list instance ids, got 1"
+
+
+# --- A5: an EEE samples file cut at a line boundary is refused; a task group is not ------------
+
+EEE = CORPORA / "every_eval_ever"
+
+
+def test_an_eee_samples_file_cut_at_a_line_boundary_is_refused(tmp_path):
+    shutil.copytree(EEE / "inspect", tmp_path / "inspect")
+    samples = next((tmp_path / "inspect").rglob("fake-mid/*_samples.jsonl"))
+    lines = samples.read_text().splitlines(keepends=True)
+    samples.write_text(lines[0])
+    assert refusal(tmp_path / "inspect") == (
+        f"{samples}: holds 1 samples of 'match:accuracy', but its aggregate counts {len(lines)}: the "
+        "file is cut short (they are not the samples of another evaluation of this model read "
+        "with it, as a task group's would be); give the whole file"
+    )
+
+
+def test_an_eee_task_group_holding_a_subtasks_samples_is_still_skipped(caplog):
+    frame = pd.concat(read_source(EEE / "lm_eval", SourceOptions(runs="newest")))
+    assert "toybench" not in set(frame["category"])
+    assert "(a task group: they are the samples of" in caplog.text
+
+
+def test_an_eee_samples_file_with_a_utf8_bom_is_read(tmp_path):
+    shutil.copytree(EEE / "inspect", tmp_path / "inspect")
+    samples = next((tmp_path / "inspect").rglob("fake-mid/*_samples.jsonl"))
+    before = pd.concat(read_source(tmp_path / "inspect"))
+    samples.write_bytes(b"\xef\xbb\xbf" + samples.read_bytes())
+    after = pd.concat(read_source(tmp_path / "inspect"))
+    pd.testing.assert_frame_equal(before, after)
