@@ -92,3 +92,58 @@ def test_an_eee_samples_file_with_a_utf8_bom_is_read(tmp_path):
     samples.write_bytes(b"\xef\xbb\xbf" + samples.read_bytes())
     after = pd.concat(read_source(tmp_path / "inspect"))
     pd.testing.assert_frame_equal(before, after)
+
+
+# --- A6, C14, C15, C17: lighteval details and results named as lighteval names them -----------
+
+LIGHTEVAL = CORPORA / "lighteval"
+
+
+@pytest.fixture
+def lighteval(tmp_path):
+    shutil.copytree(LIGHTEVAL, tmp_path / "lighteval")
+    model_b = tmp_path / "lighteval" / "details" / "synth" / "model-b"
+    details = next(model_b.rglob("details_synthmcq:arithmetic*.parquet"))
+    return tmp_path / "lighteval", details
+
+
+def test_an_empty_lighteval_details_file_is_refused_not_skipped(lighteval):
+    folder, details = lighteval
+    details.write_bytes(b"")
+    assert refusal(folder, runs="newest").startswith(f"{details}: not a readable Parquet file")
+
+
+def test_lighteval_details_without_a_metric_column_get_lightevals_message(lighteval):
+    folder, details = lighteval
+    pd.read_parquet(details).drop(columns=["metric"]).to_parquet(details)
+    assert refusal(folder, runs="newest") == (
+        f"{details}: not a lighteval details file: no column 'metric' (lighteval writes doc, "
+        "model_response and metric; before 0.5, example, choices and metrics)"
+    )
+
+
+def test_a_lighteval_row_without_a_score_is_numbered_from_one(lighteval):
+    folder, details = lighteval
+    table = pd.read_parquet(details)
+    table["metric"] = [None if i == 2 else m for i, m in enumerate(table["metric"])]
+    table.to_parquet(details)
+    message = refusal(folder, runs="newest")
+    assert message.startswith(f"{details}, record 3: ")
+
+
+def test_a_lighteval_duplicate_row_names_its_own_details_file_one_based(lighteval):
+    folder, details = lighteval
+    table = pd.read_parquet(details)
+    pd.concat([table, table.iloc[:1]], ignore_index=True).to_parquet(details)
+    message = refusal(folder, runs="newest")
+    assert message.startswith(f"{details}, record {len(table) + 1}: question_id ")
+    assert message.endswith(f"(records [1, {len(table) + 1}])")
+
+
+def test_a_truncated_lighteval_results_file_is_called_lightevals(lighteval):
+    folder, _ = lighteval
+    results = next((folder / "results" / "synth" / "model-b").glob("results_*.json"))
+    results.write_text(results.read_text()[:40])
+    assert refusal(folder, runs="newest").startswith(
+        f"{results}: not a readable lighteval results file"
+    )

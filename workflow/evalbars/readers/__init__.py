@@ -64,12 +64,13 @@ CORPUS_FORMATS = tuple(CORPUS_READERS)
 def _corpus_format(path: Path, document) -> str | None:
     """The corpus format of one file by its content (``document``: its JSON, or None)."""
     if path.suffix.lower() == ".parquet":
-        return "lighteval" if lighteval.is_lighteval_details(path) else None
+        named = lighteval.claims_details_name(path)
+        return "lighteval" if named or lighteval.is_lighteval_details(path) else None
     if path.name.endswith(every_eval_ever.SAMPLES_SUFFIX):
         return "every_eval_ever" if every_eval_ever.is_eee_samples(path) else None
     if helm.is_helm_document(document) or helm.in_helm_run(path):
         return "helm"
-    if lighteval.is_lighteval_results(document):
+    if lighteval.is_lighteval_results(document) or lighteval.claims_results_name(path):
         return "lighteval"
     if every_eval_ever.is_eee_aggregate(document):
         return "every_eval_ever"
