@@ -5,6 +5,7 @@ refusal is one line naming the file and the 1-based record."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import pandas as pd
@@ -147,3 +148,95 @@ def test_a_truncated_lighteval_results_file_is_called_lightevals(lighteval):
     assert refusal(folder, runs="newest").startswith(
         f"{results}: not a readable lighteval results file"
     )
+
+
+# --- B9, B10, C14, C16, C18: HELM run folders ------------------------------------------------
+
+HELM = CORPORA / "helm"
+ADDITION = (
+    "mmlu:subject=addition,method=multiple_choice_joint,model=synth_model-{},num_train_trials=3"
+)
+
+
+@pytest.fixture
+def helm(tmp_path):
+    runs = tmp_path / "runs"
+    for model in "bc":
+        shutil.copytree(HELM / ADDITION.format(model), runs / ADDITION.format(model))
+    return runs, runs / ADDITION.format("b")
+
+
+def edit_json(path, change):
+    document = json.loads(path.read_text())
+    path.write_text(json.dumps(change(document) or document))
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (
+            lambda spec: spec.update(scenario_spec="x"),
+            "scenario_spec must be an object (class_name, args), got 'x'",
+        ),
+        (
+            lambda spec: spec["scenario_spec"].update(args=["subject", "addition"]),
+            "scenario_spec.args must be an object of named arguments, got ['subject', 'addition']",
+        ),
+    ],
+)
+def test_a_helm_run_spec_of_the_wrong_shape_is_one_line(helm, change, problem):
+    runs, run = helm
+    edit_json(run / "run_spec.json", change)
+    assert refusal(runs) == f"{run / 'run_spec.json'}: {problem}"
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (lambda e: e.update(stats=5), "stats must be a list of Stat records, got 5"),
+        (lambda e: e.update(stats=None), "stats must be a list of Stat records, got None"),
+        (
+            lambda e: e.update(instance_id=None),
+            "instance_id must be a non-empty string, got None",
+        ),
+        (
+            lambda e: [
+                s.update(mean="abc") for s in e["stats"] if s["name"]["name"] == "exact_match"
+            ],
+            "the exact_match stat's mean must be a number, got 'abc'",
+        ),
+    ],
+)
+def test_a_helm_instance_of_the_wrong_shape_is_one_line_numbered_from_one(helm, change, problem):
+    runs, run = helm
+    stats = run / "per_instance_stats.json"
+    edit_json(stats, lambda entries: change(entries[2]) and None)
+    assert refusal(runs) == f"{stats}, record 3: {problem}"
+
+
+def test_two_helm_run_folders_of_one_model_are_two_runs_with_the_newest_remedy(helm):
+    runs, run = helm
+    edit_json(
+        run / "run_spec.json", lambda spec: spec["adapter_spec"].update(model="synth/model-c")
+    )
+    newer = runs / ADDITION.format("c") / "per_instance_stats.json"
+    os.utime(run / "per_instance_stats.json", ns=(10**18, 10**18))
+    os.utime(newer, ns=(2 * 10**18, 2 * 10**18))
+    assert refusal(runs) == (
+        f"{runs}: 2 run folders of model 'synth/model-c' on task "
+        "'mmlu/subject=addition' "
+        f"('{run / 'per_instance_stats.json'}', "
+        f"'{runs / ADDITION.format('c') / 'per_instance_stats.json'}'); "
+        "keep one, or set `runs: newest` on this predictions entry to use the newest"
+    )
+    (frame,) = read_source(runs, SourceOptions(runs="newest"))
+    assert set(frame["source_path"]) == {str(newer)}
+
+
+@pytest.mark.parametrize("name", ["run_spec.json", "per_instance_stats.json"])
+def test_a_truncated_helm_file_is_refused_without_being_listed_as_skipped(helm, caplog, name):
+    runs, run = helm
+    text = (run / name).read_text()
+    (run / name).write_text(text[: len(text) // 2])
+    assert refusal(runs).startswith(f"{run / name}: not a readable HELM file")
+    assert "not prediction logs" not in caplog.text and "not a prediction log" not in caplog.text
