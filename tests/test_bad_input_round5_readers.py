@@ -4,9 +4,11 @@ refusal is one line naming the file and the 1-based record."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import shutil
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -86,12 +88,12 @@ def test_an_eee_task_group_holding_a_subtasks_samples_is_still_skipped(caplog):
     assert "(a task group: they are the samples of" in caplog.text
 
 
-def test_an_eee_samples_file_with_a_utf8_bom_is_read(tmp_path):
-    shutil.copytree(EEE / "inspect", tmp_path / "inspect")
-    samples = next((tmp_path / "inspect").rglob("fake-mid/*_samples.jsonl"))
-    before = pd.concat(read_source(tmp_path / "inspect"))
-    samples.write_bytes(b"\xef\xbb\xbf" + samples.read_bytes())
-    after = pd.concat(read_source(tmp_path / "inspect"))
+def test_eee_files_with_a_utf8_bom_are_read(tmp_path):
+    shutil.copytree(EEE / "lm_eval", tmp_path / "lm_eval")
+    before = pd.concat(read_source(tmp_path / "lm_eval", SourceOptions(runs="newest")))
+    for path in (tmp_path / "lm_eval").rglob("*.json*"):  # samples and aggregates
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    after = pd.concat(read_source(tmp_path / "lm_eval", SourceOptions(runs="newest")))
     pd.testing.assert_frame_equal(before, after)
 
 
@@ -240,3 +242,104 @@ def test_a_truncated_helm_file_is_refused_without_being_listed_as_skipped(helm, 
     (run / name).write_text(text[: len(text) // 2])
     assert refusal(runs).startswith(f"{run / name}: not a readable HELM file")
     assert "not prediction logs" not in caplog.text and "not a prediction log" not in caplog.text
+
+
+# --- B11: a file or folder evalbars may not read: "permission denied", one line -------------
+
+
+@pytest.fixture
+def without_permission(monkeypatch):
+    """Reads ``path`` (chmod 000) as a user who may not: root reads anything (``os.access``
+    says yes), so as root the readers' ``os.access`` is told what it says to other users."""
+
+    def read(path):
+        if os.geteuid() == 0:
+            real = os.access
+            monkeypatch.setattr(
+                "evalbars.readers.os.access",
+                lambda p, mode: False if Path(p).stat().st_mode & 0o777 == 0 else real(p, mode),
+            )
+        return refusal(path)
+
+    return read
+
+
+def test_an_unreadable_file_is_permission_denied(tmp_path, without_permission):
+    table = tmp_path / "noperm.csv"
+    table.write_text("model,question_id,correct\nA,1,1\n")
+    table.chmod(0)
+    assert without_permission(table) == (
+        f"{table}: permission denied: evalbars cannot read this file"
+    )
+
+
+def test_an_unreadable_folder_inside_a_predictions_folder_is_permission_denied(
+    tmp_path, without_permission
+):
+    (tmp_path / "a.csv").write_text("model,question_id,correct\nA,1,1\n")
+    (tmp_path / "a.csv").chmod(0o644)
+    locked = tmp_path / "permdir"
+    locked.mkdir()
+    (locked / "b.csv").write_text("model,question_id,correct\nB,1,1\n")
+    locked.chmod(0)
+    try:
+        assert without_permission(tmp_path) == (
+            f"{locked}: permission denied: evalbars cannot read this folder"
+        )
+    finally:
+        locked.chmod(0o755)
+
+
+# --- C19, C20: a BOM, a JSON instance list, gzip --------------------------------------------
+
+
+def test_a_swe_bench_instance_list_with_a_bom_or_as_a_json_list_is_read(tmp_path):
+    ids = SWE_INSTANCES.read_text().split()
+    expected = pd.concat(read_source(SWE_LITE, SourceOptions(instances=str(SWE_INSTANCES))))
+    bom = tmp_path / "instances.txt"
+    bom.write_bytes(b"\xef\xbb\xbf" + SWE_INSTANCES.read_bytes())
+    listed = tmp_path / "instances.json"
+    listed.write_text(json.dumps(ids))
+    for given in (bom, listed):
+        frame = pd.concat(read_source(SWE_LITE, SourceOptions(instances=str(given))))
+        pd.testing.assert_frame_equal(frame, expected)
+
+
+def test_a_gzip_file_is_refused_with_the_remedy(tmp_path):
+    rows = b"model,question_id,correct\nA,1,1\n"
+    for name in ("mine.csv.gz", "gz_named.csv"):
+        path = tmp_path / name
+        path.write_bytes(gzip.compress(rows, mtime=0))
+        assert refusal(path) == (
+            f"{path}: gzip-compressed; decompress it (gunzip {path}) and read the decompressed file"
+        )
+
+
+def test_gzipped_lm_eval_samples_in_a_folder_are_refused_with_the_remedy(tmp_path):
+    logs = tmp_path / "lm_eval"
+    shutil.copytree(DATA / "harness" / "lm_eval" / "evalbars__fake-weak", logs)
+    first = sorted(logs.glob("samples_*.jsonl"))[0]
+    for samples in logs.glob("samples_*.jsonl"):
+        (samples.parent / (samples.name + ".gz")).write_bytes(gzip.compress(samples.read_bytes()))
+        samples.unlink()
+    gz = first.parent / (first.name + ".gz")
+    assert refusal(logs) == (
+        f"{gz}: gzip-compressed; decompress it (gunzip {gz}) and read the decompressed file"
+    )
+
+
+# --- D27: a dangling symbolic link in a predictions folder is said, not passed over ----------
+
+
+def test_a_dangling_symlink_in_a_predictions_folder_is_one_warning(tmp_path, caplog):
+    (tmp_path / "ok.csv").write_text("model,question_id,correct\nA,1,1\nB,1,0\n")
+    (tmp_path / "link.csv").symlink_to(tmp_path / "gone.csv")
+    frames = read_source(tmp_path)
+    assert len(pd.concat(frames)) == 2
+    assert (
+        f"{tmp_path}: ignored 1 symbolic link(s) to nothing ('link.csv' -> {tmp_path / 'gone.csv'})"
+        in caplog.text
+    )
+    assert refusal(tmp_path / "link.csv") == (
+        f"{tmp_path / 'link.csv'}: a symbolic link to {tmp_path / 'gone.csv'}, which does not exist"
+    )

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -174,7 +175,7 @@ _TABLE_MARKS = {"question_id", "correct", "pred"}
 def _peek_json(path: Path):
     """The parsed JSON document of a text file, or None when it is not one JSON value."""
     with open(path, "rb") as fh:
-        head = fh.read(64).lstrip()
+        head = fh.read(64).removeprefix(b"\xef\xbb\xbf").lstrip()  # json reads past a BOM
     if head[:1] not in (b"{", b"["):
         return None
     try:
@@ -183,9 +184,52 @@ def _peek_json(path: Path):
         return None
 
 
+#: The first bytes of a gzip stream.
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _gzip_problem(path: Path) -> str:
+    return f"gzip-compressed; decompress it (gunzip {path}) and read the decompressed file"
+
+
+def _unreadable(path: Path) -> InputError:
+    what = "folder" if path.is_dir() else "file"
+    return InputError(path, f"permission denied: evalbars cannot read this {what}")
+
+
+def _check_readable(path: Path) -> None:
+    """Refuse a file or folder the user running evalbars may not read (one line, early)."""
+    mode = os.R_OK | os.X_OK if path.is_dir() else os.R_OK
+    if not os.access(path, mode):
+        raise _unreadable(path)
+
+
+def _claims_gzip_log(path: Path) -> bool:
+    """Whether a gzip file's name, without ``.gz``, is that of a log evalbars reads."""
+    inner = path.with_suffix("") if path.suffix.lower() == ".gz" else path
+    return is_lm_eval_name(inner) or inner.suffix.lower() in (
+        *TABLE_SUFFIXES,
+        ".json",
+        ".jsonl",
+        ".parquet",
+    )
+
+
 def _recognise(path: Path) -> tuple[str | None, bool]:
     """``(format, claimed)``: the format a file is read as (None: none fits), and whether the
     file claims to be a log by its content or its name (a walk skips the others)."""
+    try:
+        with open(path, "rb") as fh:
+            magic = fh.read(2)
+    except PermissionError as exc:
+        raise _unreadable(path) from exc
+    if magic == GZIP_MAGIC:
+        return "gzip", _claims_gzip_log(path)
+    return _recognise_content(path)
+
+
+def _recognise_content(path: Path) -> tuple[str | None, bool]:
+    """:func:`_recognise` of a readable, uncompressed file."""
     inspect_name = bool(_INSPECT_NAME.fullmatch(path.name))
     named = inspect_name or bool(_MMLU_PRO_NAME.fullmatch(path.name))
     if is_zip_archive(path):
@@ -234,6 +278,8 @@ def detect_format(path) -> str:
     """
     path = Path(path)
     kind, _ = _recognise(path)
+    if kind == "gzip":
+        raise InputError(path, _gzip_problem(path))
     if kind is None:
         raise InputError(
             path,
@@ -248,9 +294,25 @@ def _walk(directory: Path) -> dict:
     """Every log under ``directory``, by format: ``{format: [paths]}``; lm-eval as results files."""
     found: dict = {"lm_eval": set(), "inspect": [], "mmlu_pro": [], "table": []}
     found.update({kind: [] for kind in CORPUS_FORMATS})
-    skipped = []
-    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+    skipped, dangling, files = [], [], []
+    for path in sorted(directory.rglob("*")):
+        if path.is_symlink() and not path.exists():
+            dangling.append(path)
+        elif path.is_dir() or path.is_file():
+            _check_readable(path)  # rglob passes over a folder it cannot list: say so instead
+            files += [path] if path.is_file() else []
+    if dangling:
+        log.warning(
+            "%s: ignored %d symbolic link(s) to nothing (%s -> %s)",
+            directory,
+            len(dangling),
+            few(p.name for p in dangling),
+            os.readlink(dangling[0]),
+        )
+    for path in files:
         kind, claimed = _recognise(path)
+        if kind == "gzip" and claimed:
+            raise InputError(path, _gzip_problem(path))
         if not claimed:
             skipped.append(path.name)
         elif kind == "lm_eval":
@@ -315,12 +377,18 @@ def read_source(path, options: SourceOptions | None = None) -> list[pd.DataFrame
     """
     options = options or SourceOptions()
     path = Path(path)
+    if path.is_symlink() and not path.exists():
+        raise InputError(path, f"a symbolic link to {os.readlink(path)}, which does not exist")
     if not path.exists():
         raise InputError(path, "file does not exist")
+    _check_readable(path)
     if options.format not in FORMATS:
         raise InputError(path, f"unknown format {options.format!r}; use one of {FORMATS}")
     if path.is_dir():
         return _read_directory(path, options)
+    with open(path, "rb") as fh:
+        if fh.read(2) == GZIP_MAGIC:  # whatever format was asked for
+            raise InputError(path, _gzip_problem(path))
     kind = detect_format(path) if options.format == "auto" else options.format
     if options.model is not None and kind != "mmlu_pro":
         raise InputError(

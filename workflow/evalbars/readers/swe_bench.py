@@ -12,7 +12,7 @@ How the item table is read from them:
 - **model**: the submission folder's name (``20240620_sweagent_claude3.5sonnet``); the
   names in ``metadata.yaml`` are not unique across submissions;
 - **question**: the instance id (``django__django-11099``), one per instance of the split:
-  the user's ``instances`` (a list, or a file of ids one a line), else the union of the ids
+  the user's ``instances`` (a list, or a file of ids one a line, or a JSON list), else the union of the ids
   that the submissions read together name (said in the log: instances that no submission
   names are then missing);
 - **category**: the repository, from the instance id (``django/django``);
@@ -125,7 +125,20 @@ def _instances(option, path: Path) -> np.ndarray | None:
         source = Path(option)
         if not source.is_file():
             raise InputError(source, "the instance list file does not exist")
-        ids = [line.strip() for line in source.read_text().splitlines() if line.strip()]
+        # A UTF-8 BOM (Windows editors) is read past; a JSON list of ids is read as one.
+        text = source.read_text(encoding="utf-8-sig")
+        if text.lstrip().startswith("["):
+            try:
+                ids = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise InputError(source, f"not a JSON list of instance ids: {exc}") from exc
+            bad = next((i for i, v in enumerate(ids) if not isinstance(v, str) or not v), None)
+            if bad is not None:
+                raise InputError(
+                    source, f"the instance list must hold ids, got {ids[bad]!r:.60}", bad + 1
+                )
+        else:
+            ids = [line.strip() for line in text.splitlines() if line.strip()]
     else:
         ids = [str(i) for i in option]
     if not ids:
