@@ -343,3 +343,14 @@ def test_a_dangling_symlink_in_a_predictions_folder_is_one_warning(tmp_path, cap
     assert refusal(tmp_path / "link.csv") == (
         f"{tmp_path / 'link.csv'}: a symbolic link to {tmp_path / 'gone.csv'}, which does not exist"
     )
+
+
+def test_a_truncated_eee_aggregate_is_refused_without_being_listed_as_skipped(tmp_path, caplog):
+    shutil.copytree(EEE / "inspect", tmp_path / "inspect")
+    samples = next((tmp_path / "inspect").rglob("fake-mid/*_samples.jsonl"))
+    aggregate = samples.with_name(samples.name.removesuffix("_samples.jsonl") + ".json")
+    aggregate.write_text(aggregate.read_text()[:50])
+    assert refusal(tmp_path / "inspect").startswith(
+        f"{aggregate}: not a readable EEE aggregate file: "
+    )
+    assert "not a prediction log" not in caplog.text

@@ -73,7 +73,7 @@ def _corpus_format(path: Path, document) -> str | None:
         return "helm"
     if lighteval.is_lighteval_results(document) or lighteval.claims_results_name(path):
         return "lighteval"
-    if every_eval_ever.is_eee_aggregate(document):
+    if every_eval_ever.is_eee_aggregate(document) or every_eval_ever.beside_samples(path):
         return "every_eval_ever"
     return "swe_bench" if swe_bench.is_swe_bench_results(path, document) else None
 

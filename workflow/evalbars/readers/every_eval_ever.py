@@ -57,6 +57,7 @@ __all__ = [
     "SAMPLES_SUFFIX",
     "is_eee_samples",
     "is_eee_aggregate",
+    "beside_samples",
     "read_every_eval_ever",
     "read_eee_files",
 ]
@@ -81,6 +82,13 @@ def is_eee_samples(path) -> bool:
     except (UnicodeDecodeError, json.JSONDecodeError):
         return False
     return isinstance(record, dict) and _SAMPLE_KEYS <= set(record)
+
+
+def beside_samples(path) -> bool:
+    """Whether a ``<uuid>.json`` has its ``<uuid>_samples.jsonl`` beside it: it is then that
+    evaluation's aggregate, read (and refused when broken), never skipped."""
+    path = Path(path)
+    return path.suffix == ".json" and path.with_name(path.stem + SAMPLES_SUFFIX).is_file()
 
 
 def is_eee_aggregate(document) -> bool:
