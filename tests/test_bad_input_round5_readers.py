@@ -354,3 +354,22 @@ def test_a_truncated_eee_aggregate_is_refused_without_being_listed_as_skipped(tm
         f"{aggregate}: not a readable EEE aggregate file: "
     )
     assert "not a prediction log" not in caplog.text
+
+
+def test_a_swe_bench_submission_without_results_is_said(swe, caplog):
+    lite, results = swe
+    shutil.rmtree(results.parent)
+    frames = read_source(lite, SourceOptions(instances=str(SWE_INSTANCES)))
+    assert len(frames) == 2
+    assert (
+        f"{lite}: skipped 1 submission folder(s) without results/results.json ('20241029_agent-b')"
+        in caplog.text
+    )
+
+
+def test_a_helm_adapter_spec_that_is_not_an_object_is_named(helm):
+    runs, run = helm
+    edit_json(run / "run_spec.json", lambda spec: spec.update(adapter_spec="x"))
+    assert refusal(runs) == (
+        f"{run / 'run_spec.json'}: adapter_spec must be an object (model, ...), got 'x'"
+    )

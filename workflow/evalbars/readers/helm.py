@@ -148,6 +148,14 @@ def _run_identity(folder: Path) -> tuple[str, str, str]:
     """``(model, scenario, category)`` of a run, from its ``run_spec.json``."""
     path = folder / "run_spec.json"
     spec = _load(path)
+    if (
+        isinstance(spec, dict)
+        and "adapter_spec" in spec
+        and not isinstance(spec["adapter_spec"], dict)
+    ):
+        raise InputError(
+            path, f"adapter_spec must be an object (model, ...), got {spec['adapter_spec']!r:.60}"
+        )
     if not is_helm_document(spec) or not isinstance(spec, dict):
         raise InputError(path, "not a HELM run_spec.json (no adapter_spec and scenario_spec)")
     model = spec["adapter_spec"].get("model")

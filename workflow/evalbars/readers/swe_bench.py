@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .common import finish_frame, option_hint
+from .common import few, finish_frame, option_hint
 
 __all__ = [
     "is_swe_bench_results",
@@ -161,6 +161,7 @@ def read_swe_bench(paths, options) -> list[pd.DataFrame]:
             f"submissions of {len(splits)} splits ({', '.join(splits)}): their instances differ; "
             "give one split folder (evaluation/<split>/) per predictions entry",
         )
+    _warn_without_results(paths)
     universe = _instances(options.instances, paths[0])
     if universe is None:
         named = {
@@ -217,6 +218,26 @@ def read_swe_bench(paths, options) -> list[pd.DataFrame]:
         )
         frames.append(finish_frame(frame, path, missing_means=MISSING_MEANS))
     return frames
+
+
+def _warn_without_results(paths) -> None:
+    """Say which submission folders beside the ones read (a ``metadata.yaml``, no
+    ``results/results.json``) are left out, rather than dropping them unnoticed."""
+    submissions = {p.parent.parent for p in paths if p.parent.name == "results"}
+    beside = {
+        folder
+        for split in {s.parent for s in submissions}
+        for folder in split.iterdir()
+        if folder.is_dir() and (folder / "metadata.yaml").is_file()
+    }
+    lacking = sorted(f.name for f in beside - submissions if not (f / "results").is_dir())
+    if lacking:
+        log.warning(
+            "%s: skipped %d submission folder(s) without results/results.json (%s)",
+            min(submissions).parent,
+            len(lacking),
+            few(lacking),
+        )
 
 
 def _repositories(instances) -> pd.Series:
