@@ -307,12 +307,17 @@ def test_a_swe_bench_instance_list_with_a_bom_or_as_a_json_list_is_read(tmp_path
 
 def test_a_gzip_file_is_refused_with_the_remedy(tmp_path):
     rows = b"model,question_id,correct\nA,1,1\n"
-    for name in ("mine.csv.gz", "gz_named.csv"):
-        path = tmp_path / name
-        path.write_bytes(gzip.compress(rows, mtime=0))
-        assert refusal(path) == (
-            f"{path}: gzip-compressed; decompress it (gunzip {path}) and read the decompressed file"
-        )
+    path = tmp_path / "mine.csv.gz"
+    path.write_bytes(gzip.compress(rows, mtime=0))
+    assert refusal(path) == (
+        f"{path}: gzip-compressed; decompress it (gunzip {path}) and read the decompressed file"
+    )
+    named = tmp_path / "gz_named.csv"
+    named.write_bytes(gzip.compress(rows, mtime=0))
+    assert refusal(named) == (
+        f"{named}: gzip-compressed under a name without .gz; decompress it (gunzip -c {named} > "
+        f"{tmp_path / 'decompressed-gz_named.csv'}) and read that file"
+    )
 
 
 def test_gzipped_lm_eval_samples_in_a_folder_are_refused_with_the_remedy(tmp_path):

@@ -189,7 +189,13 @@ GZIP_MAGIC = b"\x1f\x8b"
 
 
 def _gzip_problem(path: Path) -> str:
-    return f"gzip-compressed; decompress it (gunzip {path}) and read the decompressed file"
+    """The remedy for gzip data: gunzip (which refuses a name without ``.gz``: then ``-c``)."""
+    if path.suffix.lower() == ".gz":
+        return f"gzip-compressed; decompress it (gunzip {path}) and read the decompressed file"
+    return (
+        f"gzip-compressed under a name without .gz; decompress it "
+        f"(gunzip -c {path} > {path.with_name('decompressed-' + path.name)}) and read that file"
+    )
 
 
 def _unreadable(path: Path) -> InputError:
