@@ -20,7 +20,12 @@ each by content, never only by name):
 An entry may name a file or a directory; a directory is walked for every log
 it holds. A file that does not claim to be a log, by its content or its name (a
 README, an unrelated JSON object, a CSV without prediction columns), is skipped
-and counted; a file that claims to be one and is broken stops the walk. Every
+and counted; a file that claims to be one, by its content or by its name and place (a
+SWE-bench ``results/results.json``, an EEE ``<uuid>_samples.jsonl`` or the ``<uuid>.json``
+beside it, a lighteval ``details_<task>_<ts>.parquet``, a HELM run folder's files), and is
+broken or empty stops the walk. A file or folder that cannot be read stops it too ("permission
+denied"), and so does gzip data named as a log ("decompress it"); a symbolic link to nothing
+is one warning. Every
 reader raises :class:`~evalbars.errors.InputError`, whose message names the
 file, the record and the problem; raw rows have the layout of :mod:`.common`.
 :class:`SourceOptions` holds what a user may say about an entry.
