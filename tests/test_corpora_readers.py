@@ -147,7 +147,7 @@ def test_helm_bad_entry_names_the_file_and_record(tmp_path):
     entries = json.loads((run / "per_instance_stats.json").read_text())
     del entries[4]["stats"]
     (run / "per_instance_stats.json").write_text(json.dumps(entries))
-    with pytest.raises(InputError, match=r"per_instance_stats.json, record 4: the entry has no"):
+    with pytest.raises(InputError, match=r"per_instance_stats.json, record 5: the entry has no"):
         read(run.parent)
 
 

@@ -20,7 +20,12 @@ each by content, never only by name):
 An entry may name a file or a directory; a directory is walked for every log
 it holds. A file that does not claim to be a log, by its content or its name (a
 README, an unrelated JSON object, a CSV without prediction columns), is skipped
-and counted; a file that claims to be one and is broken stops the walk. Every
+and counted; a file that claims to be one, by its content or by its name and place (a
+SWE-bench ``results/results.json``, an EEE ``<uuid>_samples.jsonl`` or the ``<uuid>.json``
+beside it, a lighteval ``details_<task>_<ts>.parquet``, a HELM run folder's files), and is
+broken or empty stops the walk. A file or folder that cannot be read stops it too ("permission
+denied"), and so does gzip data named as a log ("decompress it"); a symbolic link to nothing
+is one warning. Every
 reader raises :class:`~evalbars.errors.InputError`, whose message names the
 file, the record and the problem; raw rows have the layout of :mod:`.common`.
 :class:`SourceOptions` holds what a user may say about an entry.
@@ -30,6 +35,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -64,14 +70,15 @@ CORPUS_FORMATS = tuple(CORPUS_READERS)
 def _corpus_format(path: Path, document) -> str | None:
     """The corpus format of one file by its content (``document``: its JSON, or None)."""
     if path.suffix.lower() == ".parquet":
-        return "lighteval" if lighteval.is_lighteval_details(path) else None
+        named = lighteval.claims_details_name(path)
+        return "lighteval" if named or lighteval.is_lighteval_details(path) else None
     if path.name.endswith(every_eval_ever.SAMPLES_SUFFIX):
         return "every_eval_ever" if every_eval_ever.is_eee_samples(path) else None
     if helm.is_helm_document(document) or helm.in_helm_run(path):
         return "helm"
-    if lighteval.is_lighteval_results(document):
+    if lighteval.is_lighteval_results(document) or lighteval.claims_results_name(path):
         return "lighteval"
-    if every_eval_ever.is_eee_aggregate(document):
+    if every_eval_ever.is_eee_aggregate(document) or every_eval_ever.beside_samples(path):
         return "every_eval_ever"
     return "swe_bench" if swe_bench.is_swe_bench_results(path, document) else None
 
@@ -173,7 +180,7 @@ _TABLE_MARKS = {"question_id", "correct", "pred"}
 def _peek_json(path: Path):
     """The parsed JSON document of a text file, or None when it is not one JSON value."""
     with open(path, "rb") as fh:
-        head = fh.read(64).lstrip()
+        head = fh.read(64).removeprefix(b"\xef\xbb\xbf").lstrip()  # json reads past a BOM
     if head[:1] not in (b"{", b"["):
         return None
     try:
@@ -182,9 +189,58 @@ def _peek_json(path: Path):
         return None
 
 
+#: The first bytes of a gzip stream.
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _gzip_problem(path: Path) -> str:
+    """The remedy for gzip data: gunzip (which refuses a name without ``.gz``: then ``-c``)."""
+    if path.suffix.lower() == ".gz":
+        return f"gzip-compressed; decompress it (gunzip {path}) and read the decompressed file"
+    return (
+        f"gzip-compressed under a name without .gz; decompress it "
+        f"(gunzip -c {path} > {path.with_name('decompressed-' + path.name)}) and read that file"
+    )
+
+
+def _unreadable(path: Path) -> InputError:
+    what = "folder" if path.is_dir() else "file"
+    return InputError(path, f"permission denied: evalbars cannot read this {what}")
+
+
+def _check_readable(path: Path) -> None:
+    """Refuse a file or folder the user running evalbars may not read (one line, early)."""
+    mode = os.R_OK | os.X_OK if path.is_dir() else os.R_OK
+    if not os.access(path, mode):
+        raise _unreadable(path)
+
+
+def _claims_gzip_log(path: Path) -> bool:
+    """Whether a gzip file's name, without ``.gz``, is that of a log evalbars reads."""
+    inner = path.with_suffix("") if path.suffix.lower() == ".gz" else path
+    return is_lm_eval_name(inner) or inner.suffix.lower() in (
+        *TABLE_SUFFIXES,
+        ".json",
+        ".jsonl",
+        ".parquet",
+    )
+
+
 def _recognise(path: Path) -> tuple[str | None, bool]:
     """``(format, claimed)``: the format a file is read as (None: none fits), and whether the
     file claims to be a log by its content or its name (a walk skips the others)."""
+    try:
+        with open(path, "rb") as fh:
+            magic = fh.read(2)
+    except PermissionError as exc:
+        raise _unreadable(path) from exc
+    if magic == GZIP_MAGIC:
+        return "gzip", _claims_gzip_log(path)
+    return _recognise_content(path)
+
+
+def _recognise_content(path: Path) -> tuple[str | None, bool]:
+    """:func:`_recognise` of a readable, uncompressed file."""
     inspect_name = bool(_INSPECT_NAME.fullmatch(path.name))
     named = inspect_name or bool(_MMLU_PRO_NAME.fullmatch(path.name))
     if is_zip_archive(path):
@@ -193,6 +249,8 @@ def _recognise(path: Path) -> tuple[str | None, bool]:
         if is_inspect_archive(names):
             return "inspect", True
         return "mmlu_pro", named or any(n.endswith(".json") for n in names)
+    if swe_bench.claims_swe_bench_name(path):  # read, and refused when broken: never skipped
+        return "swe_bench", True
     # The corpora first: lighteval also writes results_<ts>.json, and details as Parquet.
     corpus = _corpus_format(path, _peek_json(path) if path.suffix.lower() == ".json" else None)
     if corpus:
@@ -231,6 +289,8 @@ def detect_format(path) -> str:
     """
     path = Path(path)
     kind, _ = _recognise(path)
+    if kind == "gzip":
+        raise InputError(path, _gzip_problem(path))
     if kind is None:
         raise InputError(
             path,
@@ -245,9 +305,25 @@ def _walk(directory: Path) -> dict:
     """Every log under ``directory``, by format: ``{format: [paths]}``; lm-eval as results files."""
     found: dict = {"lm_eval": set(), "inspect": [], "mmlu_pro": [], "table": []}
     found.update({kind: [] for kind in CORPUS_FORMATS})
-    skipped = []
-    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+    skipped, dangling, files = [], [], []
+    for path in sorted(directory.rglob("*")):
+        if path.is_symlink() and not path.exists():
+            dangling.append(path)
+        elif path.is_dir() or path.is_file():
+            _check_readable(path)  # rglob passes over a folder it cannot list: say so instead
+            files += [path] if path.is_file() else []
+    if dangling:
+        log.warning(
+            "%s: ignored %d symbolic link(s) to nothing (%s -> %s)",
+            directory,
+            len(dangling),
+            few(p.name for p in dangling),
+            os.readlink(dangling[0]),
+        )
+    for path in files:
         kind, claimed = _recognise(path)
+        if kind == "gzip" and claimed:
+            raise InputError(path, _gzip_problem(path))
         if not claimed:
             skipped.append(path.name)
         elif kind == "lm_eval":
@@ -312,12 +388,18 @@ def read_source(path, options: SourceOptions | None = None) -> list[pd.DataFrame
     """
     options = options or SourceOptions()
     path = Path(path)
+    if path.is_symlink() and not path.exists():
+        raise InputError(path, f"a symbolic link to {os.readlink(path)}, which does not exist")
     if not path.exists():
         raise InputError(path, "file does not exist")
+    _check_readable(path)
     if options.format not in FORMATS:
         raise InputError(path, f"unknown format {options.format!r}; use one of {FORMATS}")
     if path.is_dir():
         return _read_directory(path, options)
+    with open(path, "rb") as fh:
+        if fh.read(2) == GZIP_MAGIC:  # whatever format was asked for
+            raise InputError(path, _gzip_problem(path))
     kind = detect_format(path) if options.format == "auto" else options.format
     if options.model is not None and kind != "mmlu_pro":
         raise InputError(

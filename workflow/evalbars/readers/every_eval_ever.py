@@ -26,8 +26,9 @@ How the item table is read from them:
   question's epoch mean on each), one sample per question is read, said in the log;
 - **score**: ``evaluation.score``; a sample with an ``error`` is a missing prediction;
 - **incomplete evaluations**: a result whose samples are fewer than the aggregate's
-  ``num_samples`` is skipped with a message (the lm-eval converter gives a task group
-  the samples of one of its subtasks);
+  ``num_samples`` is skipped with a message when they are exactly the samples (by
+  ``sample_hash``) of another evaluation of the model read with it (the lm-eval converter
+  gives a task group the samples of one of its subtasks), and refused otherwise (a cut file);
 - **runs**: two evaluations of one model and ``evaluation_name`` are refused unless
   ``runs: newest`` (by ``evaluation_timestamp``, then ``retrieved_timestamp``).
 
@@ -56,6 +57,7 @@ __all__ = [
     "SAMPLES_SUFFIX",
     "is_eee_samples",
     "is_eee_aggregate",
+    "beside_samples",
     "read_every_eval_ever",
     "read_eee_files",
 ]
@@ -82,6 +84,13 @@ def is_eee_samples(path) -> bool:
     return isinstance(record, dict) and _SAMPLE_KEYS <= set(record)
 
 
+def beside_samples(path) -> bool:
+    """Whether a ``<uuid>.json`` has its ``<uuid>_samples.jsonl`` beside it: it is then that
+    evaluation's aggregate, read (and refused when broken), never skipped."""
+    path = Path(path)
+    return path.suffix == ".json" and path.with_name(path.stem + SAMPLES_SUFFIX).is_file()
+
+
 def is_eee_aggregate(document) -> bool:
     """Whether a parsed JSON document is an EEE aggregate (``<uuid>.json``)."""
     return (
@@ -105,7 +114,7 @@ def _aggregate(samples: Path) -> dict:
 
 def _lines(path: Path) -> list:
     lines = []
-    with open(path, encoding="utf-8") as fh:
+    with open(path, encoding="utf-8-sig") as fh:  # a UTF-8 BOM (Windows editors) is read past
         for number, line in enumerate(fh, start=1):
             if line.strip():
                 try:
@@ -136,7 +145,7 @@ def read_every_eval_ever(paths, options) -> list[pd.DataFrame]:
         )
     parts = [_read_samples(Path(p), options) for p in sorted(paths)]
     by_model: dict = {}
-    for stamp, frame in (p for p in parts if p is not None):
+    for stamp, frame in _without_groups(parts):
         by_model.setdefault(frame["model"].iloc[0], []).append((stamp, frame))
     frames = []
     for model, runs in by_model.items():
@@ -175,7 +184,9 @@ def _one_run_per_question(model: str, runs: list, options) -> list:
     return kept
 
 
-def _read_samples(path: Path, options) -> tuple | None:
+def _read_samples(path: Path, options) -> tuple:
+    """``(stamp, frame, sample hashes, short)`` of one samples file; ``short`` is ``(result,
+    samples, num_samples)`` when it holds fewer samples than its aggregate counts, else None."""
     aggregate = _aggregate(path)
     lines = _lines(path)
     for number, line in lines:
@@ -216,17 +227,55 @@ def _read_samples(path: Path, options) -> tuple | None:
         ),
         None,
     )
-    if isinstance(expected, int) and len(chosen) < expected:
+    hashes = frozenset(line.get("sample_hash") for _, line in chosen)
+    short = (
+        (wanted, len(chosen), expected)
+        if isinstance(expected, int) and len(chosen) < expected
+        else None
+    )
+    return _stamp(aggregate), _frame(path, chosen, options), hashes, short
+
+
+def _without_groups(parts) -> list:
+    """``(stamp, frame)`` of every evaluation, leaving out a task group's and refusing a cut one.
+
+    An evaluation whose samples file holds fewer samples than its aggregate's ``num_samples``
+    is a task group when those samples (by ``sample_hash``) are exactly the samples of another
+    complete evaluation of the same model read with it: lm-eval's converter gives a group one
+    subtask's samples. It is skipped with a message. Otherwise the file is cut short (a partial
+    copy, a truncated download) and refused: reading it would drop questions unnoticed.
+    """
+    complete: dict = {}
+    for _, frame, hashes, short in parts:
+        if short is None:
+            complete.setdefault(frame["model"].iloc[0], []).append((hashes, frame))
+    kept = []
+    for stamp, frame, hashes, short in parts:
+        if short is None:
+            kept.append((stamp, frame))
+            continue
+        wanted, count, expected = short
+        path = frame["source_path"].iloc[0]
+        subtask = next(
+            (f for h, f in complete.get(frame["model"].iloc[0], []) if h == hashes), None
+        )
+        if subtask is None:
+            raise InputError(
+                path,
+                f"holds {count} samples of {wanted!r}, but its aggregate counts {expected}: the "
+                "file is cut short (they are not the samples of another evaluation of this "
+                "model read with it, as a task group's would be); give the whole file",
+            )
         log.warning(
-            "%s: skipped: %d samples of %r, but the aggregate counts %d (an evaluation whose "
-            "samples file does not hold its samples, e.g. a task group)",
+            "%s: skipped: %d samples of %r, but the aggregate counts %d (a task group: they "
+            "are the samples of %s)",
             path,
-            len(chosen),
+            count,
             wanted,
             expected,
+            subtask["source_file"].iloc[0],
         )
-        return None
-    return _stamp(aggregate), _frame(path, chosen, options)
+    return kept
 
 
 def _frame(path: Path, chosen: list, options) -> pd.DataFrame:

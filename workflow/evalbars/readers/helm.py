@@ -34,7 +34,9 @@ How the item table is read from them:
   folder behind, empty) are skipped with a message, not scored 0.
 
 There are no missing predictions: an answer that maps to no option scores 0 in HELM's own
-``exact_match``. Record numbers in errors are 0-based positions in ``per_instance_stats.json``.
+``exact_match``. Record numbers in errors are 1-based positions in ``per_instance_stats.json``. Two run folders
+of one model and scenario (a rerun, or a run spec naming the wrong model) are refused unless
+``runs: newest`` (the folder whose ``per_instance_stats.json`` was written last).
 
 References
 ----------
@@ -53,7 +55,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .common import DEFAULT_N_OPTIONS, finish_frame
+from .common import DEFAULT_N_OPTIONS, choose_newest, finish_frame
 
 __all__ = [
     "MAIN_METRIC",
@@ -146,13 +148,31 @@ def _run_identity(folder: Path) -> tuple[str, str, str]:
     """``(model, scenario, category)`` of a run, from its ``run_spec.json``."""
     path = folder / "run_spec.json"
     spec = _load(path)
+    if (
+        isinstance(spec, dict)
+        and "adapter_spec" in spec
+        and not isinstance(spec["adapter_spec"], dict)
+    ):
+        raise InputError(
+            path, f"adapter_spec must be an object (model, ...), got {spec['adapter_spec']!r:.60}"
+        )
     if not is_helm_document(spec) or not isinstance(spec, dict):
         raise InputError(path, "not a HELM run_spec.json (no adapter_spec and scenario_spec)")
     model = spec["adapter_spec"].get("model")
     if not isinstance(model, str) or not model:
         raise InputError(path, "the run spec names no adapter_spec.model")
     scenario = str(spec.get("name", "")).split(":")[0] or folder.name.split(":")[0]
-    args = (spec.get("scenario_spec") or {}).get("args") or {}
+    scenario_spec = spec.get("scenario_spec") or {}
+    if not isinstance(scenario_spec, dict):
+        raise InputError(
+            path,
+            f"scenario_spec must be an object (class_name, args), got {scenario_spec!r:.60}",
+        )
+    args = scenario_spec.get("args") or {}
+    if not isinstance(args, dict):
+        raise InputError(
+            path, f"scenario_spec.args must be an object of named arguments, got {args!r:.60}"
+        )
     groups = spec.get("groups") or [scenario]
     category = ",".join(str(v) for _, v in sorted(args.items())) or str(groups[0])
     return model, f"{scenario}/" + ",".join(f"{k}={v}" for k, v in sorted(args.items())), category
@@ -163,12 +183,21 @@ def _stats_table(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     document = _load(path)
     if not isinstance(document, list) or (document and not is_helm_document(document)):
         raise InputError(path, "not a HELM per_instance_stats.json (a list of instances)")
-    for record, entry in enumerate(document):
+    for record, entry in enumerate(document, start=1):
         if not isinstance(entry, dict) or "instance_id" not in entry or "stats" not in entry:
             raise InputError(path, "the entry has no instance_id or stats", record)
+        if not isinstance(entry["stats"], list):
+            raise InputError(
+                path, f"stats must be a list of Stat records, got {entry['stats']!r:.60}", record
+            )
+        iid = entry["instance_id"]
+        if isinstance(iid, bool) or not isinstance(iid, (str, int)) or iid == "":
+            raise InputError(
+                path, f"instance_id must be a non-empty string, got {iid!r:.60}", record
+            )
     entries = pd.DataFrame(
         {
-            "record": np.arange(len(document)),
+            "record": np.arange(1, len(document) + 1),
             "instance_id": [e["instance_id"] for e in document],
             "trial": [e.get("train_trial_index", 0) for e in document],
             "perturbation": [(e.get("perturbation") or {}).get("name") for e in document],
@@ -177,7 +206,7 @@ def _stats_table(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     stats = pd.DataFrame(
         [
             (record, s["name"].get("name"), s["name"].get("split"), s.get("mean"))
-            for record, e in enumerate(document)
+            for record, e in enumerate(document, start=1)
             for s in e["stats"]
             if isinstance(s, dict) and isinstance(s.get("name"), dict)
         ],
@@ -233,7 +262,16 @@ def _read_run(folder: Path, options) -> pd.DataFrame | None:
     if bad.any():
         record = int(rows.loc[bad, "record"].iloc[0])
         raise InputError(path, "train_trial_index must be a whole number from 0", record)
-    score = chosen.reindex(rows["record"]).to_numpy(dtype=float)
+    given = chosen.reindex(rows["record"])
+    score = pd.to_numeric(given, errors="coerce").to_numpy(dtype=float)
+    text = np.isnan(score) & given.notna().to_numpy()
+    if text.any():
+        record = int(rows["record"].to_numpy()[text][0])
+        raise InputError(
+            path,
+            f"the {metric} stat's mean must be a number, got {given.to_numpy()[text][0]!r:.60}",
+            record,
+        )
     if np.isnan(score).any():
         record = int(rows["record"].to_numpy()[np.isnan(score)][0])
         raise InputError(path, f"the {metric} stat of the instance has no mean", record)
@@ -266,8 +304,18 @@ def read_helm_runs(folders, incomplete, options) -> list[pd.DataFrame]:
         log.warning(
             "%s: skipped: an empty or failed HELM run folder (no %s)", folder, " or ".join(missing)
         )
+    by_run: dict = {}
+    for folder in map(Path, folders):
+        model, scenario, _ = _run_identity(folder)
+        stats = folder / "per_instance_stats.json"
+        by_run.setdefault((model, scenario), []).append(
+            ((stats.stat().st_mtime_ns, folder.name), f"{stats}", folder)
+        )
+    chosen = choose_newest(
+        by_run, options.runs, "run folders", folder=lambda runs: Path(runs[0][2]).parent
+    )
     by_model: dict = {}
-    for folder in folders:
+    for folder in sorted(chosen.values()):
         frame = _read_run(Path(folder), options)
         if frame is not None:
             by_model.setdefault(frame["model"].iloc[0], []).append(frame)
@@ -289,9 +337,13 @@ def read_helm_runs(folders, incomplete, options) -> list[pd.DataFrame]:
 
 @functools.lru_cache(maxsize=4096)
 def _is_run_folder(folder: str) -> bool:
+    """Whether a folder holds both :data:`RUN_FILES` (then it is a run, read and refused when
+    a file is broken, never skipped), or a ``run_spec.json`` that is a HELM run spec."""
     spec = Path(folder) / "run_spec.json"
     if not spec.is_file():
         return False
+    if all((Path(folder) / name).is_file() for name in RUN_FILES):
+        return True
     try:
         return is_helm_document(json.loads(spec.read_bytes()))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):

@@ -31,7 +31,7 @@ How the item table is read from them:
   ``runs: newest``; tasks run at different times (the leaderboard's details) are one model's.
 
 ``_average`` and ``all`` in the results file are macro means over tasks; they are not read.
-Record numbers in errors are 0-based rows of the parquet file.
+Record numbers in errors are 1-based rows of the parquet file.
 
 References
 ----------
@@ -59,6 +59,8 @@ __all__ = [
     "DETAILS_PATTERN",
     "is_lighteval_details",
     "is_lighteval_results",
+    "claims_details_name",
+    "claims_results_name",
     "read_lighteval",
     "read_lighteval_files",
 ]
@@ -81,6 +83,29 @@ def is_lighteval_details(path) -> bool:
     except Exception:  # not Parquet, or unreadable: another reader's problem
         return False
     return NEW_COLUMNS <= names or OLD_COLUMNS <= names
+
+
+def claims_details_name(path) -> bool:
+    """Whether a file is named as lighteval names its details
+    (``details_<task>_<timestamp>.parquet``): read as such, and refused when broken or
+    empty, never skipped as "not a prediction log"."""
+    return bool(DETAILS_PATTERN.fullmatch(Path(path).name))
+
+
+def claims_results_name(path) -> bool:
+    """Whether a ``results_<timestamp>.json`` sits where lighteval writes its results
+    (``results/<model>/`` of a folder that also holds ``details/``) and no lm-eval samples
+    file beside it: a broken one is then a broken lighteval results file, not lm-eval's."""
+    path = Path(path)
+    if not (path.name.startswith("results_") and path.suffix == ".json"):
+        return False
+    if any(path.parent.glob("samples_*.jsonl")):
+        return False
+    parts = path.parts[:-1]
+    if "results" not in parts:
+        return False
+    root = len(parts) - 1 - parts[::-1].index("results")
+    return (Path(*parts[:root]) / "details").is_dir()
 
 
 def is_lighteval_results(document) -> bool:
@@ -199,7 +224,12 @@ def _read_details(path: Path, model: str, options) -> pd.DataFrame:
         specific = [None] * rows
         scores = _old_metrics(_column(table, "metrics"), path)
     else:
-        raise InputError(path, "not a lighteval details file (no doc/metric or example/metrics)")
+        lacking = sorted(NEW_COLUMNS - names) if "doc" in names else sorted(OLD_COLUMNS - names)
+        raise InputError(
+            path,
+            f"not a lighteval details file: no column {', '.join(map(repr, lacking))} (lighteval "
+            "writes doc, model_response and metric; before 0.5, example, choices and metrics)",
+        )
     if not rows:
         raise InputError(path, "the details file holds no rows")
     category = task.split("|")[1] if task.count("|") == 2 else task.split("|")[0]
@@ -207,7 +237,7 @@ def _read_details(path: Path, model: str, options) -> pd.DataFrame:
     metric, per_sample = _choose_metric(scores, samples, options.metric, path, task)
     n_options = np.array([len(c) if c is not None else 0 for c in choices])
     n_options = np.where(n_options >= 2, n_options, DEFAULT_N_OPTIONS)
-    record = np.arange(rows)
+    record = np.arange(1, rows + 1)
     if per_sample:
         return _sample_rows(path, model, category, question, choices, gold, texts, n_options)
     try:
@@ -216,7 +246,7 @@ def _read_details(path: Path, model: str, options) -> pd.DataFrame:
         raise InputError(path, f"{metric} is not a number per row ({exc})") from exc
     if values.isna().any():
         raise InputError(
-            path, f"the row has no {metric} score", int(np.flatnonzero(values.isna())[0])
+            path, f"the row has no {metric} score", int(np.flatnonzero(values.isna())[0]) + 1
         )
     return pd.DataFrame(
         {
@@ -241,7 +271,7 @@ def _old_metrics(column, path: Path) -> dict:
             for i in range(column.type.num_fields)
         }
     parsed = []
-    for record, text in enumerate(column.to_pylist()):
+    for record, text in enumerate(column.to_pylist(), start=1):
         try:
             value = ast.literal_eval(text) if isinstance(text, str) else text
         except (ValueError, SyntaxError) as exc:
@@ -258,7 +288,7 @@ def _question_ids(category, query, choices, specific, id_field, path) -> np.ndar
     field = id_field or "id"
     kept = [s.get(field) if isinstance(s, dict) else None for s in specific]
     if id_field and any(k is None for k in kept):
-        record = next(i for i, k in enumerate(kept) if k is None)
+        record = next(i for i, k in enumerate(kept, start=1) if k is None)
         raise InputError(path, f"doc.specific has no field {id_field!r}", record)
     if all(k is not None for k in kept):
         return np.array([f"{category}/{k}" for k in kept], dtype=object)
@@ -320,7 +350,9 @@ def _sample_rows(path, model, category, question, choices, gold, texts, n_option
     """One row per sample: ExactMatches' rule for one sample (stripped text equals a gold)."""
     counts = np.array([len(t) if t is not None else 0 for t in texts])
     if (counts == 0).any():
-        raise InputError(path, "the row has no sampled text", int(np.flatnonzero(counts == 0)[0]))
+        raise InputError(
+            path, "the row has no sampled text", int(np.flatnonzero(counts == 0)[0]) + 1
+        )
     golds = [
         {str(c[g]).strip() for g in (gi if isinstance(gi, list) else [gi])}
         for c, gi in zip(choices, gold, strict=True)
@@ -330,7 +362,7 @@ def _sample_rows(path, model, category, question, choices, gold, texts, n_option
     correct = np.array([t in golds[r] for t, r in zip(flat, row, strict=True)], dtype=float)
     return pd.DataFrame(
         {
-            "record": row,
+            "record": row + 1,
             "question_id": question[row],
             "epoch": np.concatenate([np.arange(1, c + 1) for c in counts]),
             "category": category,

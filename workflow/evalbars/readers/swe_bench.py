@@ -12,7 +12,7 @@ How the item table is read from them:
 - **model**: the submission folder's name (``20240620_sweagent_claude3.5sonnet``); the
   names in ``metadata.yaml`` are not unique across submissions;
 - **question**: the instance id (``django__django-11099``), one per instance of the split:
-  the user's ``instances`` (a list, or a file of ids one a line), else the union of the ids
+  the user's ``instances`` (a list, or a file of ids one a line, or a JSON list), else the union of the ids
   that the submissions read together name (said in the log: instances that no submission
   names are then missing);
 - **category**: the repository, from the instance id (``django/django``);
@@ -20,7 +20,7 @@ How the item table is read from them:
 - **missing prediction**: an unresolved instance in ``no_generation`` or ``no_logs``: counted
   and reported as missing predictions (``missing_prediction:`` decides what they score).
 
-Record numbers in errors are 0-based positions in the named list.
+Record numbers in errors are 1-based positions in the named list.
 
 References
 ----------
@@ -39,9 +39,14 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .common import finish_frame, option_hint
+from .common import few, finish_frame, option_hint
 
-__all__ = ["is_swe_bench_results", "read_swe_bench", "read_swe_bench_files"]
+__all__ = [
+    "is_swe_bench_results",
+    "claims_swe_bench_name",
+    "read_swe_bench",
+    "read_swe_bench_files",
+]
 
 log = logging.getLogger(__name__)
 
@@ -58,18 +63,47 @@ def is_swe_bench_results(path, document) -> bool:
     )
 
 
+def claims_swe_bench_name(path) -> bool:
+    """Whether a file's place says it is a submission's results: ``results.json`` in a
+    ``results/`` folder beside the submission's ``metadata.yaml``, or a ``results.json`` whose
+    JSON object has a ``resolved`` key. Such a file is read (and refused when broken), never
+    skipped as "not a prediction log"."""
+    path = Path(path)
+    if path.name != "results.json":
+        return False
+    if path.parent.name == "results" and (path.parent.parent / "metadata.yaml").is_file():
+        return True
+    try:
+        document = json.loads(path.read_bytes())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(document, dict) and "resolved" in document
+
+
 def _load(path: Path) -> dict:
     try:
         document = json.loads(path.read_bytes())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(path, f"not a readable SWE-bench results.json: {exc}") from exc
-    if not isinstance(document, dict) or not isinstance(document.get("resolved"), list):
+    if not isinstance(document, dict):
+        raise InputError(
+            path,
+            f"not a SWE-bench results.json: a JSON {type(document).__name__}, not an object "
+            "with a 'resolved' list",
+        )
+    if "resolved" not in document:
         raise InputError(path, "not a SWE-bench results.json (no 'resolved' list)")
+    if not isinstance(document["resolved"], list):
+        raise InputError(
+            path,
+            "'resolved' must be a list of instance ids, got "
+            f"{type(document['resolved']).__name__} {document['resolved']!r:.60}",
+        )
     for key, ids in document.items():
         if isinstance(ids, list):
             bad = next((i for i, v in enumerate(ids) if not isinstance(v, str) or not v), None)
             if bad is not None:
-                raise InputError(path, f"{key} must list instance ids, got {ids[bad]!r}", bad)
+                raise InputError(path, f"{key} must list instance ids, got {ids[bad]!r}", bad + 1)
     return document
 
 
@@ -91,7 +125,20 @@ def _instances(option, path: Path) -> np.ndarray | None:
         source = Path(option)
         if not source.is_file():
             raise InputError(source, "the instance list file does not exist")
-        ids = [line.strip() for line in source.read_text().splitlines() if line.strip()]
+        # A UTF-8 BOM (Windows editors) is read past; a JSON list of ids is read as one.
+        text = source.read_text(encoding="utf-8-sig")
+        if text.lstrip().startswith("["):
+            try:
+                ids = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise InputError(source, f"not a JSON list of instance ids: {exc}") from exc
+            bad = next((i for i, v in enumerate(ids) if not isinstance(v, str) or not v), None)
+            if bad is not None:
+                raise InputError(
+                    source, f"the instance list must hold ids, got {ids[bad]!r:.60}", bad + 1
+                )
+        else:
+            ids = [line.strip() for line in text.splitlines() if line.strip()]
     else:
         ids = [str(i) for i in option]
     if not ids:
@@ -114,6 +161,7 @@ def read_swe_bench(paths, options) -> list[pd.DataFrame]:
             f"submissions of {len(splits)} splits ({', '.join(splits)}): their instances differ; "
             "give one split folder (evaluation/<split>/) per predictions entry",
         )
+    _warn_without_results(paths)
     universe = _instances(options.instances, paths[0])
     if universe is None:
         named = {
@@ -170,6 +218,26 @@ def read_swe_bench(paths, options) -> list[pd.DataFrame]:
         )
         frames.append(finish_frame(frame, path, missing_means=MISSING_MEANS))
     return frames
+
+
+def _warn_without_results(paths) -> None:
+    """Say which submission folders beside the ones read (a ``metadata.yaml``, no
+    ``results/results.json``) are left out, rather than dropping them unnoticed."""
+    submissions = {p.parent.parent for p in paths if p.parent.name == "results"}
+    beside = {
+        folder
+        for split in {s.parent for s in submissions}
+        for folder in split.iterdir()
+        if folder.is_dir() and (folder / "metadata.yaml").is_file()
+    }
+    lacking = sorted(f.name for f in beside - submissions if not (f / "results").is_dir())
+    if lacking:
+        log.warning(
+            "%s: skipped %d submission folder(s) without results/results.json (%s)",
+            min(submissions).parent,
+            len(lacking),
+            few(lacking),
+        )
 
 
 def _repositories(instances) -> pd.Series:
