@@ -585,7 +585,11 @@ def test_too_few_questions_find_no_gap_rather_than_one_above_the_disagreement_ra
             "--gap 0",
             "must be above 0 and at most the disagreement rate (25 points)",
         ),
-        ((6, 2, 100, 0.25), "--gap, --questions", "give exactly one of --gap (points) or --questions"),
+        (
+            (6, 2, 100, 0.25),
+            "--gap, --questions",
+            "give exactly one of --gap (points) or --questions",
+        ),
         ((1, 2, None, 0.25), "--models 1", "a comparison needs at least 2 models"),
     ],
 )
