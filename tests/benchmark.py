@@ -310,6 +310,12 @@ def synthetic_board(models: int, questions: int = 12_032, categories: int = 14, 
         )
 
 
+def synthetic_items(models: int, questions: int = 12_032, **kwargs) -> pd.DataFrame:
+    """:func:`synthetic_board` as one long table (small boards, for tests): ``model`` and
+    ``category`` categorical, ``question_id`` int64, ``correct`` int8."""
+    return pa.Table.from_batches(list(synthetic_board(models, questions, **kwargs))).to_pandas()
+
+
 def write_synthetic_board(path, models: int, questions: int = 12_032, **kwargs) -> Path:
     """Write :func:`synthetic_board` to the Parquet file ``path``, one row group per batch."""
     path = Path(path)

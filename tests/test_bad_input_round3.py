@@ -373,7 +373,7 @@ def _change(path: str, value):
         (
             "ranks.draws",
             10,
-            "config key `ranks.draws`: 10 is not allowed; allowed: an integer >= 100",
+            "config key `ranks.draws`: 10 is not allowed; allowed: an integer >= 100 and <= 1,000,000",
         ),
         ("claims", "A > B", 'config key `claims`: "A > B" is not allowed; allowed: a list'),
         (
@@ -467,7 +467,7 @@ def test_an_unknown_key_without_a_close_match_lists_the_valid_keys():
         (
             "ranks.draws",
             10,
-            "config key `ranks.draws`: 10 is not allowed; allowed: an integer >= 100",
+            "config key `ranks.draws`: 10 is not allowed; allowed: an integer >= 100 and <= 1,000,000",
         ),
     ],
 )

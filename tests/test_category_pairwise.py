@@ -165,7 +165,7 @@ def run_category_script(tmp_path, name, item_table, **params):
     run_workflow_script(
         "category_pairwise",
         log=out / "log",
-        input={"item_table": item_table},
+        input={"scores": item_table},  # the pivot of a Parquet item table, as of scores.npz
         output=output,
         params={"alpha": 0.05, "max_models": None} | params,
     )

@@ -46,8 +46,10 @@ def test_interrupted_run_then_the_same_command_gives_byte_identical_outputs(tmp_
     # started again with the same command: the default profile makes it redo the jobs the
     # interruption left incomplete, without extra flags.
     again = reduced_workdir(tmp_path / "again")
+    # One core: its jobs run one after another, so the run is still under way when the second
+    # run below has been refused (on two cores the reduced stages can finish first).
     process = subprocess.Popen(
-        [*SNAKEMAKE, "-d", str(again), "--cores", "2", *targets],
+        [*SNAKEMAKE, "-d", str(again), "--cores", "1", *targets],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -65,6 +67,7 @@ def test_interrupted_run_then_the_same_command_gives_byte_identical_outputs(tmp_
     assert second.returncode != 0
     assert "Directory cannot be locked" in second.stdout + second.stderr
     assert "incomplete" not in (second.stdout + second.stderr).lower()
+    assert process.poll() is None, "the run finished before it could be interrupted"
     process.send_signal(signal.SIGINT)
     output = process.communicate(timeout=120)[0]
     assert process.returncode != 0, output[-2000:]

@@ -433,6 +433,11 @@ def _alternatives(schema: dict) -> list[str]:
     return [_described(schema)]
 
 
+def _bound(value) -> str:
+    """A schema bound in words: whole numbers with thousands separators (1,000,000, not 1e+06)."""
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
+
+
 def _described(schema: dict) -> str:
     """One type with its bounds: ``an integer >= 1``, ``a number > 0 and < 1``."""
     kinds = schema.get("type", "a value")
@@ -440,7 +445,7 @@ def _described(schema: dict) -> str:
     article = {"integer": "an integer", "array": "a list", "object": "a mapping"}
     words = " or ".join(article.get(kind, f"a {kind}") for kind in kinds)
     bounds = [
-        f"{sign} {schema[key]:g}"
+        f"{sign} {_bound(schema[key])}"
         for key, sign in (
             ("minimum", ">="),
             ("exclusiveMinimum", ">"),
