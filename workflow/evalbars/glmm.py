@@ -1042,42 +1042,19 @@ def fit_glmm(
         hess = objective.hessian(x, hessian_step)
     else:
         hess = hess * np.outer(sign, sign)
-    params = _Params.from_packed(x)
-    state = objective.modes(params)
     h_free = space.block(hess)
     positive = bool(np.all(np.linalg.eigvalsh(h_free) > 0))
     if positive:
         cov = (2.0 * np.linalg.inv(h_free))[-cells.n_models :, -cells.n_models :]
     cov_rx = objective.rx_covariance(x)
-    theta_hat = {"question": float(params.theta_q), "category": float(params.theta_c)}
-    boundary = {k: bool(v < SINGULAR_TOLERANCE) for k, v in theta_hat.items()}
-    levels = _levels(question, category)
-    return GlmmFit(
-        names=cells.model_names,
-        params=params.beta.copy(),
-        cov=cov if positive else cov_rx,
-        cov_source="hessian" if positive else "rx",
-        cov_rx=cov_rx,
-        theta=theta_hat,
-        variance={k: v**2 for k, v in theta_hat.items()},
-        boundary=boundary,
-        singular=any(boundary.values()),
-        loglik=-value / 2,
-        laplace_deviance=float(value),
-        deviance=-2.0 * state.loglik,
-        hessian=hess,
-        gradient=grad,
-        question_effects=params.theta_q * state.u,
-        category_effects=params.theta_c * state.v,
-        question_levels=levels[0],
-        category_levels=levels[1],
-        n_obs=int(cells.trials.sum()),
-        n_cells=cells.successes.size,
-        n_questions=cells.n_questions,
-        n_categories=cells.n_categories,
+    return _glmm_fit(
+        cells,
+        objective,
+        (x, value, grad, hess),
+        (cov if positive else cov_rx, "hessian" if positive else "rx", cov_rx),
+        (question, category),
         iterations=int(bfgs.nit) + newton_iterations,
-        evaluations=objective.evaluations,
-        converged=bool(converged),
+        converged=converged,
         theta_fixed=theta is not None,
     )
 
@@ -1091,8 +1068,6 @@ def _fit_schur(cells, objective, space, x0, gtol, step, max_iter, question, cate
     x = x * sign
     value, grad = objective.deviance_and_gradient(x)
     hess, schur = objective.schur_hessian(x, step)
-    params = _Params.from_packed(x)
-    state = objective.modes(params)
     cov_rx = _spd_inverse(schur)
     h_free = space.block(hess)
     full = _spd_inverse(h_free)
@@ -1102,14 +1077,37 @@ def _fit_schur(cells, objective, space, x0, gtol, step, max_iter, question, cate
     positive = full is not None and cov_rx is not None
     if cov_rx is None:
         cov_rx = np.linalg.pinv(schur)
+    return _glmm_fit(
+        cells,
+        objective,
+        (x, value, grad, hess),
+        (cov_full[BETA, BETA] if positive else cov_rx, "schur" if positive else "rx", cov_rx),
+        (question, category),
+        iterations=iterations,
+        converged=converged,
+        theta_fixed=fixed,
+        cov_full=cov_full if positive else None,
+    )
+
+
+def _glmm_fit(
+    cells, objective, estimates, covariances, labels, *, iterations, converged, theta_fixed, **extra
+) -> GlmmFit:
+    """The :class:`GlmmFit` of either optimiser: ``estimates`` ``(x, deviance, gradient,
+    hessian)`` at the optimum, ``covariances`` ``(cov, cov_source, cov_rx)``, ``labels`` the
+    rows' ``(question, category)``."""
+    x, value, grad, hess = estimates
+    cov, cov_source, cov_rx = covariances
+    params = _Params.from_packed(x)
+    state = objective.modes(params)
     theta_hat = {"question": float(params.theta_q), "category": float(params.theta_c)}
     boundary = {k: bool(v < SINGULAR_TOLERANCE) for k, v in theta_hat.items()}
-    levels = _levels(question, category)
+    levels = _levels(*labels)
     return GlmmFit(
         names=cells.model_names,
         params=params.beta.copy(),
-        cov=cov_full[BETA, BETA] if positive else cov_rx,
-        cov_source="schur" if positive else "rx",
+        cov=cov,
+        cov_source=cov_source,
         cov_rx=cov_rx,
         theta=theta_hat,
         variance={k: v**2 for k, v in theta_hat.items()},
@@ -1131,8 +1129,8 @@ def _fit_schur(cells, objective, space, x0, gtol, step, max_iter, question, cate
         iterations=iterations,
         evaluations=objective.evaluations,
         converged=bool(converged),
-        theta_fixed=fixed,
-        cov_full=cov_full if positive else None,
+        theta_fixed=theta_fixed,
+        **extra,
     )
 
 
