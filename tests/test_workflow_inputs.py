@@ -46,11 +46,20 @@ def test_interrupted_run_then_the_same_command_gives_byte_identical_outputs(tmp_
     # started again with the same command: the default profile makes it redo the jobs the
     # interruption left incomplete, without extra flags.
     again = reduced_workdir(tmp_path / "again")
-    # At most one job started every 3 s, so the run is still under way when the second run
+    # At most one job started every 10 s, so the run is still under way when the second run
     # below has been refused (unthrottled, the reduced stages can finish first). The rate
     # changes when jobs start, not what they write.
     process = subprocess.Popen(
-        [*SNAKEMAKE, "-d", str(again), "--cores", "2", "--max-jobs-per-timespan", "1/3s", *targets],
+        [
+            *SNAKEMAKE,
+            "-d",
+            str(again),
+            "--cores",
+            "2",
+            "--max-jobs-per-timespan",
+            "1/10s",
+            *targets,
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
