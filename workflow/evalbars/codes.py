@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["as_category", "factorize_sorted", "dense_integer_codes"]
+__all__ = ["as_category", "factorize_sorted", "dense_integer_codes", "first_rows"]
 
 
 def _rank_of(labels) -> tuple[np.ndarray, np.ndarray]:
@@ -94,3 +94,19 @@ def dense_integer_codes(values) -> tuple[np.ndarray, np.ndarray] | None:
     # int32 codes while they fit: half the memory of int64 on a board's hundred million rows.
     code_of = np.cumsum(seen, dtype=np.int32 if len(seen) < 2**31 else np.int64) - 1
     return code_of[offset], np.flatnonzero(seen).astype(values.dtype) + low
+
+
+def first_rows(codes: np.ndarray, n_codes: int) -> np.ndarray:
+    """The first row at which each of ``n_codes`` codes occurs (``len(codes)`` where none does).
+
+    Writing the rows in reverse leaves each code's earliest row last (fancy assignment keeps the
+    last write), which ``np.minimum.at`` would do at a tenth of the speed.
+
+    Examples
+    --------
+    >>> first_rows(np.array([2, 0, 2, 0]), 4).tolist()
+    [1, 4, 0, 4]
+    """
+    first = np.full(n_codes, len(codes), dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
+    return first

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
-from .codes import as_category, factorize_sorted
+from .codes import as_category, factorize_sorted, first_rows
 from .errors import ConfigError, InputError, plain
 from .readers.common import RAW_COLUMNS, TEXT_COLUMNS
 
@@ -366,8 +366,7 @@ def _files_of_models(frame: pd.DataFrame, model: np.ndarray, n_models: int) -> n
     """For each model code, its source files joined by ", " in the order the rows name them."""
     file, files = factorize_sorted(frame["source_file"])
     pair = model.astype(np.int64) * len(files) + file
-    first = np.full(n_models * len(files), len(pair), dtype=np.int64)
-    first[pair[::-1]] = np.arange(len(pair) - 1, -1, -1)  # earliest row of each pair wins
+    first = first_rows(pair, n_models * len(files))
     seen = np.flatnonzero(first < len(pair))
     pairs = pd.DataFrame(
         {

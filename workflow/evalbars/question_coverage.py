@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .codes import factorize_sorted
+from .codes import factorize_sorted, first_rows
 from .errors import ConfigError, plain
 from .items import near_duplicates
 from .scores import question_order
@@ -60,8 +60,7 @@ def shared_questions(items: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     table[rows, columns] = True
     answered = table.all(axis=1)
     # Each question's category from its first row (a drop_duplicates would hash every row).
-    first = np.full(len(questions), len(rows), dtype=np.int64)
-    first[rows[::-1]] = np.arange(len(rows) - 1, -1, -1)
+    first = first_rows(rows, len(questions))
     shared = pd.DataFrame(
         {
             "question_id": questions[answered],

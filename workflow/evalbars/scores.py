@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .blocks import BLOCK_CELLS, blocks
-from .codes import dense_integer_codes
+from .codes import dense_integer_codes, first_rows
 
 __all__ = [
     "WideScores",
@@ -195,18 +195,9 @@ def _question_codes(ids: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """
     dense = dense_integer_codes(ids)
     if dense is not None:
-        return dense[0], _first_rows(dense[0], len(dense[1]))
+        return dense[0], first_rows(dense[0], len(dense[1]))
     codes, uniques = pd.factorize(ids)
-    return codes, _first_rows(codes, len(uniques))
-
-
-def _first_rows(codes: np.ndarray, n_codes: int) -> np.ndarray:
-    """The first row at which each of ``n_codes`` codes occurs."""
-    first = np.full(n_codes, len(codes), dtype=np.int64)
-    # Writing the rows in reverse leaves each code's earliest row last (fancy assignment keeps
-    # the last write), which np.minimum.at would do at a tenth of the speed.
-    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
-    return first
+    return codes, first_rows(codes, len(uniques))
 
 
 #: The item table's columns :func:`wide_scores` reads.
