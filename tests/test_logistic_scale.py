@@ -117,17 +117,39 @@ def test_schur_and_full_paths_find_the_same_optimum(name):
     np.testing.assert_allclose(schur.cov_rx, full.cov_rx, rtol=1e-6)
 
 
-def test_grid_cells_give_the_same_deviance():
-    """The complete-grid layout (reshapes instead of bincounts) is the same objective."""
+@pytest.mark.parametrize(
+    "name", ["synthetic_balanced", "binary_epochs", "synthetic_epochs_balanced"]
+)
+def test_grid_cells_give_the_same_deviance(name):
+    """The complete-grid layout (reshapes instead of bincounts) and the grid's matrix form
+    (:class:`glmm._GridLaplace`: mu from an outer sum, sums as matrix products) are the same
+    objective as the cell list: deviance, exact gradient and Schur matrix, with one 0/1
+    sample per cell and with 2 to 4 (binary_epochs) or 3 epochs per cell."""
+    c = args(name)
+    n_models = c[2].nunique()
+    x = np.r_[0.8, 0.4, np.linspace(-0.5, 0.9, n_models)]
+    cell = glmm._Laplace(glmm._encode(*c, None, grid=False))
+    value, gradient = cell.deviance_and_gradient(x)
+    schur = cell._schur(x)
+    grid_cells = glmm._encode(*c, None, grid=True)
+    assert grid_cells.grid and grid_cells.unit_trials == (name == "synthetic_balanced")
+    for objective in (glmm._Laplace(grid_cells), glmm._GridLaplace(grid_cells)):
+        grid_value, grid_gradient = objective.deviance_and_gradient(x)
+        assert grid_value == pytest.approx(value, rel=1e-13)
+        np.testing.assert_allclose(grid_gradient, gradient, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(objective._schur(x), schur, rtol=1e-11, atol=1e-11)
+
+
+def test_grid_matrix_form_falls_back_to_cells_where_exp_overflows():
+    """Past |eta| > 709 the outer sum overflows; the state is then the cell path's."""
     c = args("synthetic_balanced")
-    x = np.array([0.8, 0.4, 0.3, 0.5, 0.9, 0.2])
-    values = []
-    for grid in (False, True):
-        d = glmm._encode(*c, None, grid=grid)
-        assert d.grid == grid
-        values.append(glmm._Laplace(d).deviance_and_gradient(x))
-    assert values[1][0] == pytest.approx(values[0][0], rel=1e-13)
-    np.testing.assert_allclose(values[1][1], values[0][1], rtol=1e-9, atol=1e-9)
+    x = np.array([0.8, 0.4, -750.0, 0.5, 0.9, 0.2])
+    grid_cells = glmm._encode(*c, None, grid=True)
+    expected = glmm._Laplace(grid_cells).deviance(x)
+    objective = glmm._GridLaplace(grid_cells)
+    state = objective.modes(glmm._Params.from_packed(x))
+    assert state.eta is not None  # the cell path's state
+    assert state.deviance == pytest.approx(expected, rel=1e-13)
 
 
 # --------------------------------------------------------------------------------------------

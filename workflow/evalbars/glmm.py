@@ -136,7 +136,7 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -579,6 +579,8 @@ class _Laplace:
     #: Newton steps larger than this (in spherical units) are checked for a decrease of P and
     #: halved if needed; smaller ones are in the region where the quadratic model is accurate.
     checked_step = 0.1
+    #: Whether PIRLS's first state takes the log-likelihood (needed only before a big step).
+    _initial_loglik = True
 
     def __init__(self, cells: _Cells, max_iter: int = 100):
         self.cells = cells
@@ -633,6 +635,10 @@ class _Laplace:
             v=v,
         )
 
+    def _with_loglik(self, state: _ModeState, theta_q, theta_c, beta, offset) -> _ModeState:
+        """``state`` with its log-likelihood and penalised deviance (recomputed)."""
+        return self._state(theta_q, theta_c, beta, offset, state.u, state.v)
+
     def modes(self, params: _Params) -> _ModeState:
         """PIRLS: Newton's method on the penalised deviance in the spherical modes (u, v)."""
         d = self.cells
@@ -643,7 +649,7 @@ class _Laplace:
         # spherical mode u = theta r -> 0, so start at 0 there rather than divide by ~0
         u = self.effect_q / theta_q if abs(theta_q) > 1e-8 else np.zeros(d.n_questions)
         v = self.effect_c / theta_c if abs(theta_c) > 1e-8 else np.zeros(d.n_categories)
-        state = self._state(theta_q, theta_c, beta, offset, u, v)
+        state = self._state(theta_q, theta_c, beta, offset, u, v, self._initial_loglik)
         for _ in range(self.max_iter):
             # half the gradient of P; Newton step -H^{-1} g
             g_u = state.u - theta_q * state.r_q
@@ -664,7 +670,7 @@ class _Laplace:
                 )
             else:
                 if np.isnan(state.penalised):  # a big step after small ones: need P now
-                    state = self._state(theta_q, theta_c, beta, offset, state.u, state.v)
+                    state = self._with_loglik(state, theta_q, theta_c, beta, offset)
                 for _halving in range(60):
                     trial = self._state(
                         theta_q, theta_c, beta, offset, state.u + step_u, state.v + step_v
@@ -706,15 +712,7 @@ class _Laplace:
         inv_qc = -ratio * inv_cc[qc]
         inv_qq = 1.0 / h_q + ratio**2 * inv_cc[qc]
         leverage_q = theta_q**2 * inv_qq + 2 * theta_q * theta_c * inv_qc + theta_c**2 * inv_cc[qc]
-        a = st.weight * (1.0 - 2.0 * st.mu) * d.at_question(leverage_q)
-        a_q = d.question_sum(a)
-        s_q, s_cat = st.solve(
-            theta_q * a_q, theta_c * np.bincount(qc, a_q, minlength=d.n_categories)
-        )
-        gs = d.at_question(theta_q * s_q + theta_c * s_cat[qc])
-        total = a - st.weight * gs  # a_i - W_i (G s)_i
-        grad_beta = d.model_sum(total - 2.0 * st.resid)
-        t_q = d.question_sum(total)
+        grad_beta, t_q, s_q, s_cat = self._cell_gradient(st, theta_q, theta_c, leverage_q)
         t_c = np.bincount(qc, t_q, minlength=d.n_categories)
         grad_q = (
             _dot(st.u, t_q - 2.0 * st.r_q)
@@ -727,6 +725,25 @@ class _Laplace:
             + 2.0 * (theta_c * _dot(inv_cc, st.w_c) + theta_q * _dot(inv_qc, st.w_q))
         )
         return value, _Params.pack(grad_q, grad_c, grad_beta)
+
+    def _cell_gradient(self, st: _ModeState, theta_q, theta_c, leverage_q):
+        """The cell terms of :meth:`deviance_and_gradient`: the beta gradient, the question sums
+        ``t_q`` of :math:`a_i - W_i (G s)_i`, and :math:`s = H^{-1} G' a` (question and category
+        parts)."""
+        d = self.cells
+        qc = d.question_category
+        a = st.weight * (1.0 - 2.0 * st.mu) * d.at_question(leverage_q)
+        a_q = d.question_sum(a)
+        s_q, s_cat = st.solve(
+            theta_q * a_q, theta_c * np.bincount(qc, a_q, minlength=d.n_categories)
+        )
+        gs = d.at_question(theta_q * s_q + theta_c * s_cat[qc])
+        total = a - st.weight * gs  # a_i - W_i (G s)_i
+        return d.model_sum(total - 2.0 * st.resid), d.question_sum(total), s_q, s_cat
+
+    def _cell_weights(self, st: _ModeState) -> np.ndarray:
+        """:math:`W` per cell at the state's modes."""
+        return st.weight
 
     def _gradient(self, x) -> np.ndarray:
         return self.deviance_and_gradient(x)[1]
@@ -779,10 +796,11 @@ class _Laplace:
         st = self.modes(params)
         qc = d.question_category
         # G'WX: per question level and model, the weight sum, scaled by theta
-        wqk = d.by_question_model(st.weight)
+        weight = self._cell_weights(st)
+        wqk = d.by_question_model(weight)
         wck = _category_sum(wqk, qc, d.n_categories, d.grid)
         rhs_q, rhs_c = params.theta_q * wqk, params.theta_c * wck
-        xwx = np.diag(d.model_sum(st.weight))
+        xwx = np.diag(d.model_sum(weight))
         if not d.grid:
             sol_q, sol_c = st.solve_matrix(rhs_q, rhs_c)
             return xwx - rhs_q.T @ sol_q - rhs_c.T @ sol_c
@@ -795,6 +813,174 @@ class _Laplace:
         del scaled
         schur -= (z / st.s_c[:, None]).T @ z
         return (schur + schur.T) / 2
+
+
+class _GridLaplace(_Laplace):
+    r""":class:`_Laplace` on a complete models x questions grid (:attr:`_Cells.grid`), with the
+    per-cell work reduced to two matrices.
+
+    On the grid the predictor is additive, :math:`\eta_{kq} = \beta_k + e_q` with
+    :math:`e_q = \theta_q u_q + \theta_c v_{c(q)}`, so with :math:`a_k = e^{-\beta_k}` and
+    :math:`c_q = e^{-e_q}` every :math:`\mu` is :math:`M_{kq} = c_q^{-1} / (a_k + c_q^{-1})`:
+    an outer sum and a division, no exponential per cell. With :math:`N` the trials, :math:`Y`
+    the successes and :math:`\circ` elementwise, the sums a PIRLS step needs are column sums,
+
+    .. math::  w_q = \mathbf 1^\top (N \circ M)_{\cdot q} - \mathbf 1^\top (N \circ M \circ
+               M)_{\cdot q}, \qquad r_q = \textstyle\sum_k Y_{kq} - \mathbf 1^\top
+               (N \circ M)_{\cdot q},
+
+    and the log-likelihood is :math:`\sum N \circ \log M - \sum_k \beta_k F_k - \sum_q e_q F_q`
+    with :math:`F = N - Y` summed by model and by question (one logarithm per cell, in the last
+    state of a PIRLS solve only). The gradient's cell terms are products of
+    :math:`W = N \circ M \circ (1 - M)` with vectors (:meth:`_cell_gradient`). Each sum is one
+    pass (BLAS, or ``einsum`` without temporaries). These are the formulas of
+    :class:`_Laplace` summed in another order, so the estimates agree with the cell path to
+    rounding (tests).
+
+    ``mu`` and :math:`W` live in two buffers that every evaluation overwrites: only the latest
+    state's are valid, and that is the state every caller uses; a state asked for again at the
+    same parameters is reused.
+    """
+
+    def __init__(self, cells: _Cells, max_iter: int = 100):
+        super().__init__(cells, max_iter)
+        shape = (cells.n_models, cells.n_questions)
+        self._mu = np.empty(shape)
+        self._weight = np.empty(shape)
+        failures = cells.trials - cells.successes
+        self._failures_model = failures.sum(axis=1)
+        self._failures_question = failures.sum(axis=0)
+        del failures
+        self._successes_model = cells.successes.sum(axis=1)
+        self._successes_question = cells.successes.sum(axis=0)
+        self._ones_model = np.ones(cells.n_models)
+        self._ones_question = np.ones(cells.n_questions)
+        self._latest = None  # (parameters, state) of the state the buffers hold
+        self._buffer_u = None  # the spherical modes u of the state whose mu the buffer holds
+
+    def _sum(self, *matrices, by: str, vector=None) -> np.ndarray:
+        """``by="question"``: the column sums of :math:`N \\circ` the product of ``matrices``;
+        ``by="model"``: its products with ``vector`` (default ones). One pass each."""
+        if not self.cells.unit_trials:
+            matrices = (self.cells.trials, *matrices)
+        if len(matrices) == 1:  # BLAS
+            if by == "question":
+                return self._ones_model @ matrices[0]
+            return matrices[0] @ (self._ones_question if vector is None else vector)
+        terms = ",".join(["kq"] * len(matrices))
+        if by == "question":
+            return np.einsum(f"{terms}->q", *matrices)
+        if vector is None:
+            return np.einsum(f"{terms}->k", *matrices)
+        return np.einsum(f"{terms},q->k", *matrices, vector)
+
+    _initial_loglik = False  # computed from the buffer when needed (:meth:`_with_loglik`)
+
+    def _with_loglik(self, state: _ModeState, theta_q, theta_c, beta, offset) -> _ModeState:
+        if state.eta is not None or state.mu is not self._mu or state.u is not self._buffer_u:
+            return super()._with_loglik(state, theta_q, theta_c, beta, offset)
+        loglik = self._loglik(theta_q * state.u + theta_c * state.v[state.question_category], beta)
+        if not np.isfinite(loglik):
+            return super()._with_loglik(state, theta_q, theta_c, beta, offset)
+        return replace(
+            state,
+            loglik=loglik,
+            penalised=-2.0 * loglik + _dot(state.u, state.u) + _dot(state.v, state.v),
+        )
+
+    def _loglik(self, effect: np.ndarray, beta: np.ndarray) -> float:
+        """The log-likelihood from the ``mu`` in the buffer."""
+        with np.errstate(divide="ignore"):  # a mu of 0 (eta < -745): -inf, the cell path's case
+            logs = np.log(self._mu, out=self._weight)  # log mu = -log(1 + exp(-eta))
+        loglik = float(logs.sum()) if self.cells.unit_trials else _dot(self.cells.trials, logs)
+        return loglik - _dot(beta, self._failures_model) - _dot(effect, self._failures_question)
+
+    def _state(self, theta_q, theta_c, beta, offset, u, v, with_loglik=True) -> _ModeState:
+        d = self.cells
+        qc = d.question_category
+        effect = theta_q * u + theta_c * v[qc]
+        self._buffer_u = u
+        with np.errstate(over="ignore", invalid="ignore"):
+            inverse_c = np.exp(effect)  # 1 / c_q
+            mu = np.add.outer(np.exp(-beta), inverse_c, out=self._mu)
+            np.divide(inverse_c, mu, out=mu)
+        fitted_q = self._sum(mu, by="question")
+        w_q = fitted_q - self._sum(mu, mu, by="question")
+        loglik = np.nan
+        if with_loglik and np.all(np.isfinite(w_q)):
+            loglik = self._loglik(effect, beta)
+        if not np.all(np.isfinite(w_q)) or (with_loglik and not np.isfinite(loglik)):
+            # exp overflows for |eta| > 709: the cell path, which takes logs per cell
+            return super()._state(theta_q, theta_c, beta, offset, u, v, with_loglik)
+        r_q = self._successes_question - fitted_q
+        w_c = np.bincount(qc, w_q, minlength=d.n_categories)
+        r_c = np.bincount(qc, r_q, minlength=d.n_categories)
+        h_q = 1.0 + theta_q**2 * w_q
+        k_q = theta_q * theta_c * w_q
+        h_c = 1.0 + theta_c**2 * w_c
+        s_c = h_c - np.bincount(qc, k_q**2 / h_q, minlength=d.n_categories)
+        return _ModeState(
+            question_category=qc,
+            eta=None,
+            mu=mu,
+            weight=None,
+            resid=None,
+            w_q=w_q,
+            r_q=r_q,
+            w_c=w_c,
+            r_c=r_c,
+            h_q=h_q,
+            k_q=k_q,
+            h_c=h_c,
+            s_c=s_c,
+            loglik=loglik,
+            penalised=-2.0 * loglik + _dot(u, u) + _dot(v, v),
+            u=u,
+            v=v,
+        )
+
+    def modes(self, params: _Params) -> _ModeState:
+        """:meth:`_Laplace.modes`, or the latest state when it was solved for the same
+        parameters (the optimiser asks for the gradient and then the Schur matrix at one
+        point)."""
+        key = (float(params.theta_q), float(params.theta_c), np.asarray(params.beta).tobytes())
+        if self._latest is not None and self._latest[0] == key:
+            return self._latest[1]
+        self._latest = None
+        state = super().modes(params)
+        if state.eta is None:  # a grid state: the buffers hold it
+            self._latest = (key, state)
+        return state
+
+    def _cell_weights(self, st: _ModeState) -> np.ndarray:
+        if st.eta is not None:
+            return super()._cell_weights(st)
+        weight = np.subtract(1.0, st.mu, out=self._weight)
+        weight *= st.mu
+        if not self.cells.unit_trials:
+            weight *= self.cells.trials
+        return weight
+
+    def _cell_gradient(self, st: _ModeState, theta_q, theta_c, leverage_q):
+        r"""The cell terms from products of :math:`W` and :math:`M` with vectors: with
+        :math:`A = W \circ (1 - 2M)`, their model sums are :math:`A \ell - W (Gs) - 2 (y_k -
+        (N \circ M) \mathbf 1)` and their question sums :math:`\ell_q \mathbf 1^\top
+        A_{\cdot q} - (Gs)_q w_q`."""
+        if st.eta is not None:
+            return super()._cell_gradient(st, theta_q, theta_c, leverage_q)
+        d = self.cells
+        qc = d.question_category
+        fitted_k = self._sum(st.mu, by="model")
+        weight = self._cell_weights(st)  # N is in W: the sums below are plain
+        a_q = leverage_q * (self._ones_model @ weight - 2.0 * np.einsum("kq,kq->q", weight, st.mu))
+        s_q, s_cat = st.solve(
+            theta_q * a_q, theta_c * np.bincount(qc, a_q, minlength=d.n_categories)
+        )
+        gs_q = theta_q * s_q + theta_c * s_cat[qc]
+        grad_beta = weight @ (leverage_q - gs_q)
+        grad_beta -= 2.0 * np.einsum("kq,kq,q->k", weight, st.mu, leverage_q)
+        grad_beta -= 2.0 * (self._successes_model - fitted_k)
+        return grad_beta, a_q - gs_q * st.w_q, s_q, s_cat
 
 
 # ---------------------------------------------------------------------------------------------
@@ -990,7 +1176,7 @@ def fit_glmm(
     tot = cells.model_sum(cells.trials)
     if np.any(succ == 0) or np.any(succ == tot):
         raise ValueError("a model with accuracy 0 or 1 has no finite log odds")
-    objective = _Laplace(cells)
+    objective = _GridLaplace(cells) if cells.grid else _Laplace(cells)
     x0 = _start(cells)
     free = np.ones(x0.size, dtype=bool)
     if theta is not None:
@@ -1139,8 +1325,9 @@ def _schur_newton(objective: _Laplace, x, free, gtol: float, step: float, max_it
 
     The matrix of :meth:`_Laplace.schur_hessian` (exact in the theta rows and columns to the
     forward difference, :math:`2 S` in the beta block: the log-determinant's curvature in beta
-    left out) is factored by Cholesky once and reused while it keeps the largest gradient
-    component falling by a factor 4 per step (chord iterations, [1]_ Sec. 5.4); a matrix that is
+    left out) is factored by Cholesky once and reused, corrected by the L-BFGS secant pairs of
+    the steps since ([2]_ Alg. 7.4), while each step is taken in full (chord iterations, [1]_
+    Sec. 5.4); after a backtracked step it is computed afresh. A matrix that is
     not positive definite (far from the optimum, in theta) is shifted by a multiple of the
     identity until it is (Levenberg). Each step is backtracked to an Armijo decrease, as
     :func:`evalbars.optimize.chord_newton`. Because the beta block is not the exact Hessian the
@@ -1148,13 +1335,14 @@ def _schur_newton(objective: _Laplace, x, free, gtol: float, step: float, max_it
     :math:`2 S` (small: a few iterations to 1e-9 on the fixtures), and the optimum is the
     exact one, the stationary point of :math:`D`: the estimates are glmer's.
 
-    Returns ``(x, iterations, converged)``: converged after a step below 1e-9 with the largest
-    free gradient component below ``gtol``.
+    Returns ``(x, iterations, converged)``: converged when the largest free gradient component
+    is below ``gtol`` and the step the matrix asks for is below 1e-9 (then not taken).
 
     References
     ----------
     .. [1] Dennis, J. E. and Schnabel, R. B. (1996). Numerical Methods for Unconstrained
        Optimization and Nonlinear Equations. SIAM.
+    .. [2] Nocedal, J. and Wright, S. J. (2006). Numerical Optimization, 2nd ed. Springer.
     """
     space = FreeCoordinates(np.zeros_like(x), np.asarray(free, dtype=bool))
     x = np.array(x, dtype=float)
@@ -1167,6 +1355,11 @@ def _schur_newton(objective: _Laplace, x, free, gtol: float, step: float, max_it
             pairs = []
         g = space.restrict(grad)
         direction = -_two_loop(factor, pairs, g)
+        # converged when the gradient is below gtol and the step it asks for below 1e-9 (the
+        # estimates are then within ~1e-9 of the stationary point without taking it)
+        if np.max(np.abs(g)) < gtol and np.max(np.abs(direction)) < 1e-9 and not shifted:
+            converged = True
+            break
         full = space.embed(direction)
         t = 1.0
         for _ in range(50):
@@ -1175,10 +1368,6 @@ def _schur_newton(objective: _Laplace, x, free, gtol: float, step: float, max_it
                 break
             t /= 2
         x, value, grad = x + t * full, trial_value, trial_grad
-        largest = np.max(np.abs(space.restrict(grad)))
-        if np.max(np.abs(t * direction)) < 1e-9 and largest < gtol and not shifted:
-            converged = True
-            break
         if t < 1 or shifted:
             factor = None  # fresh matrix next time
         else:  # the curvature met along the step corrects the matrix (L-BFGS pair)
