@@ -70,12 +70,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
 from scipy import special
 
 from .glmm import _label_codes, check_binomial_counts, sorted_codes
+from .scores import WideScores
 
-__all__ = ["GeeFit", "fit_gee"]
+__all__ = ["GeeFit", "fit_gee", "fit_gee_wide"]
 
 
 @dataclass(frozen=True)
@@ -191,6 +191,9 @@ def fit_gee(
         return _closed_form(successes, trials, code, question, names, maxiter, ctol, ddof_scale)
     if method != "statsmodels":
         raise ValueError(f"method must be auto, statsmodels or closed_form, not {method!r}")
+    # imported here: the closed form (above 30 models) needs none of it, and it takes 0.5 s
+    import statsmodels.api as sm  # noqa: PLC0415
+
     cell, outcome = _samples(successes, trials)
     design = np.zeros((cell.size, len(names)))
     design[np.arange(cell.size), code[cell]] = 1.0
@@ -213,6 +216,51 @@ def fit_gee(
         n_obs=int(cell.size),
         n_clusters=int(groups.max() + 1),
         converged=bool(result.converged),
+    )
+
+
+def fit_gee_wide(
+    wide: WideScores,
+    *,
+    model_names=None,
+    maxiter: int = 100,
+    ctol: float = 1e-10,
+    ddof_scale: int | None = None,
+    method: str = "auto",
+) -> GeeFit:
+    """:func:`fit_gee` on a question x model matrix of 0/1 scores (with epochs, of their means).
+
+    The closed form reads the matrix's binomial counts
+    (:meth:`evalbars.scores.WideScores.binomial_counts`) as its questions x models grids;
+    statsmodels gets the scored cells as rows, model by model. Questions no model has a sample
+    of are no clusters. Arguments as :func:`fit_gee`.
+    """
+    names = sorted(wide.models) if model_names is None else list(model_names)
+    wide = wide.columns(names)
+    successes, trials = wide.binomial_counts()
+    answered = trials.any(axis=1)
+    if method == "auto":
+        method = "statsmodels" if len(names) <= STATSMODELS_MAX_MODELS else "closed_form"
+    if method == "closed_form":
+        successes, trials = check_binomial_counts(successes[answered], trials[answered])
+        return _closed_form_grid(successes, trials, tuple(names), maxiter, ctol, ddof_scale)
+    # the rows model by model, each model's by question id: the order of binomial_cells' rows,
+    # whose sums statsmodels' start (a GLM fit over every row) takes in that order
+    by_id = np.argsort(np.asarray(wide.question_ids), kind="stable")
+    observed = trials[by_id].T > 0
+    model_row, question_row = np.nonzero(observed)
+    question_row = by_id[question_row]
+    successes, trials = successes[by_id].T[observed], trials[by_id].T[observed]
+    return fit_gee(
+        successes,
+        trials,
+        np.asarray(names, dtype=object)[model_row],
+        np.asarray(wide.question_ids)[question_row],
+        model_names=names,
+        maxiter=maxiter,
+        ctol=ctol,
+        ddof_scale=ddof_scale,
+        method=method,
     )
 
 
@@ -257,6 +305,12 @@ def _closed_form(successes, trials, code, question, names, maxiter, ctol, ddof_s
     size = n_questions * n_models
     grid_n = np.bincount(key, trials, minlength=size).reshape(n_questions, n_models)
     grid_y = np.bincount(key, successes, minlength=size).reshape(n_questions, n_models)
+    return _closed_form_grid(grid_y, grid_n, names, maxiter, ctol, ddof_scale)
+
+
+def _closed_form_grid(grid_y, grid_n, names, maxiter, ctol, ddof_scale) -> GeeFit:
+    """:func:`_closed_form` from the questions x models successes and trials."""
+    n_models, n_questions = len(names), grid_n.shape[0]
     n_k, y_k, m_q = grid_n.sum(axis=0), grid_y.sum(axis=0), grid_n.sum(axis=1)
     n_obs = float(m_q.sum())
     n_pairs = float(np.sum(m_q * (m_q - 1.0)) / 2.0)

@@ -143,6 +143,7 @@ import pandas as pd
 from scipy import linalg, optimize, special
 
 from .optimize import FreeCoordinates, chord_newton, forward_difference_hessian
+from .scores import WideScores
 
 __all__ = [
     "SINGULAR_TOLERANCE",
@@ -150,6 +151,7 @@ __all__ = [
     "binomial_cells",
     "check_binomial_counts",
     "fit_glmm",
+    "fit_glmm_wide",
     "laplace_deviance",
 ]
 
@@ -1172,6 +1174,98 @@ def fit_glmm(
     cells = _encode(
         successes, trials, model, question, category, model_names, grid=hessian == "schur"
     )
+    options = (gtol, hessian_step, bfgs_maxiter, newton_maxiter)
+    return _fit_cells(cells, hessian, theta, options, lambda: _levels(question, category))
+
+
+def fit_glmm_wide(
+    wide: WideScores,
+    *,
+    model_names=None,
+    theta=None,
+    gtol: float = 1e-6,
+    hessian_step: float = 1e-7,
+    bfgs_maxiter: int = 1000,
+    newton_maxiter: int = 50,
+    hessian: str = "auto",
+) -> GlmmFit:
+    """:func:`fit_glmm` on a question x model matrix of 0/1 scores (with epochs, of their means).
+
+    Parameters
+    ----------
+    wide : WideScores
+        The matrix every analysis job reads (:mod:`evalbars.scores`); a cell's binomial counts
+        are its samples and the samples scored 1
+        (:meth:`evalbars.scores.WideScores.binomial_counts`).
+    model_names : sequence of str, optional
+        Order of the fixed effects; default sorted.
+    theta, gtol, hessian_step, bfgs_maxiter, newton_maxiter, hessian
+        As :func:`fit_glmm`.
+
+    Returns
+    -------
+    GlmmFit
+        The fit of :func:`fit_glmm` on the matrix's scored cells as rows. A complete matrix on
+        the Schur path is laid out as the grid directly (no table of rows, no sort); otherwise
+        the cells are passed to :func:`fit_glmm` as rows, model by model.
+    """
+    names = sorted(wide.models) if model_names is None else list(model_names)
+    wide = wide.columns(names)
+    successes, trials = wide.binomial_counts()
+    answered = trials.any(axis=1)
+    if not answered.all():  # a question no model has a sample of is no level
+        wide, successes, trials = wide.rows(answered), successes[answered], trials[answered]
+    if hessian == "auto":
+        hessian = "full" if len(names) <= FULL_HESSIAN_MAX_MODELS else "schur"
+    options = (gtol, hessian_step, bfgs_maxiter, newton_maxiter)
+    if hessian != "schur" or not np.all(trials > 0):
+        observed = trials.T > 0  # models x questions: the rows model by model
+        model_row, question_row = np.nonzero(observed)
+        return fit_glmm(
+            successes.T[observed],
+            trials.T[observed],
+            np.asarray(names, dtype=object)[model_row],
+            wide.question_ids[question_row],
+            wide.categories[question_row],
+            model_names=names,
+            theta=theta,
+            gtol=gtol,
+            hessian_step=hessian_step,
+            bfgs_maxiter=bfgs_maxiter,
+            newton_maxiter=newton_maxiter,
+            hessian=hessian,
+        )
+    successes, trials = check_binomial_counts(successes, trials)
+    category_code = wide.category_codes
+    cells = _Cells(
+        successes=np.ascontiguousarray(successes.T),
+        trials=np.ascontiguousarray(trials.T),
+        model=None,
+        question=None,
+        question_category=category_code,  # rows sorted by category: the levels in lme4's order
+        model_start=np.arange(len(names)) * successes.shape[0],
+        model_names=tuple(names),
+        n_categories=int(category_code.max(initial=-1)) + 1,
+        grid=True,
+        trials_max=float(trials.max(initial=0.0)),
+    )
+    return _fit_cells(
+        cells,
+        "schur",
+        theta,
+        options,
+        lambda: (
+            list(zip(wide.categories.tolist(), wide.question_ids.tolist(), strict=True)),
+            np.unique(wide.categories).tolist(),
+        ),
+    )
+
+
+def _fit_cells(cells: _Cells, hessian: str, theta, options, levels) -> GlmmFit:
+    """The optimisation and covariance of :func:`fit_glmm` on encoded cells; ``options``
+    ``(gtol, hessian_step, bfgs_maxiter, newton_maxiter)``, ``levels`` a function giving the
+    labels ``(question_levels, category_levels)``."""
+    gtol, hessian_step, bfgs_maxiter, newton_maxiter = options
     succ = cells.model_sum(cells.successes)
     tot = cells.model_sum(cells.trials)
     if np.any(succ == 0) or np.any(succ == tot):
@@ -1192,8 +1286,7 @@ def fit_glmm(
             gtol,
             hessian_step,
             newton_maxiter,
-            question,
-            category,
+            levels,
             theta is not None,
         )
 
@@ -1238,14 +1331,14 @@ def fit_glmm(
         objective,
         (x, value, grad, hess),
         (cov if positive else cov_rx, "hessian" if positive else "rx", cov_rx),
-        (question, category),
+        levels(),
         iterations=int(bfgs.nit) + newton_iterations,
         converged=converged,
         theta_fixed=theta is not None,
     )
 
 
-def _fit_schur(cells, objective, space, x0, gtol, step, max_iter, question, category, fixed):
+def _fit_schur(cells, objective, space, x0, gtol, step, max_iter, levels, fixed):
     """The fit of :func:`fit_glmm` with ``hessian = "schur"``: :func:`_schur_newton`, then the
     covariance from :meth:`_Laplace.schur_hessian` at the estimates."""
     x, iterations, converged = _schur_newton(objective, x0, space.free, gtol, step, max_iter)
@@ -1268,7 +1361,7 @@ def _fit_schur(cells, objective, space, x0, gtol, step, max_iter, question, cate
         objective,
         (x, value, grad, hess),
         (cov_full[BETA, BETA] if positive else cov_rx, "schur" if positive else "rx", cov_rx),
-        (question, category),
+        levels(),
         iterations=iterations,
         converged=converged,
         theta_fixed=fixed,
@@ -1277,18 +1370,17 @@ def _fit_schur(cells, objective, space, x0, gtol, step, max_iter, question, cate
 
 
 def _glmm_fit(
-    cells, objective, estimates, covariances, labels, *, iterations, converged, theta_fixed, **extra
+    cells, objective, estimates, covariances, levels, *, iterations, converged, theta_fixed, **extra
 ) -> GlmmFit:
     """The :class:`GlmmFit` of either optimiser: ``estimates`` ``(x, deviance, gradient,
-    hessian)`` at the optimum, ``covariances`` ``(cov, cov_source, cov_rx)``, ``labels`` the
-    rows' ``(question, category)``."""
+    hessian)`` at the optimum, ``covariances`` ``(cov, cov_source, cov_rx)``, ``levels`` the
+    labels ``(question_levels, category_levels)``."""
     x, value, grad, hess = estimates
     cov, cov_source, cov_rx = covariances
     params = _Params.from_packed(x)
     state = objective.modes(params)
     theta_hat = {"question": float(params.theta_q), "category": float(params.theta_c)}
     boundary = {k: bool(v < SINGULAR_TOLERANCE) for k, v in theta_hat.items()}
-    levels = _levels(*labels)
     return GlmmFit(
         names=cells.model_names,
         params=params.beta.copy(),

@@ -55,9 +55,10 @@ import pandas as pd
 from scipy import special, stats
 
 from .fits import Fit, difference_se, structured_difference_se
-from .gee import GeeFit, fit_gee
-from .glmm import BETA, THETA, GlmmFit, binomial_cells, fit_glmm
+from .gee import GeeFit, fit_gee, fit_gee_wide
+from .glmm import BETA, THETA, GlmmFit, binomial_cells, fit_glmm, fit_glmm_wide
 from .pairwise import adjust_pvalues
+from .scores import WideScores
 
 __all__ = [
     "CONTRAST_COLUMNS",
@@ -456,9 +457,11 @@ def compare_logistic(
 
     Parameters
     ----------
-    items : DataFrame
+    items : DataFrame or WideScores
         ``model, question_id, category`` and the 0/1 ``outcome``, one row per sample (several
-        rows per model x question with epochs: the fits take the binomial counts per cell).
+        rows per model x question with epochs: the fits take the binomial counts per cell); or
+        the question x model matrix of the same scores (:class:`evalbars.scores.WideScores`,
+        what the workflow's job reads), whose cells are those counts.
     alpha : float
         Level of the confidence intervals.
     models : sequence of str, optional
@@ -480,10 +483,14 @@ def compare_logistic(
     the fit summary, ``glmm_converged`` / ``gee_converged`` of the effects) and logged as a
     warning, which the workflow's scripts print on the console.
     """
-    cells = binomial_cells(items, outcome)
-    args = (cells["successes"], cells["trials"], cells["model"], cells["question_id"])
-    glmm_fit = fit_glmm(*args, cells["category"], model_names=models, **(glmm_options or {}))
-    gee_fit = fit_gee(*args, model_names=glmm_fit.names, **(gee_options or {}))
+    if isinstance(items, WideScores):
+        glmm_fit = fit_glmm_wide(items, model_names=models, **(glmm_options or {}))
+        gee_fit = fit_gee_wide(items, model_names=glmm_fit.names, **(gee_options or {}))
+    else:
+        cells = binomial_cells(items, outcome)
+        args = (cells["successes"], cells["trials"], cells["model"], cells["question_id"])
+        glmm_fit = fit_glmm(*args, cells["category"], model_names=models, **(glmm_options or {}))
+        gee_fit = fit_gee(*args, model_names=glmm_fit.names, **(gee_options or {}))
     for fit, label in ((glmm_fit, "logistic mixed model (Laplace)"), (gee_fit, "GEE")):
         if not fit.converged:
             log.warning(
@@ -556,16 +563,20 @@ VERDICT_COLUMNS = (
 BYTES_PER_CELL = 150
 
 
-def fit_obstacle(items: pd.DataFrame, max_cells: int, outcome: str = "correct") -> str | None:
+def fit_obstacle(items, max_cells: int, outcome: str = "correct") -> str | None:
     """Why the logistic models are not fitted to ``items``, or None when they can be.
 
+    ``items``: a long item table or its question x model matrix (as :func:`compare_logistic`).
     They are not fitted when the models x questions grid holds more than ``max_cells`` cells
     (``analysis.logistic_max_cells``, a memory guard: the fits hold about
     :data:`BYTES_PER_CELL` bytes per cell), when a score is neither 0 nor 1 (partial credit has
     no binomial likelihood), or when a model is right on every or no question (its log odds
     are infinite).
     """
-    n_models, n_questions = items["model"].nunique(), items["question_id"].nunique()
+    if isinstance(items, WideScores):
+        n_models, n_questions = len(items.models), items.scores.shape[0]
+    else:
+        n_models, n_questions = items["model"].nunique(), items["question_id"].nunique()
     n_cells = n_models * n_questions
     if n_cells > max_cells:
         return (
@@ -573,11 +584,20 @@ def fit_obstacle(items: pd.DataFrame, max_cells: int, outcome: str = "correct") 
             f"analysis.logistic_max_cells = {max_cells:,} (the fits would need about "
             f"{n_cells * BYTES_PER_CELL / 1e9:.1f} GB of memory; raise the limit to fit them)"
         )
-    scores = items[outcome].dropna().to_numpy(dtype=float)
-    partial = int(np.count_nonzero((scores != 0) & (scores != 1)))
+    if isinstance(items, WideScores):
+        partial = items.non_binary_cells()
+        what = "scores are" if not items.has_repeats else "cells hold a sample"
+    else:
+        scores = items[outcome].dropna().to_numpy(dtype=float)
+        partial = int(np.count_nonzero((scores != 0) & (scores != 1)))
+        what = "scores are"
     if partial:
-        return f"{partial:,} scores are neither 0 nor 1 (partial credit has no binomial model)"
-    accuracy = items.groupby("model", observed=True)[outcome].mean()
+        return f"{partial:,} {what} neither 0 nor 1 (partial credit has no binomial model)"
+    if isinstance(items, WideScores):
+        successes, trials = items.binomial_counts()
+        accuracy = pd.Series(successes.sum(axis=0) / trials.sum(axis=0), index=items.models)
+    else:
+        accuracy = items.groupby("model", observed=True)[outcome].mean()
     extreme = accuracy[(accuracy == 0) | (accuracy == 1)]
     if len(extreme):
         return "no finite log odds for " + ", ".join(

@@ -90,6 +90,40 @@ class WideScores:
         """True when some cell holds more than one sample (epochs)."""
         return bool((self.sample_counts > 1).any())
 
+    def binomial_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """Successes and trials of every cell (questions x models, float; 0 and 0 where the
+        model has no sample): the samples scored 1 and the samples, when every sample is 0 or 1
+        (:meth:`non_binary_cells` says where not). A cell's successes are its mean times its
+        samples, rounded where within 1e-9 of a whole number (the mean's rounding)."""
+        if not self.has_repeats:  # one sample per scored cell: its score
+            trials = np.isfinite(self.scores).astype(float)
+            return np.where(trials > 0, self.scores, 0.0), trials
+        trials = self.sample_counts.astype(float)
+        successes = np.where(trials > 0, np.nan_to_num(self.scores) * trials, 0.0)
+        whole = np.rint(successes)
+        close = np.abs(successes - whole) <= 1e-9 * np.maximum(trials, 1.0)
+        return np.where(close, whole, successes), trials
+
+    def non_binary_cells(self) -> int:
+        """How many cells hold a sample that is neither 0 nor 1 (partial credit).
+
+        A single sample is its score. For ``n`` samples with mean ``m`` and within-cell sum of
+        squares ``ss`` the samples are all 0 or 1 exactly when ``k = n m`` is whole and
+        ``ss = k (n - k) / n`` (the sum of squares of ``k`` ones and ``n - k`` zeros about
+        their mean; any other samples with that mean have another ``ss``), to 1e-9.
+        """
+        if not self.has_repeats:
+            scores = self.scores
+            return int(np.count_nonzero(np.isfinite(scores) & (scores != 0) & (scores != 1)))
+        successes, trials = self.binomial_counts()
+        scored = trials > 0
+        partial = scored & (successes != np.rint(successes))
+        binary_ss = np.divide(
+            successes * (trials - successes), trials, out=np.zeros_like(trials), where=scored
+        )
+        partial |= scored & (np.abs(self.within_squares - binary_ss) > 1e-9 * trials)
+        return int(np.count_nonzero(partial))
+
     def rows(self, keep) -> WideScores:
         """The same matrix restricted to the rows (questions) selected by ``keep``."""
         keep = np.asarray(keep)

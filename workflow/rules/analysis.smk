@@ -135,7 +135,7 @@ rule analysis_mixed:
 # --- Logistic readings: the GLMM (Laplace) and GEE on the 0/1 samples --------------------------
 rule analysis_logistic:
     input:
-        item_table=rules.subsample.output.item_table,
+        scores=rules.subsample.output.scores,
         code=package_code("analysis_logistic"),
     output:
         contrasts_csv="results/tables/logistic_contrasts.csv",

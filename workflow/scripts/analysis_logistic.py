@@ -7,24 +7,22 @@ The fits only; their verdicts beside the linear mixed model are analysis_logisti
 import logging
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
 from evalbars import logistic, tables
 from evalbars.errors import script_context
 from evalbars.pairwise import model_pairs
-from evalbars.scores import SCORE_COLUMNS, accuracy_order, wide_scores
+from evalbars.scores import accuracy_order, read_wide_scores
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
     alpha, out = snakemake.params.alpha, snakemake.output
-    items = pd.read_parquet(snakemake.input.item_table, columns=SCORE_COLUMNS)
-    obstacle = logistic.fit_obstacle(items, snakemake.params.max_cells)
+    scores = read_wide_scores(snakemake.input.scores)
+    obstacle = logistic.fit_obstacle(scores, snakemake.params.max_cells)
     if obstacle is None:
         # the pairs in the linear mixed model's order (accuracy order), so the tables line up
-        pairs = model_pairs(accuracy_order(wide_scores(items)))
-        result = logistic.compare_logistic(items, alpha, pairs=pairs)
+        pairs = model_pairs(accuracy_order(scores))
+        result = logistic.compare_logistic(scores, alpha, pairs=pairs)
     else:
         logging.warning("logistic mixed model and GEE not fitted: %s", obstacle)
         result = logistic.not_fitted(obstacle)
