@@ -13,9 +13,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import special
 
 from evalbars import gee, glmm, logistic
 from evalbars.fits import difference_se, structured_difference_se
+from evalbars.scores import wide_scores
 
 DATA = Path(__file__).resolve().parent / "data"
 FIXTURES = [
@@ -204,3 +206,89 @@ def test_contrasts_above_30_models_equal_the_explicit_ones(monkeypatch):
     ]
     for ours, reference in zip(tables, explicit, strict=True):
         pd.testing.assert_frame_equal(ours, reference, rtol=1e-10)
+
+
+# --------------------------------------------------------------------------------------------
+# The scores matrix as input (what the workflow's job reads)
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name", ["synthetic_incomplete", "synthetic_balanced", "binary_epochs", "synthetic_epochs"]
+)
+def test_the_matrix_gives_the_long_tables_fits_bit_for_bit(name):
+    """compare_logistic on the question x model matrix is compare_logistic on the item table:
+    the same cells in the same order reach both fits (the default run's tables stay
+    byte-identical), with missing cells, one sample per cell and 1 to 4 epochs."""
+    items = pd.read_csv(DATA / f"{name}.csv")
+    wide = wide_scores(items)
+    expected, result = logistic.compare_logistic(items), logistic.compare_logistic(wide)
+    for part in ("contrasts", "effects", "summary"):
+        pd.testing.assert_frame_equal(getattr(result, part), getattr(expected, part))
+    assert logistic.fit_obstacle(wide, 10**6) is None
+
+
+def test_the_matrix_is_laid_out_as_the_grid_above_30_models():
+    """A complete matrix at 40 models is fitted on the grid without a table of rows: the
+    estimates of the rows' fit (the same objective summed in another order) to rounding."""
+    rng = np.random.default_rng(7)
+    n_models, n_questions = 40, 240
+    logit = rng.normal(0.3, 0.8, n_models)[:, None] + rng.normal(0, 1.0, n_questions)[None, :]
+    correct = (rng.random((n_models, n_questions)) < special.expit(logit)).astype(int)
+    items = pd.DataFrame(
+        {
+            "model": np.repeat([f"m{k:02d}" for k in range(n_models)], n_questions),
+            "question_id": np.tile(np.arange(n_questions), n_models),
+            "category": np.tile(np.arange(n_questions) % 6, n_models).astype(str),
+            "correct": correct.reshape(-1),
+        }
+    )
+    wide = wide_scores(items)
+    grid = glmm.fit_glmm_wide(wide)
+    c = glmm.binomial_cells(items)
+    rows = glmm.fit_glmm(
+        *[c[k] for k in ("successes", "trials", "model", "question_id")], c["category"]
+    )
+    assert grid.cov_source == rows.cov_source == "schur" and grid.converged
+    np.testing.assert_allclose(grid.params, rows.params, rtol=1e-9, atol=1e-11)
+    assert grid.theta["category"] == pytest.approx(rows.theta["category"], rel=1e-9)
+    assert grid.laplace_deviance == pytest.approx(rows.laplace_deviance, rel=1e-13)
+    np.testing.assert_allclose(grid.cov, rows.cov, rtol=1e-7)
+    assert grid.question_levels == rows.question_levels
+    assert [str(c) for c in grid.category_levels] == [str(c) for c in rows.category_levels]
+    gee_grid = gee.fit_gee_wide(wide)
+    gee_rows = gee.fit_gee(*[c[k] for k in ("successes", "trials", "model", "question_id")])
+    np.testing.assert_allclose(gee_grid.params, gee_rows.params, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(gee_grid.cov, gee_rows.cov, rtol=1e-10)
+
+
+def test_the_matrix_names_partial_credit_as_the_table_does():
+    """Partial credit in the matrix: a single sample of 0.5, and two epochs of 0.5 whose mean
+    (0.5) and count (2) look like one success in two; their within-cell sum of squares (0, not
+    0.5) gives them away."""
+    items = pd.read_csv(DATA / "synthetic_balanced.csv")
+    single = items.assign(correct=items["correct"].astype(float))
+    single.loc[single.index[:3], "correct"] = 0.5
+    assert logistic.fit_obstacle(wide_scores(single), 10**6) == (
+        "3 scores are neither 0 nor 1 (partial credit has no binomial model)"
+    )
+    epochs = pd.read_csv(DATA / "synthetic_epochs_balanced.csv")
+    first_cell = (epochs["model"] == epochs["model"].iloc[0]) & (
+        epochs["question_id"] == epochs["question_id"].iloc[0]
+    )
+    epochs = epochs.assign(correct=epochs["correct"].astype(float))
+    binary = wide_scores(epochs)
+    assert binary.non_binary_cells() == 0
+    halves = epochs.copy()
+    halves.loc[first_cell, "correct"] = [0.5, 0.5, 1.0]  # mean 2/3: as one 0 and two 1s
+    assert wide_scores(halves).non_binary_cells() == 1
+    assert logistic.fit_obstacle(wide_scores(halves), 10**6) == (
+        "1 cell holds a sample neither 0 nor 1 (partial credit has no binomial model)"
+    )
+    successes, trials = binary.binomial_counts()
+    assert trials.sum() == len(epochs) and successes.sum() == epochs["correct"].sum()
+    first_model = items["model"] == items["model"].iloc[0]
+    perfect = items.assign(correct=np.where(first_model, 1, items["correct"]))
+    assert logistic.fit_obstacle(wide_scores(perfect), 10**6) == logistic.fit_obstacle(
+        perfect, 10**6
+    )

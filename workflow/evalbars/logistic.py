@@ -587,6 +587,8 @@ def fit_obstacle(items, max_cells: int, outcome: str = "correct") -> str | None:
     if isinstance(items, WideScores):
         partial = items.non_binary_cells()
         what = "scores are" if not items.has_repeats else "cells hold a sample"
+        if items.has_repeats and partial == 1:
+            what = "cell holds a sample"
     else:
         scores = items[outcome].dropna().to_numpy(dtype=float)
         partial = int(np.count_nonzero((scores != 0) & (scores != 1)))
