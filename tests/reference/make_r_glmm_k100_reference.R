@@ -77,18 +77,36 @@ form <- correct ~ 0 + model + (1 | category) + (1 | category:question)
 # EVALBARS_R_OPTIMIZER=nloptwrap: nlopt's BOBYQA (xtol_abs 1e-10, ftol_abs 1e-11) instead of
 # minqa's bobyqa (rhoend 1e-10), which takes hours over 102 parameters on a busy machine
 optimizer <- Sys.getenv("EVALBARS_R_OPTIMIZER", "bobyqa")
+# EVALBARS_R_START=<json with theta (question, category) and fixef (by model)>: start stage 2
+# there, rounded to 2 decimals, with no nAGQ = 0 stage and no finite-difference Hessian (over
+# 102 parameters, 5,000 deviance evaluations at 0.6 s each). From its default start glmer did
+# not finish in 88 min (bobyqa) or 75 min (nloptwrap) on this board; from a start 0.005 away in
+# every coordinate its optimiser still has to travel to the optimum, and where it stops is its
+# own. vcov(fit) is then the RX covariance.
+start_file <- Sys.getenv("EVALBARS_R_START", "")
+start <- NULL
+if (nzchar(start_file)) {
+  given <- jsonlite::fromJSON(start_file)
+  start <- list(theta = round(unname(unlist(given$theta)), 2),
+                fixef = round(unname(unlist(given$fixef)[models]), 2))
+  cat(sprintf("start (rounded to 2 decimals): theta %s, first fixef %s\n",
+              paste(start$theta, collapse = " "), paste(head(start$fixef, 3), collapse = " ")))
+}
 for (tol in c(1e-13, 1e-12)) {
   cat(sprintf("\n## glmer(%s), %s in both stages, tolPwrss = %g\n", deparse(form), optimizer,
               tol))
   control <- if (optimizer == "nloptwrap") {
-    glmerControl(optimizer = "nloptwrap", tolPwrss = tol,
+    glmerControl(optimizer = "nloptwrap", tolPwrss = tol, nAGQ0initStep = is.null(start),
+                 calc.derivs = is.null(start),
                  optCtrl = list(xtol_abs = 1e-10, ftol_abs = 1e-11, xtol_rel = 0, ftol_rel = 0,
                                 maxeval = 1e6))
   } else {
-    glmerControl(optimizer = "bobyqa", tolPwrss = tol, optCtrl = list(rhoend = 1e-10, maxfun = 1e6))
+    glmerControl(optimizer = "bobyqa", tolPwrss = tol, nAGQ0initStep = is.null(start),
+                 calc.derivs = is.null(start), optCtrl = list(rhoend = 1e-10, maxfun = 1e6))
   }
   elapsed <- system.time(
-    fit <- tryCatch(glmer(form, data = d, family = binomial, nAGQ = 1, control = control),
+    fit <- tryCatch(glmer(form, data = d, family = binomial, nAGQ = 1, control = control,
+                          start = start),
                     error = function(e) { cat("failed:", conditionMessage(e), "\n"); NULL })
   )
   if (!is.null(fit)) break
@@ -140,12 +158,14 @@ cat(sprintf("theta %s\nlogLik %.15g, -2 logLik %.15g, isSingular %s, vcov from %
             -2 * as.numeric(logLik(fit)), isSingular(fit), vcov_source))
 cat(sprintf("Laplace deviance at the estimates: PIRLS to %g %.15g, formula %.15g\n", t, exact,
             formula_value))
-cat("max |finite-difference gradient|:", max(abs(fit@optinfo$derivs$gradient)), "\n")
+if (!is.null(fit@optinfo$derivs)) {
+  cat("max |finite-difference gradient|:", max(abs(fit@optinfo$derivs$gradient)), "\n")
+}
 cat("SE (vcov) of the first 5 models:", sqrt(diag(V))[1:5], "\n")
 cat("SE (vcov, use.hessian = FALSE) of the first 5 models:", sqrt(diag(V_rx))[1:5], "\n")
 result$glmm_tight <- list(
   formula = paste(deparse(form), collapse = ""), nAGQ = 1, control = if (optimizer == "nloptwrap") "nloptwrap xtol_abs 1e-10 ftol_abs 1e-11" else "bobyqa rhoend 1e-10",
-  tolPwrss = tol, fixef = as.list(fe), vcov = unname(V), vcov_source = vcov_source,
+  start = start, tolPwrss = tol, fixef = as.list(fe), vcov = unname(V), vcov_source = vcov_source,
   vcov_rx = unname(V_rx),
   cov_theta = if (is.null(cov_full)) NULL else unname(cov_full[1:2, 1:2]),
   theta = setNames(as.list(unname(theta)), c("question", "category")),

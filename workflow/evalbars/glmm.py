@@ -1421,8 +1421,9 @@ def _moment_start(objective: _Laplace, x0: np.ndarray) -> np.ndarray:
 
     Theta: one EM step from ``x0``. Given the modes, the posterior second moment of an effect
     :math:`b = \theta u` is :math:`\theta^2 (\hat u^2 + (H^{-1})_{uu})` in the Laplace
-    approximation, and its mean over the levels is the EM update of :math:`\theta^2`
-    (Breslow and Clayton 1993, Sec. 2). Beta: the logits of accuracy are population-averaged
+    approximation, and its mean over the levels is the EM update of :math:`\theta^2` (Laird
+    and Ware 1982, "Random-effects models for longitudinal data", Biometrics 38:963-974,
+    with the Laplace approximation's conditional moments). Beta: the logits of accuracy are population-averaged
     log odds, smaller than the model's subject-specific ones by about
     :math:`\sqrt{1 + 0.346\,\sigma^2}`, :math:`\sigma^2 = \theta_q^2 + \theta_c^2` (Zeger,
     Liang and Albert 1988, "Models for longitudinal data: a generalized estimating equation
