@@ -790,3 +790,53 @@ def test_bootstrap_numbers_do_not_depend_on_the_chunk_size():
         for run in runs[1:]:
             np.testing.assert_array_equal(run, runs[0])
         assert runs[0].shape == (1100, 4)
+
+
+def _integers_counts(rng, starts, ends, replicates):
+    """The bootstrap counts as numpy draws them: ``Generator.integers`` then ``bincount``."""
+    n = starts.size
+    picks = rng.integers(starts, ends, size=(replicates, n)) + np.arange(replicates)[:, None] * n
+    return np.bincount(picks.ravel(), minlength=replicates * n).reshape(replicates, n)
+
+
+@pytest.mark.parametrize(
+    ("sizes", "replicates", "spare"),
+    [
+        ([3, 1, 5, 1, 1, 7], 37, False),  # strata of one question draw nothing
+        ([1], 5, True),
+        ([2, 2, 2], 1000, True),
+        ([859] * 13 + [865], 30, False),  # the size of MMLU-Pro at K = 1,000
+        ([5, 9], 70_000, False),  # many blocks of rows
+    ],
+)
+def test_bulk_bootstrap_counts_are_numpys_draws(sizes, replicates, spare):
+    # The counts drawn in bulk are those of Generator.integers, and the generator is left in
+    # the same state (a half-used 64-bit word included: `spare` starts with one).
+    sizes = np.array(sizes)
+    ends = np.cumsum(sizes).repeat(sizes)
+    starts = ends - sizes.repeat(sizes)
+    numpy_rng, bulk_rng = np.random.default_rng(11), np.random.default_rng(11)
+    if spare:
+        numpy_rng.integers(0, 3), bulk_rng.integers(0, 3)
+    expected = _integers_counts(numpy_rng, starts, ends, replicates)
+    counts = np.empty(expected.shape, dtype=np.float32)
+    ranks.paired._bootstrap_counts(bulk_rng, starts, ends, counts)
+    np.testing.assert_array_equal(counts, expected)
+    assert bulk_rng.bit_generator.state["has_uint32"] == numpy_rng.bit_generator.state["has_uint32"]
+    assert bulk_rng.integers(0, 2**40, 8).tolist() == numpy_rng.integers(0, 2**40, 8).tolist()
+
+
+@pytest.mark.parametrize("spare", [False, True])
+def test_bulk_bounded_draws_redraw_as_numpy_does(spare):
+    # Bounds just above 2**31 reject almost half the words (2**32 mod b is about b): every
+    # redraw must take the next word and shift every later draw, as Generator.integers does.
+    bounds = np.tile(np.array([2**31 + 1, 2**32, 3, 2**31 + 5, 2**32 - 1], np.uint64), 2000)
+    numpy_rng, bulk_rng = np.random.default_rng(7), np.random.default_rng(7)
+    if spare:
+        numpy_rng.integers(0, 3), bulk_rng.integers(0, 3)
+    expected = numpy_rng.integers(0, bounds)
+    words = ranks.paired._Words(bulk_rng.bit_generator)
+    drawn = ranks.paired._bounded_draws(words, bounds, (2**32 - bounds) % bounds)
+    words.close()
+    np.testing.assert_array_equal(drawn, expected)
+    assert bulk_rng.random() == numpy_rng.random()
