@@ -8,6 +8,8 @@ that, and read the ordering more sharply than the unpaired calculator.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pandas as pd
 
@@ -106,7 +108,7 @@ BOOTSTRAP_CHUNK = 1024
 #: Bootstrap draws per block of replicate rows when the counts are drawn in bulk
 #: (:func:`_bootstrap_counts`): the block's words, picks and counts (about 2 MB) stay in the
 #: processor cache, so each pass over them costs a fraction of one over a whole chunk.
-_DRAW_BLOCK = 2**16
+_DRAW_BLOCK = 2**15
 _LOW32 = 0xFFFFFFFF
 
 
@@ -125,10 +127,12 @@ class _Words:
 
     def take(self, count: int) -> np.ndarray:
         raw = self.bit_generator.random_raw((count - self.spare.size + 1) // 2)
-        words = np.empty(self.spare.size + 2 * raw.size, np.uint32)
-        words[: self.spare.size] = self.spare
-        words[self.spare.size :: 2] = raw & _LOW32
-        words[self.spare.size + 1 :: 2] = raw >> 32
+        if sys.byteorder == "little":  # each output's low half, then its high half
+            words = raw.view(np.uint32)
+        else:
+            words = np.column_stack([raw & _LOW32, raw >> 32]).astype(np.uint32).ravel()
+        if self.spare.size:
+            words = np.concatenate([self.spare, words])
         self.spare = words[count:]
         return words[:count]
 
