@@ -5,6 +5,7 @@ paired reading.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -14,7 +15,7 @@ import pytest
 from scipy import integrate, stats
 from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
 
-from evalbars import ranks
+from evalbars import blocks, ranks
 from evalbars.errors import InputError
 from evalbars.figures.ranks import forest_figure, rank_overview_figure, rank_range_figure
 from evalbars.figures.style import save_figure
@@ -840,3 +841,31 @@ def test_bulk_bounded_draws_redraw_as_numpy_does(spare):
     words.close()
     np.testing.assert_array_equal(drawn, expected)
     assert bulk_rng.random() == numpy_rng.random()
+
+
+@pytest.mark.parametrize("block_cells", [None, 64])
+def test_one_sample_leaderboard_is_the_accuracy_table_s(monkeypatch, block_cells):
+    # With one sample per cell the counts are summed directly; given the same cells as
+    # explicit sample counts, accuracy_table computes them: the two boards are identical,
+    # partial credit and unanswered questions included, in one block or many.
+    if block_cells is not None:
+        monkeypatch.setattr(blocks, "BLOCK_CELLS", block_cells)
+    rng = np.random.default_rng(4)
+    scores = np.round(rng.random((300, 7)) * 4) / 4 * 0.9 + rng.random((300, 7)) * 1e-3
+    scores[rng.random(scores.shape) < 0.1] = np.nan
+    scores[:, 3] = scores[:, 5]  # a tie, ordered by name
+    wide = WideScores(
+        scores,
+        [f"m{i}" for i in (3, 1, 4, 0, 5, 9, 2)],
+        np.arange(300),
+        np.repeat(["a", "b", "c"], 100),
+    )
+    counted = dataclasses.replace(wide, samples=np.isfinite(scores).astype(int))
+    direct = ranks.leaderboard_from_wide(wide)
+    pd.testing.assert_frame_equal(direct, ranks.leaderboard_from_wide(counted), check_exact=True)
+    binary = dataclasses.replace(wide, scores=np.where(np.isnan(scores), np.nan, scores > 0.5))
+    pd.testing.assert_frame_equal(
+        ranks.leaderboard_from_wide(binary),
+        ranks.leaderboard_from_wide(dataclasses.replace(counted, scores=binary.scores)),
+        check_exact=True,
+    )
