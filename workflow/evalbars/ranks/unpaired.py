@@ -374,8 +374,12 @@ def plausible_scores(
     mean, sd = score[is_se], board["se"].to_numpy(dtype=float)[is_se]
     for start in range(0, draws, chunk):
         size = min(chunk, draws - start)
+        beta = rng.beta(k + 0.5, n - k + 0.5, size=(size, len(k)))
+        if not is_se.any():  # no normal columns (and no draws for them): the Beta draws alone
+            yield beta
+            continue
         worlds = np.empty((size, len(score)))
-        worlds[:, ~is_se] = rng.beta(k + 0.5, n - k + 0.5, size=(size, len(k)))
+        worlds[:, ~is_se] = beta
         worlds[:, is_se] = rng.normal(mean, sd, size=(size, len(mean)))
         yield worlds
 
