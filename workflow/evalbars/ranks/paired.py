@@ -71,7 +71,7 @@ class _PairedMoments:
     def __init__(self, scores: np.ndarray, order=None):
         order = np.arange(scores.shape[1]) if order is None else np.asarray(order)
         # Models as contiguous rows: "this column against every later one" is then a view.
-        self.by_model = np.asarray(scores.T[order], dtype=_whole_number_dtype(scores))
+        self.by_model = np.asarray(scores, dtype=_whole_number_dtype(scores)).T[order]
         self.n = scores.shape[0]
         self.mean = scores.mean(axis=0)[order]
         self.mean_sq = np.einsum("ij,ij->i", self.by_model, self.by_model, dtype=np.float64)
@@ -227,8 +227,8 @@ def bootstrap_accuracies(
     questions with replacement and takes each model's mean over the resampled
     question set, **the same questions for every model** (so pairing is kept).
     The replicate mean is :math:`\\bar s^*_m = \\frac1n \\sum_i c_i s_{im}` where
-    :math:`c_i` counts how often question i was drawn: each chunk draws indices
-    with vectorised ``rng.integers`` calls (:data:`DRAW_CHUNK` replicates at a time),
+    :math:`c_i` counts how often question i was drawn: each chunk draws the indices
+    ``rng.integers`` would draw (:func:`_bootstrap_counts`: the same numbers, drawn in bulk),
     turns them into a (chunk, questions) count matrix with ``bincount`` and multiplies it
     by the score matrix, so memory is O(chunk x questions) whatever the number of
     replicates. With 0/1 scores the product runs in float32, exactly
