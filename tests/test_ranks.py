@@ -827,12 +827,14 @@ def test_bulk_bootstrap_counts_are_numpys_draws(sizes, replicates, spare):
     assert bulk_rng.integers(0, 2**40, 8).tolist() == numpy_rng.integers(0, 2**40, 8).tolist()
 
 
+@pytest.mark.parametrize("bit_generator", [np.random.PCG64, np.random.PCG64DXSM])
 @pytest.mark.parametrize("spare", [False, True])
-def test_bulk_bounded_draws_redraw_as_numpy_does(spare):
+def test_bulk_bounded_draws_redraw_as_numpy_does(spare, bit_generator):
     # Bounds just above 2**31 reject almost half the words (2**32 mod b is about b): every
     # redraw must take the next word and shift every later draw, as Generator.integers does.
     bounds = np.tile(np.array([2**31 + 1, 2**32, 3, 2**31 + 5, 2**32 - 1], np.uint64), 2000)
-    numpy_rng, bulk_rng = np.random.default_rng(7), np.random.default_rng(7)
+    numpy_rng = np.random.Generator(bit_generator(7))
+    bulk_rng = np.random.Generator(bit_generator(7))
     if spare:
         numpy_rng.integers(0, 3), bulk_rng.integers(0, 3)
     expected = numpy_rng.integers(0, bounds)
