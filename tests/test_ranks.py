@@ -5,6 +5,7 @@ paired reading.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -14,7 +15,7 @@ import pytest
 from scipy import integrate, stats
 from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
 
-from evalbars import ranks
+from evalbars import blocks, ranks
 from evalbars.errors import InputError
 from evalbars.figures.ranks import forest_figure, rank_overview_figure, rank_range_figure
 from evalbars.figures.style import save_figure
@@ -790,3 +791,83 @@ def test_bootstrap_numbers_do_not_depend_on_the_chunk_size():
         for run in runs[1:]:
             np.testing.assert_array_equal(run, runs[0])
         assert runs[0].shape == (1100, 4)
+
+
+def _integers_counts(rng, starts, ends, replicates):
+    """The bootstrap counts as numpy draws them: ``Generator.integers`` then ``bincount``."""
+    n = starts.size
+    picks = rng.integers(starts, ends, size=(replicates, n)) + np.arange(replicates)[:, None] * n
+    return np.bincount(picks.ravel(), minlength=replicates * n).reshape(replicates, n)
+
+
+@pytest.mark.parametrize(
+    ("sizes", "replicates", "spare"),
+    [
+        ([3, 1, 5, 1, 1, 7], 37, False),  # strata of one question draw nothing
+        ([1], 5, True),
+        ([2, 2, 2], 1000, True),
+        ([859] * 13 + [865], 30, False),  # the size of MMLU-Pro at K = 1,000
+        ([5, 9], 70_000, False),  # many blocks of rows
+    ],
+)
+def test_bulk_bootstrap_counts_are_numpys_draws(sizes, replicates, spare):
+    # The counts drawn in bulk are those of Generator.integers, and the generator is left in
+    # the same state (a half-used 64-bit word included: `spare` starts with one).
+    sizes = np.array(sizes)
+    ends = np.cumsum(sizes).repeat(sizes)
+    starts = ends - sizes.repeat(sizes)
+    numpy_rng, bulk_rng = np.random.default_rng(11), np.random.default_rng(11)
+    if spare:
+        numpy_rng.integers(0, 3), bulk_rng.integers(0, 3)
+    expected = _integers_counts(numpy_rng, starts, ends, replicates)
+    counts = np.empty(expected.shape, dtype=np.float32)
+    ranks.paired._bootstrap_counts(bulk_rng, starts, ends, counts)
+    np.testing.assert_array_equal(counts, expected)
+    assert bulk_rng.bit_generator.state["has_uint32"] == numpy_rng.bit_generator.state["has_uint32"]
+    assert bulk_rng.integers(0, 2**40, 8).tolist() == numpy_rng.integers(0, 2**40, 8).tolist()
+
+
+@pytest.mark.parametrize("bit_generator", [np.random.PCG64, np.random.PCG64DXSM])
+@pytest.mark.parametrize("spare", [False, True])
+def test_bulk_bounded_draws_redraw_as_numpy_does(spare, bit_generator):
+    # Bounds just above 2**31 reject almost half the words (2**32 mod b is about b): every
+    # redraw must take the next word and shift every later draw, as Generator.integers does.
+    bounds = np.tile(np.array([2**31 + 1, 2**32, 3, 2**31 + 5, 2**32 - 1], np.uint64), 2000)
+    numpy_rng = np.random.Generator(bit_generator(7))
+    bulk_rng = np.random.Generator(bit_generator(7))
+    if spare:
+        numpy_rng.integers(0, 3), bulk_rng.integers(0, 3)
+    expected = numpy_rng.integers(0, bounds)
+    words = ranks.paired._Words(bulk_rng.bit_generator)
+    drawn = ranks.paired._bounded_draws(words, bounds, (2**32 - bounds) % bounds)
+    words.close()
+    np.testing.assert_array_equal(drawn, expected)
+    assert bulk_rng.random() == numpy_rng.random()
+
+
+@pytest.mark.parametrize("block_cells", [None, 64])
+def test_one_sample_leaderboard_is_the_accuracy_table_s(monkeypatch, block_cells):
+    # With one sample per cell the counts are summed directly; given the same cells as
+    # explicit sample counts, accuracy_table computes them: the two boards are identical,
+    # partial credit and unanswered questions included, in one block or many.
+    if block_cells is not None:
+        monkeypatch.setattr(blocks, "BLOCK_CELLS", block_cells)
+    rng = np.random.default_rng(4)
+    scores = np.round(rng.random((300, 7)) * 4) / 4 * 0.9 + rng.random((300, 7)) * 1e-3
+    scores[rng.random(scores.shape) < 0.1] = np.nan
+    scores[:, 3] = scores[:, 5]  # a tie, ordered by name
+    wide = WideScores(
+        scores,
+        [f"m{i}" for i in (3, 1, 4, 0, 5, 9, 2)],
+        np.arange(300),
+        np.repeat(["a", "b", "c"], 100),
+    )
+    counted = dataclasses.replace(wide, samples=np.isfinite(scores).astype(int))
+    direct = ranks.leaderboard_from_wide(wide)
+    pd.testing.assert_frame_equal(direct, ranks.leaderboard_from_wide(counted), check_exact=True)
+    binary = dataclasses.replace(wide, scores=np.where(np.isnan(scores), np.nan, scores > 0.5))
+    pd.testing.assert_frame_equal(
+        ranks.leaderboard_from_wide(binary),
+        ranks.leaderboard_from_wide(dataclasses.replace(counted, scores=binary.scores)),
+        check_exact=True,
+    )

@@ -19,8 +19,9 @@ import numpy as np
 import pandas as pd
 
 from ..accuracy import accuracy_table
+from ..blocks import blocks
 from ..errors import InputError, control_character
-from ..scores import WideScores
+from ..scores import WideScores, accuracy_order
 
 __all__ = [
     "FORMS",
@@ -453,6 +454,32 @@ def _check_se_scale(where, score, se, scale, source) -> None:
     )
 
 
+def _one_sample_counts(wide: WideScores) -> pd.DataFrame:
+    """``model, n, samples, correct, accuracy, n_effective`` of :func:`accuracy_table`, for
+    scores of one sample per cell: each model's answered questions (all of them effective) and
+    its sum of scores, the same sums (per block of models, over the questions in order), without
+    the standard errors that only repeated samples would need.
+    """
+    n_questions, n_models = wide.scores.shape
+    n, total = np.empty(n_models), np.empty(n_models)
+    for columns in blocks(n_models, n_questions):
+        part = wide.scores[:, columns]
+        n[columns] = np.isfinite(part).sum(axis=0)
+        total[columns] = np.nansum(part, axis=0)
+    order = pd.Index(wide.models).get_indexer(accuracy_order(wide))
+    n, total = n[order], total[order]
+    return pd.DataFrame(
+        {
+            "model": np.asarray(wide.models, dtype=object)[order],
+            "n": n,
+            "samples": n,
+            "correct": total,
+            "accuracy": total / n,
+            "n_effective": n,
+        }
+    )
+
+
 def leaderboard_from_wide(wide: WideScores) -> pd.DataFrame:
     """A counts leaderboard (:func:`parse_leaderboard` layout) from item-level scores.
 
@@ -462,9 +489,11 @@ def leaderboard_from_wide(wide: WideScores) -> pd.DataFrame:
     question these are its questions and right answers; with repeated samples
     (epochs) or partial credit, the effective number of independent answers
     (``n_effective``) and the accuracy times it, so that a model's precision is
-    what its samples are worth, not their raw count.
+    what its samples are worth, not their raw count. With one sample per cell those
+    counts are summed directly (:func:`_one_sample_counts`, the same numbers).
     """
-    models = accuracy_table(wide)
+    one_sample = wide.samples is None and wide.within_ss is None
+    models = _one_sample_counts(wide) if one_sample else accuracy_table(wide)
     n = models["n_effective"].to_numpy(dtype=float)
     accuracy = models["accuracy"].to_numpy(dtype=float)
     plain = (models["samples"] == models["n"]).to_numpy() & np.isin(

@@ -8,6 +8,8 @@ that, and read the ordering more sharply than the unpaired calculator.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pandas as pd
 
@@ -69,7 +71,7 @@ class _PairedMoments:
     def __init__(self, scores: np.ndarray, order=None):
         order = np.arange(scores.shape[1]) if order is None else np.asarray(order)
         # Models as contiguous rows: "this column against every later one" is then a view.
-        self.by_model = np.asarray(scores.T[order], dtype=_whole_number_dtype(scores))
+        self.by_model = np.asarray(scores, dtype=_whole_number_dtype(scores)).T[order]
         self.n = scores.shape[0]
         self.mean = scores.mean(axis=0)[order]
         self.mean_sq = np.einsum("ij,ij->i", self.by_model, self.by_model, dtype=np.float64)
@@ -103,6 +105,115 @@ class _PairedMoments:
 BOOTSTRAP_CHUNK = 1024
 
 
+#: Bootstrap draws per block of replicate rows when the counts are drawn in bulk
+#: (:func:`_bootstrap_counts`): the block's words, picks and counts (about 2 MB) stay in the
+#: processor cache, so each pass over them costs a fraction of one over a whole chunk.
+_DRAW_BLOCK = 2**15
+_LOW32 = 0xFFFFFFFF
+
+
+class _Words:
+    """The 32-bit words ``Generator.integers`` reads from a PCG64 bit generator, in order.
+
+    numpy serves a 32-bit draw from the low half of a 64-bit output and keeps the high half for
+    the next one (the ``has_uint32`` and ``uinteger`` of the bit generator's state);
+    :meth:`close` leaves that state as numpy would.
+    """
+
+    def __init__(self, bit_generator):
+        self.bit_generator = bit_generator
+        state = bit_generator.state
+        self.spare = np.array([state["uinteger"]] if state["has_uint32"] else [], np.uint32)
+
+    def take(self, count: int) -> np.ndarray:
+        raw = self.bit_generator.random_raw((count - self.spare.size + 1) // 2)
+        if sys.byteorder == "little":  # each output's low half, then its high half
+            words = raw.view(np.uint32)
+        else:
+            words = np.column_stack([raw & _LOW32, raw >> 32]).astype(np.uint32).ravel()
+        if self.spare.size:
+            words = np.concatenate([self.spare, words])
+        self.spare = words[count:]
+        return words[:count]
+
+    def close(self) -> None:
+        state = self.bit_generator.state
+        state["has_uint32"] = int(self.spare.size)
+        if self.spare.size:
+            state["uinteger"] = int(self.spare[0])
+        self.bit_generator.state = state
+
+
+def _bounded_draws(words: _Words, bounds: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
+    r"""``Generator.integers(0, bounds)`` for uint64 ``bounds`` from 2 to 2**32, as int64.
+
+    numpy's algorithm (Lemire's multiply-and-shift, as ``Generator.integers`` draws an array of
+    bounds one element at a time), over the whole array: a draw is :math:`\lfloor w b / 2^{32}
+    \rfloor` for the next word w, unless the low 32 bits of :math:`w b` fall below
+    ``thresholds`` :math:`= 2^{32} \bmod b`, when the draw takes the next word instead (with
+    probability below :math:`b / 2^{32}`), and every later draw one word later.
+
+    References
+    ----------
+    .. [1] Lemire, D. (2019). Fast random integer generation in an interval. ACM Transactions on
+       Modeling and Computer Simulation 29(1), 3. arXiv:1805.10941.
+    """
+    out = np.empty(bounds.size, np.uint64)
+    done = 0
+    drawn = words.take(bounds.size)
+    while True:
+        product = drawn.astype(np.uint64)
+        product *= bounds[done:]
+        redrawn = np.flatnonzero((product & _LOW32) < thresholds[done:])
+        stop = int(redrawn[0]) if redrawn.size else product.size
+        np.right_shift(product[:stop], 32, out=out[done : done + stop])
+        if not redrawn.size:
+            return out.view(np.int64)  # every draw is below 2**32
+        done += stop
+        drawn = np.concatenate([drawn[stop + 1 :], words.take(1)])
+
+
+def _bootstrap_counts(rng: np.random.Generator, starts, ends, out: np.ndarray) -> None:
+    """Fill ``out`` (replicates x questions) with how often each question is drawn.
+
+    Replicate r counts the picks ``rng.integers(starts, ends, size=(len(out), n))[r]``: the same
+    numbers, and the same generator state after. With numpy's default bit generator (PCG64)
+    they are drawn by :func:`_bounded_draws`, :data:`_DRAW_BLOCK` draws at a time; a question
+    alone in its stratum is its own pick and draws nothing, as in ``Generator.integers``.
+    """
+    replicates, n_questions = out.shape
+    if type(rng.bit_generator) not in (np.random.PCG64, np.random.PCG64DXSM):
+        offsets = np.arange(DRAW_CHUNK)[:, None] * n_questions
+        for row in range(0, replicates, DRAW_CHUNK):
+            rows = min(DRAW_CHUNK, replicates - row)
+            picks = rng.integers(starts, ends, size=(rows, n_questions))
+            picks += offsets[:rows]
+            out[row : row + rows] = np.bincount(
+                picks.ravel(), minlength=rows * n_questions
+            ).reshape(rows, n_questions)
+        return
+    drawn = ends - starts > 1
+    bounds = (ends - starts)[drawn].astype(np.uint64)
+    block = max(1, _DRAW_BLOCK // max(1, bounds.size))
+    bounds = np.tile(bounds, block)
+    thresholds = (2**32 - bounds) % bounds
+    # Position of each pick in the block's flattened (rows x questions) count matrix.
+    base = (np.arange(block)[:, None] * n_questions + starts[drawn]).ravel()
+    words = _Words(rng.bit_generator)
+    try:
+        for row in range(0, replicates, block):
+            rows = min(block, replicates - row)
+            cells = rows * (bounds.size // block)
+            picks = _bounded_draws(words, bounds[:cells], thresholds[:cells])
+            picks += base[:cells]
+            out[row : row + rows] = np.bincount(picks, minlength=rows * n_questions).reshape(
+                rows, n_questions
+            )
+    finally:
+        words.close()
+    out[:, ~drawn] = 1
+
+
 def bootstrap_accuracies(
     scores: np.ndarray,
     strata,
@@ -116,8 +227,8 @@ def bootstrap_accuracies(
     questions with replacement and takes each model's mean over the resampled
     question set, **the same questions for every model** (so pairing is kept).
     The replicate mean is :math:`\\bar s^*_m = \\frac1n \\sum_i c_i s_{im}` where
-    :math:`c_i` counts how often question i was drawn: each chunk draws indices
-    with vectorised ``rng.integers`` calls (:data:`DRAW_CHUNK` replicates at a time),
+    :math:`c_i` counts how often question i was drawn: each chunk draws the indices
+    ``rng.integers`` would draw (:func:`_bootstrap_counts`: the same numbers, drawn in bulk),
     turns them into a (chunk, questions) count matrix with ``bincount`` and multiplies it
     by the score matrix, so memory is O(chunk x questions) whatever the number of
     replicates. With 0/1 scores the product runs in float32, exactly
@@ -156,17 +267,10 @@ def bootstrap_accuracies(
     # Questions already in stratum order (the canonical order sorts by category): no reordering.
     in_order = bool((order == np.arange(n_questions)).all())
     sorted_scores = np.asarray(scores if in_order else scores[order], dtype=exact_dtype)
-    offsets = np.arange(DRAW_CHUNK)[:, None] * n_questions
     for start in range(0, replicates, chunk):
         size = min(chunk, replicates - start)
         counts = np.empty((size, n_questions), dtype=exact_dtype)
-        for row in range(0, size, DRAW_CHUNK):
-            rows = min(DRAW_CHUNK, size - row)
-            picks = rng.integers(starts, ends, size=(rows, n_questions))
-            picks += offsets[:rows]
-            counts[row : row + rows] = np.bincount(
-                picks.ravel(), minlength=rows * n_questions
-            ).reshape(rows, n_questions)
+        _bootstrap_counts(rng, starts, ends, counts)
         # Float counts: the product then runs in BLAS (integer matmul does not), still exact.
         yield (counts @ sorted_scores).astype(np.float64) / n_questions
 

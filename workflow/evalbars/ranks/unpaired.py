@@ -196,17 +196,24 @@ def min_ranks(samples: np.ndarray) -> np.ndarray:
 
     What ``scipy.stats.rankdata(-samples, axis=1, method="min")`` returns, from one
     argsort per row: after sorting, a tie group's rank is the position of its
-    first member.
+    first member (without ties, every position is a rank).
     """
-    order = np.argsort(-samples, axis=1)
-    ordered = np.take_along_axis(samples, order, axis=1)
-    starts = np.ones(ordered.shape, dtype=bool)
-    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
-    positions = np.arange(1, samples.shape[1] + 1, dtype=np.int32)
-    group_rank = np.maximum.accumulate(np.where(starts, positions, 0), axis=1)
-    ranks = np.empty(samples.shape, dtype=np.int32)
-    np.put_along_axis(ranks, order, group_rank, axis=1)
-    return ranks
+    samples = np.ascontiguousarray(samples)
+    worlds, systems = samples.shape
+    # Sorted positions as flat indices into the matrix: one gather and one scatter.
+    flat = np.argsort(-samples, axis=1)
+    flat += np.arange(worlds)[:, None] * systems
+    flat = flat.ravel()
+    ordered = samples.ravel()[flat].reshape(worlds, systems)
+    tied = ordered[:, 1:] == ordered[:, :-1]
+    group_rank = np.broadcast_to(np.arange(1, systems + 1, dtype=np.int32), samples.shape)
+    if tied.any():
+        starts = np.ones(samples.shape, dtype=bool)
+        starts[:, 1:] = ~tied
+        group_rank = np.maximum.accumulate(np.where(starts, group_rank, 0), axis=1)
+    ranks = np.empty(samples.size, dtype=np.int32)
+    ranks[flat] = group_rank.ravel()
+    return ranks.reshape(samples.shape)
 
 
 def _quantile_positions(worlds: int, level: float) -> tuple[int, int]:
@@ -251,10 +258,15 @@ def rank_ranges(sample_chunks, worlds: int, level: float = DEFAULT_LEVEL) -> pd.
     worlds put the system inside ``[rank_low, rank_high]``. These are order
     statistics of each system's ranks (:func:`_quantile_positions`), so only the
     :math:`k_-` smallest and the :math:`W - k_+ + 1` largest ranks seen so far are
-    kept: memory is O(systems × (chunk + (1 - level) × worlds)), never
+    kept: memory is O(systems × (:data:`RANK_BATCH` + (1 - level) × worlds)), never
     systems², and the result equals a full tabulation of the ranks exactly.
     """
     return summarise_ranks((min_ranks(chunk) for chunk in sample_chunks), worlds, level)
+
+
+#: Worlds whose ranks are gathered before the kept order statistics are updated: each update
+#: re-partitions what is kept, so rarer, larger updates cost less (the numbers do not change).
+RANK_BATCH = 1024
 
 
 def summarise_ranks(rank_chunks, worlds: int, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
@@ -262,29 +274,43 @@ def summarise_ranks(rank_chunks, worlds: int, level: float = DEFAULT_LEVEL) -> p
     k_low, k_high = _quantile_positions(int(worlds), level)
     keep_high = int(worlds) - k_high + 1
     smallest = largest = first = None
-    seen = 0
+    pending, seen = [], 0
+
+    def update():
+        # Kept ranks as (systems, worlds) rows, so that every partition runs along memory.
+        nonlocal smallest, largest
+        batch = np.vstack(pending).T
+        pending.clear()
+        pool = np.hstack([smallest, batch])
+        if pool.shape[1] > k_low:
+            pool.partition(k_low - 1, axis=1)
+            pool = pool[:, :k_low]
+        smallest = pool
+        pool = np.hstack([largest, batch])
+        if pool.shape[1] > keep_high:
+            pool.partition(pool.shape[1] - keep_high, axis=1)
+            pool = pool[:, -keep_high:]
+        largest = pool
+
     for ranks in rank_chunks:
         seen += len(ranks)
-        if smallest is None:
-            smallest = np.empty((0, ranks.shape[1]), dtype=np.int32)
-            largest = np.empty((0, ranks.shape[1]), dtype=np.int32)
+        if first is None:
+            smallest = np.empty((ranks.shape[1], 0), dtype=np.int32)
+            largest = np.empty((ranks.shape[1], 0), dtype=np.int32)
             first = np.zeros(ranks.shape[1], dtype=np.int64)
         first += (ranks == 1).sum(axis=0)
-        pool = np.vstack([smallest, ranks])
-        if len(pool) > k_low:
-            pool = np.partition(pool, k_low - 1, axis=0)[:k_low]
-        smallest = pool
-        pool = np.vstack([largest, ranks])
-        if len(pool) > keep_high:
-            pool = np.partition(pool, len(pool) - keep_high, axis=0)[-keep_high:]
-        largest = pool
+        pending.append(ranks)
+        if sum(len(r) for r in pending) >= RANK_BATCH:
+            update()
+    if pending:
+        update()
     if seen != worlds:
         raise ValueError(f"the chunks held {seen} worlds, not the {worlds} announced")
     return pd.DataFrame(
         {
             "p_first": first / worlds,
-            "rank_low": smallest.max(axis=0).astype(np.int64),
-            "rank_high": largest.min(axis=0).astype(np.int64),
+            "rank_low": smallest.max(axis=1).astype(np.int64),
+            "rank_high": largest.min(axis=1).astype(np.int64),
         }
     )
 
@@ -348,8 +374,12 @@ def plausible_scores(
     mean, sd = score[is_se], board["se"].to_numpy(dtype=float)[is_se]
     for start in range(0, draws, chunk):
         size = min(chunk, draws - start)
+        beta = rng.beta(k + 0.5, n - k + 0.5, size=(size, len(k)))
+        if not is_se.any():  # no normal columns (and no draws for them): the Beta draws alone
+            yield beta
+            continue
         worlds = np.empty((size, len(score)))
-        worlds[:, ~is_se] = rng.beta(k + 0.5, n - k + 0.5, size=(size, len(k)))
+        worlds[:, ~is_se] = beta
         worlds[:, is_se] = rng.normal(mean, sd, size=(size, len(mean)))
         yield worlds
 
