@@ -74,7 +74,11 @@ so solving with :math:`H`, its log-determinant and the entries of :math:`H^{-1}`
 gradient needs cost :math:`O(\#\text{questions})` after one pass over the rows (two weighted
 ``bincount``\ s). Each PIRLS step and each evaluation of :math:`D` and of its exact gradient
 (implicit differentiation through :math:`\hat w`) is a handful of vectorised passes over the
-data; there is no sparse Cholesky factorisation and no loop over questions.
+data; there is no sparse Cholesky factorisation and no loop over questions. On a complete
+models x questions grid the predictor is additive in model and question, so every
+:math:`\mu` comes from an outer sum without an exponential per cell and those passes are
+matrix-vector products (:class:`_GridLaplace`; :func:`fit_glmm_wide` lays the workflow's
+score matrix out as that grid).
 
 Optimisation, up to :data:`FULL_HESSIAN_MAX_MODELS` models (``hessian = "full"``): BFGS on the
 exact gradient (preconditioned by a cheap approximate Hessian), then Newton steps on a Hessian
