@@ -153,6 +153,9 @@ def varied_frame() -> pd.DataFrame:
 def test_write_csv_is_byte_for_byte_pandas_to_csv_through_arrow(tmp_path, monkeypatch):
     frame = varied_frame()
     expected = frame.to_csv(index=False).encode()
+    plain = frame.assign(model=np.resize(["plain", "", " lead", "ünï", "x|y"], len(frame)))
+    plain = plain.drop(columns=["label", "category", "note"])
+    plain_expected = plain.to_csv(index=False).encode()
     assert b'"a,b"' in expected and b'"say ""hi"""' in expected and b"1e-05" in expected
 
     def refuse(*args, **kwargs):
@@ -164,6 +167,9 @@ def test_write_csv_is_byte_for_byte_pandas_to_csv_through_arrow(tmp_path, monkey
     assert (tmp_path / "t.csv").read_bytes() == expected
     tables.write_csv(frame.iloc[:0], tmp_path / "empty.csv")
     assert (tmp_path / "empty.csv").read_bytes() == expected.split(b"\n")[0] + b"\n"
+    # text without a comma, quote or line break: Arrow streams every batch into the file
+    tables.write_csv(plain, tmp_path / "plain.csv")
+    assert (tmp_path / "plain.csv").read_bytes() == plain_expected
 
 
 @pytest.mark.parametrize(

@@ -260,6 +260,11 @@ CSV_BATCH_ROWS = 250_000
 #: Arrow's writer refuses these in unquoted fields (RFC 4180's structural characters); a field
 #: that holds them is written with a private-use stand-in that the written bytes swap back.
 _STRUCTURAL = {",": "\ue000", '"': "\ue001", "\n": "\ue002", "\r": "\ue003"}
+#: A regular expression matching any of those stand-ins.
+_STAND_IN = "[\ue000-\ue003]"
+#: :func:`_float_text` formats each distinct value of a column once when its first this many
+#: values hold at most half as many distinct ones.
+DISTINCT_PROBE = 4096
 #: Arrow writes a float in fixed notation for decimal exponents -6 to 9 (double-conversion's
 #: shortest digits); Python's repr, which pandas writes, from -4 to 15. Where they differ:
 _ARROW_TO_REPR = [
@@ -284,11 +289,15 @@ def _float_text(values: np.ndarray) -> pa.Array:
 
     Where at most half the values are distinct (bit for bit, so that ``-0.0`` stays apart from
     ``0.0``) each distinct one is formatted once and its text gathered: a table of pairs repeats
-    its differences of accuracies ``k / Q`` and its p-values of 0 and 1 many times over.
+    its differences of accuracies ``k / Q`` and its p-values of 0 and 1 many times over. Values
+    are hashed for that only when the first :data:`DISTINCT_PROBE` of them repeat so (hashing
+    costs half as much as formatting where every value differs).
     """
-    codes, distinct = pd.factorize(values.view(np.int64))
-    if len(distinct) <= len(values) // 2:
-        return _shortest_text(distinct.view(np.float64)).take(pa.array(codes))
+    bits = values.view(np.int64)
+    if 2 * len(pd.unique(bits[:DISTINCT_PROBE])) <= min(len(bits), DISTINCT_PROBE):
+        codes, distinct = pd.factorize(bits)
+        if 2 * len(distinct) <= len(bits):
+            return _shortest_text(distinct.view(np.float64)).take(pa.array(codes))
     return _shortest_text(values)
 
 
@@ -364,9 +373,10 @@ def _dictionary_rows(text: pa.DictionaryArray, rows: slice) -> pa.Array:
 
 
 def _arrow_columns(table: pd.DataFrame):
-    """Per column, a function of a row slice giving its CSV text as Arrow writes it, or None when
-    some column is of a kind only pandas formats (the caller then lets pandas write)."""
-    columns = []
+    """Per column, a function of a row slice giving its CSV text as Arrow writes it, and whether
+    some text holds a stand-in of :data:`_STRUCTURAL`; or None when some column is of a kind
+    only pandas formats (the caller then lets pandas write)."""
+    columns, stand_ins = [], False
     for _, series in table.items():
         dtype = series.dtype
         kind = dtype.kind if isinstance(dtype, np.dtype) else None
@@ -381,9 +391,12 @@ def _arrow_columns(table: pd.DataFrame):
             if text is None:
                 return None
             columns.append(partial(_dictionary_rows, text))
+            stand_ins = stand_ins or bool(
+                pc.any(pc.match_substring_regex(text.dictionary, _STAND_IN)).as_py()
+            )
         else:
             return None
-    return columns
+    return columns, bool(stand_ins)
 
 
 def write_csv(table: pd.DataFrame, path) -> None:
@@ -394,16 +407,18 @@ def write_csv(table: pd.DataFrame, path) -> None:
     (``0.1``, ``1e-05``, ``123.0``), booleans as ``True``/``False`` and missing values as empty
     fields. Here each column is formatted vectorised into that text (:func:`_float_text`;
     integers as Arrow writes them; text through the csv module once per distinct value) and
-    Arrow writes it unquoted, :data:`CSV_BATCH_ROWS` rows at a time. Column kinds that only
+    Arrow writes it unquoted, :data:`CSV_BATCH_ROWS` rows at a time, straight into the file
+    (through memory only when some text holds a stand-in to swap back). Column kinds that only
     pandas formats (dates, nullable extension types, objects that are not text), frames of one
     column (a lone empty field is quoted) and text holding the stand-ins of
     :data:`_STRUCTURAL` are written by pandas itself.
     """
-    columns = _arrow_columns(table) if table.shape[1] > 1 else None
+    arrow = _arrow_columns(table) if table.shape[1] > 1 else None
     header = [label for label in table.columns]
-    if columns is None or not all(isinstance(label, str) for label in header):
+    if arrow is None or not all(isinstance(label, str) for label in header):
         table.to_csv(path, index=False)
         return
+    columns, stand_ins = arrow
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="\n").writerow(header)
     names = [f"c{i}" for i in range(len(columns))]
@@ -411,16 +426,22 @@ def write_csv(table: pd.DataFrame, path) -> None:
     swap = [(s.encode(), c.encode()) for c, s in _STRUCTURAL.items()]
     with open(path, "wb") as handle:
         handle.write(buffer.getvalue().encode())
+        writer = None
         for start in range(0, len(table), CSV_BATCH_ROWS):
             rows = slice(start, min(start + CSV_BATCH_ROWS, len(table)))
             batch = pa.table([column(rows) for column in columns], names=names)
+            if not stand_ins:
+                writer = writer or pa_csv.CSVWriter(handle, batch.schema, write_options=options)
+                writer.write_table(batch)
+                continue
             text = io.BytesIO()
             pa_csv.write_csv(batch, text, options)
             data = text.getvalue()
-            if b"\xee\x80" in data:  # a stand-in (U+E000-U+E003) of a structural character
-                for stand_in, character in swap:
-                    data = data.replace(stand_in, character)
+            for stand_in, character in swap:
+                data = data.replace(stand_in, character)
             handle.write(data)
+        if writer is not None:
+            writer.close()
 
 
 #: Rows a Markdown or LaTeX rendering shows at most. A longer table (a thousand models make
