@@ -79,6 +79,30 @@ def _format_float(value: float) -> str:
     return f"{value:.4f}"
 
 
+def _format_count(value: float) -> str:
+    # Degrees of freedom and counts: whole numbers as such, else two decimals.
+    return str(int(value)) if value.is_integer() else f"{value:.2f}"
+
+
+def _real_format(column: str):
+    """How :func:`format_cell` writes a finite real number of column ``column``."""
+    if _is_p_column(column):
+        return format_p
+    if _is_se_column(column):
+        return "{:.4f}".format
+    if column.startswith("df") or column.startswith("n_") or column == "n":
+        return _format_count
+    return _format_float
+
+
+def _format_real(value: float, rule) -> str:
+    if math.isnan(value):
+        return "—"
+    if math.isinf(value):
+        return "∞" if value > 0 else "−∞"
+    return rule(value)
+
+
 def format_cell(column: str, value, formats: dict | None = None) -> str:
     """Format one cell of column ``column`` (see the module docstring for the rules)."""
     if formats and column in formats:
@@ -93,30 +117,22 @@ def format_cell(column: str, value, formats: dict | None = None) -> str:
     if isinstance(value, numbers.Integral):
         return str(int(value))
     if isinstance(value, numbers.Real):
-        value = float(value)
-        if math.isinf(value):
-            return "∞" if value > 0 else "−∞"
-        if _is_p_column(column):
-            return format_p(value)
-        if _is_se_column(column):
-            return f"{value:.4f}"
-        if column.startswith("df") or column.startswith("n_") or column == "n":
-            # Degrees of freedom and counts: whole numbers as such, else two decimals.
-            return str(int(value)) if value.is_integer() else f"{value:.2f}"
-        return _format_float(value)
+        return _format_real(float(value), _real_format(column))
     return str(value)
 
 
 def format_table(table: pd.DataFrame, formats: dict | None = None) -> pd.DataFrame:
-    """Every cell of ``table`` as text, by :func:`format_cell`."""
-    return pd.DataFrame(
-        {
-            column: [format_cell(str(column), v, formats) for v in table[column].tolist()]
-            for column in table.columns
-        },
-        index=table.index,
-        dtype=object,
-    )
+    """Every cell of ``table`` as text, by :func:`format_cell` (a float64 column's rule is
+    chosen once, by its name)."""
+    text = {}
+    for column, series in table.items():
+        name, values = str(column), series.tolist()
+        if series.dtype == np.float64 and not (formats and name in formats):
+            rule = _real_format(name)
+            text[column] = [_format_real(value, rule) for value in values]
+        else:
+            text[column] = [format_cell(name, value, formats) for value in values]
+    return pd.DataFrame(text, index=table.index, dtype=object)
 
 
 def _numeric_columns(table: pd.DataFrame) -> set:
@@ -132,6 +148,8 @@ def to_markdown(
     caption: str | None = None,
     formats: dict | None = None,
     align_right=None,
+    *,
+    text: pd.DataFrame | None = None,
 ) -> str:
     """A GitHub/pandoc pipe table of ``table``.
 
@@ -145,13 +163,16 @@ def to_markdown(
         Per-column format overrides (see :func:`format_cell`).
     align_right : iterable of str, optional
         Columns to right-align; default: the numeric columns.
+    text : DataFrame, optional
+        ``format_table(table, formats)`` when the caller has it already (:func:`write_table`
+        formats once for both renderings).
 
     Returns
     -------
     str
         The table, ending in a newline.
     """
-    text = format_table(table, formats)
+    text = format_table(table, formats) if text is None else text
     right = set(align_right) if align_right is not None else _numeric_columns(table)
 
     def escape(cell: str) -> str:
@@ -230,13 +251,15 @@ def to_latex(
     label: str | None = None,
     formats: dict | None = None,
     align_right=None,
+    *,
+    text: pd.DataFrame | None = None,
 ) -> str:
     """A booktabs ``table`` environment of ``table`` (needs ``\\usepackage{booktabs}``).
 
-    Cells are formatted as in :func:`to_markdown`; LaTeX special characters are
-    escaped and scientific p-values written as :math:`4.80\\times10^{-4}`.
+    Cells are formatted as in :func:`to_markdown` (``text``: as there); LaTeX special
+    characters are escaped and scientific p-values written as :math:`4.80\\times10^{-4}`.
     """
-    text = format_table(table, formats)
+    text = format_table(table, formats) if text is None else text
     right = set(align_right) if align_right is not None else _numeric_columns(table)
     spec = "".join("r" if c in right else "l" for c in table.columns)
     lines = [r"\begin{table}[htbp]", r"\centering"]
@@ -496,12 +519,14 @@ def write_table(
         note = f"Shows the first {max_rows:,} of {len(shown):,} rows; every row is in {files}."
         caption = f"{caption} {note}" if caption else note
         shown = shown.iloc[:max_rows]
+    rendered = markdown_path is not None or latex_path is not None
+    text = format_table(shown, formats) if rendered else None
     if markdown_path is not None:
         Path(markdown_path).write_text(
-            to_markdown(shown, caption=caption, formats=formats, align_right=align_right)
+            to_markdown(shown, caption=caption, align_right=align_right, text=text)
         )
     if latex_path is not None:
         label = "tab:" + Path(csv_path).stem.replace("_", "-")
         Path(latex_path).write_text(
-            to_latex(shown, caption=caption, label=label, formats=formats, align_right=align_right)
+            to_latex(shown, caption=caption, label=label, align_right=align_right, text=text)
         )
