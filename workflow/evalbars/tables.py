@@ -285,9 +285,10 @@ CSV_BATCH_ROWS = 250_000
 _STRUCTURAL = {",": "\ue000", '"': "\ue001", "\n": "\ue002", "\r": "\ue003"}
 #: A regular expression matching any of those stand-ins.
 _STAND_IN = "[\ue000-\ue003]"
-#: :func:`_float_text` formats each distinct value of a column once when its first this many
-#: values hold at most half as many distinct ones.
-DISTINCT_PROBE = 4096
+#: :func:`_float_text` formats each distinct value of a batch once when its first this many
+#: values hold at most half as many distinct ones (a shorter probe misses the repeats of a
+#: pair table: its first 4,096 differences are nearly all distinct, its first 65,536 a third).
+DISTINCT_PROBE = 65_536
 #: Arrow writes a float in fixed notation for decimal exponents -6 to 9 (double-conversion's
 #: shortest digits); Python's repr, which pandas writes, from -4 to 15. Where they differ:
 _ARROW_TO_REPR = [
@@ -314,7 +315,7 @@ def _float_text(values: np.ndarray) -> pa.Array:
     ``0.0``) each distinct one is formatted once and its text gathered: a table of pairs repeats
     its differences of accuracies ``k / Q`` and its p-values of 0 and 1 many times over. Values
     are hashed for that only when the first :data:`DISTINCT_PROBE` of them repeat so (hashing
-    costs half as much as formatting where every value differs).
+    costs half as much as formatting where every value differs; the probe a twentieth).
     """
     bits = values.view(np.int64)
     if 2 * len(pd.unique(bits[:DISTINCT_PROBE])) <= min(len(bits), DISTINCT_PROBE):
