@@ -96,8 +96,6 @@ def _real_format(column: str):
 
 
 def _format_real(value: float, rule) -> str:
-    if math.isnan(value):
-        return "—"
     if math.isinf(value):
         return "∞" if value > 0 else "−∞"
     return rule(value)
@@ -129,7 +127,7 @@ def format_table(table: pd.DataFrame, formats: dict | None = None) -> pd.DataFra
         name, values = str(column), series.tolist()
         if series.dtype == np.float64 and not (formats and name in formats):
             rule = _real_format(name)
-            text[column] = [_format_real(value, rule) for value in values]
+            text[column] = ["—" if math.isnan(v) else _format_real(v, rule) for v in values]
         else:
             text[column] = [format_cell(name, value, formats) for value in values]
     return pd.DataFrame(text, index=table.index, dtype=object)
