@@ -58,7 +58,8 @@ def logistic_verdicts_figure(table: pd.DataFrame, not_fitted: str | None = None)
     Left: each pair's difference in accuracy (points) under the logistic mixed model
     (marginal accuracies) and GEE against the linear mixed model's; on the diagonal the scales
     agree. Right: the Wald z of the logistic models' log odds ratios against the linear model's
-    z; pairs whose Holm verdicts differ are ringed in vermillion.
+    z; pairs whose Holm verdicts differ are ringed in vermillion (above :data:`RASTER_PAIRS`
+    pairs the points and the rings are thinned to one per visible cell, :func:`_visible_points`).
 
     Parameters
     ----------
@@ -100,9 +101,12 @@ def logistic_verdicts_figure(table: pd.DataFrame, not_fitted: str | None = None)
                     rasterized=rasterized,
                 )
                 if suffix == "z" and changed.any():
+                    x, y = _visible_points(
+                        lmm[changed].to_numpy(float), values[changed].to_numpy(float), rasterized
+                    )
                     ax.plot(
-                        lmm[changed],
-                        values[changed],
+                        x,
+                        y,
                         "o",
                         markersize=10,
                         markerfacecolor="none",
