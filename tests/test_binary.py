@@ -29,7 +29,7 @@ import pytest
 import statsmodels.api as sm
 from scipy import integrate, special
 
-from evalbars import gee, glmm, logistic, mixed
+from evalbars import gee, glmm, logistic, logistic_verdicts, mixed, tables
 from evalbars.figures.logistic import _visible_points, logistic_verdicts_figure
 from evalbars.fits import Fit, contrast_se
 from evalbars.scores import wide_scores
@@ -479,7 +479,7 @@ def test_a_fit_that_did_not_converge_is_flagged_in_every_table_and_warned(caplog
     assert len(result.contrasts) == 12 and not result.contrasts["converged"].any()
     assert not result.effects[["glmm_converged", "gee_converged"]].any(axis=None)
     assert result.summary["converged"].tolist() == [False, False]
-    table = logistic.verdict_table(lmm, result.contrasts, 0.05)
+    table = logistic_verdicts.verdict_table(lmm, result.contrasts, 0.05)
     assert not table[["glmm_converged", "gee_converged"]].any(axis=None)
     # the GLMM alone stopped early: only its flags fall
     caplog.clear()
@@ -488,7 +488,7 @@ def test_a_fit_that_did_not_converge_is_flagged_in_every_table_and_warned(caplog
             items, pairs=pairs, glmm_options={"bfgs_maxiter": 1, "newton_maxiter": 1}
         )
     assert _warnings(caplog) == ["the logistic mixed model (Laplace)"]
-    table = logistic.verdict_table(lmm, glmm_stopped.contrasts, 0.05)
+    table = logistic_verdicts.verdict_table(lmm, glmm_stopped.contrasts, 0.05)
     assert not table["glmm_converged"].any() and table["gee_converged"].all()
     # a converged comparison warns of nothing and flags every row converged
     caplog.clear()
@@ -496,7 +496,7 @@ def test_a_fit_that_did_not_converge_is_flagged_in_every_table_and_warned(caplog
         fine = logistic.compare_logistic(items, pairs=pairs)
     assert _warnings(caplog) == []
     assert fine.contrasts["converged"].all() and fine.summary["converged"].all()
-    verdicts = logistic.verdict_table(lmm, fine.contrasts, 0.05)
+    verdicts = logistic_verdicts.verdict_table(lmm, fine.contrasts, 0.05)
     assert verdicts[["glmm_converged", "gee_converged"]].all(axis=None)
 
 
@@ -656,8 +656,8 @@ def test_verdict_table_lines_up_the_three_readings():
     comparison = logistic.compare_logistic(
         long_table("synthetic_incomplete"), pairs=lmm[["model_a", "model_b"]]
     )
-    table = logistic.verdict_table(lmm, comparison.contrasts, 0.05)
-    assert list(table.columns) == logistic.VERDICT_COLUMNS
+    table = logistic_verdicts.verdict_table(lmm, comparison.contrasts, 0.05)
+    assert list(table.columns) == logistic_verdicts.VERDICT_COLUMNS
     assert (
         table[["model_a", "model_b"]].values.tolist() == lmm[["model_a", "model_b"]].values.tolist()
     )
@@ -674,11 +674,11 @@ def test_verdict_table_lines_up_the_three_readings():
     )
     assert table["agree"].tolist() == agree.tolist()
     with pytest.raises(ValueError, match="pairs in order"):
-        logistic.verdict_table(lmm.iloc[::-1], comparison.contrasts, 0.05)
+        logistic_verdicts.verdict_table(lmm.iloc[::-1], comparison.contrasts, 0.05)
 
 
 def test_verdicts_and_a_pair_whose_verdict_changes_with_the_scale():
-    assert logistic.verdicts([0.03, -0.03, 0.03], [0.01, 0.01, 0.2], 0.05).tolist() == [
+    assert logistic_verdicts.verdicts([0.03, -0.03, 0.03], [0.01, 0.01, 0.2], 0.05).tolist() == [
         "a > b",
         "a < b",
         "not separated",
@@ -708,7 +708,7 @@ def test_verdicts_and_a_pair_whose_verdict_changes_with_the_scale():
             "converged": [True] * 4,
         }
     )
-    table = logistic.verdict_table(lmm, contrasts, 0.05)
+    table = logistic_verdicts.verdict_table(lmm, contrasts, 0.05)
     assert table["glmm_verdict"].tolist() == ["a > b", "a > b"]
     assert table["gee_verdict"].tolist() == ["not separated", "a > b"]
     assert table["agree"].tolist() == [False, True]
@@ -741,7 +741,7 @@ def test_many_pairs_are_drawn_once_per_visible_cell():
     assert _visible_points(x, y, thin=False)[0] is x
 
 
-def test_fit_obstacle_names_why_the_logistic_models_are_not_fitted():
+def test_fit_obstacle_names_why_the_logistic_models_are_not_fitted(tmp_path):
     items = long_table("synthetic_balanced")
     assert logistic.fit_obstacle(items, max_cells=10**6) is None
     k, q = items["model"].nunique(), items["question_id"].nunique()
@@ -763,7 +763,16 @@ def test_fit_obstacle_names_why_the_logistic_models_are_not_fitted():
     )
     empty = logistic.not_fitted("because")
     assert empty.contrasts.empty and empty.summary["note"].tolist() == ["not fitted: because"] * 2
-    figure = logistic_verdicts_figure(pd.DataFrame(columns=logistic.VERDICT_COLUMNS), "because")
+    # the verdicts job reads the reason back from the summary's CSV file; a fit's has none
+    for reason, summary in (
+        ("because, and more", logistic.not_fitted("because, and more").summary),
+        (None, logistic.compare_logistic(items).summary),
+    ):
+        tables.write_csv(summary, tmp_path / "fits.csv")
+        assert logistic_verdicts.not_fitted_reason(pd.read_csv(tmp_path / "fits.csv")) == reason
+    figure = logistic_verdicts_figure(
+        pd.DataFrame(columns=logistic_verdicts.VERDICT_COLUMNS), "because"
+    )
     assert figure.axes[0].texts[0].get_text() == "Logistic models not fitted: because."
     plt.close(figure)
 

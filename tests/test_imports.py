@@ -56,3 +56,13 @@ def test_package_files_follows_absolute_relative_and_package_imports(tmp_path):
     assert not {
         f for f in found if f.startswith("simulate/") and "seeding" not in f and "__init__" not in f
     }
+
+
+def test_the_logistic_verdicts_job_imports_no_fitting_code():
+    # analysis_logistic_verdicts reads the fits from their files: scipy.stats, statsmodels and
+    # the fitting modules would be a second of imports for nothing
+    statement = (
+        "from evalbars import errors, logistic_verdicts, tables\nimport evalbars.figures.logistic"
+    )
+    heavy = ["scipy", "statsmodels", "evalbars.logistic", "evalbars.glmm", "evalbars.gee"]
+    assert _loaded_after(statement, heavy) == []

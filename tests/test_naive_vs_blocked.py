@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars import logistic, mixed, omnibus, pairwise, tables
+from evalbars import logistic, logistic_verdicts, mixed, omnibus, pairwise, tables
 from evalbars import naive_vs_blocked as nvb
 from evalbars.scores import wide_scores
 
@@ -74,7 +74,7 @@ def test_logistic_rows_and_the_gee_paired_identity(real_tables, default_subsampl
     np.testing.assert_allclose(merged["accuracy_difference_se"], merged["se_paired"], rtol=1e-12)
     np.testing.assert_allclose(merged["accuracy_difference"], merged["diff"], rtol=1e-10)
     assert rows.loc["gee_accuracy", "value"] == pytest.approx(rows.loc["paired_z", "value"])
-    table = logistic.verdict_table(nested, comparison.contrasts, 0.05)
+    table = logistic_verdicts.verdict_table(nested, comparison.contrasts, 0.05)
     for reading in ("glmm", "gee"):
         verdicts = table[f"{reading}_verdict"]
         assert rows.loc[f"{reading}_holm", "value"] == (verdicts != "not separated").sum()

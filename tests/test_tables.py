@@ -128,6 +128,10 @@ def varied_frame() -> pd.DataFrame:
     special = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e-300, 5e-324, 0.1, 1e16, 1e15, 123.0, 1e-5]
     special += [2.5e-7, 9999999999.0, 1e10, 0.30000000000000004, 1.7976931348623157e308]
     floats = np.concatenate([special, rng.normal(0, 1e6, n - len(special))])
+    # Few distinct values, each written many times (formatted once each): both zeros, NaN
+    # payloads, and values where repr switches notation.
+    payloads = np.array([0x7FF8000000000001, 0xFFF8000000000000], dtype=np.uint64)
+    repeated = np.concatenate([special, tens[:40], -floats[-40:], payloads.view(np.float64)])
     return pd.DataFrame(
         {
             "model": np.resize(np.array(TEXTS, dtype=object), n),
@@ -137,6 +141,7 @@ def varied_frame() -> pd.DataFrame:
             "tens": tens,
             "floats": floats,
             "whole": rng.integers(-(10**17), 10**17, n).astype(float),
+            "repeated": rng.choice(repeated, n),
             "count": rng.integers(-5, 10**12, n),
             "small": rng.integers(0, 200, n).astype(np.uint8),
             "flag": rng.random(n) < 0.5,
@@ -148,6 +153,9 @@ def varied_frame() -> pd.DataFrame:
 def test_write_csv_is_byte_for_byte_pandas_to_csv_through_arrow(tmp_path, monkeypatch):
     frame = varied_frame()
     expected = frame.to_csv(index=False).encode()
+    plain = frame.assign(model=np.resize(["plain", "", " lead", "ünï", "x|y"], len(frame)))
+    plain = plain.drop(columns=["label", "category", "note"])
+    plain_expected = plain.to_csv(index=False).encode()
     assert b'"a,b"' in expected and b'"say ""hi"""' in expected and b"1e-05" in expected
 
     def refuse(*args, **kwargs):
@@ -159,6 +167,9 @@ def test_write_csv_is_byte_for_byte_pandas_to_csv_through_arrow(tmp_path, monkey
     assert (tmp_path / "t.csv").read_bytes() == expected
     tables.write_csv(frame.iloc[:0], tmp_path / "empty.csv")
     assert (tmp_path / "empty.csv").read_bytes() == expected.split(b"\n")[0] + b"\n"
+    # text without a comma, quote or line break: Arrow streams every batch into the file
+    tables.write_csv(plain, tmp_path / "plain.csv")
+    assert (tmp_path / "plain.csv").read_bytes() == plain_expected
 
 
 @pytest.mark.parametrize(

@@ -73,10 +73,6 @@ __all__ = [
     "gee_contrasts",
     "compare_logistic",
     "LogisticComparison",
-    "READINGS",
-    "verdicts",
-    "verdict_table",
-    "VERDICT_COLUMNS",
     "fit_obstacle",
     "not_fitted",
 ]
@@ -530,34 +526,6 @@ def not_fitted(reason: str) -> LogisticComparison:
     )
 
 
-#: Methods of :func:`verdict_table`, in column order: column prefix and label.
-READINGS = {
-    "lmm": "linear mixed model",
-    "glmm": "logistic mixed model",
-    "gee": "GEE, exchangeable",
-}
-
-
-#: Columns of :func:`verdict_table`, in order.
-VERDICT_COLUMNS = (
-    ["model_a", "model_b", "lmm_difference", "lmm_ci_low", "lmm_ci_high", "lmm_z", "lmm_p_holm"]
-    + [
-        f"{prefix}_{statistic}"
-        for prefix in ("glmm", "gee")
-        for statistic in (
-            "log_odds_ratio",
-            "accuracy_difference",
-            "ci_low",
-            "ci_high",
-            "z",
-            "p_holm",
-        )
-    ]
-    + [f"{prefix}_verdict" for prefix in READINGS]
-    + ["agree", "glmm_converged", "gee_converged"]
-)
-
-
 #: Peak memory of the logistic fits per models x questions cell (bytes), measured: the job's
 #: peak of 0.87 GB at 1,000 models x 12,032 questions (the matrix read, the GLMM's successes and
 #: its two per-cell buffers, the Schur product's questions x models weights), less the 0.2 GB
@@ -608,82 +576,3 @@ def fit_obstacle(items, max_cells: int, outcome: str = "correct") -> str | None:
             f"{model} (accuracy {value:.0%})" for model, value in extreme.items()
         )
     return None
-
-
-def verdicts(difference, p_holm, alpha: float) -> np.ndarray:
-    """``"a > b"``, ``"a < b"`` or ``"not separated"``: the sign of a difference whose
-    Holm-adjusted p is below ``alpha``."""
-    difference = np.asarray(difference, dtype=float)
-    significant = np.asarray(p_holm, dtype=float) < alpha
-    return np.where(
-        significant, np.where(difference > 0, "a > b", "a < b"), "not separated"
-    ).astype(object)
-
-
-def verdict_table(
-    lmm_contrasts: pd.DataFrame, logistic_contrasts: pd.DataFrame, alpha: float = 0.05
-) -> pd.DataFrame:
-    """Every pair's verdict under the linear mixed model, the logistic GLMM and GEE, side by side.
-
-    Parameters
-    ----------
-    lmm_contrasts : DataFrame
-        :func:`evalbars.mixed.lmm_contrasts` of the nested model (one ``model_spec``).
-    logistic_contrasts : DataFrame
-        ``LogisticComparison.contrasts`` for the same pairs, in the same order.
-    alpha : float
-        Family-wise level of the verdicts.
-
-    Returns
-    -------
-    DataFrame
-        One row per pair: ``model_a, model_b``; for the linear model ``lmm_difference`` (in
-        accuracy), ``lmm_ci_low, lmm_ci_high, lmm_z, lmm_p_holm``; for ``glmm`` and ``gee``:
-        ``{m}_log_odds_ratio``, ``{m}_accuracy_difference`` (marginal), its ``{m}_ci_low,
-        {m}_ci_high``, ``{m}_z`` and ``{m}_p_holm`` of the log odds ratio; ``{m}_verdict`` for
-        all three (:func:`verdicts`, Holm over the pairs at ``alpha``), ``agree``: whether the
-        three verdicts are the same, and ``glmm_converged``, ``gee_converged``: whether each
-        logistic fit converged (a verdict of a fit that did not is not to be trusted).
-
-    Notes
-    -----
-    Each reading is judged by the test on its own scale: the linear model's difference in
-    accuracy, and the logistic models' log odds ratio (the Wald test on the scale the model is
-    fitted on; the accuracy differences are shown for size). The readings can disagree where
-    accuracies are near 0 or 1 (a gap of a few points there is a large odds ratio) or where a
-    pair sits at the edge of significance.
-    """
-    columns = {
-        "model_a": lmm_contrasts["model_a"].to_numpy(),
-        "model_b": lmm_contrasts["model_b"].to_numpy(),
-        "lmm_difference": lmm_contrasts["estimate"].to_numpy(),
-        "lmm_ci_low": lmm_contrasts["ci_low"].to_numpy(),
-        "lmm_ci_high": lmm_contrasts["ci_high"].to_numpy(),
-        "lmm_z": lmm_contrasts["z"].to_numpy(),
-        "lmm_p_holm": lmm_contrasts["p_holm"].to_numpy(),
-    }
-    verdict = {"lmm": verdicts(columns["lmm_difference"], columns["lmm_p_holm"], alpha)}
-    for prefix, method in (("glmm", "glmm_laplace"), ("gee", "gee_exchangeable")):
-        rows = logistic_contrasts[logistic_contrasts["method"] == method]
-        same = (rows["model_a"].to_numpy() == columns["model_a"]) & (
-            rows["model_b"].to_numpy() == columns["model_b"]
-        )
-        if len(rows) != len(lmm_contrasts) or not same.all():
-            raise ValueError(f"{method} contrasts do not hold the linear model's pairs in order")
-        columns |= {
-            f"{prefix}_log_odds_ratio": rows["log_odds_ratio"].to_numpy(),
-            f"{prefix}_accuracy_difference": rows["accuracy_difference"].to_numpy(),
-            f"{prefix}_ci_low": rows["accuracy_difference_ci_low"].to_numpy(),
-            f"{prefix}_ci_high": rows["accuracy_difference_ci_high"].to_numpy(),
-            f"{prefix}_z": rows["log_odds_ratio_z"].to_numpy(),
-            f"{prefix}_p_holm": rows["log_odds_ratio_p_holm"].to_numpy(),
-            f"{prefix}_converged": rows["converged"].to_numpy(dtype=bool),
-        }
-        verdict[prefix] = verdicts(rows["log_odds_ratio"], rows["log_odds_ratio_p_holm"], alpha)
-    table = pd.DataFrame(columns)
-    for prefix, values in verdict.items():
-        table[f"{prefix}_verdict"] = values
-    table["agree"] = (table["lmm_verdict"] == table["glmm_verdict"]) & (
-        table["lmm_verdict"] == table["gee_verdict"]
-    )
-    return table[VERDICT_COLUMNS]

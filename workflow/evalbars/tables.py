@@ -79,6 +79,28 @@ def _format_float(value: float) -> str:
     return f"{value:.4f}"
 
 
+def _format_count(value: float) -> str:
+    # Degrees of freedom and counts: whole numbers as such, else two decimals.
+    return str(int(value)) if value.is_integer() else f"{value:.2f}"
+
+
+def _real_format(column: str):
+    """How :func:`format_cell` writes a finite real number of column ``column``."""
+    if _is_p_column(column):
+        return format_p
+    if _is_se_column(column):
+        return "{:.4f}".format
+    if column.startswith("df") or column.startswith("n_") or column == "n":
+        return _format_count
+    return _format_float
+
+
+def _format_real(value: float, rule) -> str:
+    if math.isinf(value):
+        return "∞" if value > 0 else "−∞"
+    return rule(value)
+
+
 def format_cell(column: str, value, formats: dict | None = None) -> str:
     """Format one cell of column ``column`` (see the module docstring for the rules)."""
     if formats and column in formats:
@@ -93,30 +115,22 @@ def format_cell(column: str, value, formats: dict | None = None) -> str:
     if isinstance(value, numbers.Integral):
         return str(int(value))
     if isinstance(value, numbers.Real):
-        value = float(value)
-        if math.isinf(value):
-            return "∞" if value > 0 else "−∞"
-        if _is_p_column(column):
-            return format_p(value)
-        if _is_se_column(column):
-            return f"{value:.4f}"
-        if column.startswith("df") or column.startswith("n_") or column == "n":
-            # Degrees of freedom and counts: whole numbers as such, else two decimals.
-            return str(int(value)) if value.is_integer() else f"{value:.2f}"
-        return _format_float(value)
+        return _format_real(float(value), _real_format(column))
     return str(value)
 
 
 def format_table(table: pd.DataFrame, formats: dict | None = None) -> pd.DataFrame:
-    """Every cell of ``table`` as text, by :func:`format_cell`."""
-    return pd.DataFrame(
-        {
-            column: [format_cell(str(column), v, formats) for v in table[column].tolist()]
-            for column in table.columns
-        },
-        index=table.index,
-        dtype=object,
-    )
+    """Every cell of ``table`` as text, by :func:`format_cell` (a float64 column's rule is
+    chosen once, by its name)."""
+    text = {}
+    for column, series in table.items():
+        name, values = str(column), series.tolist()
+        if series.dtype == np.float64 and not (formats and name in formats):
+            rule = _real_format(name)
+            text[column] = ["—" if math.isnan(v) else _format_real(v, rule) for v in values]
+        else:
+            text[column] = [format_cell(name, value, formats) for value in values]
+    return pd.DataFrame(text, index=table.index, dtype=object)
 
 
 def _numeric_columns(table: pd.DataFrame) -> set:
@@ -132,6 +146,8 @@ def to_markdown(
     caption: str | None = None,
     formats: dict | None = None,
     align_right=None,
+    *,
+    text: pd.DataFrame | None = None,
 ) -> str:
     """A GitHub/pandoc pipe table of ``table``.
 
@@ -145,13 +161,16 @@ def to_markdown(
         Per-column format overrides (see :func:`format_cell`).
     align_right : iterable of str, optional
         Columns to right-align; default: the numeric columns.
+    text : DataFrame, optional
+        ``format_table(table, formats)`` when the caller has it already (:func:`write_table`
+        formats once for both renderings).
 
     Returns
     -------
     str
         The table, ending in a newline.
     """
-    text = format_table(table, formats)
+    text = format_table(table, formats) if text is None else text
     right = set(align_right) if align_right is not None else _numeric_columns(table)
 
     def escape(cell: str) -> str:
@@ -230,13 +249,15 @@ def to_latex(
     label: str | None = None,
     formats: dict | None = None,
     align_right=None,
+    *,
+    text: pd.DataFrame | None = None,
 ) -> str:
     """A booktabs ``table`` environment of ``table`` (needs ``\\usepackage{booktabs}``).
 
-    Cells are formatted as in :func:`to_markdown`; LaTeX special characters are
-    escaped and scientific p-values written as :math:`4.80\\times10^{-4}`.
+    Cells are formatted as in :func:`to_markdown` (``text``: as there); LaTeX special
+    characters are escaped and scientific p-values written as :math:`4.80\\times10^{-4}`.
     """
-    text = format_table(table, formats)
+    text = format_table(table, formats) if text is None else text
     right = set(align_right) if align_right is not None else _numeric_columns(table)
     spec = "".join("r" if c in right else "l" for c in table.columns)
     lines = [r"\begin{table}[htbp]", r"\centering"]
@@ -260,6 +281,12 @@ CSV_BATCH_ROWS = 250_000
 #: Arrow's writer refuses these in unquoted fields (RFC 4180's structural characters); a field
 #: that holds them is written with a private-use stand-in that the written bytes swap back.
 _STRUCTURAL = {",": "\ue000", '"': "\ue001", "\n": "\ue002", "\r": "\ue003"}
+#: A regular expression matching any of those stand-ins.
+_STAND_IN = "[\ue000-\ue003]"
+#: :func:`_float_text` formats each distinct value of a batch once when its first this many
+#: values hold at most half as many distinct ones (a shorter probe misses the repeats of a
+#: pair table: its first 4,096 differences are nearly all distinct, its first 65,536 a third).
+DISTINCT_PROBE = 65_536
 #: Arrow writes a float in fixed notation for decimal exponents -6 to 9 (double-conversion's
 #: shortest digits); Python's repr, which pandas writes, from -4 to 15. Where they differ:
 _ARROW_TO_REPR = [
@@ -281,6 +308,23 @@ def _csv_field(text: str) -> str:
 def _float_text(values: np.ndarray) -> pa.Array:
     """float64 values as pandas writes them (``numpy.ndarray.astype(str)``: the shortest digits
     that read back to the same float, as Python's repr), NaN as null (an empty field).
+
+    Where at most half the values are distinct (bit for bit, so that ``-0.0`` stays apart from
+    ``0.0``) each distinct one is formatted once and its text gathered: a table of pairs repeats
+    its differences of accuracies ``k / Q`` and its p-values of 0 and 1 many times over. Values
+    are hashed for that only when the first :data:`DISTINCT_PROBE` of them repeat so (hashing
+    costs half as much as formatting where every value differs; the probe a twentieth).
+    """
+    bits = values.view(np.int64)
+    if 2 * len(pd.unique(bits[:DISTINCT_PROBE])) <= min(len(bits), DISTINCT_PROBE):
+        codes, distinct = pd.factorize(bits)
+        if 2 * len(distinct) <= len(bits):
+            return _shortest_text(distinct.view(np.float64)).take(pa.array(codes))
+    return _shortest_text(values)
+
+
+def _shortest_text(values: np.ndarray) -> pa.Array:
+    """:func:`_float_text` of every value.
 
     Arrow casts to the same shortest digits in C++; its notation is put into repr's: ``123``
     -> ``123.0``, ``0.00001`` -> ``1e-05``, ``2.5e-7`` -> ``2.5e-07``, and the rare values from
@@ -351,9 +395,10 @@ def _dictionary_rows(text: pa.DictionaryArray, rows: slice) -> pa.Array:
 
 
 def _arrow_columns(table: pd.DataFrame):
-    """Per column, a function of a row slice giving its CSV text as Arrow writes it, or None when
-    some column is of a kind only pandas formats (the caller then lets pandas write)."""
-    columns = []
+    """Per column, a function of a row slice giving its CSV text as Arrow writes it, and whether
+    some text holds a stand-in of :data:`_STRUCTURAL`; or None when some column is of a kind
+    only pandas formats (the caller then lets pandas write)."""
+    columns, stand_ins = [], False
     for _, series in table.items():
         dtype = series.dtype
         kind = dtype.kind if isinstance(dtype, np.dtype) else None
@@ -368,9 +413,12 @@ def _arrow_columns(table: pd.DataFrame):
             if text is None:
                 return None
             columns.append(partial(_dictionary_rows, text))
+            stand_ins = stand_ins or bool(
+                pc.any(pc.match_substring_regex(text.dictionary, _STAND_IN)).as_py()
+            )
         else:
             return None
-    return columns
+    return columns, bool(stand_ins)
 
 
 def write_csv(table: pd.DataFrame, path) -> None:
@@ -381,16 +429,18 @@ def write_csv(table: pd.DataFrame, path) -> None:
     (``0.1``, ``1e-05``, ``123.0``), booleans as ``True``/``False`` and missing values as empty
     fields. Here each column is formatted vectorised into that text (:func:`_float_text`;
     integers as Arrow writes them; text through the csv module once per distinct value) and
-    Arrow writes it unquoted, :data:`CSV_BATCH_ROWS` rows at a time. Column kinds that only
+    Arrow writes it unquoted, :data:`CSV_BATCH_ROWS` rows at a time, straight into the file
+    (through memory only when some text holds a stand-in to swap back). Column kinds that only
     pandas formats (dates, nullable extension types, objects that are not text), frames of one
     column (a lone empty field is quoted) and text holding the stand-ins of
     :data:`_STRUCTURAL` are written by pandas itself.
     """
-    columns = _arrow_columns(table) if table.shape[1] > 1 else None
+    arrow = _arrow_columns(table) if table.shape[1] > 1 else None
     header = [label for label in table.columns]
-    if columns is None or not all(isinstance(label, str) for label in header):
+    if arrow is None or not all(isinstance(label, str) for label in header):
         table.to_csv(path, index=False)
         return
+    columns, stand_ins = arrow
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="\n").writerow(header)
     names = [f"c{i}" for i in range(len(columns))]
@@ -398,16 +448,22 @@ def write_csv(table: pd.DataFrame, path) -> None:
     swap = [(s.encode(), c.encode()) for c, s in _STRUCTURAL.items()]
     with open(path, "wb") as handle:
         handle.write(buffer.getvalue().encode())
+        writer = None
         for start in range(0, len(table), CSV_BATCH_ROWS):
             rows = slice(start, min(start + CSV_BATCH_ROWS, len(table)))
             batch = pa.table([column(rows) for column in columns], names=names)
+            if not stand_ins:
+                writer = writer or pa_csv.CSVWriter(handle, batch.schema, write_options=options)
+                writer.write_table(batch)
+                continue
             text = io.BytesIO()
             pa_csv.write_csv(batch, text, options)
             data = text.getvalue()
-            if b"\xee\x80" in data:  # a stand-in (U+E000-U+E003) of a structural character
-                for stand_in, character in swap:
-                    data = data.replace(stand_in, character)
+            for stand_in, character in swap:
+                data = data.replace(stand_in, character)
             handle.write(data)
+        if writer is not None:
+            writer.close()
 
 
 #: Rows a Markdown or LaTeX rendering shows at most. A longer table (a thousand models make
@@ -462,12 +518,14 @@ def write_table(
         note = f"Shows the first {max_rows:,} of {len(shown):,} rows; every row is in {files}."
         caption = f"{caption} {note}" if caption else note
         shown = shown.iloc[:max_rows]
+    rendered = markdown_path is not None or latex_path is not None
+    text = format_table(shown, formats) if rendered else None
     if markdown_path is not None:
         Path(markdown_path).write_text(
-            to_markdown(shown, caption=caption, formats=formats, align_right=align_right)
+            to_markdown(shown, caption=caption, align_right=align_right, text=text)
         )
     if latex_path is not None:
         label = "tab:" + Path(csv_path).stem.replace("_", "-")
         Path(latex_path).write_text(
-            to_latex(shown, caption=caption, label=label, formats=formats, align_right=align_right)
+            to_latex(shown, caption=caption, label=label, align_right=align_right, text=text)
         )

@@ -172,9 +172,9 @@ rule analysis_logistic:
 # --- Each pair's verdict: linear mixed model, logistic mixed model and GEE side by side --------
 rule analysis_logistic_verdicts:
     input:
-        item_table=rules.subsample.output.item_table,
         lmm_contrasts=rules.analysis_mixed.output.contrasts_parquet,
         logistic_contrasts=rules.analysis_logistic.output.contrasts_parquet,
+        logistic_fits=rules.analysis_logistic.output.fits_csv,
         code=package_code("analysis_logistic_verdicts"),
     output:
         verdicts_csv="results/tables/logistic_verdicts.csv",
@@ -200,7 +200,6 @@ rule analysis_logistic_verdicts:
         "results/benchmarks/analysis_logistic_verdicts/analysis_logistic_verdicts.tsv"
     params:
         alpha=lookup(dpath="alpha", within=config),
-        max_cells=lookup(dpath="analysis/logistic_max_cells", within=config),
     message:
         "--- Linear versus logistic verdicts."
     script:

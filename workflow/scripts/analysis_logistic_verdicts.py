@@ -5,27 +5,33 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import logistic, tables
+from evalbars import logistic_verdicts, tables
 from evalbars.errors import script_context
 from evalbars.figures.logistic import logistic_verdicts_figure
 from evalbars.figures.style import save_figure
-from evalbars.scores import SCORE_COLUMNS
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
     alpha, out = snakemake.params.alpha, snakemake.output
-    items = pd.read_parquet(snakemake.input.item_table, columns=SCORE_COLUMNS)
-    obstacle = logistic.fit_obstacle(items, snakemake.params.max_cells)
+    # why the logistic models were not fitted, from their summary (not from the item table)
+    obstacle = logistic_verdicts.not_fitted_reason(pd.read_csv(snakemake.input.logistic_fits))
     if obstacle is None:
-        lmm = pd.read_parquet(snakemake.input.lmm_contrasts)
-        # the linear model with the logistic models' random effects
-        lmm = lmm[lmm["model_spec"] == "category_question"].reset_index(drop=True)
-        contrasts = pd.read_parquet(snakemake.input.logistic_contrasts)
-        verdicts = logistic.verdict_table(lmm, contrasts, alpha)
+        # only the columns the table reads, of the linear model with the logistic models'
+        # random effects: the contrast tables hold K(K-1)/2 rows per fit
+        lmm = pd.read_parquet(
+            snakemake.input.lmm_contrasts,
+            columns=list(logistic_verdicts.LMM_COLUMNS),
+            filters=[("model_spec", "==", "category_question")],
+        )
+        contrasts = pd.read_parquet(
+            snakemake.input.logistic_contrasts,
+            columns=["method", "model_a", "model_b", *logistic_verdicts.LOGISTIC_COLUMNS],
+        )
+        verdicts = logistic_verdicts.verdict_table(lmm, contrasts, alpha)
     else:
-        verdicts = pd.DataFrame(columns=logistic.VERDICT_COLUMNS)
+        verdicts = pd.DataFrame(columns=logistic_verdicts.VERDICT_COLUMNS)
     tables.write_table(
         verdicts,
         out.verdicts_csv,

@@ -45,7 +45,10 @@ def _visible_points(x: np.ndarray, y: np.ndarray, thin: bool, steps: int = 600):
     for values in (x, y):
         low, span = values.min(), np.ptp(values) or 1.0
         cells.append(np.minimum((values - low) / span * steps, steps - 1).astype(np.int64))
-    _, first = np.unique(cells[0] * steps + cells[1], return_index=True)
+    # the first point of each occupied cell, in cell order (np.unique's return_index, unsorted)
+    first = np.full(steps * steps, len(x))
+    np.minimum.at(first, cells[0] * steps + cells[1], np.arange(len(x)))
+    first = first[first < len(x)]
     return x[first], y[first]
 
 
@@ -55,15 +58,17 @@ def logistic_verdicts_figure(table: pd.DataFrame, not_fitted: str | None = None)
     Left: each pair's difference in accuracy (points) under the logistic mixed model
     (marginal accuracies) and GEE against the linear mixed model's; on the diagonal the scales
     agree. Right: the Wald z of the logistic models' log odds ratios against the linear model's
-    z; pairs whose Holm verdicts differ are ringed in vermillion.
+    z; pairs whose Holm verdicts differ are ringed in vermillion (above :data:`RASTER_PAIRS`
+    pairs the points and the rings are thinned to one per visible cell, :func:`_visible_points`).
 
     Parameters
     ----------
     table : DataFrame
-        :func:`evalbars.logistic.verdict_table`.
+        :func:`evalbars.logistic_verdicts.verdict_table`.
     not_fitted : str, optional
-        Why the logistic models were not fitted (:func:`evalbars.logistic.fit_obstacle`): the
-        figure then says so instead.
+        Why the logistic models were not fitted (:func:`evalbars.logistic.fit_obstacle`, read
+        back by :func:`evalbars.logistic_verdicts.not_fitted_reason`): the figure then says so
+        instead.
 
     Returns
     -------
@@ -96,9 +101,12 @@ def logistic_verdicts_figure(table: pd.DataFrame, not_fitted: str | None = None)
                     rasterized=rasterized,
                 )
                 if suffix == "z" and changed.any():
+                    x, y = _visible_points(
+                        lmm[changed].to_numpy(float), values[changed].to_numpy(float), rasterized
+                    )
                     ax.plot(
-                        lmm[changed],
-                        values[changed],
+                        x,
+                        y,
                         "o",
                         markersize=10,
                         markerfacecolor="none",
