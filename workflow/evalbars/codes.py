@@ -58,7 +58,9 @@ def factorize_sorted(values: pd.Series, nulls: str = "sentinel") -> tuple[np.nda
     """
     if isinstance(values.dtype, pd.CategoricalDtype):
         codes, labels = values.cat.codes.to_numpy(), values.cat.categories
-        seen = np.bincount(codes + 1, minlength=len(labels) + 1)[1:] > 0  # code -1 is a null
+        seen = np.zeros(len(labels) + 1, dtype=bool)
+        seen[codes] = True  # a null's code -1 marks the extra last place
+        seen = seen[:-1]
         if not seen.all():
             renumber = np.append(np.cumsum(seen) - 1, -1)
             codes, labels = renumber[codes], labels[seen]
