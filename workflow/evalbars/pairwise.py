@@ -99,10 +99,9 @@ def adjust_pvalues(p, method: str) -> np.ndarray:
 # --- The paper's Table 3: all pairwise comparisons ------------------------------------------------------------
 
 #: Models per block of the exact count products (:func:`pair_statistics` on 0/1 scores): a block
-#: holds a ``BLOCK_MODELS x K`` float32 product and the statistics of its pairs (about 250 MB at
-#: K = 4,500). The counts are exact whatever the block; OpenBLAS takes about a third more time
-#: over a 1,000-model board's products in blocks of 256 models than of 512.
-BLOCK_MODELS = 512
+#: holds a ``BLOCK_MODELS x K`` float32 product and the statistics of its pairs (about 100 MB at
+#: K = 4,500).
+BLOCK_MODELS = 256
 #: float32 holds every integer up to 2**24 exactly: sums of that many 0/1 products are exact.
 _FLOAT32_EXACT = 2**24
 
