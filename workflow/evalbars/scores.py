@@ -247,7 +247,10 @@ def read_wide_scores(path, models=None) -> WideScores:
         with np.load(path, allow_pickle=False) as stored:
             scores = stored["scores"]
             if scores.dtype == np.int8:
-                scores = np.where(scores == _NO_SCORE, np.nan, scores.astype(float))
+                missing = scores == _NO_SCORE
+                scores = scores.astype(float)
+                if missing.any():  # (a complete board's matrix needs no third pass)
+                    scores[missing] = np.nan
             question_ids = stored["question_ids"]
             wide = WideScores(
                 scores=scores,

@@ -319,7 +319,10 @@ def blank_cells(values: pd.Series) -> np.ndarray:
     """
     if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
         return values.isna().to_numpy()
-    codes, uniques = pd.factorize(values)
+    if isinstance(values.dtype, pd.CategoricalDtype):  # its codes already are a factorisation
+        codes, uniques = values.cat.codes.to_numpy(), values.cat.categories
+    else:
+        codes, uniques = pd.factorize(values)
     blank = pd.Index(np.asarray(uniques, dtype=object)).astype("str").str.strip() == ""
     # Code -1 (null) picks the appended True.
     return np.append(blank, True)[codes]
@@ -341,7 +344,13 @@ def _check_unique_questions(frame: pd.DataFrame) -> None:
         cell += codes
         del codes
     if cells <= 4 * len(cell) + 1024:
-        # A board where most models answer most questions: count each cell, one pass.
+        # A board where most models answer most questions: mark each cell, one pass; count them
+        # only if some cell is marked twice.
+        seen = np.zeros(cells, dtype=bool)
+        seen[cell] = True
+        if np.count_nonzero(seen) == len(cell):
+            return
+        del seen
         repeated = np.flatnonzero(np.bincount(cell, minlength=cells) > 1)
     else:
         # Sorting finds repeats far faster than hashing millions of distinct keys.
