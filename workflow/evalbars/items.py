@@ -102,6 +102,8 @@ def apply_missing_policy(frame: pd.DataFrame, policy: str, seed: int) -> pd.Data
             lost,
         )
         return kept
+    if not missing.any() and frame["correct"].dtype == np.int8:
+        return frame.reset_index(drop=True)  # 0/1 scores, none to fill: as they are
     correct = frame["correct"].to_numpy(dtype=float, na_value=np.nan, copy=True)
     if policy == "wrong":
         correct[missing] = 0.0
