@@ -135,3 +135,12 @@ def test_tables_in_blocks_of_models_equal_the_one_block_tables(monkeypatch):
     monkeypatch.setattr("evalbars.blocks.BLOCK_CELLS", wide.scores.shape[0])  # one model a block
     pd.testing.assert_frame_equal(accuracy_table(wide), whole[0], check_exact=True)
     pd.testing.assert_frame_equal(sampling_variance_table(wide), whole[1], rtol=1e-14)
+
+
+def test_sampling_variance_from_the_accuracy_table_is_the_same_table():
+    # se_observed is accuracy_table's se_questions: taken from it, digit for digit the same.
+    wide = wide_scores(epochs_items(seed=7))
+    alone = sampling_variance_table(wide)
+    shared = sampling_variance_table(wide, accuracy_table(wide))
+    pd.testing.assert_frame_equal(shared, alone, check_exact=True)
+    assert np.isfinite(alone["se_observed"]).all() and (alone["se_observed"] > 0).all()

@@ -131,8 +131,11 @@ def accuracy_table(wide: WideScores, level: float = 0.95) -> pd.DataFrame:
     return table.set_index("model").loc[order].reset_index()
 
 
-def sampling_variance_table(wide: WideScores) -> pd.DataFrame:
+def sampling_variance_table(wide: WideScores, accuracy: pd.DataFrame | None = None) -> pd.DataFrame:
     """What repeated samples (epochs) tell about each model's score, and what more would buy.
+
+    ``accuracy`` is :func:`accuracy_table` of ``wide`` when the caller has it: its
+    ``se_questions`` is ``se_observed`` here, the same numbers, not computed twice.
 
     Returns
     -------
@@ -173,8 +176,11 @@ def sampling_variance_table(wide: WideScores) -> pd.DataFrame:
         )
         with np.errstate(invalid="ignore", divide="ignore"):
             variance[columns] = np.nanvar(np.where(answered, scores, np.nan), axis=0, ddof=1)
-            se_observed[columns] = clustered_se(scores.T, questions, counts.T)
+            if accuracy is None:
+                se_observed[columns] = clustered_se(scores.T, questions, counts.T)
         sample_sum[columns] = counts.sum(axis=0)
+    if accuracy is not None:
+        se_observed = accuracy.set_index("model")["se_questions"].loc[wide.models].to_numpy()
     with np.errstate(invalid="ignore", divide="ignore"):
         within = np.where(repeats > 0, squares / repeats, np.nan)
         inverse_k = inverse_sum / n

@@ -58,17 +58,21 @@ def factorize_sorted(values: pd.Series, nulls: str = "sentinel") -> tuple[np.nda
     """
     if isinstance(values.dtype, pd.CategoricalDtype):
         codes, labels = values.cat.codes.to_numpy(), values.cat.categories
-        seen = np.bincount(codes + 1, minlength=len(labels) + 1)[1:] > 0  # code -1 is a null
+        seen = np.zeros(len(labels) + 1, dtype=bool)
+        seen[codes] = True  # a null's code -1 marks the extra last place
+        has_nulls, seen = bool(seen[-1]), seen[:-1]
         if not seen.all():
             renumber = np.append(np.cumsum(seen) - 1, -1)
             codes, labels = renumber[codes], labels[seen]
     elif (dense := dense_integer_codes(values)) is not None:
         codes, labels = dense[0], pd.Index(dense[1])
+        has_nulls = False  # (an integer column has none)
     else:
         codes, uniques = pd.factorize(values)
         rank, order = _rank_of(uniques)
         codes, labels = rank[codes], pd.Index(uniques).take(order)
-    if nulls == "code":
+        has_nulls = True  # (not known: looked for below)
+    if nulls == "code" and has_nulls:
         codes = np.where(codes < 0, len(labels), codes)
     return codes, labels
 

@@ -50,6 +50,7 @@ __all__ = [
     "missing_prediction_counts",
     "read_summary",
     "near_duplicates",
+    "write_item_table",
 ]
 
 log = logging.getLogger(__name__)
@@ -101,6 +102,8 @@ def apply_missing_policy(frame: pd.DataFrame, policy: str, seed: int) -> pd.Data
             lost,
         )
         return kept
+    if not missing.any() and frame["correct"].dtype == np.int8:
+        return frame.reset_index(drop=True)  # 0/1 scores, none to fill: as they are
     correct = frame["correct"].to_numpy(dtype=float, na_value=np.nan, copy=True)
     if policy == "wrong":
         correct[missing] = 0.0
@@ -231,11 +234,18 @@ def _raise_category_conflict(frame: pd.DataFrame, conflicting) -> None:
 
 def _check_some_scores(frame: pd.DataFrame) -> None:
     """Refuse a model of a source whose every row is a missing prediction (no score at all)."""
-    missing = frame["correct"].isna()
-    unscored = missing.groupby(frame["model"], observed=True).all()
+    missing = frame["correct"].isna().to_numpy()
+    if not missing.any():
+        return
+    # Counted over model codes: a groupby of a board's millions of rows costs seconds.
+    code, models = factorize_sorted(frame["model"])
+    if (code < 0).any():  # rows with no model name belong to no model
+        code, missing = code[code >= 0], missing[code >= 0]
+    rows_of = np.bincount(code, minlength=len(models))
+    unscored = np.bincount(code[missing], minlength=len(models)) == rows_of
     if unscored.any():
-        model = unscored.index[unscored.to_numpy()][0]
-        rows = int((frame["model"] == model).sum())
+        model = models[int(unscored.argmax())]
+        rows = int(rows_of[unscored.argmax()])
         means = frame.attrs.get("missing_means") or "no score"
         raise InputError(
             frame["source_path"].iloc[0],
@@ -295,7 +305,12 @@ def score_sources(combined: pd.DataFrame, policy: str = "wrong", seed: int = 0) 
         :data:`ITEM_COLUMNS`, rows in the order of the sources' rows.
     """
     scored = apply_missing_policy(combined, policy, seed)
-    lost = sorted(set(combined["model"].unique()) - set(scored["model"].unique()))
+    # Only dropped rows (exclude) can lose a model.
+    lost = (
+        sorted(set(combined["model"].unique()) - set(scored["model"].unique()))
+        if len(scored) < len(combined)
+        else []
+    )
     if lost:
         sources = combined.drop_duplicates("model").set_index("model")["source_path"]
         named = ", ".join(f"{m} ({sources[m]})" for m in lost)
@@ -307,6 +322,20 @@ def score_sources(combined: pd.DataFrame, policy: str = "wrong", seed: int = 0) 
     items["epoch"] = items["epoch"].astype("int32")
     items["n_options"] = items["n_options"].astype("int16")
     return items.reset_index(drop=True)
+
+
+#: Values the Parquet writer encodes at a time (Arrow's default is 1,024). Each batch of a
+#: dictionary column (model names, categories) also updates the column's statistics, which at
+#: 1,024 rows costs more than the encoding itself: a second of the 12 million rows of a
+#: thousand models. Pages of an item table are cut by row count, so its bytes are those of the
+#: default batch (checked on the paper's data and on a 1,000-model board); a column whose
+#: pages fill by size (long text ids) may cut them elsewhere, the same way on every run.
+ITEM_WRITE_BATCH = 1 << 16
+
+
+def write_item_table(items: pd.DataFrame, path) -> None:
+    """Write an item table to ``path`` as Parquet (pandas' ``to_parquet`` with Arrow, Snappy)."""
+    items.to_parquet(path, index=False, write_batch_size=ITEM_WRITE_BATCH)
 
 
 def build_item_table(frames, policy: str = "wrong", seed: int = 0) -> pd.DataFrame:
@@ -340,9 +369,7 @@ def missing_prediction_counts(raw_frames, policy: str = "wrong") -> pd.DataFrame
         # Counted over integer codes: a groupby of a board's hundred million rows costs GBs.
         model, models = factorize_sorted(frame["model"])
         samples = np.bincount(model, minlength=len(models))
-        missing = np.bincount(
-            model, weights=frame["correct"].isna().to_numpy(), minlength=len(models)
-        )
+        missing = np.bincount(model[frame["correct"].isna().to_numpy()], minlength=len(models))
         missing = missing.astype(np.int64)
         tables.append(
             pd.DataFrame(
@@ -365,6 +392,8 @@ def missing_prediction_counts(raw_frames, policy: str = "wrong") -> pd.DataFrame
 def _files_of_models(frame: pd.DataFrame, model: np.ndarray, n_models: int) -> np.ndarray:
     """For each model code, its source files joined by ", " in the order the rows name them."""
     file, files = factorize_sorted(frame["source_file"])
+    if len(files) == 1:  # one file (a table, a log): every model's
+        return np.full(n_models, files[0], dtype=object)
     pair = model.astype(np.int64) * len(files) + file
     first = first_rows(pair, n_models * len(files))
     seen = np.flatnonzero(first < len(pair))

@@ -23,7 +23,6 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 from scipy import special
-from scipy.stats import rankdata
 
 from .blocks import blocks
 from .scores import WideScores
@@ -239,6 +238,10 @@ def friedman(scores) -> ChiSquareTest:
     x = _as_stack(scores)
     n, k = x.shape[-2:]
     binary = _binary(x)
+    if not binary:
+        # Imported only for graded scores: 0/1 scores are ranked by counting (_binary_ranks),
+        # and scipy.stats takes a second to import.
+        from scipy.stats import rankdata  # noqa: PLC0415 - a second of import, graded scores only
     # Rank sums and squared ranks in blocks of questions: half-integers and their squares, so
     # their sums are exact in any order (below 2**53, i.e. n K**3 < 9e15).
     rank_sums, squares = 0.0, 0.0

@@ -10,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-from scipy import special, stats
-from scipy.interpolate import PchipInterpolator
+from scipy import special
 
 from .scores import WideScores, accuracy_order, wide_scores
 
@@ -340,6 +339,11 @@ def tukey_p(z, k: int, grid_points: int = 2049) -> np.ndarray:
     >>> round(float(tukey_p(2.0, 3)), 6)  # R: ptukey(2 * sqrt(2), 3, Inf, lower.tail = FALSE)
     0.112183
     """
+    # Imported here: scipy.stats takes a second to import, and the jobs that call tukey_p
+    # (the mixed-model contrasts) are not the pairwise job, which needs only scipy.special.
+    from scipy import stats  # noqa: PLC0415 - see above
+    from scipy.interpolate import PchipInterpolator  # noqa: PLC0415
+
     q = np.sqrt(2.0) * np.abs(np.asarray(z, dtype=float))
     if q.size <= TUKEY_EXACT_LIMIT:
         return np.minimum(1.0, stats.studentized_range.sf(q, k, np.inf))

@@ -70,7 +70,9 @@ def shared_questions(items: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     return question_order(shared).reset_index(drop=True), int((~answered).sum())
 
 
-def coverage_table(combined: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+def coverage_table(
+    combined: pd.DataFrame, items: pd.DataFrame, in_source: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Per model: how many questions it has, how many every model has, and why others left.
 
     Parameters
@@ -78,7 +80,10 @@ def coverage_table(combined: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
     combined : DataFrame
         Every row of every source, before scoring (:func:`evalbars.items.join_sources`).
     items : DataFrame
-        The item table the analysis reads (:func:`evalbars.items.score_sources`).
+        The item table the analysis reads (:func:`evalbars.items.score_sources`): the rows of
+        ``combined`` less those the ``exclude`` policy dropped, so as many rows means the same.
+    in_source : DataFrame, optional
+        :func:`presence` of ``combined``, when the caller has it already.
 
     Returns
     -------
@@ -91,16 +96,18 @@ def coverage_table(combined: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
         shared``: its questions the paired analyses leave out) and ``questions``
         (distinct questions over all sources).
     """
-    in_source = presence(combined)
-    analysed = presence(items).reindex(index=in_source.index, fill_value=False)
+    in_source = presence(combined) if in_source is None else in_source
+    if len(items) == len(combined):  # no row dropped: the same questions
+        analysed = in_source
+    else:
+        analysed = presence(items).reindex(index=in_source.index, fill_value=False)
     shared = int(analysed.all(axis=1).sum())
-    sources = combined.drop_duplicates("model").set_index("model")["source_file"]
     models = list(in_source.columns)
     counts = analysed.sum(axis=0).reindex(models, fill_value=0).to_numpy()
     table = pd.DataFrame(
         {
             "model": models,
-            "source_file": sources.loc[models].to_numpy(),
+            "source_file": _source_files(combined, models),
             "in_source": in_source.sum(axis=0).to_numpy(),
             "lacks_in_source": (~in_source).sum(axis=0).to_numpy(),
             "excluded": (in_source & ~analysed).sum(axis=0).to_numpy(),
@@ -111,6 +118,16 @@ def coverage_table(combined: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
         }
     )
     return table
+
+
+def _source_files(combined: pd.DataFrame, models: list) -> np.ndarray:
+    """The ``source_file`` of each of ``models`` (sorted names): that of its first row."""
+    file, files = factorize_sorted(combined["source_file"])
+    if len(files) == 1:
+        return np.full(len(models), files[0], dtype=object)
+    code, names = factorize_sorted(combined["model"])
+    first = first_rows(code, len(names))
+    return pd.Series(files.to_numpy()[file[first]], index=names).loc[models].to_numpy()
 
 
 def _leading_zero_example(combined: pd.DataFrame, unshared) -> str:
@@ -128,16 +145,19 @@ def _leading_zero_example(combined: pd.DataFrame, unshared) -> str:
     return f" (the ids {plain(id_a)!r} in {file_a} and {plain(id_b)!r} in {file_b} differ only by leading zeros)"
 
 
-def check_source_coverage(combined: pd.DataFrame, max_unshared_share: float) -> None:
+def check_source_coverage(
+    combined: pd.DataFrame, max_unshared_share: float, in_source: pd.DataFrame | None = None
+) -> None:
     """Stop when sources disagree on more than ``max_unshared_share`` of the questions.
 
     A question is unshared when some source has it and another lacks it; the
     paired analyses would leave it out for every model. Raises
     :class:`~evalbars.errors.ConfigError` with one line naming the models that
     lack most questions, a hint when ids differ only by leading zeros, and the
-    key that relaxes the check.
+    key that relaxes the check. ``in_source`` is :func:`presence` of ``combined``, when
+    the caller has it already.
     """
-    in_source = presence(combined)
+    in_source = presence(combined) if in_source is None else in_source
     unshared = ~in_source.all(axis=1).to_numpy()
     share = float(unshared.mean())
     if share <= max_unshared_share:

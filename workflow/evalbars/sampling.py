@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .codes import factorize_sorted
 from .errors import ConfigError
 from .question_coverage import categories_by_model, narrowest_models, shared_questions
 from .scores import question_order
@@ -130,7 +131,7 @@ def check_design(items: pd.DataFrame, n, question_set: str = "shared") -> None:
     :class:`~evalbars.errors.ConfigError` with one line naming the models and
     categories that cause the problem and what to change.
     """
-    models = sorted(items["model"].unique())
+    models = list(factorize_sorted(items["model"])[1])  # sorted, as the messages name them
     if len(models) < 2:
         raise ConfigError(
             f"evalbars compares models, but the data hold {len(models)}: {models}; "
@@ -259,8 +260,10 @@ def stratified_subsample(
             "subsample: %d question(s) not answered by every model are not eligible", n_dropped
         )
     questions, allocation = draw_questions(eligible, n, seed)
+    # Every question drawn (n: all of every question): the table as it is, no lookup per row.
+    kept = len(questions) == len(eligible) + n_dropped
     return Subsample(
-        items=keep_questions(items, questions),
+        items=items.reset_index(drop=True) if kept else keep_questions(items, questions),
         questions=questions,
         allocation=allocation,
         n_dropped=n_dropped,

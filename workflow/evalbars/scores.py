@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .blocks import BLOCK_CELLS, blocks
-from .codes import dense_integer_codes, first_rows
+from .codes import dense_integer_codes, factorize_sorted, first_rows
 
 __all__ = [
     "WideScores",
@@ -88,7 +88,9 @@ class WideScores:
     @property
     def has_repeats(self) -> bool:
         """True when some cell holds more than one sample (epochs)."""
-        return bool((self.sample_counts > 1).any())
+        if self.samples is None:  # one sample per scored cell
+            return False
+        return bool((np.asarray(self.samples) > 1).any())
 
     def binomial_counts(self) -> tuple[np.ndarray, np.ndarray]:
         """Successes and trials of every cell (questions x models, float; 0 and 0 where the
@@ -166,8 +168,8 @@ def wide_scores(items: pd.DataFrame, models=None) -> WideScores:
     scored cell, zeros) rather than stored: at 4,500 models x 21,000 questions each would
     take 760 MB.
     """
-    present = items["model"].unique()
-    models = list(models) if models is not None else sorted(present)
+    present = factorize_sorted(items["model"])[1]  # sorted names, from the codes alone
+    models = list(models) if models is not None else list(present)
     unknown = set(models) - set(present)
     if unknown:
         raise ValueError(f"models not in the item table: {sorted(unknown)}")
@@ -252,7 +254,7 @@ def write_wide_scores(wide: WideScores, path) -> None:
     """
     scores = np.asarray(wide.scores)
     finite = np.isfinite(scores)
-    binary = bool(np.all((scores[finite] == 0) | (scores[finite] == 1)))
+    binary = bool(np.all((scores == 0) | (scores == 1) | ~finite))
     arrays = {
         "scores": np.where(finite, scores, _NO_SCORE).astype(np.int8) if binary else scores,
         "models": np.asarray(wide.models, dtype=str),
@@ -279,7 +281,10 @@ def read_wide_scores(path, models=None) -> WideScores:
         with np.load(path, allow_pickle=False) as stored:
             scores = stored["scores"]
             if scores.dtype == np.int8:
-                scores = np.where(scores == _NO_SCORE, np.nan, scores.astype(float))
+                missing = scores == _NO_SCORE
+                scores = scores.astype(float)
+                if missing.any():  # (a complete board's matrix needs no third pass)
+                    scores[missing] = np.nan
             question_ids = stored["question_ids"]
             wide = WideScores(
                 scores=scores,

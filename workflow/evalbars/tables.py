@@ -120,17 +120,51 @@ def format_cell(column: str, value, formats: dict | None = None) -> str:
 
 
 def format_table(table: pd.DataFrame, formats: dict | None = None) -> pd.DataFrame:
-    """Every cell of ``table`` as text, by :func:`format_cell` (a float64 column's rule is
-    chosen once, by its name)."""
-    text = {}
-    for column, series in table.items():
-        name, values = str(column), series.tolist()
-        if series.dtype == np.float64 and not (formats and name in formats):
-            rule = _real_format(name)
-            text[column] = ["—" if math.isnan(v) else _format_real(v, rule) for v in values]
-        else:
-            text[column] = [format_cell(name, value, formats) for value in values]
-    return pd.DataFrame(text, index=table.index, dtype=object)
+    """Every cell of ``table`` as text, by :func:`format_cell`."""
+    return pd.DataFrame(
+        {column: _format_column(str(column), table[column], formats) for column in table.columns},
+        index=table.index,
+        dtype=object,
+    )
+
+
+def _format_column(column: str, series: pd.Series, formats: dict | None) -> list:
+    """:func:`format_cell` of every value of ``series``, the rule chosen once per column.
+
+    NumPy booleans, integers and floats (whose values come out of ``tolist`` as Python
+    ``bool``, ``int`` and ``float``) and text columns take the branch of :func:`format_cell`
+    their type selects without testing each cell's type again; anything else (an override in
+    ``formats``, objects of mixed types) goes through :func:`format_cell` cell by cell.
+    """
+    values = series.tolist()
+    dtype = series.dtype
+    kind = dtype.kind if isinstance(dtype, np.dtype) else None
+    if formats and column in formats:
+        kind = None
+    if kind == "b":
+        return ["yes" if v else "no" for v in values]
+    if kind in ("i", "u"):
+        return [str(v) for v in values]
+    if kind == "f":
+        number = _float_rule(column)
+        return [
+            "—" if v != v else ("∞" if v > 0 else "−∞") if math.isinf(v) else number(v)
+            for v in values
+        ]
+    if kind is None and isinstance(dtype, pd.StringDtype):
+        return [v if isinstance(v, str) else format_cell(column, v, formats) for v in values]
+    return [format_cell(column, v, formats) for v in values]
+
+
+def _float_rule(column: str):
+    """The text of a finite float of ``column``, as :func:`format_cell` writes it."""
+    if _is_p_column(column):
+        return format_p
+    if _is_se_column(column):
+        return "{:.4f}".format
+    if column.startswith("df") or column.startswith("n_") or column == "n":
+        return lambda value: str(int(value)) if value.is_integer() else f"{value:.2f}"
+    return _format_float
 
 
 def _numeric_columns(table: pd.DataFrame) -> set:
@@ -146,8 +180,6 @@ def to_markdown(
     caption: str | None = None,
     formats: dict | None = None,
     align_right=None,
-    *,
-    text: pd.DataFrame | None = None,
 ) -> str:
     """A GitHub/pandoc pipe table of ``table``.
 
@@ -161,37 +193,41 @@ def to_markdown(
         Per-column format overrides (see :func:`format_cell`).
     align_right : iterable of str, optional
         Columns to right-align; default: the numeric columns.
-    text : DataFrame, optional
-        ``format_table(table, formats)`` when the caller has it already (:func:`write_table`
-        formats once for both renderings).
 
     Returns
     -------
     str
         The table, ending in a newline.
     """
-    text = format_table(table, formats) if text is None else text
+    return _markdown(table, format_table(table, formats), caption, align_right)
+
+
+def _markdown(table: pd.DataFrame, text: pd.DataFrame, caption, align_right) -> str:
+    """:func:`to_markdown` of ``table`` from its cells as text (:func:`format_table`), built a
+    column at a time."""
     right = set(align_right) if align_right is not None else _numeric_columns(table)
 
     def escape(cell: str) -> str:
         return cell.replace("|", "\\|").replace("\n", " ")
 
     header = [escape(str(c)) for c in table.columns]
-    rows = [[escape(cell) for cell in row] for row in text.itertuples(index=False)]
-    widths = [max([len(h), 3] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+    cells = [[escape(cell) for cell in text.iloc[:, i].tolist()] for i in range(text.shape[1])]
+    widths = [max(len(h), 3, *map(len, column)) for h, column in zip(header, cells, strict=True)]
     rule = [
         "-" * (w - 1) + ":" if c in right else "-" * w
         for c, w in zip(table.columns, widths, strict=True)
     ]
-
-    def line(cells):
-        padded = [
-            cell.rjust(w) if c in right else cell.ljust(w)
-            for cell, w, c in zip(cells, widths, table.columns, strict=True)
-        ]
-        return "| " + " | ".join(padded) + " |"
-
-    lines = [line(header), "| " + " | ".join(rule) + " |"] + [line(r) for r in rows]
+    header = [
+        h.rjust(w) if c in right else h.ljust(w)
+        for h, w, c in zip(header, widths, table.columns, strict=True)
+    ]
+    padded = [
+        [cell.rjust(w) for cell in column] if c in right else [cell.ljust(w) for cell in column]
+        for column, w, c in zip(cells, widths, table.columns, strict=True)
+    ]
+    rows = zip(*padded, strict=True) if padded else [()] * len(text)
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(rule) + " |"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
     if caption:
         lines += ["", f"Table: {caption}"]
     return "\n".join(lines) + "\n"
@@ -249,15 +285,17 @@ def to_latex(
     label: str | None = None,
     formats: dict | None = None,
     align_right=None,
-    *,
-    text: pd.DataFrame | None = None,
 ) -> str:
     """A booktabs ``table`` environment of ``table`` (needs ``\\usepackage{booktabs}``).
 
-    Cells are formatted as in :func:`to_markdown` (``text``: as there); LaTeX special
+    Cells are formatted as in :func:`to_markdown`; LaTeX special
     characters are escaped and scientific p-values written as :math:`4.80\\times10^{-4}`.
     """
-    text = format_table(table, formats) if text is None else text
+    return _latex(table, format_table(table, formats), caption, label, align_right)
+
+
+def _latex(table: pd.DataFrame, text: pd.DataFrame, caption, label, align_right) -> str:
+    """:func:`to_latex` of ``table`` from its cells as text (:func:`format_table`)."""
     right = set(align_right) if align_right is not None else _numeric_columns(table)
     spec = "".join("r" if c in right else "l" for c in table.columns)
     lines = [r"\begin{table}[htbp]", r"\centering"]
@@ -518,14 +556,10 @@ def write_table(
         note = f"Shows the first {max_rows:,} of {len(shown):,} rows; every row is in {files}."
         caption = f"{caption} {note}" if caption else note
         shown = shown.iloc[:max_rows]
-    rendered = markdown_path is not None or latex_path is not None
-    text = format_table(shown, formats) if rendered else None
+    # Formatted once for both renderings.
+    text = None if markdown_path is None and latex_path is None else format_table(shown, formats)
     if markdown_path is not None:
-        Path(markdown_path).write_text(
-            to_markdown(shown, caption=caption, align_right=align_right, text=text)
-        )
+        Path(markdown_path).write_text(_markdown(shown, text, caption, align_right))
     if latex_path is not None:
         label = "tab:" + Path(csv_path).stem.replace("_", "-")
-        Path(latex_path).write_text(
-            to_latex(shown, caption=caption, label=label, align_right=align_right, text=text)
-        )
+        Path(latex_path).write_text(_latex(shown, text, caption, label, align_right))

@@ -13,8 +13,9 @@ if TYPE_CHECKING:
 with script_context(snakemake.log[0]):
     wide = read_wide_scores(snakemake.input.scores)
     level, out = snakemake.params.level, snakemake.output
+    accuracy = accuracy_table(wide, level)
     tables.write_table(
-        accuracy_table(wide, level),
+        accuracy,
         out.csv,
         out.md,
         out.tex,
@@ -22,7 +23,7 @@ with script_context(snakemake.log[0]):
         f"category-clustered SE, {level:.0%} Wilson interval at the effective sample size.",
     )
     tables.write_table(
-        sampling_variance_table(wide),
+        sampling_variance_table(wide, accuracy),
         out.sampling_csv,
         out.sampling_md,
         caption="Score variance between and within questions, and the SE at one epoch, the "

@@ -8,8 +8,18 @@ import logging
 from typing import TYPE_CHECKING
 
 from evalbars.errors import script_context
-from evalbars.items import join_sources, missing_prediction_counts, score_sources
-from evalbars.question_coverage import check_source_coverage, coverage_table, data_changes
+from evalbars.items import (
+    join_sources,
+    missing_prediction_counts,
+    score_sources,
+    write_item_table,
+)
+from evalbars.question_coverage import (
+    check_source_coverage,
+    coverage_table,
+    data_changes,
+    presence,
+)
 from evalbars.readers import SourceOptions, read_source
 from evalbars.sampling import check_design
 
@@ -31,14 +41,15 @@ with script_context(snakemake.log[0]):
         for frame in read_source(source["path"], SourceOptions.from_entry(source))
     ]
     combined = join_sources(raw)
+    in_source = presence(combined)  # which questions each model's source holds
     if p.question_set == "shared":
-        check_source_coverage(combined, p.max_unshared_share)
+        check_source_coverage(combined, p.max_unshared_share, in_source)
     items = score_sources(combined, p.policy, p.seed)
     check_design(items, p.subsample_n, p.question_set)
     missing = missing_prediction_counts(raw, p.policy)
-    coverage = coverage_table(combined, items)
+    coverage = coverage_table(combined, items, in_source)
     for line in data_changes(missing, coverage, p.question_set):
         logging.getLogger("evalbars").warning("%s", line)
     missing.to_csv(snakemake.output.missing, index=False)
     coverage.to_csv(snakemake.output.coverage, index=False)
-    items.to_parquet(snakemake.output.item_table, index=False)
+    write_item_table(items, snakemake.output.item_table)

@@ -8,6 +8,7 @@ import pandas as pd
 
 import evalbars
 from evalbars.errors import script_context
+from evalbars.items import write_item_table
 from evalbars.sampling import keep_questions, stratified_subsample
 from evalbars.scores import SCORE_COLUMNS, wide_scores, write_wide_scores
 
@@ -24,16 +25,17 @@ with script_context(snakemake.log[0]):
         shutil.copyfile(snakemake.input.item_table, snakemake.output.item_table)
     else:
         items = pd.read_parquet(snakemake.input.item_table)
-        keep_questions(items, drawn.questions).to_parquet(snakemake.output.item_table, index=False)
+        write_item_table(keep_questions(items, drawn.questions), snakemake.output.item_table)
     drawn.questions.to_csv(snakemake.output.questions, index=False)
-    write_wide_scores(wide_scores(drawn.items), snakemake.output.scores)
+    wide = wide_scores(drawn.items)
+    write_wide_scores(wide, snakemake.output.scores)
     drawn.allocation.to_csv(snakemake.output.allocation, index=False)
     manifest = {
         "n": snakemake.params.n,
         "seed": snakemake.params.seed,
         "question_set": snakemake.params.question_set,
         "questions": len(drawn.questions),
-        "models": sorted(drawn.items["model"].unique()),
+        "models": wide.models,  # sorted names
         "not_eligible": drawn.n_dropped,
         "evalbars_version": evalbars.__version__,
     }

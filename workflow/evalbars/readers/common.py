@@ -226,21 +226,20 @@ def finish_frame(
         defaults[column] = pd.Categorical.from_codes(
             np.full(rows, -1, dtype=np.int8), categories=pd.Index([], dtype="str")
         )
-    for column, value in defaults.items():
-        if column not in frame.columns:
-            frame[column] = value
     if "source_file" not in frame.columns:  # readers of several files set their own
-        one = np.zeros(len(frame), dtype=np.int8)
-        frame["source_file"] = pd.Categorical.from_codes(one, categories=[path.name])
-        frame["source_path"] = pd.Categorical.from_codes(one, categories=[str(path)])
+        defaults["source_file"] = _one_label(rows, path.name)
+        defaults["source_path"] = _one_label(rows, str(path))
     elif "source_path" not in frame.columns:  # an item table evalbars wrote keeps source_file
-        one = np.zeros(len(frame), dtype=np.int8)
-        frame["source_path"] = pd.Categorical.from_codes(one, categories=[str(path)])
+        defaults["source_path"] = _one_label(rows, str(path))
     # One column at a time into a new frame, each compacted as it goes (text as categoricals,
-    # int32 epochs, int16 option counts): no whole-table copy of a board's hundred million rows.
+    # int32 epochs, int16 option counts), the columns the source lacks from their defaults: no
+    # whole-table copy of a board's hundred million rows, and no copy of a default either.
     columns = {}
     for column in RAW_COLUMNS:
-        values = frame[column].reset_index(drop=True)
+        if column in frame.columns:
+            values = frame[column].reset_index(drop=True)
+        else:
+            values = pd.Series(defaults[column], copy=False)
         if column in TEXT_COLUMNS:
             values = as_category(values)
         elif column in _COMPACT and pd.api.types.is_integer_dtype(values):
@@ -259,6 +258,11 @@ def finish_frame(
     _check_names(frame)
     _check_unique_questions(frame)
     return frame
+
+
+def _one_label(rows: int, label: str) -> pd.Categorical:
+    """``label`` on every one of ``rows`` rows, as a categorical (codes of its own)."""
+    return pd.Categorical.from_codes(np.zeros(rows, dtype=np.int8), categories=[label])
 
 
 def _check_scales(frame: pd.DataFrame) -> None:
@@ -319,7 +323,10 @@ def blank_cells(values: pd.Series) -> np.ndarray:
     """
     if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
         return values.isna().to_numpy()
-    codes, uniques = pd.factorize(values)
+    if isinstance(values.dtype, pd.CategoricalDtype):  # its codes already are a factorisation
+        codes, uniques = values.cat.codes.to_numpy(), values.cat.categories
+    else:
+        codes, uniques = pd.factorize(values)
     blank = pd.Index(np.asarray(uniques, dtype=object)).astype("str").str.strip() == ""
     # Code -1 (null) picks the appended True.
     return np.append(blank, True)[codes]
@@ -341,7 +348,13 @@ def _check_unique_questions(frame: pd.DataFrame) -> None:
         cell += codes
         del codes
     if cells <= 4 * len(cell) + 1024:
-        # A board where most models answer most questions: count each cell, one pass.
+        # A board where most models answer most questions: mark each cell, one pass; count them
+        # only if some cell is marked twice.
+        seen = np.zeros(cells, dtype=bool)
+        seen[cell] = True
+        if np.count_nonzero(seen) == len(cell):
+            return
+        del seen
         repeated = np.flatnonzero(np.bincount(cell, minlength=cells) > 1)
     else:
         # Sorting finds repeats far faster than hashing millions of distinct keys.
