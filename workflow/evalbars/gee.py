@@ -351,7 +351,12 @@ def _closed_form_grid(grid_y, grid_n, names, maxiter, ctol, ddof_scale) -> GeeFi
 
 
 def _gram(grid_n: np.ndarray, gamma: np.ndarray) -> np.ndarray:
-    """:math:`N^\\top \\operatorname{diag}(\\gamma) N` (one matrix product)."""
+    """:math:`N^\\top \\operatorname{diag}(\\gamma) N`: one matrix product, or, when every
+    model answered every question once (:math:`N = \\mathbf 1 \\mathbf 1^\\top`), its value
+    :math:`(\\sum_q \\gamma_q)\\, \\mathbf 1 \\mathbf 1^\\top` (a product of K^2 Q
+    multiplications saved)."""
+    if grid_n.min(initial=1.0) == 1.0 == grid_n.max(initial=1.0):
+        return np.full((grid_n.shape[1], grid_n.shape[1]), float(gamma.sum()))
     return (grid_n * gamma[:, None]).T @ grid_n
 
 
