@@ -508,8 +508,12 @@ def write_csv(table: pd.DataFrame, path) -> None:
 #: half a million pairs) is for reading by program, from its CSV and Parquet files; the
 #: rendering shows its first rows and says what it left out.
 RENDER_ROWS = 2000
-#: Rows the CSV of a table that also has a Parquet file holds at most (:func:`write_table`).
-CSV_ROWS = 1_000_000
+#: Rows the CSV of a table that also has a Parquet file holds at most (:func:`write_table`):
+#: every pair of up to 447 models. A CSV is for spreadsheets and eyes; 100,000 rows of a pair
+#: table (about 27 columns) stay within what spreadsheets open (Excel's 1,048,576 rows, Google
+#: Sheets' 10 million cells), and its float text costs about 4 s a million rows to write. The
+#: Parquet file holds every row.
+CSV_ROWS = 100_000
 
 
 def write_table(
@@ -537,7 +541,7 @@ def write_table(
     a million pairs does not make it unopenable).
 
     A table with a Parquet file is written there first, whole; its CSV then holds at most
-    ``csv_rows`` rows (:data:`CSV_ROWS`: every pair of up to 1,414 models; the 10 million pairs
+    ``csv_rows`` rows (:data:`CSV_ROWS`: every pair of up to 447 models; the 10 million pairs
     of 4,500 models would make 2.4 GB of text). Every CSV is written by :func:`write_csv`.
     """
     shown = table if display is None else display
