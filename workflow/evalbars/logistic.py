@@ -527,10 +527,10 @@ def not_fitted(reason: str) -> LogisticComparison:
 
 
 #: Peak memory of the logistic fits per models x questions cell (bytes), measured: the job's
-#: peak of 0.87 GB at 1,000 models x 12,032 questions (the matrix read, the GLMM's successes and
-#: its two per-cell buffers, the Schur product's questions x models weights), less the 0.2 GB
-#: of a Python process with its libraries. :func:`fit_obstacle` quotes it.
-BYTES_PER_CELL = 70
+#: peak of 0.79 GB at 1,000 models x 12,032 questions (the matrix read, its binomial counts, the
+#: GLMM's successes and the GEE's questions x models grids), less the 0.2 GB of a Python
+#: process with its libraries. :func:`fit_obstacle` quotes it.
+BYTES_PER_CELL = 50
 
 
 def fit_obstacle(items, max_cells: int, outcome: str = "correct") -> str | None:
