@@ -75,7 +75,8 @@ result$gee <- list(coef = as.list(b), se = sqrt(diag(Vg)), vcov = Vg,
 # ---- logistic GLMM, Laplace (nAGQ = 1), driven to the optimum ---------------------------------
 form <- correct ~ 0 + model + (1 | category) + (1 | category:question)
 # EVALBARS_R_OPTIMIZER=nloptwrap: nlopt's BOBYQA (xtol_abs 1e-10, ftol_abs 1e-11) instead of
-# minqa's bobyqa (rhoend 1e-10), which takes hours over 102 parameters on a busy machine
+# minqa's bobyqa (rhoend 1e-10), which takes hours over 102 parameters on a busy machine;
+# =nlminbwrap: PORT's nlminb (rel.tol 1e-13, x.tol 1e-10)
 optimizer <- Sys.getenv("EVALBARS_R_OPTIMIZER", "bobyqa")
 # EVALBARS_R_START=<json with theta (question, category) and fixef (by model)>: start stage 2
 # there, rounded to 2 decimals, with no nAGQ = 0 stage and no finite-difference Hessian (over
@@ -95,7 +96,13 @@ if (nzchar(start_file)) {
 for (tol in c(1e-13, 1e-12)) {
   cat(sprintf("\n## glmer(%s), %s in both stages, tolPwrss = %g\n", deparse(form), optimizer,
               tol))
-  control <- if (optimizer == "nloptwrap") {
+  control <- if (optimizer == "nlminbwrap") {
+    # PORT's quasi-Newton on finite-difference gradients: from a start near the optimum, far
+    # fewer deviance evaluations than BOBYQA's quadratic models over 102 parameters
+    glmerControl(optimizer = "nlminbwrap", tolPwrss = tol, nAGQ0initStep = is.null(start),
+                 calc.derivs = is.null(start),
+                 optCtrl = list(eval.max = 1e5, iter.max = 1e4, rel.tol = 1e-13, x.tol = 1e-10))
+  } else if (optimizer == "nloptwrap") {
     glmerControl(optimizer = "nloptwrap", tolPwrss = tol, nAGQ0initStep = is.null(start),
                  calc.derivs = is.null(start),
                  optCtrl = list(xtol_abs = 1e-10, ftol_abs = 1e-11, xtol_rel = 0, ftol_rel = 0,
@@ -164,7 +171,8 @@ if (!is.null(fit@optinfo$derivs)) {
 cat("SE (vcov) of the first 5 models:", sqrt(diag(V))[1:5], "\n")
 cat("SE (vcov, use.hessian = FALSE) of the first 5 models:", sqrt(diag(V_rx))[1:5], "\n")
 result$glmm_tight <- list(
-  formula = paste(deparse(form), collapse = ""), nAGQ = 1, control = if (optimizer == "nloptwrap") "nloptwrap xtol_abs 1e-10 ftol_abs 1e-11" else "bobyqa rhoend 1e-10",
+  formula = paste(deparse(form), collapse = ""), nAGQ = 1, control = switch(optimizer, nloptwrap = "nloptwrap xtol_abs 1e-10 ftol_abs 1e-11",
+                   nlminbwrap = "nlminbwrap rel.tol 1e-13 x.tol 1e-10", "bobyqa rhoend 1e-10"),
   start = start, tolPwrss = tol, fixef = as.list(fe), vcov = unname(V), vcov_source = vcov_source,
   vcov_rx = unname(V_rx),
   cov_theta = if (is.null(cov_full)) NULL else unname(cov_full[1:2, 1:2]),
