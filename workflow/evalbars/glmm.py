@@ -619,8 +619,26 @@ class _Laplace:
         else:
             weight = d.trials * mu * (1.0 - mu)
             resid = d.successes - d.trials * mu
-        w_q = d.question_sum(weight)
-        r_q = d.question_sum(resid)
+        return self._mode_state(
+            theta_q,
+            theta_c,
+            d.question_sum(weight),
+            d.question_sum(resid),
+            loglik,
+            u,
+            v,
+            eta=eta,
+            mu=mu,
+            weight=weight,
+            resid=resid,
+        )
+
+    def _mode_state(self, theta_q, theta_c, w_q, r_q, loglik, u, v, **cells) -> _ModeState:
+        """:class:`_ModeState` from the question sums of the weights and residuals: the
+        category sums, the block system H and the penalised deviance; ``cells``: the per-cell
+        fields (``eta, mu, weight, resid``, or a grid state's ``beta, curvature_q``)."""
+        d = self.cells
+        qc = d.question_category
         w_c = np.bincount(qc, w_q, minlength=d.n_categories)
         r_c = np.bincount(qc, r_q, minlength=d.n_categories)
         h_q = 1.0 + theta_q**2 * w_q
@@ -629,10 +647,7 @@ class _Laplace:
         s_c = h_c - np.bincount(qc, k_q**2 / h_q, minlength=d.n_categories)
         return _ModeState(
             question_category=qc,
-            eta=eta,
-            mu=mu,
-            weight=weight,
-            resid=resid,
+            **{"eta": None, "mu": None, "weight": None, "resid": None} | cells,
             w_q=w_q,
             r_q=r_q,
             w_c=w_c,
@@ -916,7 +931,6 @@ class _GridLaplace(_Laplace):
 
     def _state(self, theta_q, theta_c, beta, offset, u, v, with_loglik=True) -> _ModeState:
         d = self.cells
-        qc = d.question_category
         effect = self._effect(theta_q, theta_c, u, v)
         fitted_q = np.zeros(d.n_questions)
         square_q = np.zeros(d.n_questions)
@@ -950,31 +964,14 @@ class _GridLaplace(_Laplace):
         if not np.all(np.isfinite(w_q)) or (with_loglik and not np.isfinite(loglik)):
             # exp overflows for |eta| > 709: the cell path, which takes logs per cell
             return super()._state(theta_q, theta_c, beta, offset, u, v, with_loglik)
-        r_q = self._successes_question - fitted_q
-        w_c = np.bincount(qc, w_q, minlength=d.n_categories)
-        r_c = np.bincount(qc, r_q, minlength=d.n_categories)
-        h_q = 1.0 + theta_q**2 * w_q
-        k_q = theta_q * theta_c * w_q
-        h_c = 1.0 + theta_c**2 * w_c
-        s_c = h_c - np.bincount(qc, k_q**2 / h_q, minlength=d.n_categories)
-        return _ModeState(
-            question_category=qc,
-            eta=None,
-            mu=None,
-            weight=None,
-            resid=None,
-            w_q=w_q,
-            r_q=r_q,
-            w_c=w_c,
-            r_c=r_c,
-            h_q=h_q,
-            k_q=k_q,
-            h_c=h_c,
-            s_c=s_c,
-            loglik=loglik,
-            penalised=-2.0 * loglik + _dot(u, u) + _dot(v, v),
-            u=u,
-            v=v,
+        return self._mode_state(
+            theta_q,
+            theta_c,
+            w_q,
+            self._successes_question - fitted_q,
+            loglik,
+            u,
+            v,
             beta=beta,
             # 1'A = 1'(N M (1 - M)(1 - 2M)) = w - 2 (1'N M^2 - 1'N M^3)
             curvature_q=None if cube_q is None else w_q - 2.0 * (square_q - cube_q),
