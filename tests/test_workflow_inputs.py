@@ -46,20 +46,8 @@ def test_interrupted_run_then_the_same_command_gives_byte_identical_outputs(tmp_
     # started again with the same command: the default profile makes it redo the jobs the
     # interruption left incomplete, without extra flags.
     again = reduced_workdir(tmp_path / "again")
-    # At most one job started every 10 s, so the run is still under way when the second run
-    # below has been refused (unthrottled, the reduced stages can finish first). The rate
-    # changes when jobs start, not what they write.
     process = subprocess.Popen(
-        [
-            *SNAKEMAKE,
-            "-d",
-            str(again),
-            "--cores",
-            "2",
-            "--max-jobs-per-timespan",
-            "1/10s",
-            *targets,
-        ],
+        [*SNAKEMAKE, "-d", str(again), "--cores", "2", *targets],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -67,18 +55,25 @@ def test_interrupted_run_then_the_same_command_gives_byte_identical_outputs(tmp_
         cwd=REPO,
     )
     logs = again / "results" / "logs"
-    deadline = time.monotonic() + 120
-    while not (logs / "subsample").exists() and time.monotonic() < deadline:
+    deadline = time.monotonic() + 300
+    while not (logs / "subsample").exists() and process.poll() is None:
+        assert time.monotonic() < deadline, "the subsample job did not start in 300 s"
         time.sleep(0.05)
-    time.sleep(1.0)  # a few jobs under way
-    # A second run started meanwhile in the same directory is told about the lock (not about
-    # incomplete files) and changes nothing.
-    second = run_snakemake(again, "--cores", "1", *targets, check=False)
-    assert second.returncode != 0
-    assert "Directory cannot be locked" in second.stdout + second.stderr
-    assert "incomplete" not in (second.stdout + second.stderr).lower()
-    assert process.poll() is None, "the run finished before it could be interrupted"
-    process.send_signal(signal.SIGINT)
+    # The scheduler is paused (SIGSTOP) while jobs it started run on: it starts no more jobs,
+    # and cannot finish the run however slow the check below is on a loaded machine.
+    process.send_signal(signal.SIGSTOP)
+    try:
+        assert process.poll() is None, "the run finished before it could be interrupted"
+        # A second run started meanwhile in the same directory is told about the lock (not
+        # about incomplete files) and changes nothing.
+        second = run_snakemake(again, "--cores", "1", *targets, check=False)
+        assert second.returncode != 0
+        assert "Directory cannot be locked" in second.stdout + second.stderr
+        assert "incomplete" not in (second.stdout + second.stderr).lower()
+        # Ctrl-C (SIGINT) while it is paused: it is handled as soon as the scheduler resumes.
+        process.send_signal(signal.SIGINT)
+    finally:
+        process.send_signal(signal.SIGCONT)
     output = process.communicate(timeout=120)[0]
     assert process.returncode != 0, output[-2000:]
     assert "Nothing to be done" not in run_snakemake(again, "-n", "--cores", "1", *targets).stdout
