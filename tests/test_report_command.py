@@ -90,6 +90,32 @@ def test_rerun_with_plain_snakemake_is_a_no_op(inspect_report):
     assert rerun.returncode == 0 and "Nothing to be done" in rerun.stdout + rerun.stderr
 
 
+def test_the_same_options_in_another_order_rerun_nothing(inspect_report):
+    # `evalbars report` and `evalbars.api.write_report` write a source's options in different
+    # orders; so may a user. The item table's params were order-sensitive, so the README's
+    # `evalbars report` followed by its Python example reran the whole workflow.
+    output, result = inspect_report
+    command = result.stdout.splitlines()[3].removeprefix("rerun or edit: ").split()
+    config_path = output / "config.yaml"
+    written = config_path.read_text()
+    config = yaml.safe_load(written)
+    # the schema's defaults, which the workflow appends after the given keys, given first
+    config["predictions"] = [{"allow_partial": False, "format": "auto", "path": str(INSPECT)}]
+    config_path.write_text(yaml.safe_dump(config, sort_keys=False))
+    try:
+        rerun = subprocess.run(
+            [sys.executable, "-m", *command, "-n", "data_all", "analysis_all", "claims_all"],
+            capture_output=True,
+            text=True,
+            env=snakemake_env(),
+        )
+    finally:
+        config_path.write_text(written)
+    assert rerun.returncode == 0 and "Nothing to be done" in rerun.stdout + rerun.stderr, (
+        rerun.stdout[-2000:]
+    )
+
+
 def test_report_on_bad_input_is_one_line_and_a_nonzero_exit(tmp_path):
     output = tmp_path / "out"
     result = subprocess.run(

@@ -139,6 +139,17 @@ def test_unknown_model_is_a_clear_config_error():
         smk.prediction_sources({"models": [], "predictions": []})
 
 
+def test_a_sources_options_in_any_order_are_the_same_params():
+    # the item table's params: Snakemake compares them in order (a rerun of every job if not)
+    given = [
+        {"runs": "newest", "path": Path("logs"), "id_field": "id"},
+        {"id_field": "id", "path": "logs", "runs": "newest"},
+    ]
+    listed = [list(smk.prediction_sources({"predictions": [e]})[0].items()) for e in given]
+    assert listed[0] == listed[1] == [("path", "logs"), ("id_field", "id"), ("runs", "newest")]
+    assert smk.prediction_sources({"predictions": ["a.csv"]}) == [{"path": "a.csv"}]
+
+
 def test_replication_runs_only_on_the_papers_data():
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     assert smk.replication_applies(config)

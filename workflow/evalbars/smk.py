@@ -69,13 +69,17 @@ def prediction_sources(config: dict) -> list[dict]:
     """The user's predictions entries as dicts with a ``path`` and the reader's options.
 
     A plain string entry is ``{"path": entry}``; a mapping keeps its keys (see
-    :class:`evalbars.readers.SourceOptions`). Raises :class:`ConfigError` when
-    neither ``models`` nor ``predictions`` is given.
+    :class:`evalbars.readers.SourceOptions`), ``path`` first and the others sorted: the item
+    table's job takes these as params, and Snakemake compares params in order, so the same
+    options written in another order (by hand, or by ``evalbars report`` and
+    ``evalbars.api.write_report``) must not rerun the whole workflow. Raises
+    :class:`ConfigError` when neither ``models`` nor ``predictions`` is given.
     """
     sources = [
         {"path": str(entry)}
         if isinstance(entry, (str, Path))
-        else dict(entry, path=str(entry["path"]))
+        else {"path": str(entry["path"])}
+        | {key: entry[key] for key in sorted(entry) if key != "path"}
         for entry in config.get("predictions", [])
     ]
     if not sources and not config.get("models"):
