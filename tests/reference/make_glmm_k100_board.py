@@ -1,10 +1,9 @@
 """Write ``tests/data/glmm_k100.csv.gz``: a seeded board of 100 models x 500 questions.
 
-The reference board of the logistic fits at many models (issue 23): glmer's estimates, both of its
-fixed-effect covariances (``vcov(fit)`` from the Hessian of the Laplace deviance and
-``vcov(fit, use.hessian = FALSE)``, the RX one), its log-likelihood and variance components, and
+The reference board of the logistic fits at many models (issue 23): glmer's estimates, its RX
+covariance (``vcov(fit, use.hessian = FALSE)``), its log-likelihood and variance components, and
 geepack's exchangeable GEE, are in ``r_output/glmm_k100_binary.json``
-(``make_r_glmm_k100_reference.R``).
+(``make_r_glmm_k100_reference.R``, started from ``glmm_k100_start.json``; see README_binary.md).
 
 Board
 -----

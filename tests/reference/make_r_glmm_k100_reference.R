@@ -1,21 +1,24 @@
 # R reference values for the logistic mixed model and GEE at 100 models (tests only; R is never a
 # runtime or CI dependency).
 #
-# Usage (from the repository root):
-#   Rscript tests/reference/make_r_glmm_k100_reference.R tests/data/glmm_k100.csv.gz glmm_k100
+# Usage (from the repository root; how the committed r_output/glmm_k100_binary.* were made, in
+# 29 minutes: 20 of Newton steps, 8 of glmer):
+#   EVALBARS_R_START=tests/data/glmm_k100_start.json EVALBARS_R_OPTIMIZER=nlminbwrap \
+#     Rscript tests/reference/make_r_glmm_k100_reference.R tests/data/glmm_k100.csv.gz glmm_k100
+# Without EVALBARS_R_START glmer starts from its own start (see below: it did not finish here).
 #
 # The board (100 models x 500 questions, 5% of the cells missing) is written by
 # make_glmm_k100_board.py. Writes tests/reference/r_output/<name>_binary.json (every number, 15
 # significant digits) and <name>_binary.txt (the console output, with the timings).
 #
 #   glmm_tight  glmer(correct ~ 0 + model + (1|category) + (1|category:question),
-#         family = binomial, nAGQ = 1) with bobyqa in both stages (rhoend = 1e-10) and PIRLS to
-#         tolPwrss = 1e-13 (1e-12 if that fails): lme4's optimum of the exact Laplace objective
-#         (its default control, Nelder-Mead over 102 parameters in stage 2, stops far from it).
-#         fixef; vcov(fit) (lme4's default for a GLMM: 2 solve(Hessian) of the deviance in
-#         (theta, beta), the Hessian by lme4's finite differences, step 1e-4; which one vcov
-#         returned is recorded) and vcov(fit, use.hessian = FALSE) (the RX covariance, theta
-#         taken as known); theta (question = category:question, category) and variances; logLik
+#         family = binomial, nAGQ = 1) with PIRLS to tolPwrss = 1e-13 (1e-12 if that fails),
+#         from the Newton steps' point (EVALBARS_R_START) or its own start (bobyqa, rhoend 1e-10,
+#         by default): lme4's optimum of the exact Laplace objective (its default control,
+#         Nelder-Mead over 102 parameters in stage 2, stops far from it). fixef; vcov(fit) (from
+#         its own start lme4's default for a GLMM, 2 solve(Hessian) of the deviance in (theta,
+#         beta) by finite differences; from a given start the RX covariance; which one is
+#         recorded) and vcov(fit, use.hessian = FALSE) (the RX covariance, theta taken as known); theta (question = category:question, category) and variances; logLik
 #         and -2 logLik; the Laplace deviance at the estimates with PIRLS to 1e-13 and from its
 #         formula; 2 solve(Hessian) over (theta, beta) for the theta block (cov_theta); the
 #         finite-difference gradient; elapsed seconds.
@@ -72,26 +75,78 @@ result$gee <- list(coef = as.list(b), se = sqrt(diag(Vg)), vcov = Vg,
                    alpha = unname(g$geese$alpha), scale = unname(g$geese$gamma),
                    n_clusters = nlevels(d$question), elapsed_seconds = gee_time[["elapsed"]])
 
+# Newton's method on glmer's Laplace deviance function from `par` (theta, then beta): the
+# gradient by central differences (step 1e-4; with PIRLS to 1e-13 the deviance's rounding is
+# ~1e-11, so the gradient is good to ~1e-7), the beta block of the Hessian 2 RX'RX (glmer's
+# Schur complement X'WX - X'WZ (Z'WZ + I)^-1 Z'WX at the current modes, the Hessian of the
+# deviance in beta with the modes' derivatives of the log-determinant left out) and the theta
+# rows by forward differences of the gradient (step 1e-3) at the start. Stops when the largest
+# step is below 1e-8 or no longer shrinks: at 100 models the deviance's rounding (~2e-9 here)
+# leaves the gradient good to ~1e-5 and the steps at ~1e-6, a hundredth of the 1e-4 the tests
+# ask.
+newton_on_devfun <- function(form, data, par, n_theta, h = 1e-4, max_iter = 20) {
+  devfun <- glmer(form, data = data, family = binomial, nAGQ = 1, devFunOnly = TRUE,
+                  control = glmerControl(nAGQ0initStep = FALSE, tolPwrss = 1e-13))
+  pp <- environment(devfun)$pp
+  n_par <- length(par)
+  central_gradient <- function(p) vapply(seq_len(n_par), function(j) {
+    e <- replace(numeric(n_par), j, h)
+    (devfun(p + e) - devfun(p - e)) / (2 * h)
+  }, numeric(1))
+  elapsed <- system.time({
+    g <- central_gradient(par)
+    theta_rows <- vapply(seq_len(n_theta), function(k) {
+      e <- replace(numeric(n_par), k, 1e-3)
+      (central_gradient(par + e) - g) / 1e-3
+    }, numeric(n_par))
+    for (it in seq_len(max_iter)) {
+      deviance <- devfun(par)  # leaves glmer's decomposition at the modes of `par`
+      H <- matrix(0, n_par, n_par)
+      H[-seq_len(n_theta), -seq_len(n_theta)] <- 2 * crossprod(pp$RX())
+      H[, seq_len(n_theta)] <- theta_rows
+      H[seq_len(n_theta), ] <- t(theta_rows)
+      step <- -solve(H, g)
+      par <- par + step
+      g <- central_gradient(par)
+      cat(sprintf("Newton %d: deviance before the step %.10f, max |step| %.3g, max |gradient| after %.3g\n",
+                  it, deviance, max(abs(step)), max(abs(g))))
+      if (max(abs(step)) < 1e-8 || (it > 1 && max(abs(step)) > 0.5 * previous)) break
+      previous <- max(abs(step))
+    }
+  })
+  cat(sprintf("Newton: %d steps, elapsed %.1f s, deviance %.12f\n", it, elapsed[["elapsed"]],
+              devfun(par)))
+  list(par = par, iterations = it, max_abs_step = max(abs(step)), max_abs_gradient = max(abs(g)),
+       deviance = devfun(par), elapsed_seconds = elapsed[["elapsed"]])
+}
+
 # ---- logistic GLMM, Laplace (nAGQ = 1), driven to the optimum ---------------------------------
 form <- correct ~ 0 + model + (1 | category) + (1 | category:question)
 # EVALBARS_R_OPTIMIZER=nloptwrap: nlopt's BOBYQA (xtol_abs 1e-10, ftol_abs 1e-11) instead of
 # minqa's bobyqa (rhoend 1e-10), which takes hours over 102 parameters on a busy machine;
 # =nlminbwrap: PORT's nlminb (rel.tol 1e-13, x.tol 1e-10)
 optimizer <- Sys.getenv("EVALBARS_R_OPTIMIZER", "bobyqa")
-# EVALBARS_R_START=<json with theta (question, category) and fixef (by model)>: start stage 2
-# there, rounded to 2 decimals, with no nAGQ = 0 stage and no finite-difference Hessian (over
-# 102 parameters, 5,000 deviance evaluations at 0.6 s each). From its default start glmer did
-# not finish in 88 min (bobyqa) or 75 min (nloptwrap) on this board; from a start 0.005 away in
-# every coordinate its optimiser still has to travel to the optimum, and where it stops is its
-# own. vcov(fit) is then the RX covariance.
+# EVALBARS_R_START=<json with theta (question, category) and fixef (by model)>: the given fit,
+# rounded to 2 decimals (0.005 from it in every coordinate), is where R starts. Over 102
+# parameters at 0.6 s per deviance evaluation glmer's own optimisers did not finish from its
+# default start (bobyqa 88 min, nloptwrap 75 min), nor from the rounded start (nloptwrap 94 CPU
+# min, nlminbwrap 28): the 100 model effects are strongly correlated through the shared questions,
+# which a quasi-Newton method learns slowly. So R first takes Newton steps on glmer's own
+# Laplace deviance function (devFunOnly = TRUE): central-difference gradients (step 1e-4), the
+# model block of the Hessian 2 RX'RX from glmer's own decomposition at each point, and the two
+# theta rows by differences of the gradient, once. Then glmer itself starts from where Newton
+# stopped (no nAGQ = 0 stage, no finite-difference Hessian) and its optimiser decides where the
+# optimum is; the JSON records how far it moved. vcov(fit) is then the RX covariance.
 start_file <- Sys.getenv("EVALBARS_R_START", "")
 start <- NULL
+newton <- NULL
 if (nzchar(start_file)) {
   given <- jsonlite::fromJSON(start_file)
-  start <- list(theta = round(unname(unlist(given$theta)), 2),
-                fixef = round(unname(unlist(given$fixef)[models]), 2))
+  rounded <- c(round(unname(unlist(given$theta)), 2), round(unname(unlist(given$fixef)[models]), 2))
   cat(sprintf("start (rounded to 2 decimals): theta %s, first fixef %s\n",
-              paste(start$theta, collapse = " "), paste(head(start$fixef, 3), collapse = " ")))
+              paste(rounded[1:2], collapse = " "), paste(rounded[3:5], collapse = " ")))
+  newton <- newton_on_devfun(form, d, rounded, n_theta = 2)
+  start <- list(theta = newton$par[1:2], fixef = newton$par[-(1:2)])
 }
 for (tol in c(1e-13, 1e-12)) {
   cat(sprintf("\n## glmer(%s), %s in both stages, tolPwrss = %g\n", deparse(form), optimizer,
@@ -101,7 +156,8 @@ for (tol in c(1e-13, 1e-12)) {
     # fewer deviance evaluations than BOBYQA's quadratic models over 102 parameters
     glmerControl(optimizer = "nlminbwrap", tolPwrss = tol, nAGQ0initStep = is.null(start),
                  calc.derivs = is.null(start),
-                 optCtrl = list(eval.max = 1e5, iter.max = 1e4, rel.tol = 1e-13, x.tol = 1e-10))
+                 optCtrl = list(eval.max = if (is.null(start)) 1e5 else 2000, iter.max = 1e4,
+                                rel.tol = 1e-13, x.tol = 1e-10))
   } else if (optimizer == "nloptwrap") {
     glmerControl(optimizer = "nloptwrap", tolPwrss = tol, nAGQ0initStep = is.null(start),
                  calc.derivs = is.null(start),
@@ -173,7 +229,10 @@ cat("SE (vcov, use.hessian = FALSE) of the first 5 models:", sqrt(diag(V_rx))[1:
 result$glmm_tight <- list(
   formula = paste(deparse(form), collapse = ""), nAGQ = 1, control = switch(optimizer, nloptwrap = "nloptwrap xtol_abs 1e-10 ftol_abs 1e-11",
                    nlminbwrap = "nlminbwrap rel.tol 1e-13 x.tol 1e-10", "bobyqa rhoend 1e-10"),
-  start = start, tolPwrss = tol, fixef = as.list(fe), vcov = unname(V), vcov_source = vcov_source,
+  start = if (is.null(newton)) NULL else list(rounded_from = basename(start_file)),
+  newton = newton, moved_from_newton = if (is.null(newton)) NULL else
+    max(abs(c(unname(theta), unname(fe)) - newton$par)),
+  tolPwrss = tol, fixef = as.list(fe), vcov = unname(V), vcov_source = vcov_source,
   vcov_rx = unname(V_rx),
   cov_theta = if (is.null(cov_full)) NULL else unname(cov_full[1:2, 1:2]),
   theta = setNames(as.list(unname(theta)), c("question", "category")),
@@ -182,6 +241,8 @@ result$glmm_tight <- list(
   laplace_deviance_exact = exact, exact_tolpwrss = t, laplace_deviance_formula = formula_value,
   singular = isSingular(fit), n_obs = nobs(fit), feval = fit@optinfo$feval,
   messages = as.list(fit@optinfo$conv$lme4$messages),
+  optimizer_code = fit@optinfo$conv$opt, optimizer_message = fit@optinfo$message,
+  optimizer_warnings = as.list(fit@optinfo$warnings),
   fd_gradient = fit@optinfo$derivs$gradient, elapsed_seconds = elapsed[["elapsed"]]
 )
 

@@ -36,6 +36,12 @@ or a real dataset whose data are not committed (``mmlu_pro_default_subsample``,
 - ``gee``: geepack ``geeglm`` exchangeable: ``coef``, ``se``, ``vcov`` (robust), ``alpha``,
   ``scale``, ``accuracy``, ``n_clusters``, ``contrasts`` (log odds ratios) and
   ``accuracy_contrasts`` (delta method), each with p_none, p_bonferroni, p_holm.
+- ``glmm_k100`` only (``make_r_glmm_k100_reference.R``): ``glmm_tight`` has no Hessian-based
+  ``vcov`` (``vcov_source`` "rx"), and ``start`` (the start file, rounded to 2 decimals),
+  ``newton`` (R's Newton steps on glmer's deviance function: ``par``, ``iterations``,
+  ``max_abs_step``, ``max_abs_gradient``, ``deviance``, ``elapsed_seconds``),
+  ``moved_from_newton`` (how far glmer's optimiser moved from there), ``optimizer_code``,
+  ``optimizer_message``.
 - ``timing_seconds`` (real data): ``glmer`` (elapsed of the default fit), ``glmer_median`` (of
   refits, subsample), ``glmer_tight_from_default``, ``geeglm``.
 
