@@ -46,8 +46,11 @@ def test_interrupted_run_then_the_same_command_gives_byte_identical_outputs(tmp_
     # started again with the same command: the default profile makes it redo the jobs the
     # interruption left incomplete, without extra flags.
     again = reduced_workdir(tmp_path / "again")
+    # At most one job started every 2 s, so that between jobs the scheduler waits, where
+    # Ctrl-C is handled (a SIGINT that lands in one of its asynchronous storage steps can be
+    # lost). The rate changes when jobs start, not what they write.
     process = subprocess.Popen(
-        [*SNAKEMAKE, "-d", str(again), "--cores", "2", *targets],
+        [*SNAKEMAKE, "-d", str(again), "--cores", "2", "--max-jobs-per-timespan", "1/2s", *targets],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -59,8 +62,8 @@ def test_interrupted_run_then_the_same_command_gives_byte_identical_outputs(tmp_
     while not (logs / "subsample").exists() and process.poll() is None:
         assert time.monotonic() < deadline, "the subsample job did not start in 300 s"
         time.sleep(0.05)
-    # The scheduler is paused (SIGSTOP) while jobs it started run on: it starts no more jobs,
-    # and cannot finish the run however slow the check below is on a loaded machine.
+    # The scheduler is paused (SIGSTOP) while the jobs it started run on: it starts no more
+    # jobs, so the run cannot end however slow the check below is on a loaded machine.
     process.send_signal(signal.SIGSTOP)
     try:
         assert process.poll() is None, "the run finished before it could be interrupted"
@@ -70,10 +73,11 @@ def test_interrupted_run_then_the_same_command_gives_byte_identical_outputs(tmp_
         assert second.returncode != 0
         assert "Directory cannot be locked" in second.stdout + second.stderr
         assert "incomplete" not in (second.stdout + second.stderr).lower()
-        # Ctrl-C (SIGINT) while it is paused: it is handled as soon as the scheduler resumes.
-        process.send_signal(signal.SIGINT)
     finally:
         process.send_signal(signal.SIGCONT)
+    time.sleep(0.5)  # back to waiting for its next job
+    assert process.poll() is None, "the run finished before it could be interrupted"
+    process.send_signal(signal.SIGINT)
     output = process.communicate(timeout=120)[0]
     assert process.returncode != 0, output[-2000:]
     assert "Nothing to be done" not in run_snakemake(again, "-n", "--cores", "1", *targets).stdout
