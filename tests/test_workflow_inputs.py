@@ -46,9 +46,10 @@ def test_interrupted_run_then_the_same_command_gives_byte_identical_outputs(tmp_
     # started again with the same command: the default profile makes it redo the jobs the
     # interruption left incomplete, without extra flags.
     again = reduced_workdir(tmp_path / "again")
-    # At most one job started every 2 s, so that between jobs the scheduler waits, where
-    # Ctrl-C is handled (a SIGINT that lands in one of its asynchronous storage steps can be
-    # lost). The rate changes when jobs start, not what they write.
+    # At most one job started every 2 s, so that between jobs the scheduler waits for its next
+    # start, as under a user's Ctrl-C (a SIGINT sent the instant it resumed from the pause below
+    # was once ignored and the run finished). The rate changes when jobs start, not what they
+    # write.
     process = subprocess.Popen(
         [*SNAKEMAKE, "-d", str(again), "--cores", "2", "--max-jobs-per-timespan", "1/2s", *targets],
         stdout=subprocess.PIPE,
