@@ -4,7 +4,7 @@ The R reference at 100 models (``make_r_glmm_k100_reference.R`` with
 ``EVALBARS_R_START=tests/data/glmm_k100_start.json``) rounds these estimates to 2 decimals and
 starts there, because glmer's own optimisers do not finish from its default start on that board
 (102 parameters, 0.6 s per deviance evaluation). Rounding puts the start up to 0.005 from this fit
-in every coordinate, 20 to 50 times the 1e-4 the tests then ask of the agreement, so where R
+in every coordinate, up to 50 times the 1e-4 the tests then ask of the agreement, so where R
 stops is R's own.
 
 Run ``uv run python tests/reference/make_glmm_k100_start.py [board.csv.gz] [start.json]``.

@@ -18,7 +18,8 @@
 #         Nelder-Mead over 102 parameters in stage 2, stops far from it). fixef; vcov(fit) (from
 #         its own start lme4's default for a GLMM, 2 solve(Hessian) of the deviance in (theta,
 #         beta) by finite differences; from a given start the RX covariance; which one is
-#         recorded) and vcov(fit, use.hessian = FALSE) (the RX covariance, theta taken as known); theta (question = category:question, category) and variances; logLik
+#         recorded) and vcov(fit, use.hessian = FALSE) (the RX covariance, theta taken as
+#         known); theta (question = category:question, category) and variances; logLik
 #         and -2 logLik; the Laplace deviance at the estimates with PIRLS to 1e-13 and from its
 #         formula; 2 solve(Hessian) over (theta, beta) for the theta block (cov_theta); the
 #         finite-difference gradient; elapsed seconds.
