@@ -51,11 +51,14 @@ import pyarrow.parquet as pq
 import yaml
 from snakemake.utils import validate
 
-from evalbars import fetch, gee, glmm, mixed, omnibus, pairwise, sampling, smk
-from evalbars.accuracy import accuracy_table
-from evalbars.items import build_item_table
-from evalbars.readers import read_mmlu_pro
-from evalbars.scores import wide_scores
+from evalbars.data import fetch, sampling
+from evalbars.data.items import build_item_table
+from evalbars.data.readers import read_mmlu_pro
+from evalbars.data.scores import wide_scores
+from evalbars.stats import mixed, omnibus, pairwise
+from evalbars.stats.accuracy import accuracy_table
+from evalbars.stats.logistic import gee, glmm
+from evalbars.workflow import smk
 
 from .conftest import REPO, mirror_location
 from .reference.r_binary_results import R_BINARY

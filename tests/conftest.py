@@ -22,8 +22,9 @@ import yaml
 
 matplotlib.use("Agg")
 
-from evalbars import fetch, items, readers, sampling, smk  # noqa: E402
-from evalbars.scores import wide_scores  # noqa: E402
+from evalbars.data import fetch, items, readers, sampling
+from evalbars.data.scores import wide_scores  # noqa: E402
+from evalbars.workflow import smk  # noqa: E402
 
 from .reference.r_results import R_RESULTS  # noqa: E402
 
@@ -142,7 +143,7 @@ def default_items(default_raw):
 
 @pytest.fixture(scope="session")
 def default_subsample(default_items):
-    """The default 1,497-question subsample (a :class:`evalbars.sampling.Subsample`)."""
+    """The default 1,497-question subsample (a :class:`evalbars.data.sampling.Subsample`)."""
     return sampling.stratified_subsample(default_items, **DEFAULT_SUBSAMPLE)
 
 

@@ -13,9 +13,9 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
-from evalbars.scores import WideScores
-from evalbars.simulate.fwer import simulate_fwer
-from evalbars.simulate.leaderboard import LeaderboardResult
+from evalbars.data.scores import WideScores
+from evalbars.studies.fwer import simulate_fwer
+from evalbars.studies.leaderboard import LeaderboardResult
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "workflow" / "scripts"

@@ -1,4 +1,4 @@
-"""Per-model accuracy table (evalbars.accuracy): published values, conventions, real data."""
+"""Per-model accuracy table (evalbars.stats.accuracy): published values, conventions, real data."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars.accuracy import accuracy_table, sampling_variance_table
-from evalbars.intervals import clustered_se
-from evalbars.scores import accuracy_order, wide_scores
+from evalbars.data.scores import accuracy_order, wide_scores
+from evalbars.stats.accuracy import accuracy_table, sampling_variance_table
+from evalbars.stats.intervals import clustered_se
 
 from .helpers import DATA, MODEL_COLUMNS, ones_then_zeros, wide_from
 
@@ -132,7 +132,9 @@ def test_tables_in_blocks_of_models_equal_the_one_block_tables(monkeypatch):
     # may differ in the last digit; everything else is digit for digit.
     wide = wide_scores(epochs_items(seed=5))
     whole = accuracy_table(wide), sampling_variance_table(wide)
-    monkeypatch.setattr("evalbars.blocks.BLOCK_CELLS", wide.scores.shape[0])  # one model a block
+    monkeypatch.setattr(
+        "evalbars.data.blocks.BLOCK_CELLS", wide.scores.shape[0]
+    )  # one model a block
     pd.testing.assert_frame_equal(accuracy_table(wide), whole[0], check_exact=True)
     pd.testing.assert_frame_equal(sampling_variance_table(wide), whole[1], rtol=1e-14)
 

@@ -14,11 +14,15 @@ import pytest
 import yaml
 from snakemake.utils import validate as snakemake_validate
 
-from evalbars import category_pairwise, cli, logistic, mixed, planning, ranks, smk
-from evalbars.claim_parsing import ClaimError, parse_claim
+from evalbars import cli
+from evalbars.data.scores import WideScores
 from evalbars.errors import ConfigError, InputError, script_context
-from evalbars.pairwise import disagreement_rates
-from evalbars.scores import WideScores
+from evalbars.readings import category_pairwise, ranks
+from evalbars.readings.claim_parsing import ClaimError, parse_claim
+from evalbars.stats import mixed, planning
+from evalbars.stats.logistic import contrasts as logistic
+from evalbars.stats.pairwise import disagreement_rates
+from evalbars.workflow import smk
 
 from .conftest import REPO
 from .workflow_runs import make_workdir, run_snakemake
@@ -214,7 +218,7 @@ def test_models_alike_on_every_question_run_every_analysis_with_a_note(tmp_path)
 
 FULL_DISK_JOB = """
 import pandas as pd
-from evalbars.claim_parsing import ClaimError, parse_claim
+from evalbars.readings.claim_parsing import ClaimError, parse_claim
 from evalbars.errors import ConfigError, InputError, script_context
 
 class Job:

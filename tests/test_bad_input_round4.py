@@ -13,11 +13,12 @@ import pandas as pd
 import pytest
 import yaml
 
-from evalbars import planning, smk
 from evalbars.cli import main
+from evalbars.data.readers import SourceOptions, read_source
 from evalbars.errors import ConfigError, InputError
-from evalbars.ranks import parse_leaderboard
-from evalbars.readers import SourceOptions, read_source
+from evalbars.readings.ranks import parse_leaderboard
+from evalbars.stats import planning
+from evalbars.workflow import smk
 
 from .conftest import DATA, REPO
 from .workflow_runs import make_workdir, run_snakemake

@@ -16,11 +16,13 @@ import pandas as pd
 import pytest
 import yaml
 
-from evalbars import claims, gate, letters, stability, verdicts
 from evalbars.cli import main
-from evalbars.ranks.defaults import MAX_DRAWS
-from evalbars.scores import wide_scores
-from evalbars.stability import MAX_SPLITS
+from evalbars.data.scores import wide_scores
+from evalbars.readings import claims, gate
+from evalbars.readings.leaderboard import letters, stability
+from evalbars.readings.leaderboard import table as verdicts
+from evalbars.readings.leaderboard.stability import MAX_SPLITS
+from evalbars.readings.ranks.defaults import MAX_DRAWS
 
 from .conftest import REPO
 

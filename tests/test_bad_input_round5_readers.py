@@ -13,8 +13,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from evalbars.data.readers import SourceOptions, read_source
 from evalbars.errors import InputError
-from evalbars.readers import SourceOptions, read_source
 
 from .conftest import DATA
 
@@ -256,7 +256,7 @@ def without_permission(monkeypatch):
         if os.geteuid() == 0:
             real = os.access
             monkeypatch.setattr(
-                "evalbars.readers.os.access",
+                "evalbars.data.readers.os.access",
                 lambda p, mode: False if Path(p).stat().st_mode & 0o777 == 0 else real(p, mode),
             )
         return refusal(path)

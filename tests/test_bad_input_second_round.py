@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from evalbars import smk
 from evalbars.cli import main
+from evalbars.data.readers import SourceOptions, read_source
 from evalbars.errors import ConfigError, InputError
-from evalbars.readers import SourceOptions, read_source
+from evalbars.workflow import smk
 
 from .conftest import DATA, REPO
 

@@ -29,10 +29,15 @@ import pytest
 import statsmodels.api as sm
 from scipy import integrate, special
 
-from evalbars import gee, glmm, logistic, logistic_verdicts, mixed, tables
-from evalbars.figures.logistic import _visible_points, logistic_verdicts_figure
-from evalbars.fits import Fit, contrast_se
-from evalbars.scores import wide_scores
+from evalbars import tables
+from evalbars.data.scores import wide_scores
+from evalbars.readings import logistic_verdicts
+from evalbars.render.figures.logistic import _visible_points, logistic_verdicts_figure
+from evalbars.stats import mixed
+from evalbars.stats.fits import Fit, contrast_se
+from evalbars.stats.logistic import cells as glmm_cells
+from evalbars.stats.logistic import contrasts as logistic
+from evalbars.stats.logistic import gee, glmm, laplace
 
 from .reference.r_binary_results import R_BINARY
 
@@ -148,11 +153,13 @@ def test_optimum_at_least_as_good_as_glmer(name):
 def test_gradient_is_exact():
     """The analytic gradient (implicit differentiation through the modes) against central
     differences of the deviance, at a point away from the optimum."""
-    # glmm._Laplace and glmm._encode are private: the gradient exists only inside the fit,
+    # laplace._Laplace and cells._encode are private: the gradient exists only inside the fit,
     # and checking it needs the objective itself (the public laplace_deviance has no gradient)
     c = cells("synthetic_incomplete")
-    objective = glmm._Laplace(
-        glmm._encode(c["successes"], c["trials"], c["model"], c["question_id"], c["category"], None)
+    objective = laplace._Laplace(
+        glmm_cells._encode(
+            c["successes"], c["trials"], c["model"], c["question_id"], c["category"], None
+        )
     )
     x = np.array([0.8, 0.4, 0.3, 0.5, 0.9, 0.2])
     _, gradient = objective.deviance_and_gradient(x)
@@ -455,7 +462,7 @@ def _warnings(caplog) -> list[str]:
     return [
         r.getMessage().split(" did not converge")[0]
         for r in caplog.records
-        if r.name == "evalbars.logistic" and r.levelname == "WARNING"
+        if r.name == "evalbars.stats.logistic.contrasts" and r.levelname == "WARNING"
     ]
 
 
@@ -468,7 +475,7 @@ def test_a_fit_that_did_not_converge_is_flagged_in_every_table_and_warned(caplog
     wide = wide_scores(items)
     lmm = mixed.lmm_contrasts(mixed.fit_lmm(wide, "category_question"))
     pairs = lmm[["model_a", "model_b"]]
-    with caplog.at_level("WARNING", logger="evalbars.logistic"):
+    with caplog.at_level("WARNING", logger="evalbars.stats.logistic.contrasts"):
         result = logistic.compare_logistic(
             items,
             pairs=pairs,
@@ -483,7 +490,7 @@ def test_a_fit_that_did_not_converge_is_flagged_in_every_table_and_warned(caplog
     assert not table[["glmm_converged", "gee_converged"]].any(axis=None)
     # the GLMM alone stopped early: only its flags fall
     caplog.clear()
-    with caplog.at_level("WARNING", logger="evalbars.logistic"):
+    with caplog.at_level("WARNING", logger="evalbars.stats.logistic.contrasts"):
         glmm_stopped = logistic.compare_logistic(
             items, pairs=pairs, glmm_options={"bfgs_maxiter": 1, "newton_maxiter": 1}
         )
@@ -492,7 +499,7 @@ def test_a_fit_that_did_not_converge_is_flagged_in_every_table_and_warned(caplog
     assert not table["glmm_converged"].any() and table["gee_converged"].all()
     # a converged comparison warns of nothing and flags every row converged
     caplog.clear()
-    with caplog.at_level("WARNING", logger="evalbars.logistic"):
+    with caplog.at_level("WARNING", logger="evalbars.stats.logistic.contrasts"):
         fine = logistic.compare_logistic(items, pairs=pairs)
     assert _warnings(caplog) == []
     assert fine.contrasts["converged"].all() and fine.summary["converged"].all()

@@ -15,7 +15,8 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportions_chisquare
 
-from evalbars.category_pairwise import (
+from evalbars.data.scores import WideScores, wide_scores
+from evalbars.readings.category_pairwise import (
     CATEGORY_PAIR_COLUMNS,
     category_pairwise_table,
     category_summary,
@@ -24,9 +25,8 @@ from evalbars.category_pairwise import (
     interaction_test,
     pairs_among,
 )
-from evalbars.figures.claims import category_heatmap
-from evalbars.pairwise import adjust_pvalues
-from evalbars.scores import WideScores, wide_scores
+from evalbars.render.figures.claims import category_heatmap
+from evalbars.stats.pairwise import adjust_pvalues
 
 from .helpers import run_workflow_script
 

@@ -17,7 +17,8 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.weightstats import ztest
 
 from evalbars import cli
-from evalbars.claims import (
+from evalbars.data.scores import WideScores, wide_scores
+from evalbars.readings.claims import (
     CLAIM_COLUMNS,
     ClaimError,
     claims_display,
@@ -27,9 +28,8 @@ from evalbars.claims import (
     parse_claims,
     read_claims_table,
 )
-from evalbars.mixed import fit_lmm, lmm_contrasts
-from evalbars.pairwise import pairwise_table
-from evalbars.scores import WideScores, wide_scores
+from evalbars.stats.mixed import fit_lmm, lmm_contrasts
+from evalbars.stats.pairwise import pairwise_table
 
 DATA = Path(__file__).resolve().parent / "data"
 MODELS = ["Alpha-7B", "Beta-7B-v0.1", "Gamma-2B", "Delta-1B"]

@@ -11,8 +11,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evalbars import cli, ranks
+from evalbars import cli
 from evalbars.cli import main
+from evalbars.readings import ranks
 
 DATA = Path(__file__).resolve().parent / "data"
 SEED001 = DATA / "calculator_example.csv"

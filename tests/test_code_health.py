@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted(
-    [*(ROOT / "workflow" / "evalbars").rglob("*.py"), *(ROOT / "workflow" / "scripts").glob("*.py")]
+    [*(ROOT / "src" / "evalbars").rglob("*.py"), *(ROOT / "workflow" / "scripts").glob("*.py")]
 )
 TERMINAL = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 BLOCKS = ("body", "orelse", "finalbody")
@@ -76,7 +76,7 @@ def test_no_unreachable_statements(path):
 
 
 # --- Cross-references: every :func:/:mod:/:class: target in a docstring exists -------------------
-PACKAGE = ROOT / "workflow" / "evalbars"
+PACKAGE = ROOT / "src" / "evalbars"
 ROLE = re.compile(r":(func|mod|class|meth|attr|data):`~?([^`<>\s]+)`")
 
 
@@ -148,18 +148,18 @@ def test_the_cross_reference_check_finds_stale_targets(tmp_path, monkeypatch):
     (package / "ranks" / "__init__.py").write_text('"""See :mod:`.tables` and :mod:`.figs`."""\n')
     (package / "ranks" / "figs.py").write_text(
         "class Board:\n"
-        '    """Drawn from :class:`evalbars.simulate.LeaderboardResult`."""\n\n'
+        '    """Drawn from :class:`evalbars.studies.LeaderboardResult`."""\n\n'
         "    def draw(self):\n"
         '        """As :meth:`draw`, :func:`ranks_readings`, :class:`ValueError`."""\n\n\n'
         "def old():\n"
-        '    """:func:`evalbars.intervals.newcombe_interval`, :func:`~numpy.sqrt`."""\n'
+        '    """:func:`evalbars.stats.intervals.newcombe_interval`, :func:`~numpy.sqrt`."""\n'
     )
     stale = {target for _, _, target in broken_references(package)}
     assert stale == {
         ".tables",
-        "evalbars.simulate.LeaderboardResult",
+        "evalbars.studies.LeaderboardResult",
         "ranks_readings",
-        "evalbars.intervals.newcombe_interval",
+        "evalbars.stats.intervals.newcombe_interval",
     }
 
 

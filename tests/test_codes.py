@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars.codes import as_category, dense_integer_codes, factorize_sorted
+from evalbars.data.codes import as_category, dense_integer_codes, factorize_sorted
 
 
 @pytest.mark.parametrize(

@@ -24,8 +24,8 @@ import yaml
 from snakemake.utils import validate
 
 from evalbars import cli
+from evalbars.data.readers import SourceOptions, detect_format, read_source
 from evalbars.errors import InputError
-from evalbars.readers import SourceOptions, detect_format, read_source
 
 from .workflow_runs import SNAKEMAKE
 

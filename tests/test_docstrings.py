@@ -22,6 +22,10 @@ def test_docstring_examples(name):
 def test_examples_exist_where_the_formulas_are():
     attempted = {
         name: doctest.testmod(importlib.import_module(name), report=False).attempted
-        for name in ("evalbars.intervals", "evalbars.pairwise", "evalbars.ranks.unpaired")
+        for name in (
+            "evalbars.stats.intervals",
+            "evalbars.stats.pairwise",
+            "evalbars.readings.ranks.unpaired",
+        )
     }
     assert all(attempted.values()), attempted

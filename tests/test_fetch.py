@@ -1,4 +1,4 @@
-"""Verified downloads (evalbars.fetch) against a local HTTP server on 127.0.0.1."""
+"""Verified downloads (evalbars.data.fetch) against a local HTTP server on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from evalbars import fetch
+from evalbars.data import fetch
 
 from .helpers import ArchiveServer
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from evalbars.figures.clustered import clustered_figure
-from evalbars.figures.fwer import methods_figure, models_figure, power_figure
-from evalbars.figures.leaderboard import leaderboard_figures
-from evalbars.figures.precision import halfwidth_figure, questions_needed_figure
-from evalbars.precision import precision_tables
-from evalbars.simulate import combine_settings
-from evalbars.simulate.clustered import simulate_clustered
-from evalbars.simulate.leaderboard import simulate_leaderboard
+from evalbars.render.figures.clustered import clustered_figure
+from evalbars.render.figures.fwer import methods_figure, models_figure, power_figure
+from evalbars.render.figures.leaderboard import leaderboard_figures
+from evalbars.render.figures.precision import halfwidth_figure, questions_needed_figure
+from evalbars.stats.precision import precision_tables
+from evalbars.studies import combine_settings
+from evalbars.studies.clustered import simulate_clustered
+from evalbars.studies.leaderboard import simulate_leaderboard
 
 from .helpers import frames, fwer_frame
 

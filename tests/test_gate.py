@@ -9,9 +9,11 @@ import pandas as pd
 import pytest
 from scipy import special
 
-from evalbars import cli, gate, pairwise, sequential
-from evalbars.intervals import clustered_se
-from evalbars.scores import wide_scores
+from evalbars import cli
+from evalbars.data.scores import wide_scores
+from evalbars.readings import gate
+from evalbars.stats import pairwise, sequential
+from evalbars.stats.intervals import clustered_se
 
 STRONG, WEAK = "Mistral-7B-v0.1", "Mistral-7B-Instruct-v0.1"  # 5.9 points apart on the subsample
 

@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from evalbars.data.items import build_item_table
+from evalbars.data.readers import SourceOptions, detect_format, read_source
 from evalbars.errors import InputError
-from evalbars.items import build_item_table
-from evalbars.readers import SourceOptions, detect_format, read_source
 
 HARNESS = Path(__file__).resolve().parent / "data" / "harness"
 MANIFEST = pd.read_csv(HARNESS / "expected" / "manifest.csv")

@@ -6,11 +6,11 @@ import sys
 from pathlib import Path
 
 import evalbars
-from evalbars.smk import package_files
+from evalbars.workflow.smk import package_files
 
 PACKAGE = Path(evalbars.__file__).parent
 MODULES = sorted(m.name for m in pkgutil.walk_packages(evalbars.__path__, "evalbars."))
-STATISTICS = [m for m in MODULES if not m.startswith("evalbars.figures")]
+STATISTICS = [m for m in MODULES if not m.startswith("evalbars.render.figures")]
 
 
 def _loaded_after(statement: str, modules) -> list[str]:
@@ -23,7 +23,7 @@ def _loaded_after(statement: str, modules) -> list[str]:
 
 
 def test_no_statistics_module_imports_matplotlib():
-    assert "evalbars.figures.style" in MODULES and "evalbars.mixed" in STATISTICS
+    assert "evalbars.render.figures.style" in MODULES and "evalbars.stats.mixed" in STATISTICS
     statement = "\n".join(f"import {name}" for name in STATISTICS)
     assert _loaded_after(statement, ["matplotlib"]) == []
 
@@ -37,32 +37,38 @@ def test_only_figures_and_their_scripts_depend_on_the_figures_package():
 
 
 def test_dag_build_helpers_stay_light():
-    # common.smk imports evalbars.smk while Snakemake parses the workflow, before every run.
+    # common.smk imports evalbars.workflow.smk while Snakemake parses the workflow, before every run.
     heavy = ["scipy.stats", "scipy.optimize", "matplotlib", "statsmodels"]
-    assert _loaded_after("from evalbars import smk", heavy) == []
+    assert _loaded_after("from evalbars.workflow import smk", heavy) == []
 
 
 def test_package_files_follows_absolute_relative_and_package_imports(tmp_path):
     script = tmp_path / "job.py"
-    script.write_text("from evalbars.ranks import rank_table\nimport evalbars.precision\n")
+    script.write_text(
+        "from evalbars.readings.ranks import rank_table\nimport evalbars.stats.precision\n"
+    )
     found = {str(Path(f).relative_to(PACKAGE)) for f in package_files(script, PACKAGE)}
     # ranks/__init__ imports every ranks module; ranks.paired imports pairwise -> scores ...
-    assert {"__init__.py", "ranks/__init__.py", "ranks/paired.py", "pairwise.py"} <= found
-    assert {"precision.py", "intervals.py", "scores.py"} <= found
+    assert {
+        "__init__.py",
+        "readings/ranks/__init__.py",
+        "readings/ranks/paired.py",
+        "stats/pairwise.py",
+    } <= found
+    assert {"stats/precision.py", "stats/intervals.py", "data/scores.py"} <= found
     # precision's paired sample size is planning's (one home per formula), and the planner
-    # seeds through simulate.seeding; no simulation study comes with them
-    assert {"planning.py", "simulate/seeding.py"} <= found
-    assert not {f for f in found if f.startswith(("figures", "mixed"))}
-    assert not {
-        f for f in found if f.startswith("simulate/") and "seeding" not in f and "__init__" not in f
-    }
+    # seeds through stats.rng; no simulation study comes with them
+    assert {"stats/planning.py", "stats/rng.py"} <= found
+    assert not {f for f in found if f.startswith(("render/", "stats/mixed"))}
+    assert not {f for f in found if f.startswith("studies/")}
 
 
 def test_the_logistic_verdicts_job_imports_no_fitting_code():
     # analysis_logistic_verdicts reads the fits from their files: scipy.stats, statsmodels and
     # the fitting modules would be a second of imports for nothing
     statement = (
-        "from evalbars import errors, logistic_verdicts, tables\nimport evalbars.figures.logistic"
+        "from evalbars import errors, tables\nfrom evalbars.readings import logistic_verdicts\n"
+        "import evalbars.render.figures.logistic"
     )
-    heavy = ["scipy", "statsmodels", "evalbars.logistic", "evalbars.glmm", "evalbars.gee"]
+    heavy = ["scipy", "statsmodels", "evalbars.stats.logistic"]
     assert _loaded_after(statement, heavy) == []

@@ -1,4 +1,4 @@
-"""The canonical item table (evalbars.items): joining sources, categories, missing predictions."""
+"""The canonical item table (evalbars.data.items): joining sources, categories, missing predictions."""
 
 from __future__ import annotations
 
@@ -6,16 +6,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars.errors import InputError
-from evalbars.items import (
+from evalbars.data.items import (
     ITEM_COLUMNS,
     apply_missing_policy,
     build_item_table,
     missing_prediction_counts,
     rescore,
 )
-from evalbars.readers import read_long_table, read_mmlu_pro
-from evalbars.scores import wide_scores
+from evalbars.data.readers import read_long_table, read_mmlu_pro
+from evalbars.data.scores import wide_scores
+from evalbars.errors import InputError
 
 from .helpers import record, write_json
 

@@ -10,11 +10,14 @@ import pandas as pd
 import pytest
 from scipy import special
 
-from evalbars import cli, pairwise, resolution, signal_noise, stability, verdicts
-from evalbars.figures.verdicts import verdicts_figure
-from evalbars.intervals import clustered_se
-from evalbars.scores import wide_scores
-from evalbars.simulate.seeding import setting_rng
+from evalbars import cli
+from evalbars.data.scores import wide_scores
+from evalbars.readings.leaderboard import resolution, signal_noise, stability
+from evalbars.readings.leaderboard import table as verdicts
+from evalbars.render.figures.verdicts import verdicts_figure
+from evalbars.stats import pairwise
+from evalbars.stats.intervals import clustered_se
+from evalbars.stats.rng import setting_rng
 
 DATA = Path(__file__).resolve().parent / "data"
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evalbars import letters, pairwise
+from evalbars.readings.leaderboard import letters
+from evalbars.stats import pairwise
 
 R_LETTERS = json.loads(
     (Path(__file__).parent / "reference" / "r_output" / "letters" / "letters.json").read_text()

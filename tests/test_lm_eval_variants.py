@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from evalbars.data.items import build_item_table
+from evalbars.data.readers import SourceOptions, read_source
 from evalbars.errors import InputError
-from evalbars.items import build_item_table
-from evalbars.readers import SourceOptions, read_source
 
 HARNESS = Path(__file__).resolve().parent / "data" / "harness"
 VARIANTS = HARNESS / "lm_eval_variants"

@@ -15,9 +15,11 @@ import pandas as pd
 import pytest
 from scipy import special
 
-from evalbars import gee, glmm, logistic
-from evalbars.fits import difference_se, structured_difference_se
-from evalbars.scores import wide_scores
+from evalbars.data.scores import wide_scores
+from evalbars.stats.fits import difference_se, structured_difference_se
+from evalbars.stats.logistic import cells as glmm_cells
+from evalbars.stats.logistic import contrasts as logistic
+from evalbars.stats.logistic import gee, glmm, grid_laplace, laplace
 
 from .reference.r_binary_results import R_BINARY
 
@@ -161,18 +163,18 @@ def test_schur_and_full_paths_find_the_same_optimum(name):
 )
 def test_grid_cells_give_the_same_deviance(name):
     """The complete-grid layout (reshapes instead of bincounts) and the grid's matrix form
-    (:class:`glmm._GridLaplace`: mu from an outer sum, sums as matrix products) are the same
+    (:class:`grid_laplace._GridLaplace`: mu from an outer sum, sums as matrix products) are the same
     objective as the cell list: deviance, exact gradient and Schur matrix, with one 0/1
     sample per cell and with 2 to 4 (binary_epochs) or 3 epochs per cell."""
     c = args(name)
     n_models = c[2].nunique()
     x = np.r_[0.8, 0.4, np.linspace(-0.5, 0.9, n_models)]
-    cell = glmm._Laplace(glmm._encode(*c, None, grid=False))
+    cell = laplace._Laplace(glmm_cells._encode(*c, None, grid=False))
     value, gradient = cell.deviance_and_gradient(x)
     schur = cell._schur(x)
-    grid_cells = glmm._encode(*c, None, grid=True)
+    grid_cells = glmm_cells._encode(*c, None, grid=True)
     assert grid_cells.grid and grid_cells.unit_trials == (name == "synthetic_balanced")
-    for objective in (glmm._Laplace(grid_cells), glmm._GridLaplace(grid_cells)):
+    for objective in (laplace._Laplace(grid_cells), grid_laplace._GridLaplace(grid_cells)):
         grid_value, grid_gradient = objective.deviance_and_gradient(x)
         assert grid_value == pytest.approx(value, rel=1e-13)
         np.testing.assert_allclose(grid_gradient, gradient, rtol=1e-9, atol=1e-9)
@@ -183,10 +185,10 @@ def test_grid_matrix_form_falls_back_to_cells_where_exp_overflows():
     """Past |eta| > 709 the outer sum overflows; the state is then the cell path's."""
     c = args("synthetic_balanced")
     x = np.array([0.8, 0.4, -750.0, 0.5, 0.9, 0.2])
-    grid_cells = glmm._encode(*c, None, grid=True)
-    expected = glmm._Laplace(grid_cells).deviance(x)
-    objective = glmm._GridLaplace(grid_cells)
-    state = objective.modes(glmm._Params.from_packed(x))
+    grid_cells = glmm_cells._encode(*c, None, grid=True)
+    expected = laplace._Laplace(grid_cells).deviance(x)
+    objective = grid_laplace._GridLaplace(grid_cells)
+    state = objective.modes(laplace._Params.from_packed(x))
     assert state.eta is not None  # the cell path's state
     assert state.deviance == pytest.approx(expected, rel=1e-13)
 

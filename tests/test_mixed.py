@@ -1,4 +1,4 @@
-"""Tests of evalbars.mixed: REML fits of the category and nested mixed models.
+"""Tests of evalbars.stats.mixed: REML fits of the category and nested mixed models.
 
 Oracles, strongest first:
 - lme4 1.1 ``lmer`` + emmeans on the committed synthetic fixtures, on the real default
@@ -25,11 +25,12 @@ import statsmodels.formula.api as smf
 from scipy import linalg, stats
 from statsmodels.regression.mixed_linear_model import MixedLMParams
 
-from evalbars import fetch, mixed
-from evalbars.items import build_item_table
-from evalbars.pairwise import accuracy_order, adjust_pvalues
-from evalbars.readers import read_mmlu_pro
-from evalbars.scores import WideScores, wide_scores
+from evalbars.data import fetch
+from evalbars.data.items import build_item_table
+from evalbars.data.readers import read_mmlu_pro
+from evalbars.data.scores import WideScores, wide_scores
+from evalbars.stats import mixed
+from evalbars.stats.pairwise import accuracy_order, adjust_pvalues
 
 from .reference.r_results import R_RESULTS
 
@@ -810,7 +811,7 @@ def test_fits_in_blocks_of_questions_equal_the_one_block_fits(name, monkeypatch)
     wide = synthetic_wide(name)
     specs = mixed.model_specs(wide)
     whole = [mixed.fit_lmm(wide, spec) for spec in specs]
-    monkeypatch.setattr("evalbars.blocks.BLOCK_CELLS", 3 * wide.scores.shape[1])
+    monkeypatch.setattr("evalbars.data.blocks.BLOCK_CELLS", 3 * wide.scores.shape[1])
     for spec, reference in zip(specs, whole, strict=True):
         fit = mixed.fit_lmm(wide, spec)
         assert fit.method == reference.method == "exact"

@@ -1,4 +1,4 @@
-"""The naive-versus-blocked summary (evalbars.naive_vs_blocked) on the real default subsample."""
+"""The naive-versus-blocked summary (evalbars.readings.naive_vs_blocked) on the real default subsample."""
 
 from __future__ import annotations
 
@@ -6,9 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars import logistic, logistic_verdicts, mixed, omnibus, pairwise, tables
-from evalbars import naive_vs_blocked as nvb
-from evalbars.scores import wide_scores
+from evalbars import tables
+from evalbars.data.scores import wide_scores
+from evalbars.readings import logistic_verdicts
+from evalbars.readings import naive_vs_blocked as nvb
+from evalbars.stats import mixed, omnibus, pairwise
+from evalbars.stats.logistic import contrasts as logistic
 
 
 @pytest.fixture(scope="module")

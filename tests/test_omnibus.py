@@ -12,8 +12,8 @@ from scipy import stats
 from statsmodels.stats.anova import AnovaRM
 from statsmodels.stats.contingency_tables import cochrans_q as sm_cochrans_q
 
-from evalbars import mixed, omnibus
-from evalbars.scores import WideScores, wide_scores
+from evalbars.data.scores import WideScores, wide_scores
+from evalbars.stats import mixed, omnibus
 
 from .reference.r_results import R_RESULTS
 
@@ -287,7 +287,7 @@ def test_blocked_passes_and_binary_ranks_equal_the_direct_computation(monkeypatc
     x = (rng.random((300, 7)) < rng.random(7)).astype(float)
     np.testing.assert_array_equal(omnibus._binary_ranks(x), stats.rankdata(x, axis=-1))
     whole = (omnibus.rm_anova(x), omnibus.oneway_anova(x), omnibus.friedman(x))
-    monkeypatch.setattr("evalbars.blocks.BLOCK_CELLS", 7 * 16)  # 16 questions a block
+    monkeypatch.setattr("evalbars.data.blocks.BLOCK_CELLS", 7 * 16)  # 16 questions a block
     blocked = (omnibus.rm_anova(x), omnibus.oneway_anova(x), omnibus.friedman(x))
     for a, b in zip(whole, blocked, strict=True):
         for field in a._fields:

@@ -10,9 +10,9 @@ import pytest
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 
-from evalbars import pairwise
-from evalbars.accuracy import accuracy_table
-from evalbars.scores import accuracy_order
+from evalbars.data.scores import accuracy_order
+from evalbars.stats import pairwise
+from evalbars.stats.accuracy import accuracy_table
 
 from .helpers import PAIR_COLUMNS, ones_then_zeros, wide_from
 from .reference.r_results import R_RESULTS, r_pair

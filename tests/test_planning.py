@@ -10,10 +10,11 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from evalbars import cli, planning
-from evalbars.pairwise import adjust_pvalues, paired_z_tests
-from evalbars.simulate.fwer import draw_shared_scores
-from evalbars.simulate.seeding import STUDY_CODES
+from evalbars import cli
+from evalbars.stats import planning
+from evalbars.stats.pairwise import adjust_pvalues, paired_z_tests
+from evalbars.stats.rng import STUDY_CODES
+from evalbars.studies.fwer import draw_shared_scores
 
 
 def test_connor_mcnemar_sample_size_matches_the_published_example():

@@ -1,4 +1,4 @@
-"""Closed-form precision tables (evalbars.precision): half-widths and questions needed."""
+"""Closed-form precision tables (evalbars.stats.precision): half-widths and questions needed."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars.intervals import wilson_interval
-from evalbars.pairwise import disagreement_rates
-from evalbars.precision import (
+from evalbars.stats.intervals import wilson_interval
+from evalbars.stats.pairwise import disagreement_rates
+from evalbars.stats.precision import (
     precision_table,
     precision_tables,
     questions_needed_table,

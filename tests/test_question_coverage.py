@@ -1,14 +1,14 @@
-"""Question coverage (evalbars.question_coverage): the shared set, what left it and why, and the stop rule."""
+"""Question coverage (evalbars.data.question_coverage): the shared set, what left it and why, and the stop rule."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
+from evalbars.data.items import join_sources, missing_prediction_counts, score_sources
+from evalbars.data.question_coverage import check_source_coverage, coverage_table, data_changes
+from evalbars.data.readers import read_long_table
 from evalbars.errors import ConfigError
-from evalbars.items import join_sources, missing_prediction_counts, score_sources
-from evalbars.question_coverage import check_source_coverage, coverage_table, data_changes
-from evalbars.readers import read_long_table
 
 
 def table(path, rows) -> pd.DataFrame:

@@ -15,13 +15,14 @@ import pytest
 from scipy import integrate, stats
 from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
 
-from evalbars import blocks, ranks
+from evalbars.data import blocks
+from evalbars.data.scores import WideScores, wide_scores
 from evalbars.errors import InputError
-from evalbars.figures.ranks import forest_figure, rank_overview_figure, rank_range_figure
-from evalbars.figures.style import save_figure
-from evalbars.intervals import mover_difference, wilson_interval, z_for_level
-from evalbars.pairwise import pairwise_table
-from evalbars.scores import WideScores, wide_scores
+from evalbars.readings import ranks
+from evalbars.render.figures.ranks import forest_figure, rank_overview_figure, rank_range_figure
+from evalbars.render.figures.style import save_figure
+from evalbars.stats.intervals import mover_difference, wilson_interval, z_for_level
+from evalbars.stats.pairwise import pairwise_table
 
 DATA = Path(__file__).resolve().parent / "data"
 #: The rank-uncertainty calculator's worked example, on a leaderboard constructed to match it.

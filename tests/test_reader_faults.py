@@ -16,11 +16,11 @@ import pandas as pd
 import pytest
 
 from evalbars import cli
+from evalbars.data.items import build_item_table, join_sources, missing_prediction_counts
+from evalbars.data.question_coverage import check_source_coverage
+from evalbars.data.readers import SourceOptions, read_source, set_hint_style
+from evalbars.data.readers.inspect_logs import UNPARSED
 from evalbars.errors import ConfigError, InputError
-from evalbars.items import build_item_table, join_sources, missing_prediction_counts
-from evalbars.question_coverage import check_source_coverage
-from evalbars.readers import SourceOptions, read_source, set_hint_style
-from evalbars.readers.inspect_logs import UNPARSED
 
 from .test_readers import record, write_json
 

@@ -1,4 +1,4 @@
-"""Parsing and validation of prediction files (evalbars.readers)."""
+"""Parsing and validation of prediction files (evalbars.data.readers)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars import readers
+from evalbars.data import readers
+from evalbars.data.fetch import archive_name, model_from_archive
 from evalbars.errors import InputError
-from evalbars.fetch import archive_name, model_from_archive
 
 from .helpers import record, write_json
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evalbars import fetch, sampling
-from evalbars.items import ITEM_COLUMNS, build_item_table
-from evalbars.readers import read_mmlu_pro
+from evalbars.data import fetch, sampling
+from evalbars.data.items import ITEM_COLUMNS, build_item_table
+from evalbars.data.readers import read_mmlu_pro
 
 from .conftest import DEFAULT_MODELS, DEFAULT_SUBSAMPLE, mirror_location
 from .helpers import exact_hamilton

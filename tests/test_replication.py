@@ -8,12 +8,13 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from evalbars import mixed, omnibus, pairwise, replication
-from evalbars.accuracy import accuracy_table
-from evalbars.figures.replication import replication_figure
-from evalbars.items import ITEM_COLUMNS, build_item_table, rescore
-from evalbars.paper import PAPER_MODELS, PAPER_VALUES
-from evalbars.scores import wide_scores
+from evalbars.data.items import ITEM_COLUMNS, build_item_table, rescore
+from evalbars.data.scores import wide_scores
+from evalbars.readings import replication
+from evalbars.readings.paper import PAPER_MODELS, PAPER_VALUES
+from evalbars.render.figures.replication import replication_figure
+from evalbars.stats import mixed, omnibus, pairwise
+from evalbars.stats.accuracy import accuracy_table
 
 
 def test_paper_values_are_internally_consistent():

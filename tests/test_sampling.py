@@ -1,4 +1,4 @@
-"""Allocation arithmetic and the seeded stratified subsample (evalbars.sampling)."""
+"""Allocation arithmetic and the seeded stratified subsample (evalbars.data.sampling)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars import sampling
+from evalbars.data import sampling
 from evalbars.errors import ConfigError
 
 from .helpers import exact_hamilton

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars.scores import (
+from evalbars.data.scores import (
     WideScores,
     accuracy_order,
     read_wide_scores,
@@ -122,8 +122,8 @@ def test_accuracy_order_in_blocks_is_the_unblocked_order(monkeypatch):
     scores[rng.random(scores.shape) < 0.1] = np.nan
     wide = WideScores(scores, [f"m{k}" for k in range(7)], np.arange(50), np.full(50, "c"))
     whole = accuracy_order(wide)
-    monkeypatch.setattr("evalbars.scores.BLOCK_CELLS", 20)  # the blocked path
-    monkeypatch.setattr("evalbars.blocks.BLOCK_CELLS", 20)  # in blocks of 2 questions
+    monkeypatch.setattr("evalbars.data.scores.BLOCK_CELLS", 20)  # the blocked path
+    monkeypatch.setattr("evalbars.data.blocks.BLOCK_CELLS", 20)  # in blocks of 2 questions
     assert accuracy_order(wide) == whole
     means = np.nanmean(scores, axis=0)
     assert whole == [f"m{k}" for k in np.argsort(-means, kind="stable")]

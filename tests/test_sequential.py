@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evalbars import sequential
+from evalbars.stats import sequential
 
 OUTPUT = Path(__file__).parent / "reference" / "confseq_output"
 CONFSEQ = json.loads((OUTPUT / "poly_stitching.json").read_text())

@@ -13,13 +13,14 @@ import pytest
 import statsmodels.formula.api as smf
 from scipy import stats
 
-from evalbars import omnibus, pairwise
-from evalbars.intervals import clustered_se
-from evalbars.pairwise import paired_z_tests
-from evalbars.scores import WideScores
-from evalbars.simulate import combine_settings
-from evalbars.simulate.clustered import balanced_random_intercept_se, simulate_clustered
-from evalbars.simulate.fwer import (
+from evalbars.data.scores import WideScores
+from evalbars.stats import omnibus, pairwise
+from evalbars.stats.intervals import clustered_se
+from evalbars.stats.pairwise import paired_z_tests
+from evalbars.stats.rng import setting_rng
+from evalbars.studies import combine_settings
+from evalbars.studies.clustered import balanced_random_intercept_se, simulate_clustered
+from evalbars.studies.fwer import (
     draw_conditional_means,
     draw_shared_scores,
     independent_tests_fwer,
@@ -27,11 +28,10 @@ from evalbars.simulate.fwer import (
     simulate_fwer,
     studentized_range_fwer,
 )
-from evalbars.simulate.leaderboard import (
+from evalbars.studies.leaderboard import (
     leaderboard_rates,
     simulate_leaderboard,
 )
-from evalbars.simulate.seeding import setting_rng
 
 from .helpers import frames, fwer_frame
 

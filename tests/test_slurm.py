@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from evalbars import replication
+from evalbars.readings import replication
 
 from .conftest import REPO
 from .test_pairwise_shards import leaderboard_workdir, pairwise_digests

@@ -22,10 +22,10 @@ import yaml
 from snakemake.utils import validate
 
 import evalbars
-from evalbars import smk
-from evalbars.simulate.clustered import simulate_clustered
-from evalbars.simulate.fwer import simulate_fwer
-from evalbars.simulate.leaderboard import simulate_leaderboard
+from evalbars.studies.clustered import simulate_clustered
+from evalbars.studies.fwer import simulate_fwer
+from evalbars.studies.leaderboard import simulate_leaderboard
+from evalbars.workflow import smk
 
 from .conftest import DEFAULT_SUBSAMPLE, REPO
 from .helpers import MODEL_COLUMNS, PAIR_COLUMNS

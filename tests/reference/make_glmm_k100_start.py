@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from evalbars import glmm
+from evalbars.stats.logistic import glmm
 
 __all__ = ["start_values", "main"]
 

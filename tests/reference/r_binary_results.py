@@ -46,7 +46,7 @@ or a real dataset whose data are not committed (``mmlu_pro_default_subsample``,
   refits, subsample), ``glmer_tight_from_default``, ``geeglm``.
 
 Pairs are stored as R orders them: level i - level j for i < j in ``models`` order, which is also
-the default order of :func:`evalbars.logistic.glmm_contrasts`.
+the default order of :func:`evalbars.stats.logistic.contrasts.glmm_contrasts`.
 """
 
 import json

@@ -1,5 +1,5 @@
 # --- Imports, config validation and helpers shared by every stage -------------------------------
-# Helpers delegate to evalbars.smk, where they are unit-tested. No rules in this file.
+# Helpers delegate to evalbars.workflow.smk, where they are unit-tested. No rules in this file.
 
 import re
 import sys
@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 from snakemake.utils import Paramspace, validate
 
-from evalbars import smk
+from evalbars.workflow import smk
 
 # Every config file Snakemake merged is checked for a key given twice (YAML keeps the last).
 smk.validate_config(

@@ -3,7 +3,7 @@
 
 # The subsample seeds are spread over replication.jobs jobs (each a contiguous chunk of the seed
 # list; never more jobs than seeds), then combined. The combined table is byte-identical whatever
-# the number of jobs (evalbars.replication.combine_chunks); the chunk files carry the job count in
+# the number of jobs (evalbars.readings.replication.combine_chunks); the chunk files carry the job count in
 # their name, so a run with another count never mixes old chunks in.
 REPLICATION_JOBS = min(
     lookup(dpath="replication/jobs", within=config),

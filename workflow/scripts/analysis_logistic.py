@@ -7,10 +7,11 @@ The fits only; their verdicts beside the linear mixed model are analysis_logisti
 import logging
 from typing import TYPE_CHECKING
 
-from evalbars import logistic, tables
+from evalbars import tables
+from evalbars.data.scores import accuracy_order, read_wide_scores
 from evalbars.errors import script_context
-from evalbars.pairwise import model_pairs
-from evalbars.scores import accuracy_order, read_wide_scores
+from evalbars.stats.logistic import contrasts as logistic
+from evalbars.stats.pairwise import model_pairs
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

@@ -5,10 +5,11 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import logistic_verdicts, tables
+from evalbars import tables
 from evalbars.errors import script_context
-from evalbars.figures.logistic import logistic_verdicts_figure
-from evalbars.figures.style import save_figure
+from evalbars.readings import logistic_verdicts
+from evalbars.render.figures.logistic import logistic_verdicts_figure
+from evalbars.render.figures.style import save_figure
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

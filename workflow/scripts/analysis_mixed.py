@@ -3,9 +3,10 @@
 import logging
 from typing import TYPE_CHECKING
 
-from evalbars import mixed, tables
+from evalbars import tables
+from evalbars.data.scores import read_wide_scores
 from evalbars.errors import script_context
-from evalbars.scores import read_wide_scores
+from evalbars.stats import mixed
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

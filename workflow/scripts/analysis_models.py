@@ -3,9 +3,9 @@
 from typing import TYPE_CHECKING
 
 from evalbars import tables
-from evalbars.accuracy import accuracy_table, sampling_variance_table
+from evalbars.data.scores import read_wide_scores
 from evalbars.errors import script_context
-from evalbars.scores import read_wide_scores
+from evalbars.stats.accuracy import accuracy_table, sampling_variance_table
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

@@ -6,7 +6,7 @@ import pandas as pd
 
 from evalbars import tables
 from evalbars.errors import script_context
-from evalbars.naive_vs_blocked import (
+from evalbars.readings.naive_vs_blocked import (
     LOGISTIC_COLUMNS,
     MIXED_COLUMNS,
     PAIRWISE_COLUMNS,

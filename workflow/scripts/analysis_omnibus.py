@@ -2,9 +2,10 @@
 
 from typing import TYPE_CHECKING
 
-from evalbars import omnibus, tables
+from evalbars import tables
+from evalbars.data.scores import read_wide_scores
 from evalbars.errors import script_context
-from evalbars.scores import read_wide_scores
+from evalbars.stats import omnibus
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

@@ -3,9 +3,10 @@ computed here or gathered from the shards of `analysis.shards`."""
 
 from typing import TYPE_CHECKING
 
-from evalbars import pairwise, tables
+from evalbars import tables
+from evalbars.data.scores import read_wide_scores
 from evalbars.errors import script_context
-from evalbars.scores import read_wide_scores
+from evalbars.stats import pairwise
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

@@ -2,9 +2,9 @@
 
 from typing import TYPE_CHECKING
 
-from evalbars import pairwise
+from evalbars.data.scores import read_wide_scores
 from evalbars.errors import script_context
-from evalbars.scores import read_wide_scores
+from evalbars.stats import pairwise
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

@@ -2,11 +2,12 @@
 
 from typing import TYPE_CHECKING
 
-from evalbars import category_pairwise, tables
+from evalbars import tables
+from evalbars.data.scores import accuracy_order, read_wide_scores
 from evalbars.errors import script_context
-from evalbars.figures.claims import category_heatmap
-from evalbars.figures.style import save_figure
-from evalbars.scores import accuracy_order, read_wide_scores
+from evalbars.readings import category_pairwise
+from evalbars.render.figures.claims import category_heatmap
+from evalbars.render.figures.style import save_figure
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars.claim_parsing import check_claims
 from evalbars.errors import script_context
+from evalbars.readings.claim_parsing import check_claims
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

@@ -2,10 +2,10 @@
 
 from typing import TYPE_CHECKING
 
-from evalbars.claims import read_claims_table
 from evalbars.errors import script_context
-from evalbars.figures.claims import claims_figure
-from evalbars.figures.style import save_figure
+from evalbars.readings.claims import read_claims_table
+from evalbars.render.figures.claims import claims_figure
+from evalbars.render.figures.style import save_figure
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

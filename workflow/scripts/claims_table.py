@@ -6,9 +6,11 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import claims, landing, tables
+from evalbars import tables
+from evalbars.data.scores import read_wide_scores
 from evalbars.errors import ConfigError, script_context
-from evalbars.scores import read_wide_scores
+from evalbars.readings import claims
+from evalbars.render import landing
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

@@ -2,8 +2,8 @@
 
 from typing import TYPE_CHECKING
 
+from evalbars.data.fetch import fetch_archive, resolve_mirror
 from evalbars.errors import script_context
-from evalbars.fetch import fetch_archive, resolve_mirror
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

@@ -7,21 +7,21 @@ against each other (ids, categories, coverage) and the design the analysis will 
 import logging
 from typing import TYPE_CHECKING
 
-from evalbars.errors import script_context
-from evalbars.items import (
+from evalbars.data.items import (
     join_sources,
     missing_prediction_counts,
     score_sources,
     write_item_table,
 )
-from evalbars.question_coverage import (
+from evalbars.data.question_coverage import (
     check_source_coverage,
     coverage_table,
     data_changes,
     presence,
 )
-from evalbars.readers import SourceOptions, read_source
-from evalbars.sampling import check_design
+from evalbars.data.readers import SourceOptions, read_source
+from evalbars.data.sampling import check_design
+from evalbars.errors import script_context
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

@@ -4,10 +4,11 @@
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalbars import tables, verdicts
+from evalbars import tables
+from evalbars.data.scores import read_wide_scores
 from evalbars.errors import script_context
-from evalbars.scores import read_wide_scores
-from evalbars.signal_noise import signal_to_noise
+from evalbars.readings.leaderboard import table as verdicts
+from evalbars.readings.leaderboard.signal_noise import signal_to_noise
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

@@ -6,8 +6,9 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import planning, tables
+from evalbars import tables
 from evalbars.errors import script_context
+from evalbars.stats import planning
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

@@ -3,9 +3,9 @@
 from typing import TYPE_CHECKING
 
 from evalbars.errors import script_context
-from evalbars.figures.ranks import forest_figure, rank_overview_figure, rank_range_figure
-from evalbars.figures.style import save_figure
-from evalbars.ranks import read_rank_table
+from evalbars.readings.ranks import read_rank_table
+from evalbars.render.figures.ranks import forest_figure, rank_overview_figure, rank_range_figure
+from evalbars.render.figures.style import save_figure
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

@@ -3,9 +3,9 @@
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalbars import ranks
+from evalbars.data.scores import read_wide_scores
 from evalbars.errors import script_context
-from evalbars.scores import read_wide_scores
+from evalbars.readings import ranks
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

@@ -4,8 +4,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import replication
 from evalbars.errors import script_context
+from evalbars.readings import replication
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

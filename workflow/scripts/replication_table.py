@@ -4,10 +4,11 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import replication, tables
+from evalbars import tables
 from evalbars.errors import script_context
-from evalbars.figures.replication import replication_figure
-from evalbars.figures.style import save_figure
+from evalbars.readings import replication
+from evalbars.render.figures.replication import replication_figure
+from evalbars.render.figures.style import save_figure
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from evalbars import landing
-from evalbars.claims import read_claims_table
 from evalbars.errors import script_context
+from evalbars.readings.claims import read_claims_table
+from evalbars.render import landing
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

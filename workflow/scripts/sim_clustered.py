@@ -5,7 +5,7 @@ import time
 from typing import TYPE_CHECKING
 
 from evalbars.errors import script_context
-from evalbars.simulate.clustered import simulate_clustered
+from evalbars.studies.clustered import simulate_clustered
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from evalbars.errors import script_context
-from evalbars.simulate import combine_settings
+from evalbars.studies import combine_settings
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

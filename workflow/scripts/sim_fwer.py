@@ -5,7 +5,7 @@ import time
 from typing import TYPE_CHECKING
 
 from evalbars.errors import script_context
-from evalbars.simulate.fwer import simulate_fwer
+from evalbars.studies.fwer import simulate_fwer
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

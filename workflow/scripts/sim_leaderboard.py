@@ -5,7 +5,7 @@ import time
 from typing import TYPE_CHECKING
 
 from evalbars.errors import script_context
-from evalbars.simulate.leaderboard import simulate_leaderboard
+from evalbars.studies.leaderboard import simulate_leaderboard
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from evalbars.errors import script_context
-from evalbars.precision import precision_tables
+from evalbars.stats.precision import precision_tables
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

@@ -5,8 +5,8 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from evalbars.errors import script_context
-from evalbars.figures.precision import halfwidth_figure, questions_needed_figure
-from evalbars.figures.style import save_figure
+from evalbars.render.figures.precision import halfwidth_figure, questions_needed_figure
+from evalbars.render.figures.style import save_figure
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

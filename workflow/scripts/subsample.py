@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 import evalbars
+from evalbars.data.items import write_item_table
+from evalbars.data.sampling import keep_questions, stratified_subsample
+from evalbars.data.scores import SCORE_COLUMNS, wide_scores, write_wide_scores
 from evalbars.errors import script_context
-from evalbars.items import write_item_table
-from evalbars.sampling import keep_questions, stratified_subsample
-from evalbars.scores import SCORE_COLUMNS, wide_scores, write_wide_scores
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake

@@ -1,0 +1,449 @@
+"""The canonical item table: one row per (model, question), scored under one policy.
+
+:func:`build_item_table` joins the raw rows of every source (:mod:`evalbars.data.readers`),
+checks them against each other (one source per model, one category per
+question) and scores missing predictions. Columns: :data:`ITEM_COLUMNS`.
+
+A **missing prediction** is a row whose source gives no prediction: ``pred`` null
+in MMLU-Pro-style JSON (upstream's answer extractor failed), an empty
+``correct`` in a long table. The item table records it once, in the boolean
+column ``missing_prediction``; the ``missing_prediction`` policy decides what it
+scores (:data:`MISSING_POLICIES`): ``wrong`` (0, as upstream's per-category
+summaries count it), ``random_guess`` (a seeded uniform guess among the
+question's ``n_options``) or ``exclude`` (the row is dropped).
+:func:`rescore` applies another policy to a built table, using that column.
+
+What is fatal and what is filled
+--------------------------------
+Fatal (:class:`~evalbars.errors.InputError`): a question whose category differs
+between models or files (saying so when the two names differ only in case or
+surrounding whitespace); a model that appears in two sources; a model with no
+score at all (every row a missing prediction, which would be analysed as 0%).
+Warned: model names or categories that differ only in case or surrounding
+whitespace (``'fake-mid'`` and ``'fake-mid '`` are read as two models). Fatal
+(:class:`~evalbars.errors.ConfigError`): a model that the ``exclude`` policy
+leaves with no question. Filled with a warning: a question that no source gives
+a category is put in the category ``uncategorised``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pandas as pd
+from pandas.api.types import union_categoricals
+
+from evalbars.data.codes import as_category, factorize_sorted, first_rows
+from evalbars.data.readers.common import RAW_COLUMNS, TEXT_COLUMNS
+from evalbars.errors import ConfigError, InputError, plain
+
+__all__ = [
+    "ITEM_COLUMNS",
+    "MISSING_POLICIES",
+    "apply_missing_policy",
+    "row_order",
+    "join_sources",
+    "score_sources",
+    "build_item_table",
+    "rescore",
+    "missing_prediction_counts",
+    "read_summary",
+    "near_duplicates",
+    "write_item_table",
+]
+
+log = logging.getLogger(__name__)
+
+#: Columns of the canonical item table, one row per (model, question, epoch). ``epoch`` numbers
+#: repeated samples of a question (1 where there is one); ``correct`` is the score (int8 0/1, or
+#: float where a source gives partial credit); ``n_options`` (how many answer options the
+#: question has) is kept so that missing predictions can be re-scored as random guesses later;
+#: ``missing_prediction`` says which rows had no prediction (whatever they now score).
+ITEM_COLUMNS = [
+    "model",
+    "question_id",
+    "epoch",
+    "category",
+    "src",
+    "answer",
+    "pred",
+    "correct",
+    "source_file",
+    "n_options",
+    "missing_prediction",
+]
+MISSING_POLICIES = ("wrong", "random_guess", "exclude")
+
+
+def apply_missing_policy(frame: pd.DataFrame, policy: str, seed: int) -> pd.DataFrame:
+    """Score the rows marked ``missing_prediction``, according to ``policy``.
+
+    ``wrong`` scores them 0 (upstream's per-category summaries do this);
+    ``exclude`` drops them, so the question drops out of the shared set;
+    ``random_guess`` draws a uniform guess among the question's ``n_options``
+    options, independently per (model, question, epoch), from a generator seeded
+    by ``seed`` over the missing rows sorted by model, question and epoch, so the
+    order of the sources' rows does not matter. Rows keep their order. (Upstream's
+    ``compute_accuracy.py`` reseeds inside its loop, so every failed extraction
+    gets the same letter; we do not copy that.) Scores stay int8 when every one
+    is 0 or 1, and become float64 when a source gives partial credit.
+    """
+    if policy not in MISSING_POLICIES:
+        raise ValueError(f"missing_prediction must be one of {MISSING_POLICIES}, got {policy!r}")
+    missing = frame["missing_prediction"].to_numpy(dtype=bool)
+    if policy == "exclude":
+        kept = frame.loc[~missing].reset_index(drop=True)
+        lost = frame["question_id"].nunique() - kept["question_id"].nunique()
+        log.warning(
+            "missing_prediction=exclude: dropped %d rows with no extracted answer; "
+            "%d questions lost every model's answer",
+            int(missing.sum()),
+            lost,
+        )
+        return kept
+    if not missing.any() and frame["correct"].dtype == np.int8:
+        return frame.reset_index(drop=True)  # 0/1 scores, none to fill: as they are
+    correct = frame["correct"].to_numpy(dtype=float, na_value=np.nan, copy=True)
+    if policy == "wrong":
+        correct[missing] = 0.0
+    else:
+        rng = np.random.default_rng(seed)
+        rows = np.flatnonzero(missing)
+        # Guesses follow (model, question, epoch) order, whatever order the sources' rows are in.
+        key = (
+            ["model", "question_id", "epoch"]
+            if "epoch" in frame.columns
+            else ["model", "question_id"]
+        )
+        rows = rows[row_order(frame.iloc[rows], key)]
+        n_options = frame["n_options"].to_numpy(dtype=float)[rows]
+        # A guess is right with probability 1/n_options; draw all guesses at once.
+        correct[rows] = rng.random(len(rows)) * n_options < 1.0
+    binary = ((correct == 0.0) | (correct == 1.0)).all()
+    return frame.assign(correct=correct.astype(np.int8) if binary else correct).reset_index(
+        drop=True
+    )
+
+
+def row_order(frame: pd.DataFrame, columns) -> np.ndarray:
+    """Positions that sort ``frame`` by ``columns`` (as ``sort_values``, ties kept in order).
+
+    Sorts one integer key built from each column's sorted codes, much faster
+    than sorting the columns themselves on millions of rows. Categorical columns
+    sort by their categories' order (sorted names,
+    :func:`evalbars.data.codes.as_category`).
+    """
+    codes = [factorize_sorted(frame[column], nulls="code")[0] for column in columns]
+    key = np.ravel_multi_index(codes, [int(c.max()) + 1 if len(c) else 1 for c in codes])
+    return np.argsort(key, kind="stable")
+
+
+def _check_categories(frame: pd.DataFrame) -> pd.DataFrame:
+    """Fill categories a long table left empty from other sources; refuse conflicts.
+
+    Works on (question, category) code pairs, so a question's millions of repeats
+    across models cost one hash each.
+    """
+    question, question_ids = factorize_sorted(frame["question_id"])
+    category = frame["category"].cat.codes.to_numpy()
+    width = len(frame["category"].cat.categories) + 1
+    known = category >= 0
+    # Mark the (question, category) pairs seen: one pass, no hashing of every row.
+    seen = np.zeros(len(question_ids) * width, dtype=bool)
+    if known.all():
+        seen[question.astype(np.int64) * width + category] = True
+    else:
+        seen[question[known].astype(np.int64) * width + category[known]] = True
+    pairs = np.flatnonzero(seen)
+    del seen
+    per_question = np.bincount(pairs // width, minlength=len(question_ids))
+    if (per_question > 1).any():
+        _raise_category_conflict(frame, question_ids[per_question > 1])
+    categories = frame["category"].cat.categories
+    if known.all():
+        alike = near_duplicates(categories, "categories")
+        if alike:
+            log.warning("%s; they are read as two categories", alike)
+        return frame
+    category_of = np.full(len(question_ids), -1, dtype=np.int64)
+    category_of[pairs // width] = pairs % width
+    filled = np.where(known, category, category_of[question])
+    if (filled < 0).any():
+        log.warning(
+            "%d rows have no category in any source; they are put in the category 'uncategorised'",
+            int((filled < 0).sum()),
+        )
+        categories = categories.append(pd.Index(["uncategorised"], dtype="str"))
+        filled = np.where(filled < 0, len(categories) - 1, filled)
+    frame["category"] = as_category(pd.Categorical.from_codes(filled, categories=categories))
+    alike = near_duplicates(categories, "categories")
+    if alike:
+        log.warning("%s; they are read as two categories", alike)
+    return frame
+
+
+def _difference(a: str, b: str) -> str:
+    """What two names that are equal up to case and surrounding whitespace differ in."""
+    if a.strip() == b.strip():
+        if a.rstrip() == b.rstrip():
+            return "trailing whitespace"
+        if a.lstrip() == b.lstrip():
+            return "leading whitespace"
+        return "surrounding whitespace"
+    return "case" if a.casefold() == b.casefold() else "case and surrounding whitespace"
+
+
+def near_duplicates(names, what: str) -> str:
+    """A sentence naming the first two ``names`` that differ only in case or surrounding
+    whitespace, or ``""`` when there are none.
+
+    >>> near_duplicates(["fake-mid", "other", "fake-mid "], "model names")
+    "model names 'fake-mid' and 'fake-mid ' differ only in trailing whitespace"
+    >>> near_duplicates(["Math", "math"], "categories")
+    "categories 'Math' and 'math' differ only in case"
+    """
+    text = pd.Series(pd.unique(pd.Series(list(names), dtype=object).dropna().astype(str)))
+    folded = text.str.strip().str.casefold()
+    clashing = text[folded.duplicated(keep=False).to_numpy()]
+    if clashing.empty:
+        return ""
+    first = clashing[folded[clashing.index] == folded[clashing.index[0]]]
+    a, b = sorted(first.iloc[:2])
+    return f"{what} {a!r} and {b!r} differ only in {_difference(a, b)}"
+
+
+def _raise_category_conflict(frame: pd.DataFrame, conflicting) -> None:
+    """The InputError for questions given different categories, naming the first of them."""
+    qid = plain(min(conflicting))
+    rows = frame.loc[
+        (frame["question_id"] == qid) & frame["category"].notna(),
+        ["model", "category", "source_path", "record"],
+    ]
+    first = rows.drop_duplicates("category").iloc[:2]
+    a, b = first.iloc[0], first.iloc[1]
+    alike = near_duplicates([a["category"], b["category"]], "the names")
+    raise InputError(
+        b["source_path"],
+        f"question {qid!r} has category {b['category']!r} for model {b['model']!r} but "
+        f"{a['category']!r} for model {a['model']!r} ({a['source_path']}); "
+        f"{len(conflicting)} question(s) conflict in all" + (f" ({alike})" if alike else ""),
+        int(b["record"]),
+    )
+
+
+def _check_some_scores(frame: pd.DataFrame) -> None:
+    """Refuse a model of a source whose every row is a missing prediction (no score at all)."""
+    missing = frame["correct"].isna().to_numpy()
+    if not missing.any():
+        return
+    # Counted over model codes: a groupby of a board's millions of rows costs seconds.
+    code, models = factorize_sorted(frame["model"])
+    if (code < 0).any():  # rows with no model name belong to no model
+        code, missing = code[code >= 0], missing[code >= 0]
+    rows_of = np.bincount(code, minlength=len(models))
+    unscored = np.bincount(code[missing], minlength=len(models)) == rows_of
+    if unscored.any():
+        model = models[int(unscored.argmax())]
+        rows = int(rows_of[unscored.argmax()])
+        means = frame.attrs.get("missing_means") or "no score"
+        raise InputError(
+            frame["source_path"].iloc[0],
+            f"model {model!r} has no score: all {rows:,} of its rows are missing predictions "
+            f"({means}), which would be analysed as 0%; fix its source or leave it out",
+        )
+
+
+def join_sources(frames) -> pd.DataFrame:
+    """Concatenate raw prediction frames into one table, before any scoring.
+
+    Checks that no model comes from two sources and that every question has one
+    category across sources (filling a category a long table left empty), and
+    marks each row's ``missing_prediction``. Every row of every source is kept.
+    """
+    frames = list(frames)
+    if not frames:
+        raise ValueError("no prediction sources were given")
+    seen: dict[str, str] = {}
+    for frame in frames:
+        _check_some_scores(frame)
+        source = frame["source_path"].iloc[0]
+        for model in frame["model"].dropna().unique():
+            if model in seen:
+                raise InputError(
+                    source,
+                    f"model {model!r} also comes from {seen[model]}; each model needs one source",
+                )
+            seen[model] = source
+    alike = near_duplicates(seen, "model names")
+    if alike:
+        log.warning("%s; they are read as two models", alike)
+    ids_are_int = [pd.api.types.is_integer_dtype(f["question_id"]) for f in frames]
+    if len(frames) == 1:
+        combined = frames[0][RAW_COLUMNS].copy(deep=False)  # the reader's columns, not a copy
+    else:
+        combined = pd.concat([f.drop(columns=TEXT_COLUMNS) for f in frames], ignore_index=True)
+        for column in TEXT_COLUMNS:
+            # Categoricals with different categories would concatenate to plain objects.
+            combined[column] = union_categoricals(
+                [as_category(f[column]) for f in frames], sort_categories=True
+            )
+        combined = combined[RAW_COLUMNS]
+    if not all(ids_are_int):
+        combined["question_id"] = combined["question_id"].astype(str)
+    combined = _check_categories(combined)
+    combined["missing_prediction"] = combined["correct"].isna()
+    return combined
+
+
+def score_sources(combined: pd.DataFrame, policy: str = "wrong", seed: int = 0) -> pd.DataFrame:
+    """The canonical item table from :func:`join_sources`' table, missing predictions scored.
+
+    Returns
+    -------
+    DataFrame
+        :data:`ITEM_COLUMNS`, rows in the order of the sources' rows.
+    """
+    scored = apply_missing_policy(combined, policy, seed)
+    # Only dropped rows (exclude) can lose a model.
+    lost = (
+        sorted(set(combined["model"].unique()) - set(scored["model"].unique()))
+        if len(scored) < len(combined)
+        else []
+    )
+    if lost:
+        sources = combined.drop_duplicates("model").set_index("model")["source_path"]
+        named = ", ".join(f"{m} ({sources[m]})" for m in lost)
+        raise ConfigError(
+            f"missing_prediction=exclude leaves no scored question for model(s) {named}: "
+            "none of their answers could be extracted; use `wrong` or `random_guess`, or drop them"
+        )
+    items = scored[ITEM_COLUMNS]
+    items["epoch"] = items["epoch"].astype("int32")
+    items["n_options"] = items["n_options"].astype("int16")
+    return items.reset_index(drop=True)
+
+
+#: Values the Parquet writer encodes at a time (Arrow's default is 1,024). Each batch of a
+#: dictionary column (model names, categories) also updates the column's statistics, which at
+#: 1,024 rows costs more than the encoding itself: a second of the 12 million rows of a
+#: thousand models. Pages of an item table are cut by row count, so its bytes are those of the
+#: default batch (checked on the paper's data and on a 1,000-model board); a column whose
+#: pages fill by size (long text ids) may cut them elsewhere, the same way on every run.
+ITEM_WRITE_BATCH = 1 << 16
+
+
+def write_item_table(items: pd.DataFrame, path) -> None:
+    """Write an item table to ``path`` as Parquet (pandas' ``to_parquet`` with Arrow, Snappy)."""
+    items.to_parquet(path, index=False, write_batch_size=ITEM_WRITE_BATCH)
+
+
+def build_item_table(frames, policy: str = "wrong", seed: int = 0) -> pd.DataFrame:
+    """:func:`join_sources` then :func:`score_sources`: raw frames to the canonical item table."""
+    return score_sources(join_sources(frames), policy, seed)
+
+
+#: What a missing prediction is scored as under each policy.
+_SCORED_AS = {
+    "wrong": "0 (missing_prediction: wrong)",
+    "random_guess": "a seeded guess among the options (missing_prediction: random_guess)",
+    "exclude": "dropped (missing_prediction: exclude)",
+}
+
+
+def missing_prediction_counts(raw_frames, policy: str = "wrong") -> pd.DataFrame:
+    """Per model: samples read, predictions missing, their share, and what they count as.
+
+    Returns
+    -------
+    DataFrame
+        ``model, samples, missing_predictions, missing_share, missing_means, scored_as,
+        errored_samples, skipped_entries, source_file``: ``samples`` counts rows
+        (question × epoch), ``missing_means`` says what made a row a missing
+        prediction in that format (the reader's ``attrs``), ``scored_as`` what the
+        policy made of it, ``errored_samples`` how many the harness logged as
+        errored and ``skipped_entries`` how many entries were not records at all.
+    """
+    tables = []
+    for frame in raw_frames:
+        # Counted over integer codes: a groupby of a board's hundred million rows costs GBs.
+        model, models = factorize_sorted(frame["model"])
+        samples = np.bincount(model, minlength=len(models))
+        missing = np.bincount(model[frame["correct"].isna().to_numpy()], minlength=len(models))
+        missing = missing.astype(np.int64)
+        tables.append(
+            pd.DataFrame(
+                {
+                    "model": models.astype(str),
+                    "samples": samples,
+                    "missing_predictions": missing,
+                    "missing_share": missing / samples,
+                    "missing_means": frame.attrs.get("missing_means", ""),
+                    "scored_as": np.where(missing > 0, _SCORED_AS[policy], ""),
+                    "errored_samples": int(frame.attrs.get("errored_samples", 0)),
+                    "skipped_entries": int(frame.attrs.get("skipped_entries", 0)),
+                    "source_file": _files_of_models(frame, model, len(models)),
+                }
+            )
+        )
+    return pd.concat(tables, ignore_index=True).sort_values("model").reset_index(drop=True)
+
+
+def _files_of_models(frame: pd.DataFrame, model: np.ndarray, n_models: int) -> np.ndarray:
+    """For each model code, its source files joined by ", " in the order the rows name them."""
+    file, files = factorize_sorted(frame["source_file"])
+    if len(files) == 1:  # one file (a table, a log): every model's
+        return np.full(n_models, files[0], dtype=object)
+    pair = model.astype(np.int64) * len(files) + file
+    first = first_rows(pair, n_models * len(files))
+    seen = np.flatnonzero(first < len(pair))
+    pairs = pd.DataFrame(
+        {
+            "model": seen // len(files),
+            "file": files.to_numpy()[seen % len(files)],
+            "first": first[seen],
+        }
+    ).sort_values(["model", "first"])
+    return pairs.groupby("model")["file"].agg(", ".join).to_numpy()
+
+
+def rescore(items: pd.DataFrame, policy: str, seed: int) -> pd.DataFrame:
+    """The item table scored under another ``missing_prediction`` policy.
+
+    The rows marked ``missing_prediction`` are scored again by
+    :func:`apply_missing_policy`; every other row keeps its score. A table built
+    with ``exclude`` holds no missing predictions, so nothing changes there.
+    """
+    frame = items.copy()
+    frame["correct"] = frame["correct"].astype(float).mask(frame["missing_prediction"])
+    scored = apply_missing_policy(frame, policy, seed)
+    return scored[list(items.columns)].reset_index(drop=True)
+
+
+def read_summary(raw_frames, items: pd.DataFrame) -> pd.DataFrame:
+    """What was read, per model: the table ``evalbars read`` prints before a workflow run.
+
+    Returns
+    -------
+    DataFrame
+        ``model, questions, categories, epochs, samples, missing_predictions,
+        errored_samples, accuracy, sources``: ``epochs`` the largest number of
+        samples of one question, ``accuracy`` the mean score over the model's
+        samples in ``items`` (missing predictions scored by its policy), ``sources``
+        the files the rows came from.
+    """
+    missing = missing_prediction_counts(raw_frames).set_index("model")
+    grouped = items.groupby("model")
+    table = pd.DataFrame(
+        {
+            "questions": grouped["question_id"].nunique(),
+            "categories": grouped["category"].nunique(),
+            "epochs": grouped["epoch"].max(),
+            "samples": grouped.size(),
+            "missing_predictions": missing["missing_predictions"],
+            "errored_samples": missing["errored_samples"],
+            "accuracy": grouped["correct"].mean(),
+            "sources": grouped["source_file"].agg(lambda files: ", ".join(sorted(set(files)))),
+        }
+    )
+    return table.rename_axis("model").reset_index()

@@ -1,0 +1,384 @@
+"""What every reader returns: raw rows in one layout, checked the same way.
+
+Raw rows carry :data:`RAW_COLUMNS`: ``model, question_id, epoch, category, src,
+answer, pred, n_options, correct, source_file, source_path, record``.
+``correct`` is the score (1 right, 0 wrong, a fraction for partial credit) and
+null where the source has no prediction; :mod:`evalbars.data.items` decides what a
+missing prediction counts as. ``source_file`` is the file's name (for tables),
+``source_path`` the path as given (for messages), ``record`` the position a
+message names. ``frame.attrs`` carries ``skipped_entries`` (entries a reader
+skipped as not records), ``missing_means`` (what made a row a missing
+prediction in that format) and ``errored_samples`` (samples the harness logged
+as errored, counted among the missing predictions). ``record`` is 1-based in every
+reader: the data row of a table, the entry of a JSON list, the line of a JSON-lines
+file, the sample of a log.
+
+Messages that tell the user how to fix a problem word the remedy for where the
+user gives reader options (:func:`option_hint`): a key of a ``predictions`` entry
+in the config (``set `runs: newest` on this predictions entry``), or a flag of
+``evalbars read`` (``pass `--runs newest```) once the command line has called
+:func:`set_hint_style` with ``"cli"``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from evalbars.data.codes import as_category, factorize_sorted
+from evalbars.errors import CONTROL_CHARACTERS, InputError, control_character, plain
+
+__all__ = [
+    "HINT_STYLES",
+    "option_hint",
+    "set_hint_style",
+    "RAW_COLUMNS",
+    "TEXT_COLUMNS",
+    "DEFAULT_N_OPTIONS",
+    "few",
+    "newest_remedy",
+    "choose_newest",
+    "finish_frame",
+    "check_question_id",
+    "blank_cells",
+]
+
+RAW_COLUMNS = [
+    "model",
+    "question_id",
+    "epoch",
+    "category",
+    "src",
+    "answer",
+    "pred",
+    "n_options",
+    "correct",
+    "source_file",
+    "source_path",
+    "record",
+]
+#: Text columns, held as categoricals with sorted string categories: a leaderboard of a thousand
+#: models repeats each model name and category twelve thousand times.
+TEXT_COLUMNS = ["model", "category", "src", "answer", "pred", "source_file", "source_path"]
+#: Options assumed when a source does not say how many a question has (MMLU-Pro's A-J).
+DEFAULT_N_OPTIONS = 10
+#: Where reader options are given: keys of a config ``predictions`` entry, or command-line flags.
+HINT_STYLES = ("config", "cli")
+# A workflow run on the command line's behalf (`evalbars report`) words its remedies as flags.
+_HINTS = {"style": "cli" if os.environ.get("EVALBARS_HINT_STYLE") == "cli" else "config"}
+#: Flags whose name is not the key's (``tasks:`` is the repeatable ``--task``).
+_FLAGS = {"tasks": "--task"}
+
+
+def set_hint_style(style: str) -> str:
+    """Word every remedy for ``style`` (:data:`HINT_STYLES`) from now on; returns the previous
+    style. The command line calls ``set_hint_style("cli")`` once, before reading."""
+    if style not in HINT_STYLES:
+        raise ValueError(f"hint style must be one of {HINT_STYLES}, got {style!r}")
+    previous, _HINTS["style"] = _HINTS["style"], style
+    return previous
+
+
+def option_hint(key: str, value=None, *, entry: bool = True) -> str:
+    """The remedy "give reader option ``key`` (the value ``value``)", worded for where the
+    user gives options (:func:`set_hint_style`).
+
+    ``value`` None names the option without a value; True is a switch; a list is several
+    values (one flag each on the command line). ``entry`` False leaves out "on this
+    predictions entry" where the sentence already says where.
+
+    Examples
+    --------
+    >>> option_hint("runs", "newest")
+    'set `runs: newest` on this predictions entry'
+    >>> option_hint("tasks", ["a", "b"])
+    'set `tasks: [a, b]` on this predictions entry'
+    >>> previous = set_hint_style("cli")
+    >>> option_hint("runs", "newest"), option_hint("allow_partial", True)
+    ('pass `--runs newest`', 'pass `--allow-partial`')
+    >>> option_hint("tasks", ["a", "b"]), option_hint("scorer")
+    ('pass `--task a --task b`', 'pass `--scorer NAME`')
+    >>> _ = set_hint_style(previous)
+    """
+    if _HINTS["style"] == "cli":
+        flag = _FLAGS.get(key, "--" + key.replace("_", "-"))
+        if value is True:
+            return f"pass `{flag}`"
+        values = value if isinstance(value, (list, tuple)) else [value]
+        return "pass `" + " ".join(f"{flag} {v if v is not None else 'NAME'}" for v in values) + "`"
+    if value is None:
+        setting = f"{key}:"
+    elif isinstance(value, bool):
+        setting = f"{key}: {str(value).lower()}"
+    elif isinstance(value, (list, tuple)):
+        setting = f"{key}: [{', '.join(map(str, value))}]"
+    else:
+        setting = f"{key}: {value}"
+    return f"set `{setting}`" + (" on this predictions entry" if entry else "")
+
+
+def few(names, shown: int = 3) -> str:
+    """Up to ``shown`` names and how many more: a message never lists dozens of names.
+
+    >>> few(["a", "b", "c", "d", "e"])
+    "'a', 'b', 'c' and 2 more"
+    """
+    names = list(names)
+    text = ", ".join(repr(n) for n in names[:shown])
+    return text + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
+def newest_remedy() -> str:
+    """The end of every "two runs" refusal: keep one, or ask for the newest (worded by
+    :func:`option_hint` for the config or the command line)."""
+    return f"keep one, or {option_hint('runs', 'newest')} to use the newest"
+
+
+def choose_newest(groups: dict, runs: str, what: str, *, folder=None, listed=few) -> dict:
+    """One run per (model, task): the only one, or the newest when ``runs`` is ``newest``.
+
+    Parameters
+    ----------
+    groups : dict
+        ``{(model, task): [(when, name, path), ...]}``, candidates in reading order; ``when``
+        sorts them oldest first (ties by ``name``, then ``path``).
+    runs : str
+        ``only`` (refuse a group with two candidates) or ``newest``.
+    what : str
+        What a candidate is, plural, for the message (``runs``, ``logs``).
+    folder : callable, optional
+        The file the refusal names, from a group's candidates; default the folder of the
+        first one read.
+    listed : callable
+        Formats the candidates' names, oldest first (default :func:`few`).
+
+    Returns
+    -------
+    dict
+        ``{(model, task): path}`` of the newest candidate of every group, in ``groups`` order.
+
+    Raises
+    ------
+    InputError
+        ``"<n> <what> of model 'M' on task 'T' (<names>); keep one, or ..."`` for the first
+        group with two candidates, unless ``runs`` is ``newest``.
+
+    Examples
+    --------
+    >>> groups = {("m", "t"): [(2, "b.json", "b"), (1, "a.json", "a")]}
+    >>> choose_newest(groups, "newest", "runs")
+    {('m', 't'): 'b'}
+    """
+    chosen = {}
+    for (model, task), candidates in groups.items():
+        if len(candidates) > 1 and runs != "newest":
+            names = listed(name for _, name, _ in sorted(candidates))
+            where = folder(candidates) if folder else Path(candidates[0][2]).parent
+            raise InputError(
+                where,
+                f"{len(candidates)} {what} of model {model!r} on task {task!r} ({names}); "
+                + newest_remedy(),
+            )
+        chosen[model, task] = max(candidates)[2]
+    return chosen
+
+
+def check_question_id(value, path, record):
+    """A question id as given, or an InputError: ids are non-empty integers or strings."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or value == "":
+        raise InputError(
+            path, f"question_id must be a non-empty integer or string, got {value!r}", record
+        )
+    return value
+
+
+#: Integer columns held in compact types: twelve million rows of int64 epochs would take 96 MB.
+_COMPACT = {"epoch": np.int32, "n_options": np.int16}
+
+
+def finish_frame(
+    frame: pd.DataFrame,
+    path,
+    *,
+    missing_means: str,
+    skipped_entries: int = 0,
+    errored_samples: int = 0,
+) -> pd.DataFrame:
+    """Complete a reader's rows to :data:`RAW_COLUMNS` and check them.
+
+    Fills the optional columns (``epoch`` 1, ``category``/``src``/``answer``/``pred`` null,
+    ``n_options`` :data:`DEFAULT_N_OPTIONS`), adds the source columns (``path``,
+    unless the frame has its own) and the ``attrs``, holds :data:`TEXT_COLUMNS` as
+    categoricals (:func:`~evalbars.data.codes.as_category`), and refuses a (model, question, epoch)
+    that occurs twice, naming the file that holds the repeat (its ``source_path``); ``path`` is
+    the file other errors name.
+    """
+    path = Path(path)
+    rows = len(frame)
+    defaults = {
+        "epoch": np.ones(rows, dtype=np.int32),
+        "n_options": np.full(rows, DEFAULT_N_OPTIONS, dtype=np.int16),
+    }
+    for column in ("category", "src", "answer", "pred"):
+        defaults[column] = pd.Categorical.from_codes(
+            np.full(rows, -1, dtype=np.int8), categories=pd.Index([], dtype="str")
+        )
+    if "source_file" not in frame.columns:  # readers of several files set their own
+        defaults["source_file"] = _one_label(rows, path.name)
+        defaults["source_path"] = _one_label(rows, str(path))
+    elif "source_path" not in frame.columns:  # an item table evalbars wrote keeps source_file
+        defaults["source_path"] = _one_label(rows, str(path))
+    # One column at a time into a new frame, each compacted as it goes (text as categoricals,
+    # int32 epochs, int16 option counts), the columns the source lacks from their defaults: no
+    # whole-table copy of a board's hundred million rows, and no copy of a default either.
+    columns = {}
+    for column in RAW_COLUMNS:
+        if column in frame.columns:
+            values = frame[column].reset_index(drop=True)
+        else:
+            values = pd.Series(defaults[column], copy=False)
+        if column in TEXT_COLUMNS:
+            values = as_category(values)
+        elif column in _COMPACT and pd.api.types.is_integer_dtype(values):
+            values = values.astype(_COMPACT[column])
+        columns[column] = values
+    attrs = dict(frame.attrs)
+    del frame
+    frame = pd.DataFrame(columns, copy=False)
+    frame.attrs.update(attrs)
+    frame.attrs.update(
+        skipped_entries=int(skipped_entries),
+        missing_means=missing_means,
+        errored_samples=int(errored_samples),
+    )
+    _check_scales(frame)
+    _check_names(frame)
+    _check_unique_questions(frame)
+    return frame
+
+
+def _one_label(rows: int, label: str) -> pd.Categorical:
+    """``label`` on every one of ``rows`` rows, as a categorical (codes of its own)."""
+    return pd.Categorical.from_codes(np.zeros(rows, dtype=np.int8), categories=[label])
+
+
+def _check_scales(frame: pd.DataFrame) -> None:
+    """Refuse, naming the file and record, a score outside [0, 1] and a question with no
+    option, whatever the format (a harness log may hold any number; MMLU-Pro has questions
+    with a single option)."""
+    scores, options = (_as_numbers(frame[column]) for column in ("correct", "n_options"))
+    for bad, problem in (
+        (
+            ~np.isnan(scores) & ((scores < 0) | (scores > 1)),
+            lambda i: (
+                f"a score must be in [0, 1] (1 right, 0 wrong, a fraction for partial "
+                f"credit), got {plain(scores[i])!r}"
+            ),
+        ),
+        (
+            ~np.isnan(options) & (options < 1),
+            lambda i: f"a question has at least 1 option, got n_options {plain(options[i]):g}",
+        ),
+    ):
+        if bad.any():
+            i = int(bad.argmax())
+            raise InputError(
+                frame["source_path"].iloc[i], problem(i), plain(frame["record"].iloc[i])
+            )
+
+
+def _as_numbers(values: pd.Series) -> np.ndarray:
+    """A column as numbers, NaN where it is null or not a number. Integers without nulls
+    (0/1 scores, option counts) are returned as they are: nothing to coerce, and a float copy
+    of a board's every row would cost 8 bytes each."""
+    if pd.api.types.is_integer_dtype(values) and not values.hasnans:
+        return values.to_numpy()
+    return pd.to_numeric(values, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+
+
+def _check_names(frame: pd.DataFrame) -> None:
+    """Refuse, naming the file and record, a model or category name holding a control character
+    (:func:`~evalbars.errors.control_character`). Judged once per distinct name."""
+    for column in ("model", "category"):
+        names = frame[column].cat.categories
+        bad = np.asarray(names.str.contains(CONTROL_CHARACTERS.pattern, regex=True), dtype=bool)
+        if not bad.any():
+            continue
+        code = int(bad.argmax())
+        i = int((frame[column].cat.codes.to_numpy() == code).argmax())
+        raise InputError(
+            frame["source_path"].iloc[i],
+            control_character(f"{column} name", str(names[code])),
+            plain(frame["record"].iloc[i]),
+        )
+
+
+def blank_cells(values: pd.Series) -> np.ndarray:
+    """Boolean array: True where a cell is null, or text that is empty or only whitespace.
+
+    Numbers and booleans are blank only when null. Text is judged once per distinct value.
+    """
+    if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+        return values.isna().to_numpy()
+    if isinstance(values.dtype, pd.CategoricalDtype):  # its codes already are a factorisation
+        codes, uniques = values.cat.codes.to_numpy(), values.cat.categories
+    else:
+        codes, uniques = pd.factorize(values)
+    blank = pd.Index(np.asarray(uniques, dtype=object)).astype("str").str.strip() == ""
+    # Code -1 (null) picks the appended True.
+    return np.append(blank, True)[codes]
+
+
+def _check_unique_questions(frame: pd.DataFrame) -> None:
+    key = ["model", "question_id", "epoch"]
+    # One integer per row, built in place: (model * questions + question) * epochs + epoch.
+    cell = np.zeros(len(frame), dtype=np.int64)
+    cells = 1
+    for column in key:
+        values = frame[column]
+        if pd.api.types.is_integer_dtype(values) and len(values) and values.min() == values.max():
+            continue  # one epoch, as in most tables: nothing to tell rows apart by
+        codes = factorize_sorted(values, nulls="code")[0]
+        size = int(codes.max()) + 1 if len(codes) else 1
+        cells *= size
+        cell *= size
+        cell += codes
+        del codes
+    if cells <= 4 * len(cell) + 1024:
+        # A board where most models answer most questions: mark each cell, one pass; count them
+        # only if some cell is marked twice.
+        seen = np.zeros(cells, dtype=bool)
+        seen[cell] = True
+        if np.count_nonzero(seen) == len(cell):
+            return
+        del seen
+        repeated = np.flatnonzero(np.bincount(cell, minlength=cells) > 1)
+    else:
+        # Sorting finds repeats far faster than hashing millions of distinct keys.
+        ordered = np.sort(cell)
+        repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+        del ordered
+    if not len(repeated):
+        return
+    dup = pd.Series(np.isin(cell, repeated))
+    first = frame.loc[dup].iloc[0]
+    same = dup & (frame[key] == first[key]).all(axis=1)
+    records = frame.loc[same, "record"].tolist()
+    # The file that holds the repeat (an lm-eval samples file, not the results file the reader
+    # was given); records in other files are named with theirs.
+    files = [str(name) for name in frame.loc[same, "source_path"]]
+    shown = [
+        f"{record}" if name == files[1] else f"{record} of {name}"
+        for record, name in zip(records, files, strict=True)
+    ]
+    records_text = f"[{', '.join(shown)}]" if len(set(files)) > 1 else f"{records}"
+    epoch = f" in epoch {plain(first['epoch'])}" if (frame["epoch"] != 1).any() else ""
+    raise InputError(
+        files[1],
+        f"question_id {plain(first['question_id'])!r} occurs {len(records)} times for model "
+        f"{first['model']!r}{epoch} (records {records_text})",
+        plain(records[1]),
+    )

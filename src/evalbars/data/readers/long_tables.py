@@ -1,0 +1,279 @@
+"""Long tables of predictions: CSV, TSV or Parquet, one row per (model, question[, epoch]).
+
+Columns: ``model``, ``question_id``, and either ``correct`` (the score: 0/1,
+true/false, or a fraction in [0, 1] for partial credit; empty or NaN = a missing
+prediction) or ``pred`` and ``answer``; optional ``category``, ``epoch``
+(positive integers, for repeated samples), ``src`` and ``n_options``. Record
+numbers in errors are 1-based data rows. The item tables the workflow writes
+(``data/items.parquet``) read back as such tables.
+"""
+
+from __future__ import annotations
+
+import csv
+import logging
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from evalbars.data.readers.common import blank_cells, finish_frame
+from evalbars.data.readers.mmlu_pro import correct_from_pred
+from evalbars.errors import InputError, plain
+
+__all__ = ["read_long_table", "TABLE_SUFFIXES"]
+
+#: Suffixes read as tables; Parquet is also recognised by its content.
+TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".parquet", ".pq")
+_REQUIRED = ("model", "question_id")
+_TRUTH = {"true": 1.0, "false": 0.0}
+log = logging.getLogger(__name__)
+
+
+def _is_parquet(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        return fh.read(4) == b"PAR1"
+
+
+def _check_header(path: Path, sep: str) -> None:
+    """Refuse a text table whose header names a column twice (pandas would read the second as
+    ``correct.1`` and drop it without a word)."""
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
+        header = next(csv.reader([fh.readline()], delimiter=sep), [])
+    names = [name.strip() for name in header]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise InputError(path, f"the header names column {repeated[0]!r} twice")
+
+
+def _last_row_cut_short(path: Path, sep: str, columns: int) -> bool:
+    """Whether a text table ends mid-row: no line end after its last row, and fewer fields
+    there than the header names (pandas would read the missing fields as empty cells)."""
+    with open(path, "rb") as fh:
+        fh.seek(0, 2)
+        size = fh.tell()
+        fh.seek(max(0, size - 65536))
+        tail = fh.read()
+    if not tail or tail.endswith((b"\n", b"\r")):
+        return False
+    last = tail.rsplit(b"\n", 1)[-1].decode("utf-8", "replace")
+    fields = next(csv.reader([last], delimiter=sep), [])
+    return len(fields) < columns
+
+
+def read_long_table(path) -> pd.DataFrame:
+    """Read a long table of predictions into raw rows (see the module docstring)."""
+    path = Path(path)
+    parquet = _is_parquet(path)
+    sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
+    try:
+        if parquet:
+            frame = pd.read_parquet(path)
+            # Arrow's allocator keeps the pages it decoded into; give them back before the
+            # checks below (a third of the peak on a board of a hundred million rows).
+            pa.default_memory_pool().release_unused()
+        else:
+            frame = pd.read_csv(path, sep=sep, dtype={"question_id": str, "model": str})
+    except Exception as exc:  # noqa: BLE001 - any reader failure is a bad file for the user
+        raise InputError(path, f"cannot read table: {exc}") from exc
+    _check_columns(frame, path)
+    if not parquet:
+        _check_header(path, sep)
+    if not parquet and _last_row_cut_short(path, sep, len(frame.columns)):
+        raise InputError(
+            path,
+            "the last row has fewer fields than the header and no line end: the file looks cut "
+            "short (was it still being written?)",
+            len(frame),
+        )
+    # An item table the workflow wrote names the files it was built from; read back, its rows
+    # come from this table, which is what messages must name.
+    frame = frame.drop(columns=["source_file", "source_path"], errors="ignore")
+    frame = frame.reset_index(drop=True)
+    # int32 while it fits: a record number per row of a 94-million-row board is 380 MB as int64.
+    frame["record"] = np.arange(
+        1, len(frame) + 1, dtype=np.int32 if len(frame) < 2**31 else np.int64
+    )
+    for column in ("model", "question_id"):
+        bad = blank_cells(frame[column])
+        if bad.any():
+            raise InputError(path, f"empty {column}", int(bad.argmax()) + 1)
+    ids = _normalise_ids(frame["question_id"])
+    if ids.dtype != frame["question_id"].dtype:  # (setting an unchanged column would copy it)
+        frame["question_id"] = ids
+    if "epoch" in frame.columns:
+        frame["epoch"] = _parse_epochs(frame, path)
+    if "correct" in frame.columns:
+        # An explicit correct column wins; pred and answer, if given too, are kept as they are,
+        # once checked against it.
+        frame["correct"] = _parse_correct(frame, path)
+        if {"pred", "answer"} <= set(frame.columns):
+            _check_correct_against_pred(frame, path)
+    else:
+        frame["correct"] = correct_from_pred(frame["pred"], frame["answer"]).astype("Float64")
+    # A missing prediction is a null correct value; keep pred null there too.
+    missing = frame["correct"].isna()
+    if missing.any() and "pred" in frame.columns:
+        frame.loc[missing, "pred"] = None
+    return finish_frame(frame, path, missing_means="correct empty or NaN (no score)")
+
+
+def _check_columns(frame: pd.DataFrame, path) -> None:
+    if frame.empty:
+        raise InputError(path, "the table has no rows")
+    missing = [c for c in _REQUIRED if c not in frame.columns]
+    if "correct" not in frame.columns and not {"pred", "answer"} <= set(frame.columns):
+        missing.append("correct (or pred and answer)")
+    if missing:
+        raise InputError(
+            path, f"missing column(s): {', '.join(missing)}; found {list(frame.columns)}"
+        )
+
+
+def _parse_correct(frame: pd.DataFrame, path) -> pd.api.extensions.ExtensionArray | np.ndarray:
+    """Scores in [0, 1] (true/false as 1/0); null for empty and NaN cells.
+
+    Numbers and booleans are taken as they are; text is parsed once per distinct value.
+    """
+    raw = frame["correct"]
+    if (pd.api.types.is_integer_dtype(raw) or pd.api.types.is_bool_dtype(raw)) and not (
+        isinstance(raw.dtype, pd.api.extensions.ExtensionDtype) and raw.hasnans
+    ):
+        # 0/1 integers or booleans with no gap (a board's usual column): checked without a
+        # float copy of every row, kept as int8 (a float and a mask per row cost 9 bytes).
+        values = raw.to_numpy()
+        bad = (values < 0) | (values > 1)
+        if bad.any():
+            i = int(bad.argmax())
+            raise InputError(
+                path,
+                f"correct must be a score in [0, 1] (0/1, true/false or a fraction), "
+                f"got {plain(raw.iloc[i])!r}",
+                int(frame["record"].iloc[i]),
+            )
+        return values.astype(np.int8)
+    if pd.api.types.is_numeric_dtype(raw) or pd.api.types.is_bool_dtype(raw):
+        parsed = raw.to_numpy(dtype=float, na_value=np.nan)
+        given = ~np.isnan(parsed)
+    else:
+        codes, uniques = pd.factorize(raw)
+        text = pd.Series(np.asarray(uniques, dtype=object)).astype("str").str.strip().str.lower()
+        values = pd.to_numeric(text.replace(_TRUTH), errors="coerce").to_numpy(dtype=float)
+        known = ((text != "") & (text != "nan")).to_numpy()
+        # Code -1 (a null cell) picks the appended NaN / False.
+        parsed = np.append(values, np.nan)[codes]
+        given = np.append(known, False)[codes]
+    with np.errstate(invalid="ignore"):
+        bad = given & ~((parsed >= 0) & (parsed <= 1))
+    if bad.any():
+        i = int(bad.argmax())
+        raise InputError(
+            path,
+            f"correct must be a score in [0, 1] (0/1, true/false or a fraction), "
+            f"got {plain(raw.iloc[i])!r}",
+            int(frame["record"].iloc[i]),
+        )
+    return pd.arrays.FloatingArray(np.where(given, parsed, 0.0), ~given)
+
+
+def _check_correct_against_pred(frame: pd.DataFrame, path) -> None:
+    """Check a ``correct`` column against the ``pred`` and ``answer`` beside it.
+
+    ``correct`` is the score: it is the grader's verdict, and a grader may accept more than
+    exact matching does (``'(B)'`` for ``B``, ``'18.0'`` for ``18``, an answer inside a
+    sentence). Judged on the rows with a 0/1 ``correct``, a ``pred`` and an ``answer``:
+
+    - a row marked wrong (0) whose ``pred`` is its ``answer`` character for character
+      (surrounding spaces aside) is refused (:class:`~evalbars.errors.InputError` naming
+      the first such record and how many there are): no grader marks the answer itself
+      wrong, so the column does not score these predictions (shifted or stale);
+    - any other disagreement with exact matching (case and surrounding spaces ignored,
+      as :func:`~evalbars.data.readers.mmlu_pro.correct_from_pred` scores a table without
+      ``correct``) is a warning naming the first record and the count; ``correct`` is kept.
+    """
+    scores = frame["correct"].to_numpy(dtype=float, na_value=np.nan)
+    pred, answer = frame["pred"], frame["answer"]
+    rows = np.flatnonzero((np.isin(scores, (0.0, 1.0)) & pred.notna() & answer.notna()).to_numpy())
+    if not len(rows):
+        return
+    # Text is compared once per distinct value: codes into one vocabulary of stripped strings
+    # (and one of their upper case) for both columns.
+    pred_codes, pred_values = pred.iloc[rows].factorize()
+    answer_codes, answer_values = answer.iloc[rows].factorize()
+    text = pd.Index(
+        np.concatenate([_as_text(pred_values), _as_text(answer_values)]), dtype="str"
+    ).str.strip()
+    split = len(pred_values)
+
+    def matches(vocabulary) -> np.ndarray:
+        codes = pd.factorize(vocabulary)[0]
+        return codes[:split][pred_codes] == codes[split:][answer_codes]
+
+    same, loose = matches(text), matches(text.str.upper())
+    score = scores[rows]
+    contradicted = same & (score == 0)
+    if contradicted.any():
+        i = int(contradicted.argmax())
+        given, gold = text[pred_codes[i]], text[split + answer_codes[i]]
+        raise InputError(
+            path,
+            f"correct is 0 but pred {given!r} equals the answer {gold!r}: "
+            f"{int(contradicted.sum())} "
+            f"of {len(rows)} records with correct, pred and answer are marked wrong while their "
+            "prediction is the answer, so the correct column does not score these predictions "
+            "(shifted or stale?); fix it, or drop pred and answer to score by correct alone",
+            int(frame["record"].iloc[rows[i]]),
+        )
+    differs = loose != (score == 1)
+    if differs.any():
+        i = int(differs.argmax())
+        log.warning(
+            "%s: correct disagrees with matching pred to answer on %d of %d records (first: "
+            "record %d, pred %r, answer %r, correct %g); correct is the score (a grader may "
+            "accept more than exact matching): check the column if it should not",
+            path,
+            int(differs.sum()),
+            len(rows),
+            int(frame["record"].iloc[rows[i]]),
+            text[pred_codes[i]],
+            text[split + answer_codes[i]],
+            score[i],
+        )
+
+
+def _as_text(values) -> np.ndarray:
+    """Distinct cell values as text; whole numbers in a float column (a numeric column with
+    empty cells) as integers, so that a pred of 18.0 reads as the answer 18 does."""
+    values = np.asarray(values)
+    if values.dtype.kind == "f" and np.all(values == np.round(values)):
+        values = values.astype(np.int64)
+    return np.asarray(pd.Index(values).astype("str"), dtype=object)
+
+
+def _parse_epochs(frame: pd.DataFrame, path) -> pd.Series:
+    epochs = pd.to_numeric(frame["epoch"], errors="coerce")
+    bad = epochs.isna() | (epochs < 1) | (epochs != np.floor(epochs))
+    if bad.any():
+        i = bad.to_numpy().nonzero()[0][0]
+        raise InputError(
+            path,
+            f"epoch must be a positive whole number, got {plain(frame['epoch'].iloc[i])!r}",
+            int(frame["record"].iloc[i]),
+        )
+    return epochs.astype("int64")
+
+
+def _normalise_ids(ids: pd.Series) -> np.ndarray:
+    """Integer ids where every id is a plain integer (MMLU-Pro), strings otherwise.
+
+    An id with a leading zero keeps every id a string, so "007" and "7" stay
+    different. Integer columns pass as they are; text is judged once per distinct id.
+    """
+    if pd.api.types.is_integer_dtype(ids) and not pd.api.types.is_bool_dtype(ids):
+        return ids.to_numpy(dtype=np.int64, copy=False)
+    codes, uniques = pd.factorize(ids)
+    text = pd.Series(np.asarray(uniques, dtype=object)).astype("str").str.strip()
+    if text.str.fullmatch(r"-?(0|[1-9]\d*)").all():
+        return text.astype("int64").to_numpy()[codes]
+    return np.asarray(text, dtype=object)[codes]

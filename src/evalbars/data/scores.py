@@ -1,0 +1,338 @@
+"""Scores as a question-by-model matrix, the form every analysis reads.
+
+:class:`WideScores` holds one score per (question, model), NaN where a model has
+no score for a question; :func:`wide_scores` pivots the long item table
+(:mod:`evalbars.data.items`) into it. Rows follow the canonical question order
+(:func:`question_order`); :func:`accuracy_order` is the model order every table
+uses (best first).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from evalbars.data.blocks import BLOCK_CELLS, blocks
+from evalbars.data.codes import dense_integer_codes, factorize_sorted, first_rows
+
+__all__ = [
+    "WideScores",
+    "wide_scores",
+    "read_wide_scores",
+    "write_wide_scores",
+    "SCORE_COLUMNS",
+    "question_order",
+    "accuracy_order",
+]
+
+
+@dataclass(frozen=True)
+class WideScores:
+    """Scores as a question-by-model matrix of cells, each the mean of its samples.
+
+    A cell is one model on one question. With one sample per cell (the usual
+    case) its score is that sample's; with repeated samples (epochs) it is their
+    mean, and ``samples`` and ``within_ss`` keep what the mean hides.
+
+    Attributes
+    ----------
+    scores : ndarray, shape (n_questions, n_models)
+        Mean score of each cell (0/1 data give proportions); NaN where the model
+        has no sample for the question.
+    models : list of str
+        Column labels, in the order given to :func:`wide_scores`.
+    question_ids : ndarray
+        Row labels, sorted by category then question id.
+    categories : ndarray of str
+        Category of each row.
+    samples : ndarray of int, shape (n_questions, n_models), optional
+        Samples (epochs) per cell, 0 where there are none; default one per scored cell.
+    within_ss : ndarray, shape (n_questions, n_models), optional
+        Sum of squared deviations of a cell's samples from the cell mean (0 for a
+        single sample); default zeros.
+    """
+
+    scores: np.ndarray
+    models: list
+    question_ids: np.ndarray
+    categories: np.ndarray
+    samples: np.ndarray | None = None
+    within_ss: np.ndarray | None = None
+
+    @property
+    def complete(self) -> bool:
+        """True when every model has a score for every question."""
+        return bool(np.isfinite(self.scores).all())
+
+    @property
+    def category_codes(self) -> np.ndarray:
+        """Integer code of each row's category (codes follow sorted category names)."""
+        return np.unique(self.categories, return_inverse=True)[1]
+
+    @property
+    def sample_counts(self) -> np.ndarray:
+        """Samples per cell (``samples``, or 1 per scored cell when not given)."""
+        if self.samples is not None:
+            return np.asarray(self.samples)
+        return np.isfinite(self.scores).astype(np.int64)
+
+    @property
+    def within_squares(self) -> np.ndarray:
+        """``within_ss``, or zeros when not given."""
+        if self.within_ss is not None:
+            return np.asarray(self.within_ss, dtype=float)
+        return np.zeros(self.scores.shape)
+
+    @property
+    def has_repeats(self) -> bool:
+        """True when some cell holds more than one sample (epochs)."""
+        if self.samples is None:  # one sample per scored cell
+            return False
+        return bool((np.asarray(self.samples) > 1).any())
+
+    def binomial_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """Successes and trials of every cell (questions x models, float; 0 and 0 where the
+        model has no sample): the samples scored 1 and the samples, when every sample is 0 or 1
+        (:meth:`non_binary_cells` says where not). A cell's successes are its mean times its
+        samples, rounded where within 1e-9 of a whole number (the mean's rounding)."""
+        if not self.has_repeats:  # one sample per scored cell: its score
+            trials = np.isfinite(self.scores).astype(float)
+            return np.where(trials > 0, self.scores, 0.0), trials
+        trials = self.sample_counts.astype(float)
+        successes = np.where(trials > 0, np.nan_to_num(self.scores) * trials, 0.0)
+        whole = np.rint(successes)
+        close = np.abs(successes - whole) <= 1e-9 * np.maximum(trials, 1.0)
+        return np.where(close, whole, successes), trials
+
+    def non_binary_cells(self) -> int:
+        """How many cells hold a sample that is neither 0 nor 1 (partial credit).
+
+        A single sample is its score. For ``n`` samples with mean ``m`` and within-cell sum of
+        squares ``ss`` the samples are all 0 or 1 exactly when ``k = n m`` is whole and
+        ``ss = k (n - k) / n`` (the sum of squares of ``k`` ones and ``n - k`` zeros about
+        their mean; any other samples with that mean have another ``ss``), to 1e-9.
+        """
+        if not self.has_repeats:
+            scores = self.scores
+            return int(np.count_nonzero(np.isfinite(scores) & (scores != 0) & (scores != 1)))
+        successes, trials = self.binomial_counts()
+        scored = trials > 0
+        partial = scored & (successes != np.rint(successes))
+        binary_ss = np.divide(
+            successes * (trials - successes), trials, out=np.zeros_like(trials), where=scored
+        )
+        partial |= scored & (np.abs(self.within_squares - binary_ss) > 1e-9 * trials)
+        return int(np.count_nonzero(partial))
+
+    def rows(self, keep) -> WideScores:
+        """The same matrix restricted to the rows (questions) selected by ``keep``."""
+        keep = np.asarray(keep)
+        return replace(
+            self,
+            scores=self.scores[keep],
+            question_ids=self.question_ids[keep],
+            categories=self.categories[keep],
+            samples=None if self.samples is None else np.asarray(self.samples)[keep],
+            within_ss=None if self.within_ss is None else np.asarray(self.within_ss)[keep],
+        )
+
+    def columns(self, models) -> WideScores:
+        """The same matrix with its columns in the order of ``models`` (a subset allowed)."""
+        if list(models) == list(self.models):
+            return self  # as it is, memory layout too (sums over it keep their last digits)
+        index = [self.models.index(m) for m in models]
+        return replace(
+            self,
+            scores=self.scores[:, index],
+            models=list(models),
+            samples=None if self.samples is None else np.asarray(self.samples)[:, index],
+            within_ss=None if self.within_ss is None else np.asarray(self.within_ss)[:, index],
+        )
+
+
+def question_order(frame: pd.DataFrame) -> pd.DataFrame:
+    """Sort a frame with ``category`` and ``question_id`` columns into the canonical order."""
+    return frame.sort_values(["category", "question_id"], kind="stable")
+
+
+def wide_scores(items: pd.DataFrame, models=None) -> WideScores:
+    """Pivot the long item table into a :class:`WideScores` matrix of cell means.
+
+    ``models`` fixes the column order (default: sorted model names). Rows with
+    several samples of one (question, model) cell (an ``epoch`` column) are
+    summarised by their count, mean and within-cell sum of squares, all by
+    ``bincount`` over cell codes; with one sample per cell the scores are placed
+    directly, and ``samples``/``within_ss`` are left to their defaults (one sample per
+    scored cell, zeros) rather than stored: at 4,500 models x 21,000 questions each would
+    take 760 MB.
+    """
+    present = factorize_sorted(items["model"])[1]  # sorted names, from the codes alone
+    models = list(models) if models is not None else list(present)
+    unknown = set(models) - set(present)
+    if unknown:
+        raise ValueError(f"models not in the item table: {sorted(unknown)}")
+    frame = items[["model", "question_id", "category", "correct"]]
+    column = _positions(models, frame["model"])
+    if len(models) < len(present):
+        frame, column = frame[column >= 0], column[column >= 0]
+    question_code, first_row = _question_codes(frame["question_id"])
+    questions = question_order(
+        pd.DataFrame(
+            {
+                "question_id": frame["question_id"].to_numpy()[first_row],
+                # take before converting: a categorical's to_numpy() is an object per row
+                "category": frame["category"].take(first_row).to_numpy(),
+                "code": np.arange(len(first_row)),
+            }
+        )
+    )
+    shape = (len(first_row), len(models))
+    # Codes in int32 while every cell number fits: at 95 million rows each int64 array is 760 MB.
+    index_type = np.int32 if shape[0] * shape[1] < 2**31 else np.int64
+    position = np.empty(len(first_row), dtype=index_type)
+    position[questions["code"].to_numpy()] = np.arange(len(first_row))
+    cell = position[question_code]
+    cell *= len(models)
+    cell += column
+    filled = np.zeros(shape[0] * shape[1], dtype=bool)
+    filled[cell] = True
+    if np.count_nonzero(filled) == len(cell):  # no cell twice: one sample per cell
+        del filled
+        means = np.full(shape[0] * shape[1], np.nan)
+        means[cell] = frame["correct"].to_numpy()
+        samples = within = None
+    else:
+        values = frame["correct"].to_numpy(dtype=float)
+        counts = np.bincount(cell, minlength=shape[0] * shape[1])
+        sums = np.bincount(cell, weights=values, minlength=counts.size)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = np.where(counts > 0, sums / counts, np.nan)
+        deviations = values - means[cell]
+        within = np.bincount(cell, weights=deviations * deviations, minlength=counts.size)
+        samples, within = counts.reshape(shape), within.reshape(shape)
+    return WideScores(
+        scores=means.reshape(shape),
+        models=models,
+        question_ids=questions["question_id"].to_numpy(),
+        categories=questions["category"].to_numpy().astype(str),
+        samples=samples,
+        within_ss=within,
+    )
+
+
+def _question_codes(ids: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """A code per row for its question id, and the first row of each code.
+
+    Integer ids in a narrow range are coded by direct addressing
+    (:func:`evalbars.data.codes.dense_integer_codes`, one pass and no hashing); anything else by
+    :func:`pandas.factorize`.
+    """
+    dense = dense_integer_codes(ids)
+    if dense is not None:
+        return dense[0], first_rows(dense[0], len(dense[1]))
+    codes, uniques = pd.factorize(ids)
+    return codes, first_rows(codes, len(uniques))
+
+
+#: The item table's columns :func:`wide_scores` reads.
+SCORE_COLUMNS = ["model", "question_id", "category", "correct"]
+
+#: Stored in place of NaN (no score) when a matrix of 0/1 scores is written as int8.
+_NO_SCORE = -1
+
+
+def write_wide_scores(wide: WideScores, path) -> None:
+    """Write ``wide`` to ``path`` (NumPy ``.npz``), the matrix every analysis job reads.
+
+    0/1 scores are stored as int8 (-1 where there is no score): 95 MB for 4,500 models x
+    21,000 questions, against 760 MB as float64. Partial credit is stored as float64;
+    ``samples`` and ``within_ss`` only where some cell has repeated samples. Labels are
+    stored as NumPy text arrays, so reading needs no pickle. :func:`read_wide_scores` gives
+    back a :class:`WideScores` equal to ``wide`` value for value.
+    """
+    scores = np.asarray(wide.scores)
+    finite = np.isfinite(scores)
+    binary = bool(np.all((scores == 0) | (scores == 1) | ~finite))
+    arrays = {
+        "scores": np.where(finite, scores, _NO_SCORE).astype(np.int8) if binary else scores,
+        "models": np.asarray(wide.models, dtype=str),
+        "question_ids": np.asarray(wide.question_ids)
+        if np.asarray(wide.question_ids).dtype.kind in "iu"
+        else np.asarray(wide.question_ids, dtype=str),
+        "categories": np.asarray(wide.categories, dtype=str),
+    }
+    if wide.has_repeats:
+        arrays["samples"] = np.asarray(wide.samples)
+        arrays["within_ss"] = wide.within_squares
+    with open(path, "wb") as handle:
+        np.savez(handle, **arrays)
+
+
+def read_wide_scores(path, models=None) -> WideScores:
+    """The :class:`WideScores` of ``path``: a matrix :func:`write_wide_scores` wrote
+    (``.npz``), or an item table in Parquet, pivoted by :func:`wide_scores` from its
+    :data:`SCORE_COLUMNS` alone (a third of the file's columns).
+
+    ``models`` orders (and selects) the columns, as in :func:`wide_scores`.
+    """
+    if str(path).endswith(".npz"):
+        with np.load(path, allow_pickle=False) as stored:
+            scores = stored["scores"]
+            if scores.dtype == np.int8:
+                missing = scores == _NO_SCORE
+                scores = scores.astype(float)
+                if missing.any():  # (a complete board's matrix needs no third pass)
+                    scores[missing] = np.nan
+            question_ids = stored["question_ids"]
+            wide = WideScores(
+                scores=scores,
+                models=stored["models"].tolist(),
+                question_ids=question_ids
+                if question_ids.dtype.kind in "iu"
+                else question_ids.astype(object),
+                categories=stored["categories"],
+                samples=stored["samples"] if "samples" in stored else None,
+                within_ss=stored["within_ss"] if "within_ss" in stored else None,
+            )
+        if models is None:
+            return wide
+        unknown = set(models) - set(wide.models)
+        if unknown:
+            raise ValueError(f"models not in the item table: {sorted(unknown)}")
+        chosen = wide.columns(models)
+        # As the long-table path, which sees only the chosen models' rows: a question none of
+        # them answered is not a row.
+        answered = np.isfinite(chosen.scores).any(axis=1)
+        return chosen if answered.all() else chosen.rows(answered)
+    return wide_scores(pd.read_parquet(path, columns=SCORE_COLUMNS), models)
+
+
+def _positions(labels, values: pd.Series) -> np.ndarray:
+    """Position of each of ``values`` in ``labels`` (-1 where absent); a categorical column is
+    looked up once per category."""
+    index = pd.Index(labels)
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        lookup = np.append(index.get_indexer(values.cat.categories), -1).astype(np.int32)
+        return lookup[values.cat.codes.to_numpy()]
+    return index.get_indexer(values)
+
+
+def accuracy_order(wide: WideScores) -> list:
+    """Model names sorted by mean score, highest first; ties broken by name."""
+    scores = wide.scores
+    if scores.size <= BLOCK_CELLS:
+        means = np.nanmean(scores, axis=0)
+    else:
+        # Summed a block of questions at a time: nanmean's NaN-free copy of a board's matrix
+        # would take 760 MB at 4,500 models x 21,000 questions.
+        totals = np.zeros(scores.shape[1])
+        counts = np.zeros(scores.shape[1])
+        for rows in blocks(scores.shape[0], scores.shape[1]):
+            part = scores[rows]
+            totals += np.nansum(part, axis=0)
+            counts += np.isfinite(part).sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = totals / counts
+    return [m for _, m in sorted(zip(-means, wide.models, strict=True))]

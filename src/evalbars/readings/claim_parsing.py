@@ -1,0 +1,259 @@
+"""Ranking claims as people write them: the grammar, parsed into typed claims.
+
+Forms (spaces around the operators, since model names contain hyphens):
+``A > B`` (or ``A < B``), ``A >= B - d`` (non-inferiority by d points),
+``|A - B| < d`` (equivalence), ``best: A``, ``top k: A``, each optionally
+followed by ``in CATEGORY``. :func:`parse_claims` checks names against the data
+when given models and categories; :func:`check_claims` is what the workflow runs
+before it writes anything. The verdicts are in :mod:`evalbars.readings.claims`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evalbars.errors import ConfigError, InputError
+from evalbars.units import points_hint
+
+__all__ = [
+    "KINDS",
+    "Claim",
+    "ClaimError",
+    "parse_claim",
+    "parse_claims",
+    "read_claims_file",
+    "check_claims",
+]
+
+KINDS = ("superiority", "noninferiority", "equivalence", "best", "top")
+
+_FORMS = (
+    "'A > B', 'A >= B - d', '|A - B| < d', 'best: A' or 'top k: A', "
+    "optionally followed by 'in CATEGORY'"
+)
+# A signed number, so that '< -2' is read as a (wrong) margin, not as a model named '-2'.
+_NUMBER = r"[-+]?\s*(?:\d+(?:\.\d*)?|\.\d+)"
+_MARGIN = r"(?P<d>" + _NUMBER + r")\s*(?P<unit>points?|pts?|%)?"
+_PATTERNS = (
+    ("best", re.compile(r"best\s*:\s*(?P<a>\S.*)", re.I)),
+    ("top", re.compile(r"top(?:-|\s*)(?P<k>[-+]?\s*\d+(?:\.\d*)?)\s*:\s*(?P<a>\S.*)", re.I)),
+    (
+        "equivalence",
+        re.compile(r"\|\s*(?P<a>\S.*?)\s+-\s+(?P<b>\S.*?)\s*\|\s*<\s*" + _MARGIN),
+    ),
+    ("noninferiority", re.compile(r"(?P<a>\S.*?)\s+>=\s+(?P<b>\S.*?)\s+-\s+" + _MARGIN)),
+    ("superiority", re.compile(r"(?P<a>\S.*?)\s+>\s+(?P<b>\S.*)")),
+    ("inferiority", re.compile(r"(?P<a>\S.*?)\s+<\s+(?P<b>\S.*)")),
+)
+_CATEGORY_SPLIT = re.compile(r"\s+in\s+")
+
+
+class ClaimError(InputError):
+    """A claim that cannot be read or does not fit the data; the message names the claim."""
+
+    def __init__(self, text: str, problem: str):
+        super().__init__(f"claim {text!r}", problem)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One parsed claim. ``margin`` is in accuracy points; ``k`` is 1 for ``best``."""
+
+    text: str
+    kind: str
+    model_a: str
+    model_b: str | None = None
+    margin: float = 0.0
+    k: int = 1
+    category: str | None = None
+    extra: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def label(self) -> str:
+        """The claim in canonical spelling (a margin under 1 point with its unit)."""
+        a, b = self.model_a, self.model_b
+        d = f"{self.margin:g}" + (" points" if self.margin < 1 else "")
+        body = {
+            "superiority": f"{a} > {b}",
+            "noninferiority": f"{a} >= {b} - {d}",
+            "equivalence": f"|{a} - {b}| < {d}",
+            "best": f"best: {a}",
+            "top": f"top {self.k}: {a}",
+        }[self.kind]
+        return body + (f" in {self.category}" if self.category else "")
+
+
+def _match_name(text: str, name: str, known, what: str) -> str:
+    if known is None or name in known:
+        return name
+    folded = [k for k in known if k.lower() == name.lower()]
+    if len(folded) == 1:
+        return folded[0]
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    listing = ", ".join(sorted(known))
+    raise ClaimError(text, f"unknown {what} {name!r}{hint} ({what}s: {listing})")
+
+
+def _split_category(text: str, categories):
+    """``(body, category)``: the claim split at the ' in ' whose remainder is a category."""
+    splits = list(_CATEGORY_SPLIT.finditer(text))
+    if not splits:
+        return text, None
+    if categories is not None:
+        lowered = {c.lower(): c for c in categories}
+        for match in splits:
+            rest = text[match.end() :].strip()
+            if rest.lower() in lowered:
+                return text[: match.start()].strip(), lowered[rest.lower()]
+    match = splits[0]
+    rest = text[match.end() :].strip()
+    if categories is not None:
+        _match_name(text, rest, categories, "category")  # raises, naming the category
+    return text[: match.start()].strip(), rest
+
+
+def parse_claim(text: str, models=None, categories=None) -> Claim:
+    """Parse one claim; with ``models`` and ``categories``, check its names against the data.
+
+    Raises :class:`ClaimError` (one line naming the claim and the problem) for a
+    malformed claim, an unknown model or category, a model compared with itself,
+    a margin outside (0, 100) points (a negative one included: ``< -2`` is a margin,
+    not a model named ``-2``), a bare margin under 1 point (likely a proportion:
+    ``0.02`` is refused with "did you mean 2 points?", ``0.02 points`` is kept), a
+    margin on ``A > B``, or ``top k`` with k not a whole number in 1..K-1.
+    """
+    original = str(text)
+    line = " ".join(original.split())
+    if not line:
+        raise ClaimError(original, f"empty; write {_FORMS}")
+    body, category = _split_category(line, categories)
+    found = [(kind, pattern.fullmatch(body)) for kind, pattern in _PATTERNS]
+    kind, match = next(((k, m) for k, m in found if m), (None, None))
+    if match is None:
+        _malformed(original, body)
+    groups = match.groupdict()
+    a, b = groups["a"].strip(), (groups.get("b") or "").strip() or None
+    if kind == "inferiority":
+        kind, a, b = "superiority", b, a
+    if kind == "superiority" and models is not None:
+        for name in (a, b):
+            _refuse_a_margin(original, name, models)
+    a = _match_name(original, a, models, "model")
+    if b is not None:
+        b = _match_name(original, b, models, "model")
+        if a == b:
+            raise ClaimError(original, f"compares {a!r} with itself")
+    margin = _margin(original, groups) if groups.get("d") else 0.0
+    k = _whole(groups["k"]) if groups.get("k") else 1
+    if k is None or k < 1:
+        raise ClaimError(original, f"'top k' needs a whole number k >= 1, got {groups['k']!r}")
+    if kind == "top" and models is not None and not 1 <= k < len(models):
+        raise ClaimError(
+            original, f"'top {k}' needs 1 <= k < {len(models)}, the number of models in the data"
+        )
+    if kind == "top" and k == 1:
+        kind = "best"
+    return Claim(original, kind, a, b, margin, k, category)
+
+
+def _malformed(text: str, body: str) -> None:
+    """Raise the ClaimError for a claim no form matches, naming the likeliest slip."""
+    plus = re.fullmatch(r"(\S.*?)\s+>=\s+(\S.*?)\s+\+\s+" + _MARGIN, body)
+    if plus:
+        raise ClaimError(text, f"the margin is subtracted: write 'A >= B - {plus['d'].strip()}'")
+    if re.fullmatch(r"(\S.*?)\s+>=\s+(\S.*)", body):
+        raise ClaimError(text, "a non-inferiority claim needs a margin: 'A >= B - d'")
+    raise ClaimError(text, f"malformed; write {_FORMS}")
+
+
+def _margin(text: str, groups: dict) -> float:
+    """The margin in points; refused unless 0 < d < 100, and below 1 point only with its unit."""
+    written = groups["d"].replace(" ", "")
+    margin = float(written)
+    if margin <= 0:
+        raise ClaimError(text, f"the margin must be positive points, got {margin:g}")
+    if margin >= 100:
+        raise ClaimError(text, f"the margin must be below 100 points, got {margin:g}")
+    hint = points_hint(margin)
+    if hint and not groups.get("unit"):
+        raise ClaimError(
+            text,
+            f"a margin of {margin:g} points is below 1 point: {hint} (margins are accuracy "
+            f"points; write '{written} points' if you mean it)",
+        )
+    return margin
+
+
+def _whole(text: str) -> int | None:
+    number = float(text.replace(" ", ""))
+    return int(number) if number == int(number) else None
+
+
+def _refuse_a_margin(text: str, b: str, models) -> None:
+    """'A > B - 2' names no model 'B - 2': a margin belongs to a non-inferiority claim."""
+    if b in models:
+        return
+    found = re.fullmatch(r"(?P<b>\S.*?)\s*(?P<sign>[-+])\s*" + _MARGIN, b)
+    if found and found["b"].lower() in {m.lower() for m in models}:
+        raise ClaimError(
+            text,
+            "'A > B' takes no margin; for non-inferiority by d points write "
+            f"'A >= B - {found['d'].lstrip('+-').strip()}'",
+        )
+
+
+def parse_claims(texts, models=None, categories=None) -> list[Claim]:
+    """Parse several claims (texts, or :class:`Claim` objects kept as they are); a claim listed
+    twice (same canonical form) is an error."""
+    claims, seen = [], {}
+    for text in texts:
+        claim = text if isinstance(text, Claim) else parse_claim(text, models, categories)
+        if claim.label in seen:
+            raise ClaimError(claim.text, f"listed twice (also as {seen[claim.label]!r})")
+        seen[claim.label] = claim.text
+        claims.append(claim)
+    return claims
+
+
+def read_claims_file(path) -> list[str]:
+    """Claims from a text file, one a line; blank lines and lines starting with '#' are skipped.
+
+    A claim on two lines (the same canonical form, however spaced) is refused naming the
+    file and the second line (1-based); other problems are the claim's own, found when it is
+    checked against the data.
+    """
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise InputError(path, f"cannot read claims file: {reason}") from exc
+    texts, seen = [], {}
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        try:
+            label = parse_claim(text).label
+        except ClaimError:
+            label = None
+        if label in seen:
+            raise InputError(
+                path, f"claim {text!r} is listed twice (first at record {seen[label]})", number
+            )
+        if label is not None:
+            seen[label] = number
+        texts.append(text)
+    return texts
+
+
+def check_claims(texts, models, categories) -> list:
+    """The configured claims parsed against the data, or a ConfigError naming the claim and the key."""
+    try:
+        return parse_claims(texts, models, categories)
+    except ClaimError as exc:
+        raise ConfigError(f"{exc}; edit `claims:` in the config to name the analysed data") from exc

@@ -1,0 +1,690 @@
+"""Ranking claims as people write them, tested as stated, under several readings side by side.
+
+Grammar
+-------
+A claim is one line; model and category names are those of the data (a close
+spelling is suggested when one is unknown). Margins are in accuracy points.
+
+==========================  ==================================================
+``A > B``                   superiority (``A < B`` is read as ``B > A``)
+``A >= B - d``              non-inferiority: A is at most d points worse than B
+``|A - B| < d``             equivalence: A and B within d points of each other
+``best: A``                 A beats every other model in the data
+``top k: A``                A is among the best k models (1 <= k < K)
+``... in CATEGORY``         any of the above on that category's questions only
+==========================  ==================================================
+
+Operators need spaces around them (model names contain hyphens).
+
+Verdicts
+--------
+Every claim is a one-sided hypothesis about the gap :math:`\\Delta = acc_A - acc_B`
+(proportion; margins d as proportions here). Each reading gives a one-sided p for
+the claim and one for its opposite:
+
+- superiority: claim :math:`\\Delta > 0`; opposite :math:`\\Delta < 0`;
+- non-inferiority: claim :math:`\\Delta > -d`; opposite :math:`\\Delta < -d`;
+- equivalence (two one-sided tests, Schuirmann 1987): claim
+  :math:`-d < \\Delta < d` with p the larger of the two one-sided p; opposite
+  :math:`|\\Delta| > d` with p the smaller of its two one-sided p;
+- ``top k: A`` (``best`` is k = 1): claim "A beats at least K - k of the other
+  K - 1 models". With the one-sided p of every "A > X" sorted,
+  :math:`p = \\min(1, k\\,p_{(K-k)})`. Under the null (at least k models as good
+  as A) a false verdict needs at least one of those k or more true nulls among
+  the K - k rejections, and testing each comparison at level :math:`\\alpha/k`
+  bounds that chance by :math:`\\alpha` for any dependence (Rueger 1978). For
+  ``best`` (k = 1) this is the intersection-union test (Berger 1982): every
+  "A > X" must be significant at the full level and no multiplicity penalty is
+  needed, since the claim is false as soon as one comparison is. Opposite: "at
+  least k other models beat A", :math:`p = \\min(1, (K-k)\\,q_{(k)})` with q the
+  one-sided p of "X > A" (Bonferroni over the K - 1 rivals for ``best``).
+
+Every one-sided p is **doubled** (``p = min(1, 2 p_one_sided)``) and compared with
+alpha: ``supported`` and ``contradicted`` are then the two directional
+conclusions of one two-sided test at alpha, so a claim "A > B" with A ahead has
+exactly the two-sided p of ``pairwise.csv``, the verdict can be read off the
+(1 - alpha) interval (``supported`` when it clears the threshold, CONSORT's
+"two-sided 95% interval" rule for non-inferiority and equivalence, Piaggio et al.
+2012), and the chance of any wrong verdict about one claim is at most alpha.
+A claim is **supported** when its (adjusted) p < alpha, **contradicted** when the
+opposite's (adjusted) p < alpha, and **not supported** otherwise.
+
+A z reading whose SE is 0 (one shared question, two models that agree on every question,
+or the same difference on every one) has no estimate of its sampling error: its one-sided
+p is 1 both ways, so the claim is **not supported** by that reading whatever the gap (a
+zero-width interval is not evidence). The exact ``mcnemar`` reading still decides from the
+discordant questions.
+
+Readings (:data:`READINGS`):
+
+``naive``        unpaired z (each model's own binomial SE), no adjustment;
+``paired``       paired z over shared questions (Miller 2024, Eq. 7), no adjustment;
+``mcnemar``      exact one-sided binomial test on the discordant questions
+                 (margin-free claims only), no adjustment;
+``paired_holm``  paired z, Holm over the family;
+``mixed_holm``   Wald z of the nested mixed model's contrast
+                 (:func:`evalbars.stats.mixed.fit_lmm`, ``category_question``; on one
+                 category's questions ``(1|question)``), Holm over the family;
+``bootstrap``    ``best``/``top k`` only: the category-stratified paired bootstrap
+                 of ranks (:func:`evalbars.readings.ranks.paired.bootstrap_accuracies`);
+                 supported when the central (1 - alpha) rank interval lies in
+                 [1, k], contradicted when it lies above k (Hall and Miller 2009);
+                 no multiplicity adjustment.
+
+The **family** of the adjusted readings is the claims made (one hypothesis per
+claim; ``best``/``top k`` enter with their combined p), plus, with
+``family="claims_and_all_pairs"``, the two-sided tests of all K(K-1)/2 pairs on
+all questions. Holm adjusts the claims' p and, separately, their opposites' p
+over it. Intervals of adjusted readings use the Bonferroni level
+:math:`1 - \\alpha/m` (Holm's verdict can be sharper).
+
+For every claim the paired reading's observed gap g and disagreement rate
+:math:`\\delta` give the questions needed (:func:`evalbars.stats.planning.questions_for_effect`,
+variance :math:`\\delta - g^2`, at the per-test level :math:`\\alpha/m`, or
+:math:`\\alpha/(mk)` for ``top k``) for the paired Holm verdict to be decided with the
+requested power if the true gap were the observed one. The effect is the distance of g
+from the claim's null boundary: :math:`|g|` for superiority, best and top k,
+:math:`|g + d|` for non-inferiority with margin d, :math:`|d - |g||` for equivalence
+(with :math:`z_{1-\\beta/2}` at g = 0, where both one-sided tests must reject);
+``more_questions`` is how many the claim's scope lacks when it is not supported.
+
+References
+----------
+.. [1] Schuirmann, D. J. (1987). A comparison of the two one-sided tests procedure
+   and the power approach for assessing the equivalence of average
+   bioavailability. J Pharmacokinet Biopharm 15, 657-680.
+.. [2] Berger, R. L. (1982). Multiparameter hypothesis testing and acceptance
+   sampling. Technometrics 24, 295-300.
+.. [3] Rueger, B. (1978). Das maximale Signifikanzniveau des Tests "Lehne H0 ab,
+   wenn k unter n gegebenen Tests zur Ablehnung fuehren". Metrika 25, 171-178.
+.. [4] Piaggio, G. et al. (2012). Reporting of noninferiority and equivalence
+   randomized trials: extension of the CONSORT 2010 statement. JAMA 308, 2594-2604.
+.. [5] Hall, P. and Miller, H. (2009). Using the bootstrap to quantify the
+   authority of an empirical ranking. Ann Stat 37, 3929-3959.
+.. [6] Holm, S. (1979). A simple sequentially rejective multiple test procedure.
+   Scand J Stat 6, 65-70.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from evalbars.data.items import build_item_table
+from evalbars.data.readers import read_source
+from evalbars.data.scores import WideScores, wide_scores
+from evalbars.errors import InputError
+from evalbars.readings.claim_parsing import (
+    KINDS,
+    Claim,
+    ClaimError,
+    parse_claim,
+    parse_claims,
+    read_claims_file,
+)
+from evalbars.readings.ranks.paired import bootstrap_accuracies
+from evalbars.readings.ranks.unpaired import min_ranks, summarise_ranks
+from evalbars.stats.fits import contrast_se
+from evalbars.stats.mixed import fit_lmm
+from evalbars.stats.pairwise import adjust_pvalues, pair_statistics
+from evalbars.stats.planning import questions_for_effect
+from evalbars.tables import to_markdown
+
+__all__ = [
+    "KINDS",
+    "READINGS",
+    "VERDICTS",
+    "FAMILIES",
+    "CLAIM_COLUMNS",
+    "Claim",
+    "ClaimError",
+    "parse_claim",
+    "parse_claims",
+    "read_claims_file",
+    "evaluate_claims",
+    "claims_display",
+    "claims_markdown",
+    "claims_headline",
+    "read_claims_table",
+    "load_scores",
+    "claims_json",
+]
+
+READINGS = ("naive", "paired", "mcnemar", "paired_holm", "mixed_holm", "bootstrap")
+VERDICTS = ("supported", "not supported", "contradicted", "n/a")
+FAMILIES = ("claims", "claims_and_all_pairs")
+#: Columns of the claims table, in order.
+CLAIM_COLUMNS = [
+    "claim",
+    "kind",
+    "model_a",
+    "model_b",
+    "category",
+    "margin_points",
+    "k",
+    "questions",
+    "reading",
+    "family_size",
+    "estimate_points",
+    "ci_low_points",
+    "ci_high_points",
+    "ci_level",
+    "rival",
+    "p",
+    "p_adjusted",
+    "p_opposite_adjusted",
+    "p_top",
+    "rank_low",
+    "rank_high",
+    "verdict",
+    "disagreement",
+    "questions_needed",
+    "more_questions",
+]
+
+# --- Statistics of one scope (all questions, or one category) ------------------------------------
+
+
+@dataclass
+class _Scope:
+    """Pair statistics of every ordered pair (a, b) on a set of questions, as K x K matrices."""
+
+    category: str | None
+    wide: WideScores
+    questions: int
+    diff: np.ndarray
+    se_unpaired: np.ndarray
+    se_paired: np.ndarray
+    wins: np.ndarray  # wins[a, b]: questions a scored higher than b
+    n: np.ndarray
+    mixed_diff: np.ndarray | None
+    mixed_se: np.ndarray | None
+    mixed_note: str
+    ranks: np.ndarray | None = None
+
+
+def _square(values, k, antisymmetric=False):
+    a, b = np.triu_indices(k, k=1)
+    out = np.zeros((k, k))
+    out[a, b] = values
+    out[b, a] = -values if antisymmetric else values
+    return out
+
+
+def _mixed(wide: WideScores, category: str | None):
+    """Mixed-model contrasts (estimate, se matrices) on a scope, or (None, None, reason)."""
+    k = len(wide.models)
+    try:
+        if category is None and len(np.unique(wide.categories)) >= 2:
+            fit = fit_lmm(wide, "category_question")
+        else:  # one category: (1|question), by giving every question its own "category"
+            labels = np.asarray([str(q) for q in wide.question_ids])
+            fit = fit_lmm(replace(wide, categories=labels), "category")  # samples kept
+    except (
+        ValueError,
+        RuntimeError,
+    ) as exc:  # RuntimeError: REML has no minimum (e.g. 0/1 columns)
+        return None, None, f"mixed model not fitted: {exc}"
+    a, b = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
+    diff = fit.params[a] - fit.params[b]
+    with np.errstate(invalid="ignore"):
+        se = contrast_se(fit, a, b)
+    return diff, se, ""
+
+
+def _scope(wide: WideScores, category: str | None) -> _Scope:
+    if category is not None:
+        wide = wide.rows(wide.categories == category)  # repeated samples (epochs) kept
+    k = len(wide.models)
+    stats = pair_statistics(wide.scores)
+    answered = np.isfinite(wide.scores).any(axis=1)
+    mixed_diff, mixed_se, note = _mixed(wide, category)
+    wins = _square(stats["n10"], k)
+    a, b = np.triu_indices(k, k=1)
+    wins[b, a] = stats["n01"]
+    return _Scope(
+        category=category,
+        wide=wide,
+        questions=int(answered.sum()),
+        diff=_square(stats["diff"], k, antisymmetric=True),
+        se_unpaired=_square(stats["se_unpaired"], k),
+        se_paired=_square(stats["se_paired"], k),
+        wins=wins,
+        n=_square(stats["n"], k),
+        mixed_diff=mixed_diff,
+        mixed_se=mixed_se,
+        mixed_note=note,
+    )
+
+
+def _bootstrap_ranks(scope: _Scope, replicates: int, seed: int) -> np.ndarray | None:
+    """Each model's rank (ties share the better) in every replicate of a stratified paired
+    bootstrap of the scope's shared questions: an int array (replicates x K)."""
+    if scope.ranks is None:
+        complete = np.isfinite(scope.wide.scores).all(axis=1)
+        if complete.sum() < 2:
+            return None
+        strata = scope.wide.categories[complete] if scope.category is None else None
+        rng = np.random.default_rng(seed)
+        chunks = bootstrap_accuracies(scope.wide.scores[complete], strata, replicates, rng)
+        scope.ranks = np.vstack([min_ranks(chunk) for chunk in chunks])
+    return scope.ranks
+
+
+def _one_sided(scope: _Scope, reading: str, a: int, b: int, shift: float) -> float:
+    """One-sided p of H1: acc_a - acc_b > shift (proportion) under a reading."""
+    if reading == "mcnemar":
+        wins, losses = scope.wins[a, b], scope.wins[b, a]
+        # P(X >= wins), X ~ Bin(wins + losses, 1/2), = P(X <= losses) by symmetry.
+        return float(special.bdtr(int(losses), int(wins + losses), 0.5)) if wins + losses else 1.0
+    if reading == "naive":
+        diff, se = scope.diff[a, b], scope.se_unpaired[a, b]
+    elif reading in ("paired", "paired_holm"):
+        diff, se = scope.diff[a, b], scope.se_paired[a, b]
+    else:
+        diff, se = scope.mixed_diff[a, b], scope.mixed_se[a, b]
+    if not np.isfinite(diff):
+        return np.nan
+    if se > 0:
+        return float(special.ndtr(-(diff - shift) / se))
+    return 1.0  # a zero SE: no estimate of the sampling error, so no evidence either way
+
+
+def _se(scope: _Scope, reading: str, a: int, b: int) -> tuple[float, float]:
+    if reading == "naive":
+        return scope.diff[a, b], scope.se_unpaired[a, b]
+    if reading == "mixed_holm":
+        return scope.mixed_diff[a, b], scope.mixed_se[a, b]
+    return scope.diff[a, b], scope.se_paired[a, b]
+
+
+def _test(claim: Claim, scope: _Scope, reading: str, index: dict) -> dict:
+    """One-sided p of the claim and of its opposite, the estimate's pair and CI divisor."""
+    a = index[claim.model_a]
+    d = claim.margin / 100
+    if claim.kind in ("best", "top"):
+        others = [i for i in range(len(index)) if i != a]
+        k, rivals = claim.k, len(others)
+        p = np.array([_one_sided(scope, reading, a, x, 0.0) for x in others])
+        q = np.array([_one_sided(scope, reading, x, a, 0.0) for x in others])
+        need = rivals + 1 - k  # wins A needs: K - k
+        order_p, order_q = np.argsort(p, kind="stable"), np.argsort(q, kind="stable")
+        p_claim = min(1.0, k * p[order_p[need - 1]])
+        p_opposite = min(1.0, need * q[order_q[k - 1]])
+        rival = others[order_p[need - 1]] if p_claim <= p_opposite else others[order_q[k - 1]]
+        return {"p": p_claim, "p_opposite": p_opposite, "pair": (a, rival), "divisor": k}
+    b = index[claim.model_b]
+    if claim.kind == "superiority":
+        p, p_opposite = _one_sided(scope, reading, a, b, 0.0), _one_sided(scope, reading, b, a, 0.0)
+    elif claim.kind == "noninferiority":
+        p, p_opposite = _one_sided(scope, reading, a, b, -d), _one_sided(scope, reading, b, a, d)
+    else:
+        p = max(_one_sided(scope, reading, a, b, -d), _one_sided(scope, reading, b, a, -d))
+        p_opposite = min(_one_sided(scope, reading, a, b, d), _one_sided(scope, reading, b, a, d))
+    return {"p": p, "p_opposite": p_opposite, "pair": (a, b), "divisor": 1}
+
+
+def _verdict(p_adjusted: float, p_opposite_adjusted: float, alpha: float) -> str:
+    if p_adjusted < alpha:
+        return "supported"
+    if p_opposite_adjusted < alpha:
+        return "contradicted"
+    return "not supported"
+
+
+def _applies(claim: Claim, scope: _Scope, reading: str) -> bool:
+    if reading == "mcnemar":
+        return claim.kind not in ("noninferiority", "equivalence")
+    if reading == "mixed_holm":
+        return scope.mixed_diff is not None
+    if reading == "bootstrap":
+        return claim.kind in ("best", "top")
+    return True
+
+
+def _all_pairs_p(scope: _Scope, reading: str) -> list[float]:
+    """Two-sided p (doubled smaller one-sided p) of every pair on all questions."""
+    k = scope.diff.shape[0]
+    return [
+        min(
+            1.0,
+            2 * min(_one_sided(scope, reading, a, b, 0.0), _one_sided(scope, reading, b, a, 0.0)),
+        )
+        for a, b in zip(*np.triu_indices(k, k=1), strict=True)
+    ]
+
+
+def _questions_needed(claim, scope, row, alpha, power, family_size):
+    """Questions for the paired Holm verdict to be decided (module docstring), and the shortfall."""
+    a, b = row["_pair"]
+    g = scope.diff[a, b]
+    n = scope.n[a, b]
+    delta = (scope.wins[a, b] + scope.wins[b, a]) / n if n else np.nan
+    d = claim.margin / 100
+    divisor = row["_divisor"]
+    if claim.kind == "noninferiority":
+        effect = abs(g + d)
+    elif claim.kind == "equivalence":
+        effect = abs(d - abs(g))
+        if g == 0:  # both one-sided tests must reject: z_{1-beta/2} (Chow, Shao and Wang 3.1)
+            power = 1 - (1 - power) / 2
+    else:
+        effect = abs(g)
+        if claim.kind in ("best", "top") and row["p"] > row["p_opposite"]:
+            divisor = len(scope.wide.models) - claim.k
+    level = alpha / (family_size * divisor)
+    var = delta - g**2
+    needed = np.nan
+    if effect > 0 and var > 0:
+        needed = float(questions_for_effect(effect, var, alpha=level, power=power))
+    needed = float(np.ceil(np.round(needed, 6))) if np.isfinite(needed) else np.nan
+    if row["verdict"] != "not supported":
+        return delta, needed, 0.0
+    return delta, needed, max(0.0, needed - scope.questions) if np.isfinite(needed) else np.nan
+
+
+def evaluate_claims(
+    wide: WideScores,
+    claims,
+    *,
+    alpha: float = 0.05,
+    family: str = "claims",
+    power: float = 0.8,
+    replicates: int = 10_000,
+    seed: int = 2024,
+) -> pd.DataFrame:
+    """Verdicts of every claim under every reading (:data:`READINGS`), one row per (claim, reading).
+
+    Parameters
+    ----------
+    wide : WideScores
+        Question-by-model scores (0/1; NaN where a model has no score).
+    claims : iterable of str or Claim
+        Parsed against the data's models and categories (:func:`parse_claim`).
+    alpha : float
+        Level of every verdict (see the module docstring: doubled one-sided p).
+    family : {"claims", "claims_and_all_pairs"}
+        Family of the Holm-adjusted readings.
+    power : float
+        Power at which ``questions_needed`` is computed.
+    replicates, seed : int
+        Bootstrap replicates and seed of the rank reading (one Generator per scope,
+        seeded with ``seed``, so a claim's numbers do not depend on the others).
+
+    Returns
+    -------
+    DataFrame
+        :data:`CLAIM_COLUMNS`. Points are accuracy points (0-100 scale). ``p`` is
+        the doubled one-sided p of the claim; ``p_adjusted`` and
+        ``p_opposite_adjusted`` are what the verdict compares with ``alpha``;
+        ``p_top``, ``rank_low``, ``rank_high`` are set on ``bootstrap`` rows;
+        ``disagreement``, ``questions_needed``, ``more_questions`` on ``paired_holm``
+        rows. ``verdict`` is ``n/a`` where a reading does not apply (McNemar with a
+        margin, bootstrap for pairs, a mixed model that could not be fitted).
+    """
+    if family not in FAMILIES:
+        raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    models = list(wide.models)
+    categories = sorted(set(wide.categories.tolist()))
+    claims = parse_claims(claims, models, categories)  # a claim listed twice is refused
+    index = {m: i for i, m in enumerate(models)}
+    scopes = {None: _scope(wide, None)}
+    for claim in claims:
+        if claim.category not in scopes:
+            scopes[claim.category] = _scope(wide, claim.category)
+    rows = {}
+    for reading in READINGS:
+        tests = []
+        for claim in claims:
+            scope = scopes[claim.category]
+            if not _applies(claim, scope, reading) or reading == "bootstrap":
+                tests.append(None)
+                continue
+            tests.append(_test(claim, scope, reading, index))
+        p = np.array([min(1.0, 2 * t["p"]) if t else np.nan for t in tests])
+        q = np.array([min(1.0, 2 * t["p_opposite"]) if t else np.nan for t in tests])
+        adjusted, family_size = (p, q), 1
+        if reading.endswith("_holm"):
+            extra = _all_pairs_p(scopes[None], reading) if family == "claims_and_all_pairs" else []
+            live = ~np.isnan(p)
+            family_size = int(live.sum()) + len(extra)
+            adjusted = tuple(_holm_part(values, live, extra) for values in (p, q))
+        settings = {"alpha": alpha, "replicates": replicates, "seed": seed, "power": power}
+        for i, claim in enumerate(claims):
+            verdicts = {
+                "p": p[i],
+                "p_adjusted": adjusted[0][i],
+                "p_opposite_adjusted": adjusted[1][i],
+            }
+            rows[i, reading] = _row(
+                claim,
+                scopes[claim.category],
+                reading,
+                tests[i],
+                verdicts,
+                family_size,
+                models,
+                settings,
+            )
+    ordered = [rows[i, reading] for i in range(len(claims)) for reading in READINGS]
+    return pd.DataFrame(ordered, columns=CLAIM_COLUMNS)
+
+
+def _holm_part(values: np.ndarray, live: np.ndarray, extra: list) -> np.ndarray:
+    """Holm-adjusted values of the live claims, over them plus ``extra`` p-values."""
+    out = np.full(values.shape, np.nan)
+    family = np.concatenate([values[live], np.asarray(extra, dtype=float)])
+    if family.size:
+        out[live] = adjust_pvalues(family, "holm")[: int(live.sum())]
+    return out
+
+
+def _row(claim, scope, reading, test, verdicts, family_size, models, settings):
+    """One (claim, reading) row of the claims table."""
+    alpha = settings["alpha"]
+    row = (
+        {
+            "claim": claim.label,
+            "kind": claim.kind,
+            "model_a": claim.model_a,
+            "model_b": claim.model_b or "",
+            "category": claim.category or "",
+            "margin_points": claim.margin,
+            "k": claim.k if claim.kind in ("best", "top") else np.nan,
+            # the questions the deciding comparison used: those both models of its pair answered
+            "questions": int(scope.n[test["pair"]]) if test is not None else scope.questions,
+            "reading": reading,
+            "family_size": family_size if reading.endswith("_holm") else 1,
+        }
+        | dict.fromkeys(CLAIM_COLUMNS[10:], np.nan)
+        | {"rival": "", "verdict": "n/a"}
+    )
+    if reading == "bootstrap":
+        ranks = (
+            _bootstrap_ranks(scope, settings["replicates"], settings["seed"])
+            if _applies(claim, scope, reading)
+            else None
+        )
+        if ranks is not None:
+            a = models.index(claim.model_a)
+            summary = summarise_ranks([ranks], len(ranks), 1 - alpha).iloc[a]
+            low, high = int(summary["rank_low"]), int(summary["rank_high"])
+            row |= {
+                "p_top": float((ranks[:, a] <= claim.k).mean()),
+                "rank_low": low,
+                "rank_high": high,
+                "ci_level": 1 - alpha,
+                "verdict": "supported"
+                if high <= claim.k
+                else ("contradicted" if low > claim.k else "not supported"),
+            }
+        return row
+    if test is None:
+        return row
+    a, b = test["pair"]
+    estimate, se = _se(scope, reading, a, b)
+    row |= verdicts | {
+        "estimate_points": 100 * estimate,
+        "rival": models[b] if claim.kind in ("best", "top") else "",
+        "verdict": _verdict(verdicts["p_adjusted"], verdicts["p_opposite_adjusted"], alpha),
+    }
+    if reading != "mcnemar":
+        level = alpha / (test["divisor"] * (family_size if reading.endswith("_holm") else 1))
+        half = special.ndtri(1 - level / 2) * se
+        row |= {
+            "ci_low_points": 100 * (estimate - half),
+            "ci_high_points": 100 * (estimate + half),
+            "ci_level": 1 - level,
+        }
+    if reading == "paired_holm":
+        extra = {
+            "p": test["p"],
+            "p_opposite": test["p_opposite"],
+            "_pair": test["pair"],
+            "_divisor": test["divisor"],
+            "verdict": row["verdict"],
+        }
+        delta, needed, more = _questions_needed(
+            claim, scope, extra, alpha, settings["power"], family_size
+        )
+        row |= {"disagreement": delta, "questions_needed": needed, "more_questions": more}
+    return row
+
+
+# --- Display --------------------------------------------------------------------------------------
+
+_READING_TITLES = {
+    "naive": "naive",
+    "paired": "paired",
+    "mcnemar": "McNemar",
+    "paired_holm": "paired, Holm",
+    "mixed_holm": "mixed, Holm",
+    "bootstrap": "bootstrap ranks",
+}
+
+
+def _points(value: float) -> str:
+    return f"{value:+.1f}"
+
+
+def _cell(row) -> str:
+    verdict = row["verdict"]
+    if verdict == "n/a":
+        return "n/a"
+    if row.name == "bootstrap":
+        low, high = int(row["rank_low"]), int(row["rank_high"])
+        ranks = f"rank {low}" if low == high else f"ranks {low}-{high}"
+        return f"{verdict} ({ranks}; P {row['p_top']:.2f})"
+    p = row["p_adjusted"]
+    shown = f"{p:.3f}" if p >= 0.001 else f"{p:.0e}"
+    if verdict == "contradicted":
+        q = row["p_opposite_adjusted"]
+        shown = f"{q:.3f}" if q >= 0.001 else f"{q:.0e}"
+    return f"{verdict} (p {shown})"
+
+
+def claims_display(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per claim: the paired estimate and interval, each reading's verdict, questions
+    needed."""
+    rows = []
+    for claim, group in table.groupby("claim", sort=False):
+        by = group.set_index("reading")
+        paired = by.loc["paired"]
+        estimate = (
+            f"{_points(paired['estimate_points'])} ({_points(paired['ci_low_points'])} to "
+            f"{_points(paired['ci_high_points'])})"
+        )
+        if isinstance(paired["rival"], str) and paired["rival"]:
+            estimate += f" vs {paired['rival']}"
+        holm = by.loc["paired_holm"]
+        needed = holm["questions_needed"]
+        if holm["verdict"] != "not supported":
+            plan = "decided"
+        elif np.isfinite(needed):
+            plan = f"{int(needed):,} (+{int(holm['more_questions']):,})"
+        else:
+            plan = "no number (observed gap at the threshold)"
+        rows.append(
+            {"claim": claim, "questions": int(paired["questions"]), "gap, points (CI)": estimate}
+            | {_READING_TITLES[r]: _cell(by.loc[r]) for r in READINGS}
+            | {"questions needed": plan}
+        )
+    return pd.DataFrame(rows)
+
+
+def claims_headline(table: pd.DataFrame) -> str:
+    """One sentence: how many claims each reading supports."""
+    n = table["claim"].nunique()
+    if not n:
+        return "No claims to test."
+    parts = []
+    for reading in ("naive", "paired", "paired_holm", "mixed_holm"):
+        verdicts = table.loc[table["reading"] == reading, "verdict"]
+        title = _READING_TITLES[reading].replace(", Holm", " with Holm")
+        parts.append(f"{int((verdicts == 'supported').sum())} by the {title} reading")
+    return f"Of {n} claim{'s' if n != 1 else ''}, supported: " + ", ".join(parts) + "."
+
+
+def claims_markdown(table: pd.DataFrame, alpha: float = 0.05, family: str = "claims") -> str:
+    """The claims table as Markdown: headline, one row per claim, and how to read it."""
+    if table.empty:
+        return "No claims configured (config key `claims`, or `evalbars claims --claim`).\n"
+    holm = table.loc[table["reading"] == "paired_holm", "family_size"]
+    size = int(holm.iloc[0]) if len(holm) else 0
+    members = "the claims made" if family == "claims" else "the claims made and all pairs"
+    notes = (
+        f"Verdicts at alpha = {alpha:g}: supported when the claim's (adjusted) p < alpha, "
+        "contradicted when the opposite's is, else not supported; p is the doubled one-sided p "
+        f"of the claim. Holm family: {members} ({size} tests). Gap: the paired estimate with its "
+        f"{1 - alpha:.0%} interval, in accuracy points (for best/top k: to the deciding rival). "
+        "Bootstrap: the claim's central rank interval and P(rank <= k). Questions needed: for the "
+        "paired Holm verdict to be decided with the configured power if the true gap were the "
+        "observed one, with the shortfall of the claim's scope in brackets."
+    )
+    return (
+        claims_headline(table) + "\n\n" + to_markdown(claims_display(table)) + "\n" + notes + "\n"
+    )
+
+
+_TEXT_COLUMNS = ("claim", "kind", "model_a", "model_b", "category", "reading", "rival", "verdict")
+
+
+def read_claims_table(path) -> pd.DataFrame:
+    """Read ``claims.csv`` back: text columns stay text (``n/a`` and a model called ``NA`` too)."""
+    numeric = [c for c in CLAIM_COLUMNS if c not in _TEXT_COLUMNS]
+    table = pd.read_csv(path, keep_default_na=False, na_values={c: [""] for c in numeric})
+    return table.astype({c: str for c in _TEXT_COLUMNS})
+
+
+def load_scores(paths, missing_prediction: str = "wrong") -> WideScores:
+    """The score matrix of one or more prediction files or item tables (``evalbars claims ITEMS``).
+
+    Each path is read by :func:`evalbars.data.readers.read_source` (long CSV/TSV/Parquet tables,
+    such as the workflow's ``data/subsample/items.parquet``, MMLU-Pro-style JSON, or harness
+    logs and folders of them) and joined by :func:`evalbars.data.items.build_item_table`.
+    """
+    frames = [frame for path in paths for frame in read_source(path)]
+    items = build_item_table(frames, missing_prediction, 0)
+    if items["model"].nunique() < 2:
+        raise InputError(
+            ", ".join(str(p) for p in paths),
+            f"claims compare models, but the data hold {items['model'].nunique()}",
+        )
+    return wide_scores(items)
+
+
+def claims_json(table: pd.DataFrame, alpha: float, family: str) -> str:
+    """The claims table as JSON: settings, headline and one record per (claim, reading)."""
+    document = {
+        "alpha": alpha,
+        "family": family,
+        "headline": claims_headline(table),
+        "rows": json.loads(table.to_json(orient="records", double_precision=15)),
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,387 @@
+"""Release gate: is a candidate model worse than its baseline on the same questions?
+
+:func:`compare_models` compares two columns of a :class:`evalbars.data.scores.WideScores` on the
+questions both answered (a question's epochs averaged first): the paired difference
+(candidate minus baseline) with its interval, exact McNemar, a non-inferiority test at a
+margin, the verdict and its exit code, the questions that flipped, and optionally the
+same per category and an anytime-valid confidence sequence
+(:mod:`evalbars.stats.sequential`). :func:`compare_markdown` renders it for a pull-request
+comment.
+
+Verdicts and exit codes (:data:`EXIT_CODES`), with the two-sided (1 - alpha) interval
+[low, high] of the difference and the margin m >= 0 (proportion):
+
+- ``better`` (exit 0): low > 0, the candidate is significantly better;
+- ``non-inferior`` (exit 0): low > -m, worse by less than the margin at most;
+- ``regression`` (exit 1): high < -m, significantly worse than the baseline by more
+  than the margin;
+- ``inconclusive`` (exit 3): otherwise.
+
+A zero SE (one shared question, models that agree on every question, or the same difference
+on every question) is no evidence of precision: the interval [d, d] would have zero width
+whatever the number of questions. The gate then decides from exact statements instead
+(:func:`_zero_se`): with no flip, the Clopper-Pearson bound on the share of questions that
+could flip; with every question flipped the same way, the exact McNemar test. One or two
+shared questions are inconclusive at any margin under 97.5 points.
+
+Each decision is the one-sided test at level alpha / 2 that the interval implies:
+non-inferiority rejects :math:`H_0: \\Delta \\le -m` when
+:math:`p = \\Phi(-(\\hat\\Delta + m)/SE) < \\alpha/2` (``p_noninferiority``), and
+regression rejects :math:`H_0: \\Delta \\ge -m` when
+:math:`\\Phi((\\hat\\Delta + m)/SE) < \\alpha/2` (``p_regression``).
+
+References
+----------
+.. [1] Miller, E. (2024). Adding error bars to evals: a statistical approach to language
+   model evaluations. arXiv:2411.00640 (paired SE, Eq. 7; clustered SE, Eq. 4).
+.. [2] McNemar, Q. (1947). Note on the sampling error of the difference between
+   correlated proportions or percentages. Psychometrika 12, 153-157.
+.. [3] Howard, S. R., Ramdas, A., McAuliffe, J. and Sekhon, J. (2021). Time-uniform,
+   nonparametric, nonasymptotic confidence sequences. Annals of Statistics 49(2).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from evalbars.data.scores import WideScores
+from evalbars.stats.intervals import clustered_se, z_for_level
+from evalbars.stats.pairwise import exact_mcnemar_p, pair_statistics
+from evalbars.stats.sequential import empirical_bernstein_cs
+
+__all__ = [
+    "EXIT_CODES",
+    "Comparison",
+    "compare_models",
+    "verdict",
+    "compare_markdown",
+    "compare_json",
+    "compare_csv_table",
+]
+
+#: Exit status of ``evalbars compare`` for each verdict (2 is bad input or usage).
+EXIT_CODES = {"better": 0, "non-inferior": 0, "regression": 1, "inconclusive": 3}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What :func:`compare_models` found.
+
+    Attributes
+    ----------
+    summary : dict
+        One record: ``baseline, candidate, questions, left_out, accuracy_baseline,
+        accuracy_candidate, diff, se, se_kind (paired, clustered, or with a zero SE exact
+        or none: see :func:`_zero_se`), low, high, level,
+        margin, p_noninferiority, p_regression, fail_to_pass, pass_to_fail,
+        p_mcnemar, verdict, exit_code``; with the sequential mode also ``cs_low,
+        cs_high, cs_decided_at`` (the first question count at which the sequence
+        reached its verdict, or None) and the verdict is the sequence's.
+    flips : DataFrame
+        ``question_id, category, baseline, candidate, flip`` for every question on
+        which the two scored differently (``flip`` is ``pass->fail`` where the
+        candidate scored lower, ``fail->pass`` where higher).
+    by_category : DataFrame or None
+        Per category: ``category, questions, accuracy_baseline, accuracy_candidate,
+        diff, se, low, high, fail_to_pass, pass_to_fail, p_mcnemar`` (paired SE).
+    """
+
+    summary: dict
+    flips: pd.DataFrame
+    by_category: pd.DataFrame | None
+
+
+def verdict(low, high, margin: float) -> str:
+    """The verdict of an interval [low, high] of candidate minus baseline at ``margin``."""
+    if low > 0:
+        return "better"
+    if low > -margin:
+        return "non-inferior"
+    if high < -margin:
+        return "regression"
+    return "inconclusive"
+
+
+def _zero_se(diff: float, n: int, margin: float, alpha: float):
+    """``low, high, p_noninferiority, p_regression, verdict, se_kind`` when the SE is 0.
+
+    The SE is 0 when every shared question has the same difference c; a Wald interval
+    would have zero width whatever n. Exact statements instead:
+
+    - c = 0 (no question flipped): the difference lies within the discordance rate,
+      :math:`|\\Delta| \\le p_{10} + p_{01}`, and zero discordant pairs of n bound that rate
+      by :math:`U = 1 - (\\alpha/2)^{1/n}` (the one-sided Clopper-Pearson bound; Clopper and
+      Pearson 1934, "The use of confidence or fiducial limits illustrated in the case of the
+      binomial"), so the interval is [-U, U] (``se_kind = exact``) and non-inferiority at m has
+      the exact p :math:`(1 - m)^n`, the chance of no flip when a fraction m flips. One
+      shared question gives U = 0.975: inconclusive at any margin under 97.5 points.
+    - c != 0 (every question flipped the same way): the exact McNemar test, one-sided
+      p = 2^{-n}, decides the sign of the difference (better, or a regression at margin 0);
+      there is no interval (``low = high = nan``, ``se_kind = none``). Two questions give
+      p = 0.25: inconclusive.
+    """
+    if diff == 0:
+        bound = 1.0 - (alpha / 2) ** (1.0 / n)
+        p_noninferiority = float((1.0 - margin) ** n)
+        return -bound, bound, p_noninferiority, 1.0, verdict(-bound, bound, margin), "exact"
+    p_sign = 0.5**n
+    p_noninferiority = p_sign if diff > 0 else 1.0
+    p_regression = p_sign if diff < 0 and margin == 0 else 1.0
+    if p_noninferiority < alpha / 2:
+        decision = "better"
+    elif p_regression < alpha / 2:
+        decision = "regression"
+    else:
+        decision = "inconclusive"
+    return np.nan, np.nan, p_noninferiority, p_regression, decision, "none"
+
+
+def _by_category(d, base, cand, categories, z):
+    """Per-category paired differences by bincount over category codes."""
+    names, codes = np.unique(categories, return_inverse=True)
+    n = np.bincount(codes, minlength=len(names)).astype(float)
+    diff = np.bincount(codes, weights=d, minlength=len(names)) / n
+    square = np.bincount(codes, weights=d * d, minlength=len(names)) / n
+    se = np.sqrt(np.maximum(square - diff**2, 0.0) / n)
+    up = np.bincount(codes, weights=(d > 0), minlength=len(names)).astype(int)
+    down = np.bincount(codes, weights=(d < 0), minlength=len(names)).astype(int)
+    return pd.DataFrame(
+        {
+            "category": names,
+            "questions": n.astype(int),
+            "accuracy_baseline": np.bincount(codes, weights=base, minlength=len(names)) / n,
+            "accuracy_candidate": np.bincount(codes, weights=cand, minlength=len(names)) / n,
+            "diff": diff,
+            "se": se,
+            "low": diff - z * se,
+            "high": diff + z * se,
+            "fail_to_pass": up,
+            "pass_to_fail": down,
+            "p_mcnemar": exact_mcnemar_p(up, down),
+        }
+    )
+
+
+def compare_models(
+    wide: WideScores,
+    baseline: str,
+    candidate: str,
+    *,
+    margin: float = 0.0,
+    alpha: float = 0.05,
+    by_category: bool = False,
+    sequential: bool = False,
+    arrival=None,
+) -> Comparison:
+    """Paired comparison of ``candidate`` against ``baseline`` on their shared questions.
+
+    Parameters
+    ----------
+    wide : WideScores
+        Scores of at least the two models (cells averaged over epochs).
+    baseline, candidate : str
+        Column names in ``wide``.
+    margin : float
+        Non-inferiority margin as a proportion (0.01 = 1 point), >= 0.
+    alpha : float
+        The interval is two-sided at level 1 - alpha.
+    by_category, sequential : bool
+        Add the per-category table; decide by the confidence sequence.
+    arrival : array_like, optional
+        Question ids in the order the questions were added (the sequential mode runs
+        over them in this order; ids not shared are skipped). Default: the table's
+        order (category, then id).
+
+    Notes
+    -----
+    With :math:`d_i` = candidate minus baseline on shared question i (n of them),
+    :math:`\\hat\\Delta = \\bar d`. The SE is Miller's paired SE
+    :math:`\\sqrt{\\frac1n\\cdot\\frac1n\\sum(d_i - \\bar d)^2}`
+    (:func:`evalbars.stats.pairwise.pair_statistics`) or, with two or more categories,
+    the larger of it and the category-clustered SE of :math:`\\bar d`
+    (:func:`evalbars.stats.intervals.clustered_se`, CR0): with few categories the
+    cluster-robust SE is itself noisy and can fall far below the paired SE by chance
+    (Cameron and Miller 2015, "A Practitioner's Guide to Cluster-Robust Inference"), and a
+    gate must not pass or fail on a narrower interval than pairing gives. The interval is
+    :math:`\\hat\\Delta \\pm z_{1-\\alpha/2} SE`. McNemar's exact test
+    (:func:`evalbars.stats.pairwise.exact_mcnemar_p`) takes the questions the candidate
+    scored higher (fail -> pass) and lower (pass -> fail). The sequential mode
+    replaces the interval by the empirical-Bernstein confidence sequence of
+    :func:`evalbars.stats.sequential.empirical_bernstein_cs` over the questions in the
+    order they were added (``arrival``): valid at every look of a gate that reruns
+    as questions are appended, since each look extends the same sequence.
+    """
+    if margin < 0:
+        raise ValueError(f"the margin must be >= 0, got {margin!r}")
+    pair = wide.columns([candidate, baseline])
+    answered = np.isfinite(pair.scores)
+    shared = answered.all(axis=1)
+    left_out = int((answered.any(axis=1) & ~shared).sum())
+    pair = pair.rows(shared)
+    cand, base = pair.scores[:, 0], pair.scores[:, 1]
+    n = int(shared.sum())
+    if n == 0:
+        raise ValueError(f"{baseline!r} and {candidate!r} share no question")
+    stats = {k: float(v[0]) for k, v in pair_statistics(pair.scores).items()}
+    d = cand - base
+    clustered = len(np.unique(pair.categories)) >= 2
+    se_clustered = float(clustered_se(d, pair.categories)) if clustered else 0.0
+    clustered = se_clustered > stats["se_paired"]
+    se = se_clustered if clustered else stats["se_paired"]
+    z = z_for_level(1 - alpha)
+    diff = stats["diff"]
+    low, high = diff - z * se, diff + z * se
+    se_kind = "clustered" if clustered else "paired"
+    if se > 0:
+        shift = (diff + margin) / se
+        p_noninferiority, p_regression = float(special.ndtr(-shift)), float(special.ndtr(shift))
+        decision = verdict(low, high, margin)
+    else:  # one constant difference on every shared question: no estimate of the SE
+        low, high, p_noninferiority, p_regression, decision, se_kind = _zero_se(
+            diff, n, margin, alpha
+        )
+    up, down = int(stats["n10"]), int(stats["n01"])
+    summary = {
+        "baseline": baseline,
+        "candidate": candidate,
+        "questions": n,
+        "left_out": left_out,
+        "accuracy_baseline": float(base.mean()),
+        "accuracy_candidate": float(cand.mean()),
+        "diff": diff,
+        "se": se,
+        "se_kind": se_kind,
+        "level": 1 - alpha,
+        "low": low,
+        "high": high,
+        "margin": float(margin),
+        "p_noninferiority": p_noninferiority,
+        "p_regression": p_regression,
+        "fail_to_pass": up,
+        "pass_to_fail": down,
+        "p_mcnemar": float(exact_mcnemar_p(up, down)),
+        "verdict": decision,
+    }
+    if sequential:
+        steps = d
+        if arrival is not None:
+            position = pd.Index(pair.question_ids).get_indexer(pd.unique(np.asarray(arrival)))
+            steps = d[position[position >= 0]]
+        _, cs_low, cs_high = empirical_bernstein_cs(steps, alpha=alpha)
+        decided = (cs_low > -margin) | (cs_high < -margin)
+        summary |= {
+            "cs_low": float(cs_low[-1]),
+            "cs_high": float(cs_high[-1]),
+            "cs_decided_at": int(np.argmax(decided)) + 1 if decided.any() else None,
+            "verdict": verdict(cs_low[-1], cs_high[-1], margin),
+        }
+    summary["exit_code"] = EXIT_CODES[summary["verdict"]]
+    moved = d != 0
+    flips = pd.DataFrame(
+        {
+            "question_id": pair.question_ids[moved],
+            "category": pair.categories[moved],
+            "baseline": base[moved],
+            "candidate": cand[moved],
+            "flip": np.where(d[moved] < 0, "pass->fail", "fail->pass"),
+        }
+    )
+    table = _by_category(d, base, cand, pair.categories, z) if by_category else None
+    return Comparison(summary, flips, table)
+
+
+def _points(value: float) -> str:
+    return f"{100 * value:+.1f}"
+
+
+def _interval(low: float, high: float) -> str:
+    if not np.isfinite(low):
+        return "none"
+    return f"{100 * low:+.1f} to {100 * high:+.1f}"
+
+
+def _kind(se_kind: str) -> str:
+    return {"exact": "exact: no flips", "none": "SE 0"}.get(se_kind, f"{se_kind} SE")
+
+
+def compare_markdown(result: Comparison, flip_ids: int = 10) -> str:
+    """A pull-request comment: headline, one table, flips (the first ``flip_ids`` ids of each)."""
+    s = result.summary
+    level = f"{100 * s['level']:g}%"
+    words = {
+        "better": "the candidate is significantly better",
+        "non-inferior": f"no regression beyond the {100 * s['margin']:g}-point margin",
+        "regression": f"the candidate is worse by more than the {100 * s['margin']:g}-point margin",
+        "inconclusive": "the data cannot tell a regression from none",
+    }
+    if s["se_kind"] in ("exact", "none") and s["verdict"] == "inconclusive":
+        words["inconclusive"] = (
+            "the SE is 0 (the same difference on every shared question), and that few "
+            "questions cannot bound the difference"
+        )
+    left = f", {s['left_out']:,} left out (not answered by both)" if s["left_out"] else ""
+    lines = [
+        f"**{s['verdict']}**: {words[s['verdict']]} "
+        f"(`{s['candidate']}` vs baseline `{s['baseline']}`, {s['questions']:,} shared "
+        f"questions{left}).",
+        "",
+        "| | baseline | candidate | difference (points) | " + level + " interval |",
+        "|---|---:|---:|---:|---|",
+        f"| accuracy | {100 * s['accuracy_baseline']:.1f}% | {100 * s['accuracy_candidate']:.1f}% "
+        f"| {_points(s['diff'])} | {_interval(s['low'], s['high'])} ({_kind(s['se_kind'])}) |",
+    ]
+    if "cs_low" in s:
+        decided = (
+            f"decided after {s['cs_decided_at']:,} questions" if s["cs_decided_at"] else "undecided"
+        )
+        lines.append(
+            f"| anytime-valid | | | | {_interval(s['cs_low'], s['cs_high'])} ({decided}) |"
+        )
+    lines += [
+        "",
+        f"Flips: {s['pass_to_fail']:,} pass→fail, {s['fail_to_pass']:,} fail→pass "
+        f"(exact McNemar p = {s['p_mcnemar']:.3g}). Non-inferiority at "
+        f"{100 * s['margin']:g} points: p = {s['p_noninferiority']:.3g} (one-sided, "
+        f"level {(1 - s['level']) / 2:g}).",
+    ]
+    for kind in ("pass->fail", "fail->pass"):
+        ids = result.flips.loc[result.flips["flip"] == kind, "question_id"].astype(str)
+        if len(ids):
+            more = f" and {len(ids) - flip_ids:,} more" if len(ids) > flip_ids else ""
+            lines.append(f"- {kind}: {', '.join(ids.iloc[:flip_ids])}{more}")
+    if result.by_category is not None:
+        lines += ["", "| category | questions | difference | interval | pass→fail | fail→pass |"]
+        lines.append("|---|---:|---:|---|---:|---:|")
+        for row in result.by_category.itertuples():
+            lines.append(
+                f"| {row.category} | {row.questions:,} | {_points(row.diff)} | "
+                f"{_interval(row.low, row.high)} | {row.pass_to_fail:,} | {row.fail_to_pass:,} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def compare_json(result: Comparison) -> str:
+    """The comparison as JSON: the summary, the flipped question ids and the category table."""
+    document = dict(result.summary)
+    for kind in ("pass->fail", "fail->pass"):
+        ids = result.flips.loc[result.flips["flip"] == kind, "question_id"]
+        document[f"{kind.replace('->', '_to_').replace('-', '_')}_ids"] = [
+            v.item() if hasattr(v, "item") else v for v in ids
+        ]
+    if result.by_category is not None:
+        document["by_category"] = json.loads(result.by_category.to_json(orient="records"))
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def compare_csv_table(result: Comparison) -> pd.DataFrame:
+    """One row ``scope = all`` with the summary, and one per category with ``--by-category``."""
+    table = pd.DataFrame([{"scope": "all", **result.summary}])
+    if result.by_category is not None:
+        rows = result.by_category.rename(columns={"category": "scope"})
+        table = pd.concat([table, rows], ignore_index=True)
+    return table

@@ -1,0 +1,100 @@
+"""Resolution of adjacent leaderboard pairs: how many questions would the observed gap need?
+
+For each pair of neighbours in the accuracy order, the planner's paired sample size
+(:func:`evalbars.stats.planning.questions_needed`) at the pair's observed gap and observed
+disagreement rate is set against the questions the pair shares; a pair whose ratio
+exceeds 1 is *unresolved*: the benchmark is too small to tell the two apart at the
+configured power, whatever the point estimates say.
+
+References
+----------
+.. [1] Kotawala (2026), resolution diagnostics of leaderboard pairs,
+   arXiv:2605.30315 (4 of 9 top-10 adjacent MMLU-Pro pairs unresolved at alpha 0.05
+   and power 0.8, 6 of 9 with subject clustering).
+.. [2] Connor, R. J. (1987). Sample size for testing differences in proportions for
+   the paired-sample design. Biometrics 43, 207-211.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from evalbars.data.scores import WideScores, accuracy_order
+from evalbars.stats.intervals import clustered_se
+from evalbars.stats.planning import questions_needed
+
+__all__ = ["adjacent_resolution"]
+
+
+def adjacent_resolution(wide: WideScores, alpha: float = 0.05, power: float = 0.8) -> pd.DataFrame:
+    """Questions needed against questions available for every adjacent pair.
+
+    Parameters
+    ----------
+    wide : WideScores
+        Question-by-model scores.
+    alpha, power : float
+        Two-sided level of one paired test (no multiplicity adjustment: one pair at a
+        time, as Kotawala 2026) and the power wanted.
+
+    Returns
+    -------
+    DataFrame
+        One row per adjacent pair in :func:`evalbars.data.scores.accuracy_order`:
+        ``model_a, model_b, questions, gap, disagreement, se_paired, se_clustered,
+        design_effect, questions_needed, questions_needed_clustered, ratio,
+        ratio_clustered, unresolved, unresolved_clustered``.
+
+    Notes
+    -----
+    With :math:`d_i = s_{ia} - s_{ib}` on the n questions both answered, gap
+    :math:`g = \\bar d` and disagreement :math:`\\delta = \\overline{d^2}` (the share
+    of questions on which they differ, for 0/1 scores), the paired Wald formula is
+    :math:`N^* = (z_{1-\\alpha/2} + z_{1-\\beta})^2 (\\delta - g^2)/g^2`.
+    Where the questions fall in two or more categories, the variance
+    :math:`\\delta - g^2` is replaced by the category-clustered one,
+    :math:`N^*_C = N^* \\cdot D` with the design effect
+    :math:`D = SE_C^2 / SE_{paired}^2` (:func:`evalbars.stats.intervals.clustered_se`, CR0,
+    over the paired SE of Miller 2024, Eq. 7). ``ratio`` is :math:`N^*/n`;
+    ``unresolved`` is ratio > 1 (a zero gap needs infinitely many questions).
+    """
+    order = accuracy_order(wide)
+    ordered = wide.columns(order)
+    x = ordered.scores
+    a, b = np.arange(len(order) - 1), np.arange(1, len(order))
+    both = np.isfinite(x[:, a]) & np.isfinite(x[:, b])
+    d = np.where(both, x[:, a] - x[:, b], 0.0).T  # (pairs, n)
+    n = both.sum(axis=0).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gap = d.sum(axis=1) / n
+        disagreement = (d * d).sum(axis=1) / n
+        se_paired = np.sqrt(np.maximum(disagreement - gap**2, 0.0) / n)
+    categories = len(np.unique(ordered.categories)) >= 2
+    if categories and len(a):
+        se_clustered = clustered_se(np.where(both.T, d, np.nan), ordered.categories, both.T)
+    else:
+        se_clustered = np.full(len(a), np.nan)
+    needed = questions_needed(gap=gap, disagreement=disagreement, alpha=alpha, power=power)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        design = np.where(se_paired > 0, se_clustered**2 / se_paired**2, np.nan)
+        needed_clustered = np.where(np.isinf(needed), np.inf, needed * design)
+        ratio, ratio_clustered = needed / n, needed_clustered / n
+    return pd.DataFrame(
+        {
+            "model_a": np.asarray(order, dtype=object)[a],
+            "model_b": np.asarray(order, dtype=object)[b],
+            "questions": n.astype(int),
+            "gap": gap,
+            "disagreement": disagreement,
+            "se_paired": se_paired,
+            "se_clustered": se_clustered,
+            "design_effect": design,
+            "questions_needed": needed,
+            "questions_needed_clustered": needed_clustered,
+            "ratio": ratio,
+            "ratio_clustered": ratio_clustered,
+            "unresolved": ~(ratio <= 1),
+            "unresolved_clustered": ~(ratio_clustered <= 1) if categories else ~(ratio <= 1),
+        }
+    )

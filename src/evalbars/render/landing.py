@@ -1,0 +1,226 @@
+"""The first screen of the HTML report: the answer, in words and numbers, before anything else.
+
+A reader who opens ``report.html`` sees, in this order: which models and questions were read,
+the settings fitted to the data (:func:`evalbars.workflow.smk.run_choices`), the verdict of each claim
+(or, without claims, how many pairs the naive and the blocked readings separate, and the
+tiers), the claims figure, the naive-vs-blocked headline and its table, and the per-model
+accuracies. Every sentence is computed from the tables the workflow writes; this module only
+words and lays them out.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+
+import pandas as pd
+
+from evalbars.readings.claims import claims_display, claims_headline
+from evalbars.readings.naive_vs_blocked import naive_vs_blocked_display
+
+__all__ = [
+    "models_sentence",
+    "no_claims_text",
+    "naive_vs_blocked_headline",
+    "separation_sentence",
+    "tiers_sentence",
+    "landing_html",
+]
+
+#: Names listed in one sentence before "and N more".
+NAMES_SHOWN = 12
+
+
+def _names(names, shown: int = NAMES_SHOWN) -> str:
+    names = [str(name) for name in names]
+    if len(names) <= shown:
+        return ", ".join(names)
+    return ", ".join(names[:shown]) + f" and {len(names) - shown:,} more"
+
+
+def models_sentence(models, questions: int, categories: int, samples: int) -> str:
+    """``"6 models read: A, B, ... on 1,497 questions in 14 categories."`` (with the number of
+    samples when questions were sampled more than once)."""
+    repeated = f" ({samples:,} samples in all)" if samples > questions * len(models) else ""
+    return (
+        f"{len(models):,} model{'s' if len(models) != 1 else ''} read: {_names(models)}; "
+        f"{questions:,} questions in {categories:,} "
+        f"categor{'ies' if categories != 1 else 'y'}{repeated}."
+    )
+
+
+def no_claims_text(notes, example: str | None) -> str:
+    """What ``claims.md`` says when no claim is tested: why, and a claim to copy in the
+    analysed models' own names."""
+    lines = ["No claims tested."]
+    lines += [str(note) for note in notes]
+    if example:
+        lines.append(
+            f'To test one, list it under `claims:` in the config, e.g. `claims: ["{example}"]`, '
+            f'or pass `--claim "{example}"` to `evalbars report` or `evalbars claims`.'
+        )
+    return "\n\n".join(lines) + "\n"
+
+
+def _row(table: pd.DataFrame, quantity: str, procedure: str):
+    rows = table[(table["quantity"] == quantity) & (table["procedure"] == procedure)]
+    return rows.iloc[0] if len(rows) else None
+
+
+def naive_vs_blocked_headline(table: pd.DataFrame, alpha: float = 0.05) -> str:
+    """One sentence from ``naive_vs_blocked.csv``: the paired SE against the naive one, and how
+    many pairs each reading declares different.
+
+    Returns an empty string when the table has none of those rows.
+    """
+    parts = []
+    naive_se = _row(table, "contrast_se", "unpaired_z")
+    paired_se = _row(table, "contrast_se", "paired_z")
+    if naive_se is not None and paired_se is not None:
+        parts.append(
+            f"pairing on the shared questions makes a gap's SE {paired_se['value']:.4f} instead "
+            f"of {naive_se['value']:.4f} ({paired_se['ratio_to_naive']:.2f}× the naive)"
+        )
+    counts = [
+        (label, _row(table, "significant_pairs", procedure))
+        for label, procedure in (
+            ("naive (unpaired z, unadjusted)", "unpaired_uncorrected"),
+            ("paired z with Holm", "paired_holm"),
+            ("the nested mixed model with Holm", "lmm_category_question_holm"),
+        )
+    ]
+    counts = [(label, row) for label, row in counts if row is not None]
+    if counts:
+        total = int(counts[0][1]["n_pairs"])
+        said = ", ".join(f"{row['value']:.0f} {label}" for label, row in counts)
+        parts.append(f"of {total:,} pairs, declared different at α = {alpha:g}: {said}")
+    if not parts:
+        return ""
+    text = "; ".join(parts)
+    return text[0].upper() + text[1:] + "."
+
+
+def separation_sentence(pairwise: pd.DataFrame) -> str:
+    """Without claims: how many pairs the naive and the blocked readings separate
+    (``pairwise.csv``'s ``significant_unpaired`` and ``significant_holm``)."""
+    n = len(pairwise)
+    naive = int(pairwise["significant_unpaired"].sum())
+    blocked = int(pairwise["significant_holm"].sum())
+    return (
+        f"Of {n:,} pairs, {naive:,} are separated by the naive reading (unpaired z, unadjusted) "
+        f"and {blocked:,} by the blocked reading (paired z with Holm over all pairs)."
+    )
+
+
+def tiers_sentence(ranks: pd.DataFrame, reading: str = "paired") -> str:
+    """The anchored tiers of one reading of ``ranks.csv``, best first: ``"Tier 1: A, B. Tier
+    2: C."`` (each system unseparated from its tier's top)."""
+    rows = ranks[ranks["reading"] == reading].sort_values("position")
+    if rows.empty:
+        return ""
+    tiers = rows.groupby("tier_anchored", sort=True)["name"].apply(list)
+    shown = [f"tier {tier}: {_names(names)}" for tier, names in tiers.head(NAMES_SHOWN).items()]
+    more = f" ({len(tiers) - NAMES_SHOWN:,} more tiers)" if len(tiers) > NAMES_SHOWN else ""
+    return f"{reading.capitalize()} tiers ({len(tiers):,}): " + "; ".join(shown) + more + "."
+
+
+def _table_html(frame: pd.DataFrame) -> str:
+    return frame.to_html(index=False, border=0, classes="evalbars", na_rep="", escape=True)
+
+
+def _paragraph(text: str) -> str:
+    return f"<p>{html.escape(text)}</p>" if text else ""
+
+
+# Snakemake's report centres the front page in a fixed-height flex box, which cuts off the top of
+# a page taller than the window, and narrows it to a column: start it at the top, wider.
+_STYLE = """
+<style>
+.h-screen.overflow-auto.items-center { align-items: flex-start !important; }
+.h-screen.overflow-auto.justify-center { justify-content: flex-start !important; }
+.prose.max-w-lg { max-width: 64rem !important; }
+.evalbars-landing { font-size: 15px; line-height: 1.45; max-width: 1100px; }
+.evalbars-landing h2 { margin-top: 0.4em; }
+.evalbars-landing .verdict { font-size: 17px; font-weight: 600; }
+.evalbars-landing .note { color: #555; }
+.evalbars-landing table.evalbars { border-collapse: collapse; margin: 0.5em 0 1em 0; }
+.evalbars-landing table.evalbars th, .evalbars-landing table.evalbars td {
+  border-bottom: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }
+.evalbars-landing img { max-width: 100%; }
+</style>
+"""
+
+
+def landing_html(
+    *,
+    models_text: str,
+    notes,
+    claims_table: pd.DataFrame,
+    example_claim: str | None,
+    claims_png: bytes | None,
+    naive_vs_blocked: pd.DataFrame,
+    pairwise: pd.DataFrame,
+    ranks: pd.DataFrame,
+    models_table: pd.DataFrame,
+    alpha: float,
+) -> str:
+    """The report's first screen as one self-contained HTML fragment (the figure inline).
+
+    Parameters
+    ----------
+    models_text : str
+        :func:`models_sentence`.
+    notes : list of str
+        Settings fitted to the data (:attr:`evalbars.workflow.smk.RunChoices.notes`).
+    claims_table : DataFrame
+        ``claims.csv`` (:func:`evalbars.readings.claims.evaluate_claims`); may be empty.
+    example_claim : str, optional
+        A claim in the analysed models' names, offered when none was tested.
+    claims_png : bytes, optional
+        The claims figure, drawn when there are claims.
+    naive_vs_blocked, pairwise, ranks, models_table : DataFrame
+        ``naive_vs_blocked.csv``, ``pairwise.csv``, ``ranks.csv`` and ``models.csv``.
+    alpha : float
+        The significance level of the verdicts.
+    """
+    parts = [_STYLE, '<div class="evalbars-landing">', "<h2>What the data support</h2>"]
+    parts.append(_paragraph(models_text))
+    parts += [f'<p class="note">{html.escape(str(note))}</p>' for note in notes]
+    if len(claims_table):
+        parts.append(f'<p class="verdict">{html.escape(claims_headline(claims_table))}</p>')
+        parts.append(_table_html(claims_display(claims_table)))
+        if claims_png:
+            encoded = base64.b64encode(claims_png).decode("ascii")
+            parts.append(
+                f'<img alt="each claim\'s interval against its threshold" '
+                f'src="data:image/png;base64,{encoded}">'
+            )
+    else:
+        parts.append(f'<p class="verdict">{html.escape(separation_sentence(pairwise))}</p>')
+        parts.append(_paragraph(tiers_sentence(ranks)))
+        if example_claim:
+            parts.append(
+                _paragraph(
+                    "No claims were tested. To test one, list it under claims: in the config, "
+                    f'e.g. claims: ["{example_claim}"], or pass --claim "{example_claim}" to '
+                    "evalbars report."
+                )
+            )
+    parts.append("<h2>Naive versus blocked</h2>")
+    parts.append(_paragraph(naive_vs_blocked_headline(naive_vs_blocked, alpha)))
+    parts.append(_table_html(naive_vs_blocked_display(naive_vs_blocked, alpha)))
+    parts.append("<h2>Per-model accuracy</h2>")
+    shown = models_table.assign(
+        accuracy=(100 * models_table["accuracy"]).map("{:.1f}%".format),
+        interval=[
+            f"{100 * low:.1f}–{100 * high:.1f}%"
+            for low, high in zip(models_table["ci_low"], models_table["ci_high"], strict=True)
+        ],
+    )[["model", "n", "accuracy", "interval"]].head(40)
+    parts.append(_table_html(shown))
+    parts.append(
+        '<p class="note">Every table and figure, with its caption, is in the categories of '
+        "this report (menu on the left); the CSV files hold full precision.</p>"
+    )
+    parts.append("</div>")
+    return "\n".join(part for part in parts if part) + "\n"

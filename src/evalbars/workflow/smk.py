@@ -1,0 +1,505 @@
+"""Functions of the workflow configuration, called while Snakemake builds the DAG.
+
+``workflow/rules/common.smk`` calls these; they live in the package (not in the
+rule files) so that they are unit-tested like the statistics. Named ``smk`` so
+that it never shadows Snakemake's own ``workflow`` object inside rule files.
+The scripts' side (one clear line per user error) is
+:func:`evalbars.errors.script_context`.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import functools
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from evalbars.data.fetch import archive_name, model_from_archive, pinned_checksums
+from evalbars.errors import ConfigError
+from evalbars.readings.paper import EXAMPLE_CLAIMS, PAPER_MODELS, PAPER_SUBSAMPLE_SIZE
+from evalbars.units import points_hint
+
+__all__ = [
+    "ConfigError",
+    "archives",
+    "archive_checksum",
+    "prediction_sources",
+    "source_files",
+    "replication_applies",
+    "RunChoices",
+    "run_choices",
+    "package_files",
+    "check_grid",
+    "check_unique_keys",
+    "stale_lock_hint",
+    "validate_config",
+]
+
+
+def archives(config: dict) -> dict:
+    """``{archive file name: model}`` for the configured MMLU-Pro models.
+
+    Raises :class:`ConfigError` for a model whose archive has no pinned checksum.
+    """
+    known = pinned_checksums(config.get("checksums"))
+    selected = {archive_name(model): model for model in config.get("models", [])}
+    unknown = [f"{model} ({name})" for name, model in selected.items() if name not in known]
+    if unknown:
+        available = sorted(filter(None, map(model_from_archive, known)))
+        raise ConfigError(
+            f"no pinned checksum for {', '.join(unknown)}. Models with pinned checksums: "
+            f"{', '.join(available)}. For another upstream archive, add its sha256 under "
+            "`checksums:` in config/config.yaml after checking the file yourself."
+        )
+    return selected
+
+
+def archive_checksum(config: dict, name: str) -> str:
+    """Pinned sha256 of archive ``name``."""
+    return pinned_checksums(config.get("checksums"))[name]
+
+
+def prediction_sources(config: dict) -> list[dict]:
+    """The user's predictions entries as dicts with a ``path`` and the reader's options.
+
+    A plain string entry is ``{"path": entry}``; a mapping keeps its keys (see
+    :class:`evalbars.data.readers.SourceOptions`), ``path`` first and the others sorted: the item
+    table's job takes these as params, and Snakemake compares params in order, so the same
+    options written in another order (by hand, or by ``evalbars report`` and
+    ``evalbars.api.write_report``) must not rerun the whole workflow. Raises
+    :class:`ConfigError` when neither ``models`` nor ``predictions`` is given.
+    """
+    sources = [
+        {"path": str(entry)}
+        if isinstance(entry, (str, Path))
+        else {"path": str(entry["path"])}
+        | {key: entry[key] for key in sorted(entry) if key != "path"}
+        for entry in config.get("predictions", [])
+    ]
+    if not sources and not config.get("models"):
+        raise ConfigError("nothing to analyse: set `models:` and/or `predictions:` in the config")
+    return sources
+
+
+def source_files(sources: list[dict]) -> list[str]:
+    """Every file the entries name: a file itself, every file under a directory (sorted).
+
+    The item table lists them as inputs, so that a log added to a directory, or
+    edited, rebuilds it. A path that does not exist is listed as it is, and the
+    item table job then says so in one line.
+    """
+    files = []
+    for source in sources:
+        path = Path(source["path"])
+        if path.is_dir():
+            files += sorted(str(p) for p in path.rglob("*") if p.is_file())
+        else:
+            files.append(str(path))
+    return files
+
+
+def replication_applies(config: dict) -> bool:
+    """Whether the replication check against the paper's numbers makes sense for ``config``.
+
+    It does when the data are the paper's: exactly its six MMLU-Pro models, no
+    prediction files of the user's, and missing predictions re-scorable (any
+    policy but ``exclude``, which drops them from the item table).
+    """
+    return paper_data(config) and config.get("missing_prediction", "wrong") != "exclude"
+
+
+def paper_data(config: dict) -> bool:
+    """Whether the configured data are the paper's: exactly its six MMLU-Pro models and no
+    prediction files of the user's."""
+    return sorted(config.get("models", [])) == sorted(PAPER_MODELS) and not config.get(
+        "predictions"
+    )
+
+
+@dataclass(frozen=True)
+class RunChoices:
+    """Settings the workflow fits to the data, and why.
+
+    Attributes
+    ----------
+    subsample_size : int or "all"
+        Questions the subsample keeps (``subsample.n`` with ``auto`` resolved).
+    claims : list of str
+        The claims the claims stage tests.
+    notes : list of str
+        One sentence per setting that was fitted to the data, for the report's first screen
+        and the console.
+    """
+
+    subsample_size: int | str
+    claims: list
+    notes: list
+
+
+def run_choices(config: dict) -> RunChoices:
+    """Resolve the settings whose shipped values are the paper's, so that they are no trap on
+    other data.
+
+    ``subsample.n: auto`` (the shipped value) is the paper's 1,497 questions on the paper's
+    data and every question on any other data. The shipped example claims
+    (:data:`evalbars.readings.paper.EXAMPLE_CLAIMS`) name the paper's models: on other data they are
+    not tested, and the report says how to state claims about the analysed models. Any other
+    value is used as given.
+    """
+    paper = paper_data(config)
+    notes = []
+    size = config.get("subsample", {}).get("n", "auto")
+    if size == "auto":
+        size = PAPER_SUBSAMPLE_SIZE if paper else "all"
+        if not paper:
+            notes.append(
+                "Every question is used: `subsample.n: auto` draws the paper's "
+                f"{PAPER_SUBSAMPLE_SIZE:,}-question subsample only from the paper's six MMLU-Pro "
+                "models (set `subsample.n` to a number to draw a subsample)."
+            )
+    claims = list(config.get("claims", []))
+    if not paper and claims and sorted(claims) == sorted(EXAMPLE_CLAIMS):
+        claims = []
+        notes.append(
+            "No claims tested: the shipped example claims name the paper's models; list yours "
+            "under `claims:` in the config (or pass `--claim` to `evalbars report`)."
+        )
+    return RunChoices(subsample_size=size, claims=claims, notes=notes)
+
+
+def _imported_package_modules(path: Path, package_root: Path) -> set[Path]:
+    """Files of the package that one Python file imports directly (absolute or relative)."""
+    stat = path.stat()
+    # Every rule's inputs walk the same modules: read each file once per process (and again
+    # only if it changed, by modification time and size).
+    return set(_imports_of(path, package_root, stat.st_mtime_ns, stat.st_size))
+
+
+@functools.lru_cache(maxsize=None)
+def _imports_of(path: Path, package_root: Path, mtime_ns: int, size: int) -> frozenset[Path]:
+    """:func:`_imported_package_modules` of ``path`` as it is at ``mtime_ns`` and ``size``."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    if path.is_relative_to(package_root):
+        # A module's own package, as a dotted path relative to the package root's parent.
+        here = path.parent.relative_to(package_root.parent).parts
+    else:
+        here = ()
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = list(here[: len(here) - node.level + 1]) if node.level else []
+            module = base + (node.module.split(".") if node.module else [])
+            names.append(".".join(module))
+            # `from evalbars import mixed` imports the module evalbars.stats.mixed
+            names += [".".join([*module, alias.name]) for alias in node.names]
+    files = set()
+    for name in names:
+        parts = name.split(".")
+        if parts[0] != package_root.name:
+            continue
+        # Importing a.b.c runs a/__init__.py, a/b/__init__.py and a/b/c(.py | /__init__.py).
+        for depth in range(1, len(parts) + 1):
+            stem = package_root.parent.joinpath(*parts[:depth])
+            for candidate in (stem.with_suffix(".py"), stem / "__init__.py"):
+                if candidate.is_file():
+                    files.add(candidate)
+    return frozenset(files)
+
+
+def package_files(script, package_root=None) -> list[str]:
+    """Every file of the evalbars package that ``script`` imports, directly or not.
+
+    A rule lists these as inputs, so that editing a module reruns exactly the
+    jobs whose code imports it (Snakemake's own ``code`` trigger covers only the
+    script file itself). Imports are read statically with :mod:`ast`, the way
+    Python resolves them: ``from evalbars import mixed`` and ``from .scores
+    import WideScores`` both count, and importing a module also runs its
+    packages' ``__init__.py``.
+
+    Returns
+    -------
+    list of str
+        Sorted paths (absolute).
+    """
+    package_root = Path(package_root or Path(__file__).resolve().parents[1])
+    pending = [Path(script).resolve()]
+    seen: set[Path] = set()
+    while pending:
+        found = _imported_package_modules(pending.pop(), package_root) - seen
+        seen |= found
+        pending += sorted(found)
+    return sorted(str(path) for path in seen)
+
+
+def stale_lock_hint(directory=".") -> str | None:
+    """The remedy for a lock left in ``directory`` by a run that was killed, or None.
+
+    Snakemake locks the run directory (``.snakemake/locks``) for as long as a run
+    lasts; a run killed outright (SIGKILL, a power loss) leaves the lock behind,
+    and every later run then stops with Snakemake's ``LockException`` until one run
+    with ``--unlock``. The Snakefile prints this line first, so that the command to
+    type is on screen beside Snakemake's own message.
+    """
+    locks = Path(directory) / ".snakemake" / "locks"
+    if not locks.is_dir() or not any(locks.iterdir()):
+        return None
+    return (
+        f"{Path(directory).resolve()} holds a Snakemake lock (.snakemake/locks) of another run or "
+        "of one that was killed: if this run stops with LockException and no other is running, "
+        "add --unlock to the same command once, then run it again"
+    )
+
+
+def validate_config(
+    config: dict, schema_path, exit_on_error: bool = False, config_files=()
+) -> dict:
+    """Check ``config`` against the JSON schema at ``schema_path`` and fill in its defaults.
+
+    First each of ``config_files`` (the files Snakemake merged into ``config``: the
+    Snakefile's ``configfile:`` and every ``--configfile``) is checked for a key given
+    twice in one mapping (:func:`check_unique_keys`), which the YAML loader would have
+    resolved by keeping the last value without a word. After the schema, the values it
+    cannot judge: a ``claims_options.plan_gaps`` entry under 1 point is refused as a
+    likely proportion (:func:`evalbars.units.points_hint`) unless
+    ``claims_options.small_gaps`` is true, as ``evalbars plan --gap`` refuses one
+    without ``--small-gap``.
+
+    The defaults are set exactly as :func:`snakemake.utils.validate` sets them (a
+    Draft 2020-12 validator whose ``properties`` keyword first sets every missing
+    property that has a ``default``; here only inside mappings, where Snakemake's
+    crashes on a value of another type), so a valid config comes out the same. An
+    invalid one raises :class:`ConfigError` with one line for the most relevant
+    error (:func:`jsonschema.exceptions.best_match`): the key by its path
+    (``subsample.n``, ``predictions[0].format``), the value and what is allowed, or,
+    for a key the schema does not know, the closest valid key (:mod:`difflib`).
+    With ``exit_on_error`` (the Snakefile's call) that line is printed as
+    ``evalbars: <line>`` and the process exits with status 1, so that it is the
+    last thing the user reads, not the traceback Snakemake adds to an exception
+    raised while it reads the rule files.
+    """
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    base = jsonschema.Draft202012Validator
+    validate_properties = base.VALIDATORS["properties"]
+
+    def set_defaults(validator, properties, instance, subschema):
+        # (a value that is not a mapping gets none: the type error names it)
+        for name, child in properties.items() if isinstance(instance, dict) else ():
+            if "default" in child:
+                instance.setdefault(name, child["default"])
+        yield from validate_properties(validator, properties, instance, subschema)
+
+    validator = jsonschema.validators.extend(base, {"properties": set_defaults})(schema)
+    try:
+        for path in config_files:
+            check_unique_keys(path)
+        errors = list(validator.iter_errors(config))
+        if errors:
+            raise ConfigError(_config_error_line(jsonschema.exceptions.best_match(errors)))
+        _check_plan_gaps(config)
+    except ConfigError as exc:
+        if exit_on_error:
+            sys.exit(f"evalbars: {exc}")
+        raise
+    return config
+
+
+def check_unique_keys(path) -> None:
+    """Refuse a YAML (or JSON) file whose mapping names a key twice, in one line: the file,
+    the line (1-based) of the second key, the key by its path, and the line of the first.
+
+    PyYAML, which Snakemake loads config files with, keeps the last of two equal keys
+    and drops the first without a word (``alpha: 0.01`` then, lower down, ``alpha: 0.05``
+    runs at 0.05). A file that does not parse is left to the loader's own message.
+    """
+    path = Path(path)
+    try:
+        loader = yaml.SafeLoader(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return
+    repeats = []  # (line, key path, first line)
+    try:
+        root = loader.get_single_node()
+        nodes = [(root, "")]
+        while nodes:
+            node, where = nodes.pop()
+            if isinstance(node, yaml.SequenceNode):
+                nodes += [(item, f"{where}[{i}]") for i, item in enumerate(node.value)]
+                continue
+            if not isinstance(node, yaml.MappingNode):
+                continue
+            seen = {}
+            for key_node, value_node in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    continue
+                key = loader.construct_object(key_node)
+                name = f"{where}.{key}" if where else str(key)
+                line = key_node.start_mark.line + 1
+                if key_node.tag != "tag:yaml.org,2002:merge" and key in seen:
+                    repeats.append((line, name, seen[key]))
+                seen.setdefault(key, line)
+                nodes.append((value_node, name))
+    except yaml.YAMLError:
+        return
+    finally:
+        loader.dispose()
+    if repeats:
+        line, name, first = min(repeats)  # the first in the file
+        raise ConfigError(
+            f"{path}, line {line}: key `{name}` is given twice (first on line {first}); YAML "
+            "would keep only the last value: remove one"
+        )
+
+
+def _check_plan_gaps(config: dict) -> None:
+    """Refuse a planning gap under 1 point unless small gaps are asked for (see
+    :func:`validate_config`)."""
+    options = config.get("claims_options")
+    if not isinstance(options, dict) or options.get("small_gaps"):
+        return
+    for gap in options.get("plan_gaps") or ():
+        hint = points_hint(gap)
+        if hint:
+            raise ConfigError(
+                f"config key `claims_options.plan_gaps`: {gap:g} is {gap:g} points; {hint} "
+                "(gaps are accuracy points; set `claims_options.small_gaps: true` to plan for a "
+                "gap under 1 point)"
+            )
+
+
+def check_grid(path, schema_path, key: str, *, configured=None) -> list[dict]:
+    """The rows of a simulation grid (a TSV file), each checked against the grid's schema.
+
+    Raises :class:`ConfigError` with one line: the config ``key`` and the path when the file
+    does not exist or cannot be read, else the file, the row (1-based) and the problem, as
+    :func:`validate_config` words it (``spred`` does not exist; did you mean ``spread``?).
+    ``configured`` is the path as the config gives it, for the message.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(
+            f"config key `{key}`: grid file {str(configured or path)!r} does not exist (looked "
+            "in the run directory and beside the Snakefile)"
+        )
+    lines = path.read_text().splitlines()
+    if not lines:
+        raise ConfigError(f"{path}: the grid is empty (a header row of parameter names first)")
+    header = lines[0].split("\t")
+    rows = []
+    for number, line in enumerate(lines[1:], start=1):
+        values = line.split("\t")
+        if len(values) != len(header):
+            raise ConfigError(
+                f"{path}, row {number}: {len(values)} tab-separated values for {len(header)} "
+                "columns"
+            )
+        row = {name: yaml.safe_load(value) for name, value in zip(header, values, strict=True)}
+        try:
+            validate_config(row, schema_path)
+        except ConfigError as exc:
+            raise ConfigError(f"{path}, row {number}: {exc}") from None
+        rows.append(row)
+    return rows
+
+
+def _key_path(path) -> str:
+    """``subsample.n``, ``predictions[0].format``: a key's path as the YAML reads it."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _allowed(schema: dict) -> str:
+    """What a schema allows, in words: ``an integer >= 1, 'all' or 'auto'``."""
+    if "enum" in schema and "oneOf" not in schema and "anyOf" not in schema:
+        return "one of " + ", ".join(map(repr, schema["enum"]))
+    choices = _alternatives(schema)
+    return choices[0] if len(choices) == 1 else f"{', '.join(choices[:-1])} or {choices[-1]}"
+
+
+def _alternatives(schema: dict) -> list[str]:
+    """The alternatives a schema allows, each in words (a oneOf's and an enum's flattened)."""
+    if "oneOf" in schema or "anyOf" in schema:
+        options = schema.get("oneOf", schema.get("anyOf"))
+        return [text for option in options for text in _alternatives(option)]
+    if "const" in schema:
+        return [repr(schema["const"])]
+    if "enum" in schema:
+        return [repr(value) for value in schema["enum"]]
+    return [_described(schema)]
+
+
+def _bound(value) -> str:
+    """A schema bound in words: whole numbers with thousands separators (1,000,000, not 1e+06)."""
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
+
+
+def _described(schema: dict) -> str:
+    """One type with its bounds: ``an integer >= 1``, ``a number > 0 and < 1``."""
+    kinds = schema.get("type", "a value")
+    kinds = [kinds] if isinstance(kinds, str) else list(kinds)
+    article = {"integer": "an integer", "array": "a list", "object": "a mapping"}
+    words = " or ".join(article.get(kind, f"a {kind}") for kind in kinds)
+    bounds = [
+        f"{sign} {_bound(schema[key])}"
+        for key, sign in (
+            ("minimum", ">="),
+            ("exclusiveMinimum", ">"),
+            ("maximum", "<="),
+            ("exclusiveMaximum", "<"),
+        )
+        if key in schema
+    ]
+    if "minLength" in schema:
+        bounds.append(f"of at least {schema['minLength']} character(s)")
+    if "minItems" in schema:
+        bounds.append(f"of at least {schema['minItems']} item(s)")
+    if "pattern" in schema:
+        bounds.append(f"matching {schema['pattern']}")
+    return " ".join([words, " and ".join(bounds)]) if bounds else words
+
+
+def _config_error_line(error) -> str:
+    """One line for a jsonschema ValidationError of the config."""
+    # Into a oneOf's branch for this kind of value: a mapping's unknown or missing key.
+    while error.validator in ("oneOf", "anyOf") and isinstance(error.instance, (dict, list)):
+        relevant = [e for e in error.context if e.validator != "type"]
+        if not relevant:
+            break
+        order = {"additionalProperties": 0, "required": 1}
+        error = min(relevant, key=lambda e: order.get(e.validator, 2))
+    where = _key_path(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = list(error.schema.get("properties", {}))
+        unknown = [key for key in error.instance if key not in known]
+        key = unknown[0]
+        path = f"{where}.{key}" if where else str(key)
+        close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+        hint = f"; did you mean `{(where + '.') if where else ''}{close[0]}`?" if close else ""
+        valid = f" (valid keys{' of `' + where + '`' if where else ''}: {', '.join(known)})"
+        return f"config key `{path}` does not exist{hint}" + ("" if close else valid)
+    if error.validator == "required":
+        return f"config key `{where or 'config'}`: {error.message}"
+    if error.validator == "uniqueItems":
+        seen, repeated = [], None
+        for item in error.instance:
+            if item in seen:
+                repeated = item
+                break
+            seen.append(item)
+        return f"config key `{where or 'config'}`: {json.dumps(repeated)} is listed twice"
+    # the property's whole schema (a oneOf's alternatives), not just the branch that failed
+    while error.parent is not None and list(error.parent.absolute_path) == list(
+        error.absolute_path
+    ):
+        error = error.parent
+    value = json.dumps(error.instance, default=str)
+    return f"config key `{where or 'config'}`: {value} is not allowed; allowed: {_allowed(error.schema)}"
