@@ -1,0 +1,1 @@
+"""Hermetic unit and reference tests: the default tier (`uv run pytest`)."""
