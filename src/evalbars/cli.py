@@ -34,14 +34,14 @@ from evalbars.data.items import MISSING_POLICIES
 from evalbars.data.readers import FORMATS, set_hint_style
 from evalbars.data.scores import wide_scores
 from evalbars.errors import EvalbarsError, InputError
-from evalbars.readings import claims, gate, ranks
+from evalbars.readings import claims, gate, planner, ranks
 from evalbars.readings.leaderboard import table as verdicts
 from evalbars.readings.leaderboard.stability import MAX_SPLITS, SPLIT_BYTES
 from evalbars.readings.ranks import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
 from evalbars.readings.ranks.defaults import MAX_DRAWS, MIN_DRAWS
 from evalbars.readings.ranks.leaderboard import SE_UNITS
 from evalbars.render.landing import separation_sentence
-from evalbars.stats import planning
+from evalbars.stats import holm_power, planning
 from evalbars.tables import format_p, to_markdown
 
 __all__ = ["build_parser", "main"]
@@ -474,11 +474,11 @@ def _run_plan(args: argparse.Namespace) -> int:
 
 
 def _plan(args: argparse.Namespace) -> int:
-    planning.check_plan_request(
+    planner.check_plan_request(
         args.models, args.gap, args.questions, args.disagreement, small_gap=args.small_gap
     )
     gap = None if args.gap is None else args.gap / 100
-    result = planning.plan(
+    result = planner.plan(
         args.models,
         gap,
         args.disagreement,
@@ -492,7 +492,7 @@ def _plan(args: argparse.Namespace) -> int:
     simulated = None
     if args.simulate and gap is not None and args.procedure == "holm" and args.tests is None:
         try:
-            simulated = planning.holm_questions(
+            simulated = holm_power.holm_questions(
                 args.models, gap, args.disagreement, alpha=args.alpha, power=args.power
             )
         except ValueError as exc:
@@ -501,7 +501,7 @@ def _plan(args: argparse.Namespace) -> int:
     if args.format == "json":
         sys.stdout.write(json.dumps(result, indent=2) + "\n")
     else:
-        sys.stdout.write(planning.plan_text(result, simulated))
+        sys.stdout.write(planner.plan_text(result, simulated))
     return 0
 
 

@@ -10,13 +10,18 @@ rule analysis_models:
         scores=rules.subsample.output.scores,
         code=package_code("analysis_models"),
     output:
-        **table_outputs("models", "analysis_models", "2. Analysis", {"table": "per-model accuracy"}),
+        **table_outputs(
+            "models",
+            "analysis_models",
+            "2. Analysis",
+            {"table": "per-model accuracy"},
+            parquet=True,
+        ),
         **table_outputs(
             "sampling_variance",
             "analysis_sampling_variance",
             "2. Analysis",
             {"table": "repeated samples (epochs)"},
-            key="sampling",
             tex=False,
         ),
     log:
@@ -86,7 +91,9 @@ rule analysis_omnibus:
         scores=rules.subsample.output.scores,
         code=package_code("analysis_omnibus"),
     output:
-        **table_outputs("omnibus", "analysis_omnibus", "2. Analysis", {"table": "omnibus tests"}),
+        **table_outputs(
+            "omnibus", "analysis_omnibus", "2. Analysis", {"table": "omnibus tests"}, parquet=True
+        ),
     log:
         "results/logs/analysis_omnibus/analysis_omnibus.log",
     benchmark:
@@ -108,14 +115,12 @@ rule analysis_mixed:
             "analysis_variance_components",
             "2. Analysis",
             {"table": "variance components"},
-            key="components",
         ),
         **table_outputs(
             "mixed_contrasts",
             "analysis_mixed_contrasts",
             "2. Analysis",
             {"table": "mixed-model contrasts"},
-            key="contrasts",
             parquet=True,
             shown=True,
         ),
@@ -138,24 +143,21 @@ rule analysis_logistic:
         scores=rules.subsample.output.scores,
         code=package_code("analysis_logistic"),
     output:
-        contrasts_csv="results/tables/logistic_contrasts.csv",
-        contrasts_parquet="results/tables/logistic_contrasts.parquet",
-        fits_csv=report(
-            "results/tables/logistic_fits.csv",
-            caption="../report/analysis_logistic_fits.rst",
-            category="2. Analysis",
-            labels={"table": "logistic fits"},
+        logistic_contrasts_csv="results/tables/logistic_contrasts.csv",
+        logistic_contrasts_parquet="results/tables/logistic_contrasts.parquet",
+        **table_outputs(
+            "logistic_fits",
+            "analysis_logistic_fits",
+            "2. Analysis",
+            {"table": "logistic fits"},
+            parquet=True,
         ),
-        effects_csv=report(
-            "results/tables/logistic_effects.csv",
-            caption="../report/analysis_logistic_effects.rst",
-            category="2. Analysis",
-            labels={"table": "logistic effects per model"},
+        **table_outputs(
+            "logistic_effects",
+            "analysis_logistic_effects",
+            "2. Analysis",
+            {"table": "logistic effects per model"},
         ),
-        effects_md="results/tables/logistic_effects.md",
-        effects_tex="results/tables/logistic_effects.tex",
-        fits_md="results/tables/logistic_fits.md",
-        fits_tex="results/tables/logistic_fits.tex",
     log:
         "results/logs/analysis_logistic/analysis_logistic.log",
     benchmark:
@@ -172,28 +174,26 @@ rule analysis_logistic:
 # --- Each pair's verdict: linear mixed model, logistic mixed model and GEE side by side --------
 rule analysis_logistic_verdicts:
     input:
-        lmm_contrasts=rules.analysis_mixed.output.contrasts_parquet,
-        logistic_contrasts=rules.analysis_logistic.output.contrasts_parquet,
-        logistic_fits=rules.analysis_logistic.output.fits_csv,
+        lmm_contrasts=rules.analysis_mixed.output.mixed_contrasts_parquet,
+        logistic_contrasts=rules.analysis_logistic.output.logistic_contrasts_parquet,
+        logistic_fits=rules.analysis_logistic.output.logistic_fits_parquet,
         code=package_code("analysis_logistic_verdicts"),
     output:
-        verdicts_csv="results/tables/logistic_verdicts.csv",
-        verdicts_parquet="results/tables/logistic_verdicts.parquet",
-        verdicts_shown=report(
-            "results/report/logistic_verdicts.csv",
-            caption="../report/analysis_logistic_verdicts.rst",
-            category="2. Analysis",
-            labels={"table": "linear vs logistic verdicts"},
+        **table_outputs(
+            "logistic_verdicts",
+            "analysis_logistic_verdicts",
+            "2. Analysis",
+            {"table": "linear vs logistic verdicts"},
+            parquet=True,
+            shown=True,
         ),
-        verdicts_md="results/tables/logistic_verdicts.md",
-        verdicts_tex="results/tables/logistic_verdicts.tex",
-        figure_png=report(
-            "results/figures/logistic_verdicts.png",
-            caption="../report/analysis_logistic_verdicts_figure.rst",
-            category="2. Analysis",
-            labels={"figure": "linear vs logistic"},
+        **figure_outputs(
+            "logistic_verdicts",
+            "analysis_logistic_verdicts_figure",
+            "2. Analysis",
+            {"figure": "linear vs logistic"},
+            key="logistic_verdicts_figure",
         ),
-        figure_svg="results/figures/logistic_verdicts.svg",
     log:
         "results/logs/analysis_logistic_verdicts/analysis_logistic_verdicts.log",
     benchmark:
@@ -209,10 +209,10 @@ rule analysis_logistic_verdicts:
 # --- Naive versus blocked, side by side ---------------------------------------------------------
 rule analysis_naive_vs_blocked:
     input:
-        pairwise=rules.analysis_pairwise.output.parquet,
-        omnibus=rules.analysis_omnibus.output.csv,
-        contrasts=rules.analysis_mixed.output.contrasts_parquet,
-        logistic=rules.analysis_logistic.output.contrasts_parquet,
+        pairwise=rules.analysis_pairwise.output.pairwise_parquet,
+        omnibus=rules.analysis_omnibus.output.omnibus_parquet,
+        contrasts=rules.analysis_mixed.output.mixed_contrasts_parquet,
+        logistic=rules.analysis_logistic.output.logistic_contrasts_parquet,
         code=package_code("analysis_naive_vs_blocked"),
     output:
         **table_outputs(
@@ -220,6 +220,7 @@ rule analysis_naive_vs_blocked:
             "analysis_naive_vs_blocked",
             "2. Analysis",
             {"table": "naive vs blocked"},
+            parquet=True,
         ),
     log:
         "results/logs/analysis_naive_vs_blocked/analysis_naive_vs_blocked.log",

@@ -9,7 +9,7 @@ rule claims_check:
         item_table=rules.items.output.item_table,
         code=package_code("claims_check"),
     output:
-        claims="results/claims/claims.json",
+        checked="results/claims/claims.json",
     log:
         "results/logs/claims_check/claims_check.log",
     # First among ready jobs: a claim that names an unknown model stops the run early.
@@ -27,10 +27,12 @@ rule claims_check:
 rule claims_table:
     input:
         scores=rules.subsample.output.scores,
-        claims=rules.claims_check.output.claims,
+        checked=rules.claims_check.output.checked,
         code=package_code("claims_table"),
     output:
-        **table_outputs("claims", "claims_table", "0. Your claims", {"item": "verdicts"}),
+        **table_outputs(
+            "claims", "claims_table", "0. Your claims", {"item": "verdicts"}, parquet=True
+        ),
     log:
         "results/logs/claims_table/claims_table.log",
     benchmark:
@@ -50,11 +52,15 @@ rule claims_table:
 # --- Each claim's intervals against its threshold ------------------------------------------------
 rule claims_figure:
     input:
-        table=rules.claims_table.output.csv,
+        table=rules.claims_table.output.claims_parquet,
         code=package_code("claims_figure"),
     output:
         **figure_outputs(
-            "claims", "claims_figure", "0. Your claims", {"item": "intervals against thresholds"}
+            "claims",
+            "claims_figure",
+            "0. Your claims",
+            {"item": "intervals against thresholds"},
+            key="claims_figure",
         ),
     log:
         "results/logs/claims_figure/claims_figure.log",
@@ -85,13 +91,13 @@ rule category_pairwise:
             "category_summary",
             "0. Your claims",
             {"item": "category wins and homogeneity"},
-            key="summary",
         ),
         **figure_outputs(
             "category_pairwise",
             "category_heatmap",
             "0. Your claims",
             {"item": "per-category heatmap"},
+            key="category_pairwise_figure",
         ),
     log:
         "results/logs/category_pairwise/category_pairwise.log",
@@ -111,7 +117,7 @@ rule category_pairwise:
 rule plan_table:
     input:
         item_table=rules.subsample.output.item_table,
-        claims=rules.claims_check.output.claims,
+        checked=rules.claims_check.output.checked,
         code=package_code("plan_table"),
     output:
         **table_outputs("plan", "plan_table", "0. Your claims", {"item": "questions needed"}),

@@ -87,7 +87,7 @@ def table_outputs(
     category,
     labels,
     *,
-    key="",
+    key=None,
     subcategory=None,
     parquet=False,
     shown=False,
@@ -96,11 +96,14 @@ def table_outputs(
 ):
     """Named outputs of one table, for `**table_outputs(...)` in a rule's `output:`.
 
-    `results/tables/<name>.csv` (keys `csv`, `md`, `tex`, `parquet`, each prefixed `<key>_`
-    when `key` is given) with its Markdown, LaTeX and Parquet companions. The report shows
-    the CSV, or with `shown=True` its first rows, `results/report/<name>.csv` (key `shown`),
-    for tables of every pair. `caption` names `workflow/report/<caption>.rst`."""
-    prefix = f"{key}_" if key else ""
+    `results/tables/<name>.csv` with its Markdown, LaTeX and Parquet companions, under the keys
+    `<key>_csv`, `<key>_md`, `<key>_tex` and `<key>_parquet`: `key` (default `name`) is the
+    name of the table in what the rule's job function returns (evalbars.jobs), which the
+    script writes by these keys. The Parquet file is what other jobs read (a CSV is for
+    people). The report shows the CSV, or with `shown=True` its first rows,
+    `results/report/<name>.csv` (key `<key>_shown`), for tables of every pair. `caption` names
+    `workflow/report/<caption>.rst`."""
+    key = key or name
     entry = report(
         f"results/{'report' if shown else 'tables'}/{name}.csv",
         caption=f"../report/{caption}.rst",
@@ -108,31 +111,30 @@ def table_outputs(
         subcategory=subcategory,
         labels=labels,
     )
-    outputs = {f"{prefix}csv": entry}
-    if shown:
-        outputs = {f"{prefix}csv": f"results/tables/{name}.csv"}
+    outputs = {f"{key}_csv": f"results/tables/{name}.csv" if shown else entry}
     if parquet:
-        outputs[f"{prefix}parquet"] = f"results/tables/{name}.parquet"
+        outputs[f"{key}_parquet"] = f"results/tables/{name}.parquet"
     if shown:
-        outputs[f"{prefix}shown"] = entry
+        outputs[f"{key}_shown"] = entry
     if md:
-        outputs[f"{prefix}md"] = f"results/tables/{name}.md"
+        outputs[f"{key}_md"] = f"results/tables/{name}.md"
     if tex:
-        outputs[f"{prefix}tex"] = f"results/tables/{name}.tex"
+        outputs[f"{key}_tex"] = f"results/tables/{name}.tex"
     return outputs
 
 
-def figure_outputs(name, caption, category, labels, *, key="", subcategory=None):
+def figure_outputs(name, caption, category, labels, *, key=None, subcategory=None):
     """Named outputs of one figure, for `**figure_outputs(...)` in a rule's `output:`:
-    `results/figures/<name>.png` in the report (key `png`, or `<key>_png`) and its SVG."""
-    prefix = f"{key}_" if key else ""
+    `results/figures/<name>.png` in the report (key `<key>_png`, `key` defaulting to `name`)
+    and its SVG (`<key>_svg`)."""
+    key = key or name
     return {
-        f"{prefix}png": report(
+        f"{key}_png": report(
             f"results/figures/{name}.png",
             caption=f"../report/{caption}.rst",
             category=category,
             subcategory=subcategory,
             labels=labels,
         ),
-        f"{prefix}svg": f"results/figures/{name}.svg",
+        f"{key}_svg": f"results/figures/{name}.svg",
     }

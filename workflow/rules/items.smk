@@ -5,13 +5,13 @@ rule items:
         code=package_code("items"),
     output:
         item_table="data/items.parquet",
-        missing=report(
+        missing_csv=report(
             "results/tables/missing_predictions.csv",
             caption="../report/missing_predictions.rst",
             category="1. Data",
             labels={"table": "missing predictions"},
         ),
-        coverage=report(
+        coverage_csv=report(
             "results/tables/question_coverage.csv",
             caption="../report/question_coverage.rst",
             category="1. Data",

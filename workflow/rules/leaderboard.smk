@@ -15,6 +15,7 @@ rule leaderboard_table:
             "leaderboard_table",
             "5. Leaderboard verdicts",
             {"item": "letters, stability, resolution"},
+            parquet=True,
             tex=False,
         ),
         **table_outputs(
@@ -22,7 +23,6 @@ rule leaderboard_table:
             "leaderboard_quality",
             "5. Leaderboard verdicts",
             {"item": "signal-to-noise"},
-            key="quality",
             tex=False,
         ),
     log:
@@ -44,7 +44,7 @@ rule leaderboard_table:
 # --- The board with intervals and letters, and the adjacent-pair resolution strip --------------
 rule leaderboard_figure:
     input:
-        table=rules.leaderboard_table.output.csv,
+        table=rules.leaderboard_table.output.leaderboard_parquet,
         code=package_code("leaderboard_figure"),
     output:
         **figure_outputs(

@@ -9,7 +9,7 @@ rule ranks_table:
         scores=rules.subsample.output.scores,
         code=package_code("ranks_table"),
     output:
-        **table_outputs("ranks", "ranks", "4. Ranks", {"item": "table"}, tex=False),
+        **table_outputs("ranks", "ranks", "4. Ranks", {"item": "table"}, parquet=True, tex=False),
     log:
         "results/logs/ranks_table/ranks_table.log",
     benchmark:
@@ -29,21 +29,20 @@ rule ranks_table:
 # --- Forest plot (tiers shaded), rank-range plot and overview of every system ---------------
 rule ranks_figures:
     input:
-        table=rules.ranks_table.output.csv,
+        table=rules.ranks_table.output.ranks_parquet,
         code=package_code("ranks_figures"),
     output:
         **figure_outputs(
-            "ranks_forest", "ranks_forest", "4. Ranks", {"item": "forest plot"}, key="forest"
+            "ranks_forest", "ranks_forest", "4. Ranks", {"item": "forest plot"}
         ),
         **figure_outputs(
-            "ranks_range", "ranks_range", "4. Ranks", {"item": "rank ranges"}, key="range"
+            "ranks_range", "ranks_range", "4. Ranks", {"item": "rank ranges"}
         ),
         **figure_outputs(
             "ranks_overview",
             "ranks_overview",
             "4. Ranks",
             {"item": "every system"},
-            key="overview",
         ),
     log:
         "results/logs/ranks_figures/ranks_figures.log",

@@ -48,7 +48,8 @@ rule replication_runs:
         chunks=expand(REPLICATION_CHUNK, chunk=range(REPLICATION_JOBS)),
         code=package_code("replication_runs"),
     output:
-        runs="results/tables/replication_seeds.csv",
+        replication_seeds_csv="results/tables/replication_seeds.csv",
+        replication_seeds_parquet="results/tables/replication_seeds.parquet",
     log:
         "results/logs/replication_runs/replication_runs.log",
     benchmark:
@@ -65,11 +66,17 @@ rule replication_runs:
 # --- Paper value versus our distribution: table and figure --------------------------------------
 rule replication_table:
     input:
-        runs=rules.replication_runs.output.runs,
+        runs=rules.replication_runs.output.replication_seeds_parquet,
         code=package_code("replication_table"),
     output:
         **table_outputs("replication", "replication", "3. Replication", {"item": "table"}),
-        **figure_outputs("replication", "replication_figure", "3. Replication", {"item": "figure"}),
+        **figure_outputs(
+            "replication",
+            "replication_figure",
+            "3. Replication",
+            {"item": "figure"},
+            key="replication_figure",
+        ),
     log:
         "results/logs/replication_table/replication_table.log",
     localrule: True

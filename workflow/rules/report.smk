@@ -3,16 +3,16 @@
 rule report_landing:
     input:
         item_table=rules.subsample.output.item_table,
-        claims=rules.claims_table.output.csv,
-        checked=rules.claims_check.output.claims,
-        claims_png=rules.claims_figure.output.png,
-        naive_vs_blocked=rules.analysis_naive_vs_blocked.output.csv,
-        pairwise=rules.analysis_pairwise.output.parquet,
-        ranks=rules.ranks_table.output.csv,
-        models=rules.analysis_models.output.csv,
+        claims=rules.claims_table.output.claims_parquet,
+        checked=rules.claims_check.output.checked,
+        claims_png=rules.claims_figure.output.claims_figure_png,
+        naive_vs_blocked=rules.analysis_naive_vs_blocked.output.naive_vs_blocked_parquet,
+        pairwise=rules.analysis_pairwise.output.pairwise_parquet,
+        ranks=rules.ranks_table.output.ranks_parquet,
+        models=rules.analysis_models.output.models_parquet,
         code=package_code("report_landing"),
     output:
-        html=report(
+        landing=report(
             "results/report/landing.html",
             caption="../report/report_landing.rst",
             category="0. Your claims",

@@ -19,9 +19,9 @@ rule sim_leaderboard:
     input:
         code=package_code("sim_leaderboard"),
     output:
-        summary=f"results/simulations/leaderboard/{LEADERBOARD_GRID.wildcard_pattern}/summary.csv",
-        runs=f"results/simulations/leaderboard/{LEADERBOARD_GRID.wildcard_pattern}/runs.csv",
-        one_run=f"results/simulations/leaderboard/{LEADERBOARD_GRID.wildcard_pattern}/one_run.csv",
+        summary=f"results/simulations/leaderboard/{LEADERBOARD_GRID.wildcard_pattern}/summary.parquet",
+        runs=f"results/simulations/leaderboard/{LEADERBOARD_GRID.wildcard_pattern}/runs.parquet",
+        one_run=f"results/simulations/leaderboard/{LEADERBOARD_GRID.wildcard_pattern}/one_run.parquet",
     log:
         f"results/logs/sim_leaderboard/{LEADERBOARD_GRID.wildcard_pattern}.log",
     benchmark:
@@ -43,12 +43,13 @@ rule sim_leaderboard:
 rule sim_leaderboard_table:
     input:
         settings=expand(
-            "results/simulations/leaderboard/{setting}/summary.csv",
+            "results/simulations/leaderboard/{setting}/summary.parquet",
             setting=LEADERBOARD_GRID.instance_patterns,
         ),
         code=package_code("sim_combine"),
     output:
-        table=report(
+        leaderboard_parquet="results/simulations/leaderboard.parquet",
+        leaderboard_csv=report(
             "results/simulations/leaderboard.csv",
             caption="../report/sim_leaderboard_table.rst",
             category="6. Simulations",
@@ -59,6 +60,7 @@ rule sim_leaderboard_table:
         "results/logs/sim_leaderboard_table/sim_leaderboard_table.log",
     localrule: True
     params:
+        study="leaderboard",
         sort_by=["spread", "questions", "rule"],
     message:
         "--- Collecting the leaderboard settings."
@@ -68,9 +70,9 @@ rule sim_leaderboard_table:
 
 rule sim_leaderboard_figures:
     input:
-        table=rules.sim_leaderboard_table.output.table,
-        runs=f"results/simulations/leaderboard/{LEADERBOARD_FIGURE_SETTING}/runs.csv",
-        one_run=f"results/simulations/leaderboard/{LEADERBOARD_FIGURE_SETTING}/one_run.csv",
+        table=rules.sim_leaderboard_table.output.leaderboard_parquet,
+        runs=f"results/simulations/leaderboard/{LEADERBOARD_FIGURE_SETTING}/runs.parquet",
+        one_run=f"results/simulations/leaderboard/{LEADERBOARD_FIGURE_SETTING}/one_run.parquet",
         code=package_code("sim_leaderboard_figures"),
     output:
         **figure_outputs(
@@ -134,14 +136,16 @@ rule sim_precision:
         ),
         code=package_code("sim_precision"),
     output:
-        precision=report(
+        precision_parquet="results/simulations/precision.parquet",
+        questions_needed_parquet="results/simulations/questions_needed.parquet",
+        precision_csv=report(
             "results/simulations/precision.csv",
             caption="../report/sim_precision_table.rst",
             category="6. Simulations",
             subcategory="Precision and questions needed",
             labels={"item": "table: interval half-widths"},
         ),
-        questions_needed=report(
+        questions_needed_csv=report(
             "results/simulations/questions_needed.csv",
             caption="../report/sim_questions_needed_table.rst",
             category="6. Simulations",
@@ -162,8 +166,8 @@ rule sim_precision:
 
 rule sim_precision_figures:
     input:
-        precision=rules.sim_precision.output.precision,
-        questions_needed=rules.sim_precision.output.questions_needed,
+        precision=rules.sim_precision.output.precision_parquet,
+        questions_needed=rules.sim_precision.output.questions_needed_parquet,
         code=package_code("sim_precision_figures"),
     output:
         **figure_outputs(
@@ -198,7 +202,7 @@ rule sim_fwer:
     input:
         code=package_code("sim_fwer"),
     output:
-        summary=f"results/simulations/fwer/{FWER_GRID.wildcard_pattern}/summary.csv",
+        summary=f"results/simulations/fwer/{FWER_GRID.wildcard_pattern}/summary.parquet",
     log:
         f"results/logs/sim_fwer/{FWER_GRID.wildcard_pattern}.log",
     benchmark:
@@ -221,11 +225,12 @@ rule sim_fwer:
 rule sim_fwer_table:
     input:
         settings=expand(
-            "results/simulations/fwer/{setting}/summary.csv", setting=FWER_GRID.instance_patterns
+            "results/simulations/fwer/{setting}/summary.parquet", setting=FWER_GRID.instance_patterns
         ),
         code=package_code("sim_combine"),
     output:
-        table=report(
+        fwer_parquet="results/simulations/fwer.parquet",
+        fwer_csv=report(
             "results/simulations/fwer.csv",
             caption="../report/sim_fwer_table.rst",
             category="6. Simulations",
@@ -236,6 +241,7 @@ rule sim_fwer_table:
         "results/logs/sim_fwer_table/sim_fwer_table.log",
     localrule: True
     params:
+        study="fwer",
         sort_by=["gap", "rho", "questions", "models", "method"],
     message:
         "--- Collecting the FWER settings."
@@ -245,7 +251,7 @@ rule sim_fwer_table:
 
 rule sim_fwer_figures:
     input:
-        table=rules.sim_fwer_table.output.table,
+        table=rules.sim_fwer_table.output.fwer_parquet,
         code=package_code("sim_fwer_figures"),
     output:
         **figure_outputs(
@@ -288,7 +294,7 @@ rule sim_clustered:
     input:
         code=package_code("sim_clustered"),
     output:
-        summary=f"results/simulations/clustered/{CLUSTERED_GRID.wildcard_pattern}/summary.csv",
+        summary=f"results/simulations/clustered/{CLUSTERED_GRID.wildcard_pattern}/summary.parquet",
     log:
         f"results/logs/sim_clustered/{CLUSTERED_GRID.wildcard_pattern}.log",
     benchmark:
@@ -311,12 +317,13 @@ rule sim_clustered:
 rule sim_clustered_table:
     input:
         settings=expand(
-            "results/simulations/clustered/{setting}/summary.csv",
+            "results/simulations/clustered/{setting}/summary.parquet",
             setting=CLUSTERED_GRID.instance_patterns,
         ),
         code=package_code("sim_combine"),
     output:
-        table=report(
+        clustered_parquet="results/simulations/clustered.parquet",
+        clustered_csv=report(
             "results/simulations/clustered.csv",
             caption="../report/sim_clustered_table.rst",
             category="6. Simulations",
@@ -327,6 +334,7 @@ rule sim_clustered_table:
         "results/logs/sim_clustered_table/sim_clustered_table.log",
     localrule: True
     params:
+        study="clustered",
         sort_by=["design_effect", "cluster_size", "icc", "estimator"],
     message:
         "--- Collecting the clustered-questions settings."
@@ -336,7 +344,7 @@ rule sim_clustered_table:
 
 rule sim_clustered_figure:
     input:
-        table=rules.sim_clustered_table.output.table,
+        table=rules.sim_clustered_table.output.clustered_parquet,
         code=package_code("sim_clustered_figure"),
     output:
         **figure_outputs(

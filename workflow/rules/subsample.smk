@@ -4,12 +4,12 @@ rule subsample:
         item_table=rules.items.output.item_table,
         code=package_code("subsample"),
     output:
-        questions="data/subsample/questions.csv",
+        questions_csv="data/subsample/questions.csv",
         item_table="data/subsample/items.parquet",
         # The question x model matrix every analysis job reads (one pivot, here).
         scores="data/subsample/scores.npz",
         manifest="data/subsample/manifest.json",
-        allocation=report(
+        allocation_csv=report(
             "results/tables/subsample_allocation.csv",
             caption="../report/subsample_allocation.rst",
             category="1. Data",

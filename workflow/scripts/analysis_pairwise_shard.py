@@ -1,17 +1,18 @@
-"""Snakemake adapter: one block of pairs of the pairwise table, without the family-wide columns."""
+"""Snakemake adapter: the unadjusted tests of one block of pairs
+(:func:`evalbars.jobs.analysis.pairwise_shard`)."""
 
 from typing import TYPE_CHECKING
 
 from evalbars.data.scores import read_wide_scores
 from evalbars.errors import script_context
-from evalbars.stats import pairwise
+from evalbars.jobs import analysis
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    wide = read_wide_scores(snakemake.input.scores)
-    block = pairwise.pair_range(
-        len(wide.models), int(snakemake.wildcards.shard), int(snakemake.wildcards.shards)
+    shard, shards = int(snakemake.wildcards.shard), int(snakemake.wildcards.shards)
+    tests = analysis.pairwise_shard(
+        read_wide_scores(snakemake.input.scores), shard=shard, shards=shards
     )
-    pairwise.pair_tests(wide, block).to_parquet(snakemake.output.tests, index=False)
+    tests.to_parquet(snakemake.output.tests, index=False)

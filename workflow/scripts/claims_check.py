@@ -1,14 +1,13 @@
-"""Snakemake adapter: the claims to test, checked against the analysed models and categories
-before the claims stage writes anything (results/claims/claims.json)."""
+"""Snakemake adapter: the configured claims checked against the data before the claims stage
+writes anything (:func:`evalbars.jobs.claims.checked_claims`)."""
 
-import json
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from evalbars.errors import script_context
-from evalbars.readings.claim_parsing import check_claims
+from evalbars.jobs import claims
+from evalbars.jobs.outputs import write_outputs
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
@@ -16,9 +15,4 @@ if TYPE_CHECKING:
 with script_context(snakemake.log[0]):
     p = snakemake.params
     items = pd.read_parquet(snakemake.input.item_table, columns=["model", "category", "correct"])
-    check_claims(p.claims, sorted(items["model"].unique()), sorted(items["category"].unique()))
-    # A claim in the analysed models' own names, for the report to offer when none is given.
-    leaders = items.groupby("model", observed=True)["correct"].mean().sort_values(ascending=False)
-    example = f"{leaders.index[0]} > {leaders.index[1]}" if len(leaders) > 1 else None
-    document = {"claims": list(p.claims), "notes": list(p.notes), "example": example}
-    Path(snakemake.output.claims).write_text(json.dumps(document, indent=2) + "\n")
+    write_outputs(claims.checked_claims(items, claims=p.claims, notes=p.notes), snakemake.output)

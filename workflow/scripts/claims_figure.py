@@ -1,15 +1,17 @@
-"""Snakemake adapter: each claim's intervals against its threshold (results/figures/claims.*)."""
+"""Snakemake adapter: each claim's intervals against its threshold
+(:func:`evalbars.jobs.claims.claims_figures`)."""
 
 from typing import TYPE_CHECKING
 
+import pandas as pd
+
 from evalbars.errors import script_context
-from evalbars.readings.claims import read_claims_table
-from evalbars.render.figures.claims import claims_figure
-from evalbars.render.figures.style import save_figure
+from evalbars.jobs import claims
+from evalbars.jobs.outputs import write_outputs
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    table = read_claims_table(snakemake.input.table)
-    save_figure(claims_figure(table), snakemake.output.png, snakemake.output.svg)
+    table = pd.read_parquet(snakemake.input.table)
+    write_outputs(claims.claims_figures(table), snakemake.output)

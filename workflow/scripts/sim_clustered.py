@@ -1,25 +1,23 @@
-"""Snakemake adapter: one clustered-questions setting (naive vs clustered vs mixed-model SE)."""
+"""Snakemake adapter: one setting of the clustered-questions study
+(:func:`evalbars.jobs.studies.clustered_setting`)."""
 
-import logging
-import time
 from typing import TYPE_CHECKING
 
 from evalbars.errors import script_context
-from evalbars.studies.clustered import simulate_clustered
+from evalbars.jobs import studies
+from evalbars.jobs.outputs import write_outputs
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    params = snakemake.params
-    start = time.perf_counter()
-    table = simulate_clustered(
-        **params.setting,
-        questions=params.questions,
-        replications=params.replications,
-        mean_accuracy=params.mean_accuracy,
-        level=params.level,
-        seed=params.seed,
+    p = snakemake.params
+    result = studies.clustered_setting(
+        p.setting,
+        questions=p.questions,
+        replications=p.replications,
+        mean_accuracy=p.mean_accuracy,
+        level=p.level,
+        seed=p.seed,
     )
-    logging.info("simulated %s in %.3f s", params.setting, time.perf_counter() - start)
-    table.to_csv(snakemake.output.summary, index=False)
+    write_outputs(result, snakemake.output)

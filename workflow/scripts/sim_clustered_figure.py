@@ -1,16 +1,17 @@
-"""Snakemake adapter: SE ratio and coverage figure for the clustered-questions settings."""
+"""Snakemake adapter: the clustered-questions figure
+(:func:`evalbars.jobs.studies.clustered_figures`)."""
 
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from evalbars.errors import script_context
-from evalbars.render.figures.clustered import clustered_figure
-from evalbars.render.figures.style import save_figure
+from evalbars.jobs import studies
+from evalbars.jobs.outputs import write_outputs
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    fig = clustered_figure(pd.read_csv(snakemake.input.table), snakemake.params.level)
-    save_figure(fig, snakemake.output.png, snakemake.output.svg)
+    table = pd.read_parquet(snakemake.input.table)
+    write_outputs(studies.clustered_figures(table, level=snakemake.params.level), snakemake.output)

@@ -1,16 +1,17 @@
-"""Snakemake adapter: concatenate per-setting simulation tables into one sorted table."""
+"""Snakemake adapter: a study's settings in one table (:func:`evalbars.jobs.studies.combined`)."""
 
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from evalbars.errors import script_context
-from evalbars.studies import combine_settings
+from evalbars.jobs import studies
+from evalbars.jobs.outputs import write_outputs
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    frames = [pd.read_csv(path) for path in snakemake.input.settings]
-    table = combine_settings(frames, snakemake.params.sort_by)
-    table.to_csv(snakemake.output.table, index=False)
+    p = snakemake.params
+    settings = [pd.read_parquet(path) for path in snakemake.input.settings]
+    write_outputs(studies.combined(p.study, settings, sort_by=p.sort_by), snakemake.output)

@@ -1,26 +1,18 @@
-"""Snakemake adapter: one setting of the unpaired leaderboard simulation (leaderboard luck)."""
+"""Snakemake adapter: one setting of the leaderboard-luck study
+(:func:`evalbars.jobs.studies.leaderboard_setting`)."""
 
-import logging
-import time
 from typing import TYPE_CHECKING
 
 from evalbars.errors import script_context
-from evalbars.studies.leaderboard import simulate_leaderboard
+from evalbars.jobs import studies
+from evalbars.jobs.outputs import write_outputs
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    setting, params = snakemake.params.setting, snakemake.params
-    start = time.perf_counter()
-    result = simulate_leaderboard(
-        setting["questions"],
-        spread=setting["spread"],
-        runs=params.runs,
-        seed=params.seed,
-        base_rates=params.true_rates,
-        level=params.level,
+    p = snakemake.params
+    result = studies.leaderboard_setting(
+        p.setting, runs=p.runs, true_rates=p.true_rates, seed=p.seed, level=p.level
     )
-    logging.info("simulated %s in %.3f s", setting, time.perf_counter() - start)
-    for name, table in result._asdict().items():
-        table.to_csv(snakemake.output[name], index=False)
+    write_outputs(result, snakemake.output)

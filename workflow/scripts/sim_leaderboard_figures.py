@@ -1,23 +1,24 @@
-"""Snakemake adapter: the five leaderboard figures (a)-(e), PNG and SVG."""
+"""Snakemake adapter: the leaderboard-luck figures
+(:func:`evalbars.jobs.studies.leaderboard_figures`)."""
 
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from evalbars.errors import script_context
-from evalbars.render.figures.leaderboard import leaderboard_figures
-from evalbars.render.figures.style import save_figure
+from evalbars.jobs import studies
+from evalbars.jobs.outputs import write_outputs
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    figures = leaderboard_figures(
-        pd.read_csv(snakemake.input.table),
-        pd.read_csv(snakemake.input.runs),
-        pd.read_csv(snakemake.input.one_run),
-        spread=snakemake.params.spread,
-        level=snakemake.params.level,
+    inputs, p = snakemake.input, snakemake.params
+    result = studies.leaderboard_figures(
+        pd.read_parquet(inputs.table),
+        pd.read_parquet(inputs.runs),
+        pd.read_parquet(inputs.one_run),
+        spread=p.spread,
+        level=p.level,
     )
-    for name, fig in figures.items():
-        save_figure(fig, snakemake.output[f"{name}_png"], snakemake.output[f"{name}_svg"])
+    write_outputs(result, snakemake.output)

@@ -1,28 +1,21 @@
-"""Snakemake adapter: interval half-widths and questions needed per gap (closed forms)."""
+"""Snakemake adapter: interval half-widths and questions needed
+(:func:`evalbars.jobs.studies.precision`)."""
 
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from evalbars.errors import script_context
-from evalbars.stats.precision import precision_tables
+from evalbars.jobs import studies
+from evalbars.jobs.outputs import write_outputs
 
 if TYPE_CHECKING:
     from snakemake.iocontainers import snakemake
 
 with script_context(snakemake.log[0]):
-    p = snakemake.params.precision
-    items = (
-        pd.read_parquet(snakemake.input.item_table) if snakemake.input.get("item_table") else None
+    table = snakemake.input.get("item_table")
+    items = pd.read_parquet(table) if table else None
+    result = studies.precision(
+        snakemake.params.precision, level=snakemake.params.level, items=items
     )
-    tables = precision_tables(
-        questions=p["questions"],
-        gaps=p["gaps"],
-        rate=p["rate"],
-        sds=p["sds"],
-        level=snakemake.params.level,
-        disagreements=p["disagreements"],
-        items=items,
-    )
-    tables.precision.to_csv(snakemake.output.precision, index=False)
-    tables.questions_needed.to_csv(snakemake.output.questions_needed, index=False)
+    write_outputs(result, snakemake.output)

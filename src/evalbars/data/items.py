@@ -41,6 +41,7 @@ from evalbars.errors import ConfigError, InputError, plain
 __all__ = [
     "ITEM_COLUMNS",
     "MISSING_POLICIES",
+    "UNCATEGORISED",
     "apply_missing_policy",
     "row_order",
     "join_sources",
@@ -74,6 +75,8 @@ ITEM_COLUMNS = [
     "missing_prediction",
 ]
 MISSING_POLICIES = ("wrong", "random_guess", "exclude")
+#: The category of a question no source gives one (every question, for data without categories).
+UNCATEGORISED = "uncategorised"
 
 
 def apply_missing_policy(frame: pd.DataFrame, policy: str, seed: int) -> pd.DataFrame:
@@ -170,11 +173,13 @@ def _check_categories(frame: pd.DataFrame) -> pd.DataFrame:
     category_of[pairs // width] = pairs % width
     filled = np.where(known, category, category_of[question])
     if (filled < 0).any():
-        log.warning(
-            "%d rows have no category in any source; they are put in the category 'uncategorised'",
-            int((filled < 0).sum()),
-        )
-        categories = categories.append(pd.Index(["uncategorised"], dtype="str"))
+        if known.any():  # data with no category at all are said so once, by design_notes
+            log.warning(
+                "%d rows have no category in any source; they are put in the category %r",
+                int((filled < 0).sum()),
+                UNCATEGORISED,
+            )
+        categories = categories.append(pd.Index([UNCATEGORISED], dtype="str"))
         filled = np.where(filled < 0, len(categories) - 1, filled)
     frame["category"] = as_category(pd.Categorical.from_codes(filled, categories=categories))
     alike = near_duplicates(categories, "categories")

@@ -17,11 +17,13 @@ import numpy as np
 import pandas as pd
 
 from evalbars.data.codes import factorize_sorted
-from evalbars.data.question_coverage import categories_by_model, narrowest_models, shared_questions
+from evalbars.data.items import UNCATEGORISED
+from evalbars.data.question_coverage import shared_questions
 from evalbars.data.scores import question_order
 from evalbars.errors import ConfigError
 
 __all__ = [
+    "design_notes",
     "allocate_proportional",
     "QUESTION_SETS",
     "eligible_questions",
@@ -119,24 +121,20 @@ def eligible_questions(
 
 
 def check_design(items: pd.DataFrame, n, question_set: str = "shared") -> None:
-    """Refuse, before anything is written, an item table the analysis cannot compare.
+    """Refuse, before anything is written, an item table the analysis cannot read at all.
 
-    The analysis compares at least two models, on the questions of
-    ``question_set`` (those every model answered, or all of them), which must
-    span at least two categories (the mixed models estimate a category variance
-    and the clustered SE needs two clusters); the subsample of ``n`` of them must
-    fit (at least one per category) and give some category two questions (else
-    the nested model's question variance cannot be told from its category
-    variance). Raises
-    :class:`~evalbars.errors.ConfigError` with one line naming the models and
-    categories that cause the problem and what to change.
+    Every shape of data gets the readings that apply to it (:func:`design_notes` says which
+    are left out): one model gets its accuracy and intervals; two or more the paired and
+    blocked comparisons; data with no categories, or a single one, drop the category level
+    (the question-only mixed model, no clustered SE, no per-category tables). What cannot
+    work is refused with one line naming the models and categories that cause it: several
+    models with no question they all answered (with ``question_set: shared``), and a
+    subsample of ``n`` questions that does not fit, or that gives every category a single
+    question (the nested mixed model could not tell the question variance from the category
+    variance; with ``n: all`` those are the data's own design, and the mixed model says so
+    instead). Raises :class:`~evalbars.errors.ConfigError`.
     """
     models = list(factorize_sorted(items["model"])[1])  # sorted, as the messages name them
-    if len(models) < 2:
-        raise ConfigError(
-            f"evalbars compares models, but the data hold {len(models)}: {models}; "
-            "list at least two in `models:` or `predictions:`"
-        )
     shared, _ = eligible_questions(items, question_set)
     if shared.empty:
         sizes = items.groupby("model")["question_id"].nunique().sort_values(kind="stable")
@@ -144,31 +142,37 @@ def check_design(items: pd.DataFrame, n, question_set: str = "shared") -> None:
             f"no question was answered by every model (the fewest: {sizes.index[0]} with "
             f"{int(sizes.iloc[0]):,}); the paired analyses need questions all models answered"
         )
-    categories = sorted(shared["category"].unique())
-    if len(categories) < 2:
-        only = categories[0]
-        others = sorted(set(items["category"]) - {only})
-        culprits = narrowest_models(items, only)
-        if not others:
-            reason = "no source gives another category"
-        elif all(categories_by_model(items)[m] == [only] for m in culprits):
-            reason = f"{', '.join(culprits)} answered no question outside it"
-        else:
-            reason = f"{', '.join(culprits)} share no question outside it with every other model"
-        which = "every model answered" if question_set == "shared" else "the models answered"
-        raise ConfigError(
-            f"the {len(shared):,} questions {which} are all in category {only!r} "
-            f"({reason}); the analysis needs shared questions in at least two categories: give "
-            "every model questions in two or more of the same categories, or a `category` column"
-        )
+    if n == "all" or len(models) < 2:
+        return
     sizes = shared.groupby("category").size()
-    allocation = allocate_proportional(sizes, len(shared) if n == "all" else int(n))
-    if allocation["allocated"].max() < 2:
+    allocation = allocate_proportional(sizes, int(n))
+    if len(sizes) > 1 and allocation["allocated"].max() < 2:
         raise ConfigError(
             f"subsample.n = {n} draws one question from each of the {len(sizes)} categories, so "
             "the nested mixed model cannot tell question from category variance; set "
             f"`subsample: {{n: ...}}` above {len(sizes)}"
         )
+
+
+def design_notes(items: pd.DataFrame, question_set: str = "shared") -> list[str]:
+    """One sentence for each reading the shape of the data leaves out, for the console and
+    the report's first screen: a single model (nothing to compare), and no categories or a
+    single one (the category level dropped). Empty for the paper's design."""
+    models = list(factorize_sorted(items["model"])[1])
+    if len(models) < 2:
+        return [
+            f"one model ({models[0]}): its accuracy and intervals are reported; there is "
+            "nothing to compare it with"
+        ]
+    shared, _ = eligible_questions(items, question_set)
+    categories = sorted(shared["category"].unique())
+    if len(categories) > 1:
+        return []
+    which = "no categories" if categories == [UNCATEGORISED] else f"one category ({categories[0]})"
+    return [
+        f"the questions have {which}: the category level is dropped (the mixed models are "
+        "question-only, clustered SEs do not apply, and there are no per-category tables)"
+    ]
 
 
 @dataclass(frozen=True)

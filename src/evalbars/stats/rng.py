@@ -14,7 +14,7 @@ __all__ = ["STUDY_CODES", "setting_seed_sequence", "setting_rng", "share_and_se"
 
 #: Integer code of each study in the seed entropy (never reuse a retired code). 101 and 102
 #: are the planner's simulations (:func:`evalbars.stats.planning.simulate_pair_power` and
-#: :func:`evalbars.stats.planning.simulate_holm_power`); 22 and 23 the leaderboard verdicts' split
+#: :func:`evalbars.stats.holm_power.simulate_holm_power`); 22 and 23 the leaderboard verdicts' split
 #: halves (:mod:`evalbars.readings.leaderboard.stability`) and the gate's sequential simulation.
 STUDY_CODES = {
     "leaderboard": 1,

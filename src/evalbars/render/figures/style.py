@@ -9,6 +9,7 @@ data give byte-identical files.
 from __future__ import annotations
 
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
@@ -18,7 +19,15 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import PercentFormatter  # noqa: E402
 
-__all__ = ["STYLE", "PALETTE", "figure", "message_figure", "save_figure", "percent_axis"]
+__all__ = [
+    "STYLE",
+    "PALETTE",
+    "figure",
+    "message_figure",
+    "save_figure",
+    "percent_axis",
+    "FigureOutput",
+]
 
 #: Colour-blind-safe palette (Okabe & Ito 2008), in the order series are drawn.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
@@ -76,3 +85,16 @@ def save_figure(fig, png_path, svg_path=None) -> None:
         fig.savefig(png_path, format="png", metadata={"Software": None})
         fig.savefig(svg_path, format="svg", metadata={"Date": None, "Creator": None})
     plt.close(fig)
+
+
+@dataclass(frozen=True)
+class FigureOutput:
+    """A figure a job writes (:func:`evalbars.jobs.outputs.write_outputs`): the outputs
+    ``<name>_png`` and ``<name>_svg``."""
+
+    figure: matplotlib.figure.Figure
+
+    suffixes = ("png", "svg")
+
+    def write(self, png, svg=None) -> None:
+        save_figure(self.figure, png, svg)

@@ -174,6 +174,8 @@ SINGULAR_TOLERANCE = 1e-4
 FULL_HESSIAN_MAX_MODELS = 30
 #: BFGS stops at this largest gradient component; Newton steps finish the optimisation.
 _BFGS_GTOL = 1e-4
+#: Position of theta_category in the packed vector (``THETA`` holds question, category).
+_THETA_CATEGORY = 1
 
 
 @dataclass(frozen=True)
@@ -468,6 +470,10 @@ def _fit_cells(cells: _Cells, hessian: str, theta, options, levels) -> GlmmFit:
     if theta is not None:
         x0[THETA] = theta
         free[THETA] = False
+    if cells.n_categories < 2:
+        # A single category's effect is the same shift for every model, absorbed by the fixed
+        # effects: the question-only model (theta_category pinned at 0).
+        x0[_THETA_CATEGORY], free[_THETA_CATEGORY] = 0.0, False
     space = FreeCoordinates(x0, free)
     if hessian == "schur":
         return _fit_schur(
@@ -536,6 +542,8 @@ def _fit_schur(cells, objective, space, x0, gtol, step, max_iter, levels, fixed)
     :meth:`_Laplace.schur_hessian` at the estimates."""
     if not fixed:
         x0 = _moment_start(objective, x0)
+        if cells.n_categories < 2:
+            x0[_THETA_CATEGORY] = 0.0
     x, iterations, converged = _schur_newton(objective, x0, space.free, gtol, step, max_iter)
     sign = np.ones(x.size)
     sign[THETA] = np.where(x[THETA] < 0, -1.0, 1.0)

@@ -98,7 +98,16 @@ from scipy import stats
 from evalbars.data.blocks import blocks
 from evalbars.data.scores import WideScores, accuracy_order
 from evalbars.stats.fits import contrast_se
-from evalbars.stats.mixed.common import COMPONENTS, EPOCH_SPECS, FORMULAS, MODEL_SPECS, prepare
+from evalbars.stats.mixed.common import (
+    BLOCKED_SPECS,
+    COMPONENTS,
+    EPOCH_SPECS,
+    FORMULAS,
+    MODEL_SPECS,
+    QUESTION_EPOCH_SPECS,
+    QUESTION_SPECS,
+    prepare,
+)
 from evalbars.stats.mixed.exact import fit_exact, strata_stats
 from evalbars.stats.mixed.general import fit_general
 from evalbars.stats.pairwise import adjust_pvalues, tukey_p
@@ -106,6 +115,10 @@ from evalbars.stats.pairwise import adjust_pvalues, tukey_p
 __all__ = [
     "MODEL_SPECS",
     "EPOCH_SPECS",
+    "QUESTION_SPECS",
+    "QUESTION_EPOCH_SPECS",
+    "BLOCKED_SPECS",
+    "blocked_spec",
     "METHODS",
     "COMPONENTS",
     "FORMULAS",
@@ -181,10 +194,12 @@ class LmmFit:
 
 
 def model_specs(wide: WideScores) -> tuple:
-    """The specifications ``wide`` supports: :data:`MODEL_SPECS`, and :data:`EPOCH_SPECS`
-    when some (question, model) cell holds repeated samples (``wide.has_repeats``) that
-    differ: with every cell's samples alike the residual variance is zero and the
-    question-by-model variance cannot be separated from it.
+    """The specifications ``wide`` supports: :data:`MODEL_SPECS` on two or more categories
+    (:data:`QUESTION_SPECS`, the question-only model, on one: a category variance cannot be
+    estimated from a single category), and :data:`EPOCH_SPECS` (or
+    :data:`QUESTION_EPOCH_SPECS`) when some (question, model) cell holds repeated samples
+    (``wide.has_repeats``) that differ: with every cell's samples alike the residual variance
+    is zero and the question-by-model variance cannot be separated from it.
 
     Examples
     --------
@@ -196,9 +211,20 @@ def model_specs(wide: WideScores) -> tuple:
     >>> model_specs(WideScores(np.eye(2), ["a", "b"], np.arange(2), np.array(["x", "y"]),
     ...                        samples=np.full((2, 2), 3), within_ss=np.full((2, 2), 0.5)))
     ('category', 'category_question', 'category_question_model')
+    >>> model_specs(WideScores(np.eye(2), ["a", "b"], np.arange(2), np.array(["x", "x"])))
+    ('question',)
     """
     varied = wide.has_repeats and wide.within_squares.sum() > 0
+    if np.unique(np.asarray(wide.categories)).size < 2:
+        return QUESTION_SPECS + QUESTION_EPOCH_SPECS if varied else QUESTION_SPECS
     return MODEL_SPECS + EPOCH_SPECS if varied else MODEL_SPECS
+
+
+def blocked_spec(wide: WideScores) -> str:
+    """The specification of the blocked reading of a pair on ``wide`` (:data:`BLOCKED_SPECS`):
+    the paper's nested model ``category_question``, or ``question`` on data with fewer than
+    two categories."""
+    return BLOCKED_SPECS[0] if np.unique(np.asarray(wide.categories)).size > 1 else BLOCKED_SPECS[1]
 
 
 def fit_obstacle(wide: WideScores, model_spec: str) -> str | None:

@@ -14,15 +14,22 @@ import numpy as np
 from evalbars.data.blocks import blocks
 from evalbars.data.scores import WideScores
 
-#: Specifications fitted on any data, one sample per cell or more.
+#: Specifications fitted on any data with two or more categories, one sample per cell or more.
 MODEL_SPECS = ("category", "category_question")
 #: Specifications that need repeated samples per cell (epochs) to be identifiable.
 EPOCH_SPECS = ("category_question_model",)
+#: The same without the category level, for data with no categories or a single one (where
+#: a category variance cannot be estimated): ``(1|question)``, and with epochs
+#: ``(1|question) + (1|question:model)``.
+QUESTION_SPECS = ("question",)
+QUESTION_EPOCH_SPECS = ("question_model",)
 #: Variance components of each specification, in table order (residual last).
 COMPONENTS = {
     "category": ("category", "residual"),
     "category_question": ("category", "question", "residual"),
     "category_question_model": ("category", "question", "question_model", "residual"),
+    "question": ("question", "residual"),
+    "question_model": ("question", "question_model", "residual"),
 }
 #: lme4 formula of each specification.
 FORMULAS = {
@@ -31,7 +38,12 @@ FORMULAS = {
     "category_question_model": (
         "correct ~ 0 + model + (1|category) + (1|category:question) + (1|category:question:model)"
     ),
+    "question": "correct ~ 0 + model + (1|question)",
+    "question_model": "correct ~ 0 + model + (1|question) + (1|question:model)",
 }
+#: The specification whose contrasts are the blocked reading of a pair (claims, naive vs
+#: blocked, the logistic verdicts): the paper's nested model, or the question-only model.
+BLOCKED_SPECS = ("category_question", "question")
 LOG_2PI = np.log(2.0 * np.pi)
 #: Two deviances closer than this are a tie; a tie goes to the boundary fit.
 DEVIANCE_TIE = 1e-9
@@ -106,22 +118,26 @@ def prepare(wide: WideScores, model_spec: str, cells: Cells | None = None) -> Ce
         raise ValueError(f"model_spec must be one of {tuple(COMPONENTS)}, got {model_spec!r}")
     cells = _cells(wide) if cells is None else cells
     codes, counts, within = cells.codes, cells.counts, cells.within
-    if cells.n_categories < 2:
+    if cells.n_categories < 2 and "category" in COMPONENTS[model_spec]:
         raise ValueError(
             "a (1|category) random effect needs at least two categories; "
-            f"the data have {cells.n_categories}"
+            f"the data have {cells.n_categories} (fit the question-only model instead)"
         )
-    if model_spec != "category" and np.bincount(codes).max() < 2:
+    if (
+        "category" in COMPONENTS[model_spec]
+        and model_spec != "category"
+        and np.bincount(codes).max() < 2
+    ):
         raise ValueError(
             "the question variance cannot be told apart from the category variance when "
             "every category has a single question"
         )
-    if model_spec in EPOCH_SPECS and not counts.max(initial=0) > 1:
+    if "question_model" in COMPONENTS[model_spec] and not counts.max(initial=0) > 1:
         raise ValueError(
             "the question-by-model variance cannot be told apart from the residual variance "
             "without repeated samples (epochs) of some (question, model) cell"
         )
-    if model_spec in EPOCH_SPECS and within.sum() <= 0:
+    if "question_model" in COMPONENTS[model_spec] and within.sum() <= 0:
         raise ValueError(
             "no within-cell variation: every sample of each (question, model) cell scores "
             "alike, so the residual variance is zero and the question-by-model model undefined"

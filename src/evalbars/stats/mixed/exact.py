@@ -249,6 +249,9 @@ def _candidates(st: StrataStats, model_spec: str) -> list:
     k, q, n_rep = st.k, st.n, st.n_rep
     components = COMPONENTS[model_spec]
     found = []
+    # Without a category component the category ratio is pinned at 0 (the question-only
+    # models): the same faces, each at rho = 0.
+    minima = _local_minima if "category" in components else lambda *_: [0.0]
 
     def add(residual, question_model, question, category):
         found.append(
@@ -264,28 +267,28 @@ def _candidates(st: StrataStats, model_spec: str) -> list:
     # for all three strata, v = sigma^2 = n K phi.
     pooled_ss = st.ss_cells + n_rep * st.ss_within
     weight, df = n_rep * k, st.df_cells + st.df_within + q - 1
-    for rho in _local_minima(st, pooled_ss, weight, df):
+    for rho in minima(st, pooled_ss, weight, df):
         sigma2 = (pooled_ss + weight * _residual_ss(rho, st)) / df
         add(sigma2, 0.0, 0.0, rho * sigma2 / weight)
     if "question" in components:
         # sigma_w^2 = 0, sigma_q^2 > 0: sigma^2 pools the within-cell and within-question
         # strata; the question means have phi of their own.
         sigma2 = pooled_ss / (st.df_cells + st.df_within)
-        for rho in _local_minima(st, 0.0, 1.0, q - 1):
+        for rho in minima(st, 0.0, 1.0, q - 1):
             phi = _residual_ss(rho, st) / (q - 1)
             if phi > sigma2 / weight:
                 add(sigma2, 0.0, phi - sigma2 / weight, rho * phi)
     if "question_model" in components:
         sigma2 = st.ss_cells / st.df_cells
         # sigma_q^2 = 0, sigma_w^2 > 0: the cell means' category-only fit, sigma_e^2 = K phi.
-        for rho in _local_minima(st, st.ss_within, k, st.df_within + q - 1):
+        for rho in minima(st, st.ss_within, k, st.df_within + q - 1):
             cell = (st.ss_within + k * _residual_ss(rho, st)) / (st.df_within + q - 1)
             if cell > sigma2 / n_rep:
                 add(sigma2, cell - sigma2 / n_rep, 0.0, rho * cell / k)
         # every component interior: the three strata separate.
         cell = st.ss_within / st.df_within
         if cell > sigma2 / n_rep:
-            for rho in _local_minima(st, 0.0, 1.0, q - 1):
+            for rho in minima(st, 0.0, 1.0, q - 1):
                 phi = _residual_ss(rho, st) / (q - 1)
                 if phi > cell / k:
                     add(sigma2, cell - sigma2 / n_rep, phi - cell / k, rho * phi)
@@ -297,7 +300,7 @@ def exact_variances(st: StrataStats, model_spec: str) -> dict:
 
     Components the specification does not have are 0. See the module docstring.
     """
-    if model_spec != "category" and st.ss_within + st.ss_cells <= 0:
+    if "question" in COMPONENTS[model_spec] and st.ss_within + st.ss_cells <= 0:
         # Without within-question variation the question and residual variances cannot be
         # told apart; the category-only model is still defined (its residual pools both).
         raise ValueError("no within-question variation: every model scores alike on each question")

@@ -1,0 +1,213 @@
+"""The analysis stage's jobs: the paper's Tables 1-4, the omnibus tests, the logistic readings
+and naive versus blocked (``workflow/rules/analysis.smk``).
+
+Each function is one rule's work on data in memory; the rule's script reads its inputs, calls
+it and writes what it returns (:func:`evalbars.jobs.outputs.write_outputs`).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pandas as pd
+
+from evalbars.data.scores import WideScores, accuracy_order
+from evalbars.jobs.outputs import Table
+from evalbars.readings import logistic_verdicts
+from evalbars.readings.naive_vs_blocked import naive_vs_blocked as naive_vs_blocked_table
+from evalbars.readings.naive_vs_blocked import naive_vs_blocked_display
+from evalbars.render.figures.logistic import logistic_verdicts_figure
+from evalbars.render.figures.style import FigureOutput
+from evalbars.stats import mixed, omnibus, pairwise
+from evalbars.stats.accuracy import accuracy_table, sampling_variance_table
+from evalbars.stats.logistic import contrasts as logistic
+
+__all__ = [
+    "models",
+    "pairwise_shard",
+    "pairwise_tests",
+    "omnibus_tests",
+    "mixed_models",
+    "logistic_models",
+    "logistic_verdicts_table",
+    "naive_vs_blocked",
+    "MIXED_TERMS",
+]
+
+log = logging.getLogger("evalbars")
+
+#: How the variance components' caption names each specification's random effects.
+MIXED_TERMS = {
+    "category": "(1|category)",
+    "category_question": "(1|category) + (1|category:question)",
+    "category_question_model": "+ (1|category:question:model)",
+    "question": "(1|question)",
+    "question_model": "+ (1|question:model)",
+}
+
+
+def models(wide: WideScores, *, level: float) -> dict:
+    """``analysis_models``: per-model accuracy (the paper's Table 1, extended) and what epochs
+    buy (``models``, ``sampling_variance``)."""
+    accuracy = accuracy_table(wide, level)
+    clustered = (
+        "category-clustered SE"
+        if len(set(wide.categories)) > 1
+        else "category-clustered SE (not applicable: the questions have one category)"
+    )
+    return {
+        "models": Table(
+            accuracy,
+            caption=f"Per-model accuracy over all samples, naive, question-clustered and "
+            f"{clustered}, {level:.0%} Wilson interval at the effective sample size.",
+        ),
+        "sampling_variance": Table(
+            sampling_variance_table(wide, accuracy),
+            caption="Score variance between and within questions, and the SE at one epoch, the "
+            "observed epochs and twice as many (empty where no question has two samples).",
+        ),
+    }
+
+
+def pairwise_shard(wide: WideScores, *, shard: int, shards: int) -> pd.DataFrame:
+    """``analysis_pairwise_shard``: the unadjusted tests of one block of pairs."""
+    return pairwise.pair_tests(wide, pairwise.pair_range(len(wide.models), shard, shards))
+
+
+def pairwise_tests(tests: pd.DataFrame, *, alpha: float) -> dict:
+    """``analysis_pairwise``: every pair's tests (:func:`evalbars.stats.pairwise.pair_tests`, of
+    the whole matrix or gathered from shards) with Bonferroni and Holm over the family."""
+    return {
+        "pairwise": Table(
+            pairwise.adjusted_pair_table(tests, alpha),
+            caption=f"All pairwise comparisons; Bonferroni and Holm adjust the paired p-values; "
+            f"significant at alpha = {alpha:g}.",
+        )
+    }
+
+
+def omnibus_tests(wide: WideScores) -> dict:
+    """``analysis_omnibus``: RM-ANOVA (Greenhouse-Geisser), one-way ANOVA, Friedman, Cochran's Q."""
+    return {
+        "omnibus": Table(
+            omnibus.omnibus_table(wide),
+            caption="Omnibus tests that all models have equal accuracy "
+            "(rm_anova_gg: Greenhouse-Geisser corrected degrees of freedom).",
+        )
+    }
+
+
+def mixed_models(wide: WideScores, *, method: str, alpha: float) -> dict:
+    """``analysis_mixed``: the mixed models' variance components and contrasts (the paper's
+    Tables 2 and 4).
+
+    Every specification the data support is fitted (:func:`evalbars.stats.mixed.model_specs`:
+    the question-only models on data with fewer than two categories); one the data cannot
+    identify (:func:`evalbars.stats.mixed.fit_obstacle`) is skipped with a note, and its
+    contrast rows are empty.
+    """
+    specs = mixed.model_specs(wide)
+    obstacles = {spec: mixed.fit_obstacle(wide, spec) for spec in specs}
+    skipped = [spec for spec in specs if obstacles[spec]]
+    for spec in skipped:
+        log.warning("mixed model %s not fitted: %s", mixed.FORMULAS[spec], obstacles[spec])
+    specs = [spec for spec in specs if not obstacles[spec]]
+    fits = mixed.fit_lmms(wide, specs, method) if len(wide.models) > 1 else []
+    order = accuracy_order(wide)
+    del wide  # the contrasts need the fits only (at 4,500 models the matrix holds 94.5 M cells)
+    log.info("mixed models %s fitted by the %s path", specs, [fit.method for fit in fits])
+    note = "".join(f" Not fitted: {mixed.FORMULAS[spec]} ({obstacles[spec]})." for spec in skipped)
+    fitted = " and ".join(MIXED_TERMS[fit.model_spec] for fit in fits) or "no specification"
+    return {
+        "variance_components": Table(
+            mixed.variance_components(fits),
+            caption=f"REML variance components of {fitted}.{note}",
+        ),
+        "mixed_contrasts": Table(
+            mixed.contrast_table(fits, skipped, alpha, order=order),
+            caption="Pairwise contrasts of estimated marginal means; p_tukey is an approximation."
+            + note.replace(").", "): its rows are empty)."),
+        ),
+    }
+
+
+def logistic_models(wide: WideScores, *, alpha: float, max_cells: int) -> dict:
+    """``analysis_logistic``: the logistic mixed model (Laplace) and GEE on the 0/1 samples,
+    or why they are not fitted (:func:`evalbars.stats.logistic.contrasts.fit_obstacle`)."""
+    obstacle = logistic.fit_obstacle(wide, max_cells)
+    if obstacle is None:
+        # the pairs in the linear mixed model's order (accuracy order), so the tables line up
+        pairs = pairwise.model_pairs(accuracy_order(wide))
+        result = logistic.compare_logistic(wide, alpha, pairs=pairs)
+    else:
+        log.warning("logistic mixed model and GEE not fitted: %s", obstacle)
+        result = logistic.not_fitted(obstacle)
+    log.info("logistic fits:\n%s", result.summary.to_string())
+    return {
+        "logistic_contrasts": Table(result.contrasts),
+        "logistic_effects": Table(
+            result.effects,
+            caption="Per model: the logistic mixed model's fixed effect (log odds of a question "
+            "with zero random effects) and marginal accuracy, and GEE's population-averaged log "
+            "odds and accuracy, each with its SE.",
+        ),
+        "logistic_fits": Table(
+            result.summary,
+            caption="Logistic mixed model (Laplace) and GEE fits: variance components on the "
+            "logit scale, boundary flags and fit criteria.",
+        ),
+    }
+
+
+def logistic_verdicts_table(
+    lmm_contrasts: pd.DataFrame,
+    logistic_contrasts: pd.DataFrame,
+    logistic_fits: pd.DataFrame,
+    *,
+    alpha: float,
+) -> dict:
+    """``analysis_logistic_verdicts``: each pair's verdict under the linear mixed model, the
+    logistic mixed model and GEE, side by side, with its figure.
+
+    ``lmm_contrasts`` holds the blocked specification's rows (the linear model with the
+    logistic models' random effects).
+    """
+    # why the logistic models were not fitted, from their summary (not from the item table)
+    obstacle = logistic_verdicts.not_fitted_reason(logistic_fits)
+    if obstacle is None:
+        verdicts = logistic_verdicts.verdict_table(lmm_contrasts, logistic_contrasts, alpha)
+    else:
+        verdicts = pd.DataFrame(columns=logistic_verdicts.VERDICT_COLUMNS)
+    return {
+        "logistic_verdicts": Table(
+            verdicts,
+            caption=f"Each pair's verdict (Holm, alpha = {alpha:g}) under the linear mixed "
+            "model, the logistic mixed model and GEE; differences in accuracy, logistic verdicts "
+            "on the log odds ratio.",
+        ),
+        "logistic_verdicts_figure": FigureOutput(logistic_verdicts_figure(verdicts, obstacle)),
+    }
+
+
+def naive_vs_blocked(
+    pairwise_table: pd.DataFrame,
+    omnibus_table: pd.DataFrame,
+    mixed_contrasts: pd.DataFrame,
+    logistic_contrasts: pd.DataFrame,
+    *,
+    alpha: float,
+) -> dict:
+    """``analysis_naive_vs_blocked``: naive versus blocked SEs, F tests and significance
+    counts, side by side."""
+    table = naive_vs_blocked_table(
+        pairwise_table, omnibus_table, mixed_contrasts, alpha, logistic_contrasts
+    )
+    return {
+        "naive_vs_blocked": Table(
+            table,
+            caption="Naive versus blocked analyses of the same data; ratios are relative to the "
+            "naive row.",
+            display=naive_vs_blocked_display(table, alpha),
+            align_right=["Value", "vs naive"],
+        )
+    }

@@ -1,0 +1,135 @@
+"""The claims stage's jobs: the user's claims checked and tested under every reading, every pair
+in every category, and the planner's table (``workflow/rules/claims.smk``)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from evalbars import tables
+from evalbars.data.scores import WideScores, accuracy_order
+from evalbars.errors import ConfigError
+from evalbars.jobs.outputs import Table, Text
+from evalbars.readings import category_pairwise as category_tests
+from evalbars.readings import claims as claims_readings
+from evalbars.readings.claim_parsing import check_claims
+from evalbars.readings.planner import data_setting, plan_caption, plan_table
+from evalbars.render import landing
+from evalbars.render.figures.claims import category_heatmap, claims_figure
+from evalbars.render.figures.style import FigureOutput
+
+__all__ = ["checked_claims", "claims_table", "claims_figures", "category_pairwise", "plan"]
+
+
+def checked_claims(items: pd.DataFrame, *, claims: list, notes: list) -> dict:
+    """``claims_check``: the configured claims parsed against the data's models and categories
+    (a claim naming neither stops the run), with the notes of the settings fitted to the data
+    and an example claim in the analysed models' own names (``checked``, JSON)."""
+    check_claims(claims, sorted(items["model"].unique()), sorted(items["category"].unique()))
+    # A claim in the analysed models' own names, for the report to offer when none is given.
+    leaders = items.groupby("model", observed=True)["correct"].mean().sort_values(ascending=False)
+    example = f"{leaders.index[0]} > {leaders.index[1]}" if len(leaders) > 1 else None
+    document = {"claims": list(claims), "notes": list(notes), "example": example}
+    return {"checked": Text(json.dumps(document, indent=2) + "\n")}
+
+
+def claims_table(
+    wide: WideScores,
+    checked: dict,
+    *,
+    alpha: float,
+    family: str,
+    power: float,
+    replicates: int,
+    seed: int,
+) -> dict:
+    """``claims_table``: each claim's verdict under every reading (``claims``)."""
+    try:
+        table = claims_readings.evaluate_claims(
+            wide,
+            checked["claims"],
+            alpha=alpha,
+            family=family,
+            power=power,
+            replicates=replicates,
+            seed=seed,
+        )
+    except claims_readings.ClaimError as exc:
+        raise ConfigError(f"{exc}; edit `claims:` in the config to name the analysed data") from exc
+    markdown = claims_readings.claims_markdown(table, alpha, family)
+    if table.empty:
+        markdown = landing.no_claims_text(checked["notes"], checked["example"])
+    shown = (
+        claims_readings.claims_display(table)
+        if len(table)
+        else pd.DataFrame({"note": ["no claims"]})
+    )
+    latex = tables.to_latex(
+        shown, caption=claims_readings.claims_headline(table), label="tab:claims"
+    )
+    return {"claims": Table(table, markdown=markdown, latex=latex)}
+
+
+def claims_figures(table: pd.DataFrame) -> dict:
+    """``claims_figure``: each claim's intervals against its threshold (``claims_figure``)."""
+    return {"claims_figure": FigureOutput(claims_figure(table))}
+
+
+def category_pairwise(
+    wide: WideScores, *, alpha: float, max_models: int | None, max_systems: int
+) -> dict:
+    """``category_pairwise``: every pair in every category with Holm and Benjamini-Hochberg,
+    the per-pair summary and the heatmap (``category_pairwise``, ``category_summary``,
+    ``category_pairwise_figure``). On data with a single category there is nothing per
+    category: the tables are empty and the figure says so."""
+    result = category_tests.compare_categories(wide, alpha=alpha, max_models=max_models)
+    table, summary = result.table, result.summary
+    scope = (
+        f"the {len(result.models)} most accurate of {len(wide.models):,} models"
+        if len(result.models) < len(wide.models)
+        else "every pair"
+    )
+    # display.max_systems limits what the heatmap draws, never the tests
+    drawn = accuracy_order(wide)[:max_systems]
+    return {
+        "category_pairwise": Table(
+            table,
+            caption=f"Pairs in every category ({scope}); Holm and Benjamini-Hochberg adjust the "
+            f"exact McNemar p over all {len(table)} category x pair tests; alpha = {alpha:g}.",
+        ),
+        "category_summary": Table(
+            summary,
+            caption="Per pair: naive category wins and how many survive each correction; "
+            "homogeneity of the gap across categories.",
+        ),
+        "category_pairwise_figure": FigureOutput(
+            category_heatmap(category_tests.pairs_among(table, drawn))
+        ),
+    }
+
+
+def plan(
+    items: pd.DataFrame,
+    *,
+    claims: int,
+    alpha: float,
+    power: float,
+    gaps: list,
+    seed: int,
+) -> dict:
+    """``plan_table``: questions needed per gap (in points) and multiplicity procedure, closed
+    form and simulated, in the data's own setting (``plan``)."""
+    setting = data_setting(items)
+    table = plan_table(
+        models=setting["models"],
+        gaps=[g / 100 for g in gaps],
+        disagreement=setting["disagreement"],
+        alpha=alpha,
+        power=power,
+        claims=claims,
+        questions=setting["questions"],
+        mean_accuracy=setting["mean_accuracy"],
+        seed=seed,
+    )
+    return {"plan": Table(table, caption=plan_caption(table, setting, alpha, power))}

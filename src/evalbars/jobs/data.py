@@ -1,0 +1,175 @@
+"""The data stage's jobs: the canonical item table and the seeded subsample.
+
+:func:`items` is what every entry point reads data through (the workflow's ``items`` rule,
+:func:`evalbars.api.read_items` and every command of the command line), so that each applies
+the same checks: sources against each other (ids, categories, coverage, with the hint when
+ids differ only by leading zeros) and the design the analysis will compare.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from dataclasses import dataclass
+
+import pandas as pd
+
+from evalbars import __version__
+from evalbars.data.items import (
+    join_sources,
+    missing_prediction_counts,
+    score_sources,
+    write_item_table,
+)
+from evalbars.data.question_coverage import (
+    check_source_coverage,
+    coverage_table,
+    data_changes,
+    presence,
+)
+from evalbars.data.readers import SourceOptions, read_source
+from evalbars.data.sampling import (
+    check_design,
+    design_notes,
+    keep_questions,
+    stratified_subsample,
+)
+from evalbars.data.scores import SCORE_COLUMNS, WideScores, wide_scores, write_wide_scores
+from evalbars.jobs.outputs import Table, Text
+
+__all__ = ["ItemTable", "DrawnItems", "ScoreMatrix", "read_raw", "items", "subsample"]
+
+log = logging.getLogger("evalbars")
+
+
+@dataclass(frozen=True)
+class ItemTable:
+    """An item table a job writes as Parquet (:func:`evalbars.data.items.write_item_table`)."""
+
+    frame: pd.DataFrame
+
+    suffixes = ("",)
+
+    def write(self, path) -> None:
+        write_item_table(self.frame, path)
+
+
+@dataclass(frozen=True)
+class DrawnItems:
+    """The item table's rows of the drawn questions, written from the item table's file: a
+    copy of it, byte for byte, when every question is kept (``subsample.n: all``)."""
+
+    source: str
+    questions: pd.DataFrame
+    every_question: bool
+
+    suffixes = ("",)
+
+    def write(self, path) -> None:
+        if self.every_question:
+            shutil.copyfile(self.source, path)
+        else:
+            write_item_table(keep_questions(pd.read_parquet(self.source), self.questions), path)
+
+
+@dataclass(frozen=True)
+class ScoreMatrix:
+    """The question x model score matrix every analysis job reads (``scores.npz``)."""
+
+    wide: WideScores
+
+    suffixes = ("",)
+
+    def write(self, path) -> None:
+        write_wide_scores(self.wide, path)
+
+
+def read_raw(archives=None, sources=()) -> list[pd.DataFrame]:
+    """Raw rows of every source: ``archives`` maps MMLU-Pro archive paths to their models,
+    ``sources`` are predictions entries (a path and its reader options, as the config writes
+    them)."""
+    raw = [
+        frame
+        for path, model in (archives or {}).items()
+        for frame in read_source(path, SourceOptions(model=model))
+    ]
+    raw += [
+        frame
+        for source in sources
+        for frame in read_source(source["path"], SourceOptions.from_entry(source))
+    ]
+    return raw
+
+
+def items(
+    raw: list[pd.DataFrame],
+    *,
+    policy: str = "wrong",
+    seed: int = 12345,
+    max_unshared_share: float = 0.01,
+    subsample_n="all",
+    question_set: str = "shared",
+) -> dict:
+    """The ``items`` job: the item table of the raw rows, after every check.
+
+    Everything that can make the run fail is checked before anything is returned: the
+    sources against each other (:func:`evalbars.data.question_coverage.check_source_coverage`,
+    with ``question_set: shared``) and the design (:func:`evalbars.data.sampling.check_design`).
+    What dropped or re-scored data, and what the design leaves out (no categories, one
+    model), is logged as a warning: the console shows it.
+
+    Returns
+    -------
+    dict
+        ``item_table`` (:class:`ItemTable`), ``missing`` and ``coverage`` (:class:`Table`).
+    """
+    combined = join_sources(raw)
+    in_source = presence(combined)  # which questions each model's source holds
+    if question_set == "shared":
+        check_source_coverage(combined, max_unshared_share, in_source)
+    table = score_sources(combined, policy, seed)
+    check_design(table, subsample_n, question_set)
+    missing = missing_prediction_counts(raw, policy)
+    coverage = coverage_table(combined, table, in_source)
+    for line in data_changes(missing, coverage, question_set) + design_notes(table, question_set):
+        log.warning("%s", line)
+    return {
+        "item_table": ItemTable(table),
+        "missing": Table(missing),
+        "coverage": Table(coverage),
+    }
+
+
+def subsample(item_table: str, *, n, seed: int, question_set: str) -> dict:
+    """The ``subsample`` job: the seeded category-stratified subsample of the item table in
+    the file ``item_table``, and its score matrix.
+
+    Returns
+    -------
+    dict
+        ``item_table`` (:class:`DrawnItems`), ``questions``, ``scores``
+        (:class:`ScoreMatrix`), ``allocation`` and ``manifest``.
+    """
+    # The draw needs only the score columns; the whole table is read only if questions drop out.
+    scores = pd.read_parquet(item_table, columns=SCORE_COLUMNS)
+    drawn = stratified_subsample(scores, n, seed, question_set)
+    wide = wide_scores(drawn.items)
+    manifest = {
+        "n": n,
+        "seed": seed,
+        "question_set": question_set,
+        "questions": len(drawn.questions),
+        "models": wide.models,  # sorted names
+        "not_eligible": drawn.n_dropped,
+        "evalbars_version": __version__,
+    }
+    return {
+        "item_table": DrawnItems(
+            str(item_table), drawn.questions, every_question=len(drawn.items) == len(scores)
+        ),
+        "questions": Table(drawn.questions),
+        "scores": ScoreMatrix(wide),
+        "allocation": Table(drawn.allocation),
+        "manifest": Text(json.dumps(manifest, indent=2)),
+    }

@@ -1,0 +1,120 @@
+"""What a job returns, and how a rule's outputs receive it.
+
+A job function (one per rule, :mod:`evalbars.jobs`) returns a mapping from output names to
+:class:`Table`, :class:`Text` or :class:`evalbars.render.figures.style.FigureOutput` items.
+:func:`write_outputs` writes each item to the rule's outputs named after it: a table ``models``
+goes to ``models_csv`` and, where the rule declares them, ``models_parquet`` (what other jobs
+read: types survive, and a model named ``NA`` stays a name), ``models_md``, ``models_tex`` and
+``models_shown`` (the first rows the HTML report embeds); a figure ``claims`` to ``claims_png``
+and ``claims_svg``; a text ``claims`` to the output ``claims``. The Python API
+(:mod:`evalbars.api`) takes the same items' frames, so that it cannot disagree with the files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from evalbars import tables
+
+__all__ = ["Table", "Frame", "Text", "write_outputs", "output_path"]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table a job writes.
+
+    Attributes
+    ----------
+    frame : DataFrame
+        The tidy table: the CSV for people (full precision) and the Parquet for other jobs.
+    caption : str, optional
+        The caption of its Markdown and LaTeX renderings.
+    display : DataFrame, optional
+        What the Markdown and LaTeX show, where it differs from the tidy frame.
+    formats, align_right : optional
+        Cell formats and right-aligned columns of the renderings (:func:`evalbars.tables.write_table`).
+    markdown, latex : str, optional
+        A whole Markdown (or LaTeX) text instead of the frame's rendering.
+    """
+
+    frame: pd.DataFrame
+    caption: str | None = None
+    display: pd.DataFrame | None = None
+    formats: dict | None = None
+    align_right: list | None = None
+    markdown: str | None = None
+    latex: str | None = None
+
+    suffixes = ("csv", "md", "tex", "parquet", "shown")
+
+    def write(self, csv, md=None, tex=None, parquet=None, shown=None) -> None:
+        """Write the CSV and whichever renderings the rule declares."""
+        tables.write_table(
+            self.frame,
+            csv,
+            None if self.markdown is not None else md,
+            None if self.latex is not None else tex,
+            caption=self.caption,
+            display=self.display,
+            formats=self.formats,
+            align_right=self.align_right,
+            parquet_path=parquet,
+            shown_path=shown,
+        )
+        for path, text in ((md, self.markdown), (tex, self.latex)):
+            if path is not None and text is not None:
+                Path(path).write_text(text)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A table only other jobs read: one Parquet file (types survive, names stay names)."""
+
+    frame: pd.DataFrame
+
+    suffixes = ("",)
+
+    def write(self, path) -> None:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self.frame.to_parquet(path, index=False)
+
+
+@dataclass(frozen=True)
+class Text:
+    """A text file a job writes whole (a JSON document, an HTML page)."""
+
+    text: str
+
+    suffixes = ("",)
+
+    def write(self, path) -> None:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(self.text)
+
+
+def output_path(output, name: str, suffix: str = ""):
+    """The path of output ``<name>_<suffix>`` (``name`` when ``suffix`` is empty), or None
+    when the rule does not declare it. ``output`` is the job's ``snakemake.output`` or any
+    object with those attributes."""
+    key = f"{name}_{suffix}" if suffix else name
+    value = getattr(output, key, None)
+    return None if value is None else str(value)
+
+
+def write_outputs(result: Mapping, output) -> None:
+    """Write every item of a job's ``result`` to the outputs named after it (see the module
+    docstring). An item whose first output (a table's CSV, a figure's PNG) the rule does not
+    declare is an error in the rule, not in the data."""
+    for name, item in result.items():
+        paths = {suffix: output_path(output, name, suffix) for suffix in item.suffixes}
+        first = next(iter(paths.values()))
+        if first is None:
+            raise KeyError(f"the rule declares no output for {name!r} ({item.suffixes[0]})")
+        if "" in paths:
+            item.write(first)
+        else:
+            item.write(**paths)

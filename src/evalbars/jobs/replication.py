@@ -1,0 +1,41 @@
+"""The replication stage's jobs (``workflow/rules/replication.smk``): the paper's reported
+numbers against our distribution over subsample seeds."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from evalbars.jobs.outputs import Frame, Table
+from evalbars.readings import replication
+from evalbars.render.figures.replication import replication_figure
+from evalbars.render.figures.style import FigureOutput
+
+__all__ = ["chunk", "seeds", "comparison"]
+
+
+def chunk(items: pd.DataFrame, *, chunk: int, **settings) -> dict:
+    """``replication_chunk``: every reported quantity for each missing-prediction policy, on
+    one chunk of the seed list (``runs``; Parquet, so that float64 values come back bit for
+    bit and the combined CSV is the same for any number of chunks). ``settings`` are
+    :func:`evalbars.readings.replication.replication_chunk`'s."""
+    return {"runs": Frame(replication.replication_chunk(items, chunk=chunk, **settings))}
+
+
+def seeds(chunks, *, policies) -> dict:
+    """``replication_runs``: the chunks in one table, policy by policy, the configured seed
+    first (``replication_seeds``)."""
+    return {"replication_seeds": Table(replication.combine_chunks(list(chunks), policies))}
+
+
+def comparison(runs: pd.DataFrame) -> dict:
+    """``replication_table``: each reported number beside our value and its spread over the
+    seeds, and the figure (``replication``, ``replication_figure``)."""
+    table = replication.replication_table(runs)
+    return {
+        "replication": Table(
+            table,
+            caption=replication.replication_summary(table),
+            formats={"paper_percentile": ".1f"},
+        ),
+        "replication_figure": FigureOutput(replication_figure(runs, table)),
+    }

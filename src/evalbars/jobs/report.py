@@ -1,0 +1,51 @@
+"""The report's first screen (``workflow/rules/report.smk``): the answer in words and numbers."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from evalbars.data.sampling import design_notes
+from evalbars.jobs.outputs import Text
+from evalbars.render import landing as landing_page
+
+__all__ = ["landing"]
+
+
+def landing(
+    items: pd.DataFrame,
+    *,
+    models: pd.DataFrame,
+    checked: dict,
+    claims: pd.DataFrame,
+    claims_png: bytes | None,
+    naive_vs_blocked: pd.DataFrame,
+    pairwise: pd.DataFrame,
+    ranks: pd.DataFrame,
+    alpha: float,
+) -> dict:
+    """``report_landing``: the first screen of ``report.html`` (``landing``, an HTML fragment).
+
+    ``items`` holds the analysed questions' ``model, question_id, category`` rows; the tables
+    are the analysis, claims and ranks jobs' own (read from their Parquet files, so that a
+    model named ``NA`` keeps its name). The notes say what was fitted to the data
+    (``checked``) and what the shape of the data leaves out
+    (:func:`evalbars.data.sampling.design_notes`).
+    """
+    page = landing_page.landing_html(
+        models_text=landing_page.models_sentence(
+            models["model"].tolist(),
+            questions=items["question_id"].nunique(),
+            categories=items["category"].nunique(),
+            samples=len(items),
+        ),
+        notes=[*checked["notes"], *design_notes(items)],
+        claims_table=claims,
+        example_claim=checked["example"],
+        claims_png=claims_png if len(claims) else None,
+        naive_vs_blocked=naive_vs_blocked,
+        pairwise=pairwise,
+        ranks=ranks,
+        models_table=models,
+        alpha=alpha,
+    )
+    return {"landing": Text(page)}
