@@ -17,7 +17,7 @@ from snakemake.utils import validate as snakemake_validate
 from evalbars import cli
 from evalbars.data.scores import WideScores
 from evalbars.errors import ConfigError, InputError, script_context
-from evalbars.readings import category_pairwise, ranks
+from evalbars.readings import category_pairwise, planner, ranks
 from evalbars.readings.claim_parsing import ClaimError, parse_claim
 from evalbars.stats import mixed, planning
 from evalbars.stats.logistic import contrasts as logistic
@@ -65,7 +65,7 @@ def test_disagreement_is_the_mean_square_difference_for_epochs_and_partial_credi
 
 def test_data_setting_takes_the_datas_mean_accuracy():
     items = _items({"x": [1, 1, 1, 0], "y": [1, 0, 0, 0], "z": [[1, 0], [1, 1], [0, 0], [0, 0]]})
-    setting = planning.data_setting(items)
+    setting = planner.data_setting(items)
     assert setting == {
         "models": 3,
         "questions": 4,
@@ -77,7 +77,7 @@ def test_data_setting_takes_the_datas_mean_accuracy():
 def test_plan_table_falls_back_to_the_closed_forms_where_the_simulation_cannot_reach_the_rate():
     # The lm-eval example: 3 models disagreeing more often than independent models would
     # (0.564 > 0.493 at mean accuracy 5/9) stopped the plan table with a ValueError.
-    table = planning.plan_table(3, [0.01, 0.05], 22 / 39, mean_accuracy=5 / 9, replications=500)
+    table = planner.plan_table(3, [0.01, 0.05], 22 / 39, mean_accuracy=5 / 9, replications=500)
     holm = table[(table["procedure"] == "holm")].set_index("gap_points")
     assert holm["questions_simulated"].isna().all() and holm["power_simulated"].isna().all()
     assert holm.loc[1.0, "note"] == (
@@ -91,7 +91,7 @@ def test_plan_table_falls_back_to_the_closed_forms_where_the_simulation_cannot_r
     assert holm.loc[1.0, "questions_closed_form"] == expected
     assert (table.loc[table["procedure"] != "holm", "note"] == "").all()
     assert table["power_simulated"].notna().sum() == 4  # none and Bonferroni, both gaps
-    caption = planning.plan_caption(
+    caption = planner.plan_caption(
         table,
         {"models": 3, "questions": 39, "disagreement": 22 / 39, "mean_accuracy": 5 / 9},
         0.05,
@@ -105,12 +105,12 @@ def test_plan_table_falls_back_to_the_closed_forms_where_the_simulation_cannot_r
 
 def test_plan_table_simulates_at_the_datas_mean_accuracy():
     # At mean accuracy 0.9 a gap of 12 points would put the leader above 100%.
-    table = planning.plan_table(3, [0.12], 0.3, mean_accuracy=0.9, replications=500)
+    table = planner.plan_table(3, [0.12], 0.3, mean_accuracy=0.9, replications=500)
     holm = table.set_index("procedure").loc["holm"]
     assert holm["note"].startswith(
         "not simulated (a gap of 12 points above a mean accuracy of 90.0%"
     )
-    reachable = planning.plan_table(3, [0.05], 0.3, mean_accuracy=0.5, replications=500)
+    reachable = planner.plan_table(3, [0.05], 0.3, mean_accuracy=0.5, replications=500)
     holm = reachable.set_index("procedure").loc["holm"]
     assert holm["note"] == "" and holm["mean_accuracy"] == 0.5
     assert holm["questions_lower_bound"] <= holm["questions_simulated"]
@@ -566,7 +566,7 @@ def test_too_few_questions_find_no_gap_rather_than_one_above_the_disagreement_ra
     # the largest gap itself: the closed form at gap = rate, z^2 (1 - rate) / rate
     z = planning.special.ndtri(1 - 0.05 / 2) + planning.special.ndtri(0.8)
     assert np.ceil(z**2 * 0.75 / 0.25) == 24
-    table = planning.plan_table(6, [0.05], 0.25, questions=10, simulate=False)
+    table = planner.plan_table(6, [0.05], 0.25, questions=10, simulate=False)
     assert table["detectable_gap_points"].isna().all()
 
 
@@ -599,14 +599,14 @@ def test_too_few_questions_find_no_gap_rather_than_one_above_the_disagreement_ra
 )
 def test_plan_requests_that_cannot_be_meant_are_refused_in_one_line(arguments, where, problem):
     with pytest.raises(InputError) as info:
-        planning.check_plan_request(*arguments)
+        planner.check_plan_request(*arguments)
     assert str(info.value) == f"{where}: {problem}"
 
 
 def test_a_gap_under_one_point_is_planned_when_asked_for():
-    assert planning.check_plan_request(6, 0.5, None, 0.25, small_gap=True) is None
-    assert planning.check_plan_request(6, 2, None, 0.25) is None
-    assert planning.check_plan_request(6, None, 1497, 0.25) is None
+    assert planner.check_plan_request(6, 0.5, None, 0.25, small_gap=True) is None
+    assert planner.check_plan_request(6, 2, None, 0.25) is None
+    assert planner.check_plan_request(6, None, 1497, 0.25) is None
 
 
 # The plan table of both shipped examples: tests/test_workflow_inputs.py, on their full runs.

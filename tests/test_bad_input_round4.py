@@ -16,8 +16,8 @@ import yaml
 from evalbars.cli import main
 from evalbars.data.readers import SourceOptions, read_source
 from evalbars.errors import ConfigError, InputError
+from evalbars.readings import planner
 from evalbars.readings.ranks import parse_leaderboard
-from evalbars.stats import planning
 from evalbars.workflow import smk
 
 from .conftest import DATA, REPO
@@ -212,7 +212,7 @@ def test_plan_gaps_given_as_proportions_are_refused_with_the_points_meant():
     )
     # the same check as `evalbars plan --gap` (one home)
     with pytest.raises(InputError, match=r"is 0.02 points; did you mean 2 points\? \(the gap"):
-        planning.check_plan_request(6, 0.02, None, 0.25)
+        planner.check_plan_request(6, 0.02, None, 0.25)
 
 
 def test_plan_gaps_under_one_point_are_planned_when_asked_for():

@@ -11,7 +11,8 @@ import pytest
 from scipy import stats
 
 from evalbars import cli
-from evalbars.stats import planning
+from evalbars.readings import planner
+from evalbars.stats import holm_power, planning
 from evalbars.stats.pairwise import adjust_pvalues, paired_z_tests
 from evalbars.stats.rng import STUDY_CODES
 from evalbars.studies.fwer import draw_shared_scores
@@ -95,22 +96,22 @@ def test_closed_form_power_matches_simulation(gap, delta, alpha):
 
 
 def test_pattern_probabilities_give_the_requested_rates():
-    kappa = planning.concentration_for_disagreement(0.05, 0.3, 0.6)
-    patterns, prob = planning.pattern_probabilities(5, 0.05, 0.6, kappa)
+    kappa = holm_power.concentration_for_disagreement(0.05, 0.3, 0.6)
+    patterns, prob = holm_power.pattern_probabilities(5, 0.05, 0.6, kappa)
     assert prob.sum() == pytest.approx(1.0)
     means = prob @ patterns
     np.testing.assert_allclose(means, [0.65, 0.6, 0.6, 0.6, 0.6], atol=1e-12)
     disagree = prob @ (patterns[:, 0] != patterns[:, 1])
     assert disagree == pytest.approx(0.3, abs=1e-12)
     with pytest.raises(ValueError, match="not reachable"):
-        planning.concentration_for_disagreement(0.05, 0.9, 0.6)
+        holm_power.concentration_for_disagreement(0.05, 0.9, 0.6)
 
 
 def test_pattern_simulation_matches_the_fwer_studys_draws():
     """Holm power from pattern counts equals Holm power from draw_shared_scores (rho = 1)."""
     models, n, gap, delta, alpha = 4, 300, 0.08, 0.3, 0.05
-    share, se = planning.simulate_holm_power(models, n, gap, delta, alpha=alpha, replications=4000)
-    kappa = planning.concentration_for_disagreement(gap, delta, 0.6)
+    share, se = holm_power.simulate_holm_power(models, n, gap, delta, alpha=alpha, replications=4000)
+    kappa = holm_power.concentration_for_disagreement(gap, delta, 0.6)
     rng = np.random.default_rng(11)
     scores = draw_shared_scores(
         rng, 2000, n, models, 1.0, gap=gap, mean_accuracy=0.6, concentration=kappa
@@ -126,24 +127,24 @@ def test_holm_lies_between_its_bounds_and_bonferroni_matches_its_closed_form():
     tests = planning.all_pairs(models)
     low = planning.questions_needed(gap, delta, 0.05, 0.8)
     high = planning.questions_needed(gap, delta, 0.05 / tests, 0.8)
-    holm = planning.holm_questions(models, gap, delta, replications=3000)
+    holm = holm_power.holm_questions(models, gap, delta, replications=3000)
     assert low < holm <= np.ceil(high) + 1
     n = int(np.ceil(high))
-    share, se = planning.simulate_holm_power(
+    share, se = holm_power.simulate_holm_power(
         models, n, gap, delta, alpha=0.05, procedure="bonferroni", replications=6000
     )
     assert abs(share - float(planning.power_paired(n, gap, delta, 0.05 / tests))) < 4 * se
 
 
 def test_plan_answers_both_questions_and_the_table_checks_itself():
-    result = planning.plan(6, 0.02, 0.25, procedure="bonferroni")
+    result = planner.plan(6, 0.02, 0.25, procedure="bonferroni")
     z = stats.norm.ppf(1 - 0.05 / 30) + stats.norm.ppf(0.8)
     assert result["questions_high"] == np.ceil(z**2 * (0.25 - 0.02**2) / 0.02**2)
     assert result["questions_low"] == result["questions_high"]
-    reverse = planning.plan(6, None, 0.25, procedure="holm", questions=1497)
+    reverse = planner.plan(6, None, 0.25, procedure="holm", questions=1497)
     assert reverse["gap_low"] < reverse["gap_high"]
-    assert "1,497 shared questions find a gap of" in planning.plan_text(reverse)
-    table = planning.plan_table(4, [0.05], 0.3, claims=2, questions=1000, replications=2000)
+    assert "1,497 shared questions find a gap of" in planner.plan_text(reverse)
+    table = planner.plan_table(4, [0.05], 0.3, claims=2, questions=1000, replications=2000)
     assert list(table["procedure"]) == ["none", "bonferroni", "holm", "holm"]
     checked = table[table["power_simulated"].notna()]
     assert (abs(checked["power_simulated"] - 0.8) < 4 * checked["power_simulated_se"] + 0.04).all()
@@ -189,8 +190,8 @@ def json_gap(text):
 
 
 def test_plan_table_beyond_the_simulated_sizes_gives_the_closed_forms():
-    many = planning.plan_table(200, [0.05], 0.3, replications=500)
-    few = planning.plan_table(4, [0.05], 0.3, replications=500)
+    many = planner.plan_table(200, [0.05], 0.3, replications=500)
+    few = planner.plan_table(4, [0.05], 0.3, replications=500)
     holm = many.set_index("procedure").loc["holm"]
     assert pd.isna(holm["questions_simulated"]) and np.isnan(holm["power_simulated"])
     assert holm["tests"] == 200 * 199 // 2
