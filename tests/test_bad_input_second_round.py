@@ -82,7 +82,7 @@ def test_report_into_a_path_that_is_a_file_is_one_line(tmp_path, capsys):
     taken.write_text("mine")
     assert main(["report", str(LM_EVAL), "--runs", "newest", "--output", str(taken)]) == 1
     assert capsys.readouterr().err.strip() == (
-        f"evalbars report: error: {taken}: cannot make the run directory: File exists"
+        f"evalbars report: error: {taken}: is a file, not a run directory; give another --output"
     )
     assert taken.read_text() == "mine"
 

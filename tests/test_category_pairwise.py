@@ -144,18 +144,18 @@ def test_heatmap_keeps_neighbour_pairs_when_there_are_many():
 
 
 CATEGORY_OUTPUTS = {
-    "csv": "category_pairwise.csv",
-    "parquet": "category_pairwise.parquet",
-    "shown": "shown.csv",
-    "md": "category_pairwise.md",
-    "tex": "category_pairwise.tex",
-    "summary_csv": "category_summary.csv",
-    "summary_md": "category_summary.md",
-    "summary_tex": "category_summary.tex",
-    "png": "category_pairwise.png",
-    "svg": "category_pairwise.svg",
+    "category_pairwise_csv": "category_pairwise.csv",
+    "category_pairwise_parquet": "category_pairwise.parquet",
+    "category_pairwise_shown": "shown.csv",
+    "category_pairwise_md": "category_pairwise.md",
+    "category_pairwise_tex": "category_pairwise.tex",
+    "category_summary_csv": "category_summary.csv",
+    "category_summary_md": "category_summary.md",
+    "category_summary_tex": "category_summary.tex",
+    "category_pairwise_figure_png": "category_pairwise.png",
+    "category_pairwise_figure_svg": "category_pairwise.svg",
 }
-CATEGORY_TABLES = ["csv", "md", "tex", "summary_csv", "summary_md", "summary_tex"]
+CATEGORY_TABLES = [key for key in CATEGORY_OUTPUTS if "figure" not in key and "shown" not in key]
 
 
 def run_category_script(tmp_path, name, item_table, **params):
@@ -187,7 +187,7 @@ def test_display_max_systems_changes_no_number_of_the_category_tables(tmp_path):
     top = run_category_script(tmp_path, "top", item_table, max_systems=40, max_models=3)
     fewer = pd.read_csv(tmp_path / "top" / "category_pairwise.csv")
     assert len(fewer[["model_a", "model_b"]].drop_duplicates()) == 3
-    assert top["csv"] != wide["csv"]
+    assert top["category_pairwise_csv"] != wide["category_pairwise_csv"]
     np.testing.assert_allclose(fewer["p_holm"], multipletests(fewer["p_mcnemar"], method="holm")[1])
 
 

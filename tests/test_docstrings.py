@@ -8,7 +8,12 @@ import pytest
 
 import evalbars
 
-MODULES = sorted(m.name for m in pkgutil.walk_packages(evalbars.__path__, "evalbars."))
+#: Every module but the ``python -m`` entry points (importing one runs the command line).
+MODULES = sorted(
+    m.name
+    for m in pkgutil.walk_packages(evalbars.__path__, "evalbars.")
+    if not m.name.endswith("__main__")
+)
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -491,7 +491,7 @@ def test_refuses_what_it_cannot_fit():
     with pytest.raises(ValueError, match="exact path needs every model"):
         mixed.fit_lmm(incomplete, "category", method="exact")
     with pytest.raises(ValueError, match="model_spec"):
-        mixed.fit_lmm(incomplete, "question")
+        mixed.fit_lmm(incomplete, "nested")
     with pytest.raises(ValueError, match="method"):
         mixed.fit_lmm(incomplete, "category", method="lme4")
     one = WideScores(
@@ -502,6 +502,7 @@ def test_refuses_what_it_cannot_fit():
     )
     with pytest.raises(ValueError, match="at least two categories"):
         mixed.fit_lmm(one, "category")
+    assert mixed.model_specs(one) == ("question",)
 
 
 def test_category_model_is_fitted_when_models_never_disagree():

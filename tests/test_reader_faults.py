@@ -312,7 +312,7 @@ def test_tasks_come_from_a_config_entry_as_a_list():
 # --- 8. Names alike but for case or whitespace ------------------------------------------------------
 
 
-def test_model_names_that_differ_in_whitespace_are_named_not_blamed_on_ids(tmp_path, caplog):
+def test_model_names_that_differ_in_whitespace_stop_the_read_naming_both(tmp_path):
     (tmp_path / "a.csv").write_text(
         "model,question_id,category,correct\n"
         + "".join(f"fake-mid,{q},{'ab'[q % 2]},{q % 2}\n" for q in range(1, 5))
@@ -321,20 +321,12 @@ def test_model_names_that_differ_in_whitespace_are_named_not_blamed_on_ids(tmp_p
         "model,question_id,category,correct\nfake-mid ,5,b,1\nfake-mid ,6,a,0\n"
         + "".join(f"other,{q},{'ab'[q % 2]},1\n" for q in range(1, 7))
     )
-    with caplog.at_level(logging.WARNING):
-        combined = join_sources(read_source(tmp_path / "a.csv") + read_source(tmp_path / "b.csv"))
-    assert caplog.messages == [
-        "model names 'fake-mid' and 'fake-mid ' differ only in trailing whitespace; they are "
-        "read as two models"
-    ]
-    with pytest.raises(ConfigError) as caught:
-        check_source_coverage(combined, 0.05)
+    with pytest.raises(InputError) as caught:
+        join_sources(read_source(tmp_path / "a.csv") + read_source(tmp_path / "b.csv"))
     assert str(caught.value) == (
-        "6 of 6 questions (100.0%) are in some prediction sources but not all (fake-mid  (b.csv) "
-        "lacks 4, fake-mid (a.csv) lacks 2), so the paired analyses would leave them out (model "
-        "names 'fake-mid' and 'fake-mid ' differ only in trailing whitespace); check that model "
-        "names are written alike in every file, or raise `max_unshared_share` (now 0.05) to "
-        "accept the loss"
+        f"{tmp_path / 'a.csv'} and {tmp_path / 'b.csv'}: model names 'fake-mid' and 'fake-mid ' "
+        "differ only in trailing whitespace: they would be analysed as two models that print "
+        "alike; write the name alike in every file (or rename one if they are two)"
     )
 
 

@@ -110,19 +110,26 @@ def test_each_question_is_equally_likely_within_its_category():
     assert np.abs(z).max() < 4.5
 
 
-def test_the_analysis_needs_two_models_and_two_categories():
+def test_every_shape_of_data_passes_the_design_check_and_is_named():
     items = toy_items(n_questions=30)
     sampling.check_design(items, "all")
-    with pytest.raises(
-        ConfigError, match=r"evalbars compares models, but the data hold 1: \['A'\]"
-    ):
-        sampling.check_design(items[items["model"] == "A"], "all")
-    with pytest.raises(
-        ConfigError,
-        match=r"the 30 questions every model answered are all in category 'x' \(no source gives "
-        r"another category\)",
-    ):
-        sampling.check_design(items.assign(category="x"), "all")
+    assert sampling.design_notes(items) == []
+    # One model: its accuracy is reported, and one line says there is nothing to compare.
+    one = items[items["model"] == "A"]
+    sampling.check_design(one, "all")
+    assert sampling.design_notes(one) == [
+        "one model (A): its accuracy and intervals are reported; there is nothing to compare "
+        "it with"
+    ]
+    # One category, and none at all: the category level is dropped, in one line.
+    sampling.check_design(items.assign(category="x"), "all")
+    assert sampling.design_notes(items.assign(category="x")) == [
+        "the questions have one category (x): the category level is dropped (the mixed models "
+        "are question-only, clustered SEs do not apply, and there are no per-category tables)"
+    ]
+    assert sampling.design_notes(items.assign(category="uncategorised"))[0].startswith(
+        "the questions have no categories: the category level is dropped"
+    )
 
 
 def test_the_design_is_judged_on_the_shared_questions():
@@ -130,5 +137,6 @@ def test_the_design_is_judged_on_the_shared_questions():
     # Model A keeps only the questions of the first category: the shared set has one category.
     first = items["category"].iloc[0]
     narrowed = items[(items["model"] != "A") | (items["category"] == first)]
-    with pytest.raises(ConfigError, match=rf"all in category '{first}' \(A answered no question"):
-        sampling.check_design(narrowed, "all")
+    sampling.check_design(narrowed, "all")
+    assert sampling.design_notes(narrowed)[0].startswith(f"the questions have one category ({first})")
+    assert sampling.design_notes(narrowed, "all") == []

@@ -1,9 +1,12 @@
 """The Python front door: read results, compute the workflow's tables as DataFrames, check claims,
 compare two models, write the report. For notebooks.
 
-Every function calls the same package functions the workflow's rules call (the scripts under
-``workflow/scripts/``), so a table computed here equals the CSV the workflow writes for the same
-data and settings.
+Every table here is the one a workflow job writes: each function calls that job's own function
+(:mod:`evalbars.jobs`) on the same data, with the same checks, so a table computed here equals
+the CSV the workflow writes for the same data and settings (a test holds them equal on the
+default run and the shipped examples). Data are read the way ``evalbars report`` reads them:
+every question any model answered (``question_set="all"``; pairs use the questions both
+answered), after the checks of the workflow's item table.
 
 Examples
 --------
@@ -27,34 +30,39 @@ Examples
 
 from __future__ import annotations
 
+import logging
 import os
-import subprocess
-import sys
 from collections.abc import Callable, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import yaml
 
-from evalbars.data.items import join_sources, read_summary, score_sources
+from evalbars.data.items import read_summary
 from evalbars.data.readers import SourceOptions, read_source
 from evalbars.data.scores import WideScores, wide_scores
-from evalbars.errors import EvalbarsError, InputError
-from evalbars.readings import claims as claims_module
-from evalbars.readings import gate, ranks
-from evalbars.readings.leaderboard import table as verdicts
-from evalbars.stats import mixed, omnibus, pairwise
-from evalbars.stats.accuracy import accuracy_table as _accuracy_table
+from evalbars.defaults import ALPHA, DRAWS, LEVEL, POWER, SEED, SPLITS
+from evalbars.errors import InputError
+from evalbars.jobs import analysis, data, ranks
+from evalbars.jobs import claims as claim_jobs
+from evalbars.readings import gate
+from evalbars.stats import pairwise
+from evalbars.workflow import runner
+from evalbars.workflow.location import snakefile
 
 __all__ = [
     "read_items",
+    "read_preview",
     "read_sources",
     "scores",
     "accuracy_table",
     "pairwise_table",
     "omnibus_table",
     "mixed_contrasts",
+    "variance_components",
     "rank_table",
     "check_claims",
     "compare_models",
@@ -62,11 +70,7 @@ __all__ = [
     "ReportRun",
     "report_config",
     "write_report",
-    "SNAKEFILE",
 ]
-
-#: The workflow that :func:`write_report` runs: the repository's Snakefile beside the package.
-SNAKEFILE = Path(__file__).resolve().parents[2] / "Snakefile"
 
 #: The targets of :func:`write_report`: every stage that reads the data (the simulation studies
 #: do not, and are added by ``simulations=True``).
@@ -80,49 +84,92 @@ REPORT_TARGETS = (
 )
 
 
+@contextmanager
+def quiet_warnings():
+    """Hold back the warnings evalbars' readers log while the block runs (errors still raise)."""
+    logger = logging.getLogger("evalbars")
+    previous = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(previous)
+
+
+def _listed(paths) -> list:
+    return [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+
+
 def read_sources(paths, options: SourceOptions | None = None) -> list[pd.DataFrame]:
     """Raw rows of every path (files, or folders walked for every log), one frame per file or run.
 
     ``paths`` may be one path or a sequence of them; see :func:`evalbars.data.readers.read_source`.
     """
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    return [frame for path in paths for frame in read_source(path, options)]
+    return [frame for path in _listed(paths) for frame in read_source(path, options)]
 
 
 def read_items(
-    paths, *, missing_prediction: str = "wrong", seed: int = 12345, **options
+    paths,
+    *,
+    missing_prediction: str = "wrong",
+    seed: int = 12345,
+    question_set: str = "all",
+    max_unshared_share: float = 0.01,
+    **options,
 ) -> pd.DataFrame:
-    """The canonical item table of prediction files or harness logs.
+    """The canonical item table of prediction files or harness logs, after the workflow's checks.
 
     Parameters
     ----------
     paths : path-like or sequence of path-like
         Files (long CSV/TSV/Parquet tables, MMLU-Pro JSON, lm-evaluation-harness samples,
-        Inspect logs) or folders walked for every log they hold.
+        Inspect logs, HELM, lighteval, Every Eval Ever, SWE-bench) or folders walked for
+        every log they hold.
     missing_prediction : {"wrong", "random_guess", "exclude"}
         What a missing prediction counts as (the config key of the same name).
     seed : int
         Seed of the ``random_guess`` policy (``missing_prediction_seed``).
+    question_set : {"all", "shared"}
+        Keep every question any model answered (as ``evalbars report``), or only those every
+        model answered (the paper's design; more than ``max_unshared_share`` of them left out
+        stops the read).
     **options
         Reader options, as the config's predictions entries and the command line's options:
-        ``format, model, id_field, category_field, metric, filter, runs, scorer,
-        allow_partial`` (:class:`evalbars.data.readers.SourceOptions`).
+        ``format, model, id_field, category_field, metric, filter, tasks, runs, scorer,
+        allow_partial, split, perturbation, instances``
+        (:class:`evalbars.data.readers.SourceOptions`).
 
     Returns
     -------
     DataFrame
         One row per (model, question, epoch): ``model, question_id, epoch, category, src,
-        answer, pred, correct, source_file, n_options`` (:data:`evalbars.data.items.ITEM_COLUMNS`).
+        answer, pred, correct, source_file, n_options, missing_prediction``
+        (:data:`evalbars.data.items.ITEM_COLUMNS`).
+
+    Raises
+    ------
+    evalbars.errors.EvalbarsError
+        Bad input, in one line naming the file, the record and the problem: the checks of
+        the workflow's ``items`` job (:func:`evalbars.jobs.data.items`).
     """
     raw = read_sources(paths, SourceOptions(**options))
-    return score_sources(join_sources(raw), missing_prediction, seed)
+    result = data.items(
+        raw,
+        policy=missing_prediction,
+        seed=seed,
+        max_unshared_share=max_unshared_share,
+        question_set=question_set,
+    )
+    return result["item_table"].frame
 
 
 def read_preview(paths, *, missing_prediction: str = "wrong", **options) -> pd.DataFrame:
-    """Per model, what was read (the table ``evalbars read`` prints)."""
+    """Per model, what was read (the table ``evalbars read`` prints), after the same checks as
+    :func:`read_items`."""
     raw = read_sources(paths, SourceOptions(**options))
-    return read_summary(raw, score_sources(join_sources(raw), missing_prediction))
+    result = data.items(raw, policy=missing_prediction, question_set="all", design=False)
+    table = result["item_table"].frame
+    return read_summary(raw, table)
 
 
 def scores(items) -> WideScores:
@@ -130,65 +177,89 @@ def scores(items) -> WideScores:
     return items if isinstance(items, WideScores) else wide_scores(items)
 
 
-def accuracy_table(items, level: float = 0.95) -> pd.DataFrame:
+def accuracy_table(items, level: float = LEVEL) -> pd.DataFrame:
     """``models.csv``: per-model accuracy, naive and clustered SEs, Wilson interval."""
-    return _accuracy_table(scores(items), level)
+    return analysis.models(scores(items), level=level)["models"].frame
 
 
-def pairwise_table(items, alpha: float = 0.05) -> pd.DataFrame:
+def pairwise_table(items, alpha: float = ALPHA) -> pd.DataFrame:
     """``pairwise.csv``: every pair's unpaired and paired z, exact McNemar, Bonferroni, Holm."""
-    return pairwise.pairwise_table(scores(items), alpha)
+    tests = pairwise.pair_tests(scores(items))
+    return analysis.pairwise_tests(tests, alpha=alpha)["pairwise"].frame
 
 
 def omnibus_table(items) -> pd.DataFrame:
     """``omnibus.csv``: RM-ANOVA (Greenhouse-Geisser), one-way ANOVA, Friedman, Cochran's Q."""
-    return omnibus.omnibus_table(scores(items))
+    return analysis.omnibus_tests(scores(items))["omnibus"].frame
 
 
-def mixed_contrasts(items, alpha: float = 0.05, method: str = "auto") -> pd.DataFrame:
-    """``mixed_contrasts.csv``: the nested linear mixed models' pairwise contrasts."""
-    wide = scores(items)
-    fits = [mixed.fit_lmm(wide, spec, method) for spec in mixed.model_specs(wide)]
-    return pd.concat([mixed.lmm_contrasts(fit, alpha) for fit in fits], ignore_index=True)
+def mixed_contrasts(items, alpha: float = ALPHA, method: str = "auto") -> pd.DataFrame:
+    """``mixed_contrasts.csv``: the mixed models' pairwise contrasts (rows of a specification
+    the data cannot identify are empty, with the reason on the console)."""
+    return analysis.mixed_models(scores(items), method=method, alpha=alpha)["mixed_contrasts"].frame
+
+
+def variance_components(items, method: str = "auto") -> pd.DataFrame:
+    """``variance_components.csv``: the mixed models' REML variance components."""
+    result = analysis.mixed_models(scores(items), method=method, alpha=ALPHA)
+    return result["variance_components"].frame
 
 
 def rank_table(
     items,
-    level: float = 0.95,
+    level: float = LEVEL,
     *,
-    draws: int = 10_000,
-    replicates: int = 10_000,
-    seed: int = 2024,
+    draws: int = DRAWS,
+    replicates: int = DRAWS,
+    seed: int = SEED,
     stratify: bool = True,
 ) -> pd.DataFrame:
     """``ranks.csv``: score intervals, gaps, tiers, P(first) and rank ranges, both readings."""
-    table, _ = ranks.ranks_readings(
-        scores(items), level=level, draws=draws, replicates=replicates, seed=seed, stratify=stratify
+    result = ranks.ranks_table(
+        scores(items),
+        level=level,
+        draws=draws,
+        replicates=replicates,
+        seed=seed,
+        stratify=stratify,
     )
-    return table
+    return result["ranks"].frame
 
 
 def check_claims(
     items,
-    claims: Sequence[str],
-    alpha: float = 0.05,
+    claims_made: Sequence[str],
+    alpha: float = ALPHA,
     *,
     family: str = "claims",
-    power: float = 0.8,
-    replicates: int = 10_000,
-    seed: int = 2024,
+    power: float = POWER,
+    replicates: int = DRAWS,
+    seed: int = SEED,
 ) -> pd.DataFrame:
     """``claims.csv``: each claim's verdict under every reading (see
-    :func:`evalbars.readings.claims.evaluate_claims` for the claim forms and readings)."""
-    return claims_module.evaluate_claims(
-        scores(items),
-        list(claims),
+    :func:`evalbars.readings.claims.evaluate_claims` for the claim forms and readings).
+
+    A claim naming a model or category the data do not hold is refused, as the workflow's
+    ``claims_check`` job refuses it (:func:`evalbars.jobs.claims.checked_claims`).
+    """
+    wide = scores(items)
+    answered = np.isfinite(wide.scores)
+    accuracy = pd.Series(
+        np.where(answered, wide.scores, 0.0).sum(axis=0) / answered.sum(axis=0), index=wide.models
+    )
+    checked = claim_jobs.checked_claims(
+        accuracy, set(wide.categories), claims=list(claims_made), notes=[]
+    )["checked"]
+    table = claim_jobs.claims_table(
+        wide,
+        yaml.safe_load(checked.text),
         alpha=alpha,
         family=family,
         power=power,
         replicates=replicates,
         seed=seed,
     )
+    return table["claims"].frame
 
 
 def compare_models(
@@ -197,37 +268,56 @@ def compare_models(
     candidate: str,
     *,
     margin: float = 0.0,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     by_category: bool = False,
     sequential: bool = False,
-):
+    arrival=None,
+) -> gate.Comparison:
     """The release gate of ``evalbars compare``: the candidate against the baseline on their
-    shared questions (:func:`evalbars.readings.gate.compare_models`; ``margin`` as a proportion,
-    0.01 = 1 point). Its ``summary`` holds the verdict and the exit code, ``flips`` the
-    questions that changed."""
+    shared questions (:func:`evalbars.readings.gate.compare_models`; ``margin`` as a
+    proportion, 0.01 = 1 point). Its ``summary`` holds the verdict and the exit code,
+    ``flips`` the questions that changed.
+
+    ``arrival`` is the order the questions arrived in, for ``sequential``: by default the
+    order of the candidate's rows in the item table ``items`` (the order its source lists
+    them, as ``evalbars compare --sequential`` takes it); for a score matrix, its own order.
+    """
     wide = scores(items)
     for name in (baseline, candidate):
         if name not in wide.models:
             raise InputError("compare", f"unknown model {name!r}; the data hold {wide.models}")
-    return gate.compare_models(
-        wide.columns([baseline, candidate]),
-        baseline,
-        candidate,
-        margin=margin,
-        alpha=alpha,
-        by_category=by_category,
-        sequential=sequential,
-    )
+    if arrival is None and isinstance(items, pd.DataFrame):
+        arrival = items.loc[items["model"] == candidate, "question_id"].to_numpy()
+    try:
+        return gate.compare_models(
+            wide.columns([baseline, candidate]),
+            baseline,
+            candidate,
+            margin=margin,
+            alpha=alpha,
+            by_category=by_category,
+            sequential=sequential,
+            arrival=arrival,
+        )
+    except ValueError as exc:
+        raise InputError("compare", str(exc)) from exc
 
 
 def leaderboard_table(
-    items, alpha: float = 0.05, *, power: float = 0.8, splits: int = 50, seed: int = 2024
+    items,
+    alpha: float = ALPHA,
+    *,
+    level: float = LEVEL,
+    power: float = POWER,
+    splits: int = SPLITS,
+    seed: int = SEED,
 ) -> pd.DataFrame:
     """``leaderboard.csv``: per system its letters, split-half stability and the resolution of
     the adjacent pair below it (:func:`evalbars.readings.leaderboard.table.leaderboard_table`)."""
-    return verdicts.leaderboard_table(
-        scores(items), alpha=alpha, power=power, splits=splits, seed=seed
+    result = ranks.leaderboard(
+        scores(items), alpha=alpha, level=level, power=power, splits=splits, seed=seed
     )
+    return result["leaderboard"].frame
 
 
 # --- The report: the workflow itself, on the user's files ------------------------------------
@@ -244,7 +334,7 @@ class ReportRun:
     report : Path
         The self-contained HTML report.
     config : Path
-        The configuration the run used (rerun or edit it with plain ``snakemake``).
+        The configuration the run used (rerun or edit it with ``evalbars run``).
     claims : DataFrame
         ``claims.csv`` (empty without claims).
     """
@@ -260,8 +350,6 @@ def report_config(
 ) -> dict:
     """The workflow configuration of :func:`write_report`: the given files as ``predictions``,
     no MMLU-Pro archives, settings fitted to the data (every question; no paper replication)."""
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
     # Only what differs from the readers' defaults, so the written config reads as it was meant.
     defaults = SourceOptions()
     given = {
@@ -269,7 +357,7 @@ def report_config(
         for key, value in options.items()
         if value is not None and value != getattr(defaults, key, None)
     }
-    entries = [dict(path=str(Path(path).resolve()), **given) for path in paths]
+    entries = [dict(path=str(Path(path).resolve()), **given) for path in _listed(paths)]
     return {
         "models": [],
         "predictions": entries,
@@ -280,20 +368,6 @@ def report_config(
     }
 
 
-def _failure_line(directory: Path, output: str) -> str:
-    """The one-line reason of a failed run: the error a job logged, else Snakemake's own."""
-    for log in sorted((directory / "results" / "logs").rglob("*.log")):
-        for line in log.read_text(errors="replace").splitlines():
-            if " ERROR evalbars: " in line:
-                reason = line.split(" ERROR evalbars: ", 1)[1]
-                if reason.startswith("unexpected error"):
-                    reason += f" (the job's log: {log})"
-                return reason
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith(("evalbars:", "ConfigError", "Error"))]
-    return (errors or lines or ["the workflow failed"])[-1]
-
-
 def write_report(
     paths,
     output="evalbars-report",
@@ -302,15 +376,23 @@ def write_report(
     missing_prediction: str = "wrong",
     simulations: bool = False,
     cores: int | str = "all",
+    unlock: bool = False,
     progress: Callable[[str], None] | None = None,
     hint_style: str = "config",
     **options,
 ) -> ReportRun:
     """Run the evalbars workflow on prediction files and write its HTML report.
 
-    The same Snakemake workflow as ``snakemake`` in a clone (same rules, same outputs), in the
-    run directory ``output``, with the configuration of :func:`report_config`, which is written
-    to ``output/config.yaml`` first.
+    The same Snakemake workflow as ``snakemake`` in a clone (same rules, same outputs; the
+    copy the wheel ships when evalbars is installed), in the run directory ``output``, with
+    the configuration of :func:`report_config`.
+
+    Before anything is written the data are read and checked in this process, as the
+    workflow's item-table job checks them, and the claims against the models and categories
+    they hold, so that bad input stops the run with its one-line reason and leaves nothing
+    behind. The run directory is then locked (a second run into it is refused, naming the
+    first), and the configuration is written to ``output/config.yaml``. A run that fails
+    removes a run directory it made itself.
 
     Parameters
     ----------
@@ -322,6 +404,8 @@ def write_report(
         Claims to test (``"A > B"``, ``"best: A"``, ...).
     simulations : bool
         Also run the simulation studies (they do not read the data).
+    unlock : bool
+        First remove a Snakemake lock left in the run directory by a run that was killed.
     progress : callable, optional
         Called with each progress line of the run, and each warning a job prints (e.g.
         ``print``).
@@ -335,61 +419,46 @@ def write_report(
     EvalbarsError
         With the one-line reason when the run fails on bad input.
     """
-    listed = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    listed = _listed(paths)
     for path in listed:
         if not Path(path).exists():  # before Snakemake, which would only say an input is missing
             raise InputError(path, "file does not exist")
+    snakefile()  # a broken install says so before anything is written
     directory = Path(output).resolve()
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(
-            directory, f"cannot make the run directory: {exc.strerror or exc}"
-        ) from exc
-    config_path = directory / "config.yaml"
+    if directory.exists() and not directory.is_dir():
+        raise InputError(directory, "is a file, not a run directory; give another --output")
     config = report_config(listed, claims=claims, missing_prediction=missing_prediction, **options)
-    config_path.write_text(yaml.safe_dump(config, sort_keys=False))
-    report = directory / "report.html"
-    targets = [*REPORT_TARGETS, *(["simulate_all"] if simulations else [])]
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(SNAKEFILE),
-        "--directory",
-        str(directory),
-        "--configfile",
-        str(config_path),
-        "--cores",
-        str(cores),
-        *targets,
-        "--report",
-        str(report),
-        "--report-after-run",
-    ]
-    if not SNAKEFILE.is_file():
-        raise EvalbarsError(
-            f"{SNAKEFILE}: the workflow is not beside the package (run from a clone)"
+    # The workflow's own checks, here first: one line, and nothing written. The item-table job
+    # reads the data again (on the data of one report that costs little) and prints what it
+    # drops or re-scores: this read keeps quiet, so that the console says each thing once.
+    with quiet_warnings():
+        table = read_items(listed, missing_prediction=missing_prediction, **options)
+    claim_jobs.checked_claims(
+        claim_jobs.model_accuracy(table), table["category"].unique(), claims=list(claims), notes=[]
+    )
+    with runner.RunLock(directory, command=runner.command_line()):
+        if runner.stale_snakemake_lock(directory) and not unlock:
+            raise InputError(
+                directory,
+                "holds a Snakemake lock (.snakemake/locks) of another snakemake run there, or "
+                "of one that was killed; if none is running, add --unlock (write_report(..., "
+                "unlock=True))",
+            )
+        config_path = directory / "config.yaml"
+        partial = config_path.with_name(".config.yaml.partial")
+        partial.write_text(yaml.safe_dump(config, sort_keys=False))
+        partial.replace(config_path)
+        if unlock:
+            runner.run_snakemake(
+                runner.snakemake_command(directory, configfiles=[config_path], extra=["--unlock"]),
+                directory,
+            )
+        report = directory / "report.html"
+        targets = [*REPORT_TARGETS, *(["simulate_all"] if simulations else [])]
+        command = runner.snakemake_command(
+            directory, configfiles=[config_path], targets=targets, cores=cores, report=report
         )
-    lines = []
-    env = dict(os.environ, EVALBARS_HINT_STYLE=hint_style)
-    with subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        cwd=directory,
-        env=env,
-    ) as run:
-        for line in run.stdout:
-            lines.append(line)
-            # Progress, and every warning a job prints (what was dropped or re-scored).
-            shown = ("steps (" in line and "done" in line) or line.startswith("evalbars: ")
-            if progress is not None and shown:
-                progress(line.strip().removeprefix("evalbars: "))
-    if run.returncode != 0:
-        raise EvalbarsError(_failure_line(directory, "".join(lines)))
-    table_path = directory / "results" / "tables" / "claims.csv"
-    table = claims_module.read_claims_table(table_path) if table_path.exists() else pd.DataFrame()
+        runner.run_snakemake(command, directory, progress=progress, hint_style=hint_style)
+    claims_path = directory / "results" / "tables" / "claims.parquet"
+    table = pd.read_parquet(claims_path) if claims_path.exists() else pd.DataFrame()
     return ReportRun(directory=directory, report=report, config=config_path, claims=table)

@@ -26,6 +26,7 @@ __all__ = [
     "control_character",
     "plain",
     "machine_fault",
+    "error_record_path",
     "script_context",
 ]
 
@@ -128,6 +129,21 @@ def _job_outputs() -> list[str]:
         return []
 
 
+def error_record_path(log_path) -> Path:
+    """Where a job records its one-line error, beside its log: ``<log>.error``. The runner of
+    ``evalbars report`` reads it (:func:`evalbars.workflow.runner.run_snakemake`)."""
+    log_path = Path(log_path)
+    return log_path.with_name(log_path.name + ".error")
+
+
+def _record_error(log_path, line: str) -> None:
+    """Write a job's one-line error beside its log, if the disk allows (a full disk may not)."""
+    try:
+        error_record_path(log_path).write_text(line + "\n")
+    except OSError:
+        pass
+
+
 @contextmanager
 def script_context(log_path):
     """Run a workflow script's body with logging to ``log_path``.
@@ -141,6 +157,9 @@ def script_context(log_path):
     is a bug: its traceback goes to the log as well as to stderr. Warnings (log records of level WARNING) are printed on
     stderr too, as ``evalbars: <message>``.
     """
+    # A log that cannot be written (a full disk) must not bury the one-line reason under
+    # logging's own tracebacks: the reason still goes to stderr.
+    logging.raiseExceptions = False
     logging.basicConfig(
         filename=str(log_path),
         level=logging.INFO,
@@ -159,13 +178,19 @@ def script_context(log_path):
     except EvalbarsError as exc:
         logging.getLogger("evalbars").error("%s", exc)
         print(f"evalbars: {exc}", file=sys.stderr)
+        _record_error(log_path, str(exc))
         sys.exit(1)
     except (OSError, MemoryError) as exc:
         # A fault of the machine (full disk, unwritable or vanished path, no memory): not a bug.
         line = machine_fault(exc, _job_outputs())
         logging.getLogger("evalbars").error("%s", line, exc_info=True)
         print(f"evalbars: {line}", file=sys.stderr)
+        _record_error(log_path, line)
         sys.exit(1)
-    except Exception:
+    except Exception as exc:
         logging.getLogger("evalbars").exception("unexpected error (a bug; please report it)")
+        _record_error(
+            log_path,
+            f"unexpected error (a bug; please report it): {exc!r} (the job's log: {log_path})",
+        )
         raise

@@ -19,8 +19,9 @@ Fatal (:class:`~evalbars.errors.InputError`): a question whose category differs
 between models or files (saying so when the two names differ only in case or
 surrounding whitespace); a model that appears in two sources; a model with no
 score at all (every row a missing prediction, which would be analysed as 0%).
-Warned: model names or categories that differ only in case or surrounding
-whitespace (``'fake-mid'`` and ``'fake-mid '`` are read as two models). Fatal
+Fatal too: model names that differ only in case or surrounding whitespace (``'alpha'``
+and ``'alpha '`` would be analysed as two models that print alike). Warned: categories that
+differ only so (they are read as two categories). Fatal
 (:class:`~evalbars.errors.ConfigError`): a model that the ``exclude`` policy
 leaves with no question. Filled with a warning: a question that no source gives
 a category is put in the category ``uncategorised``.
@@ -51,6 +52,7 @@ __all__ = [
     "missing_prediction_counts",
     "read_summary",
     "near_duplicates",
+    "near_duplicate_pair",
     "write_item_table",
 ]
 
@@ -199,6 +201,19 @@ def _difference(a: str, b: str) -> str:
     return "case" if a.casefold() == b.casefold() else "case and surrounding whitespace"
 
 
+def near_duplicate_pair(names) -> tuple[str, str] | None:
+    """The first two ``names`` that differ only in case or surrounding whitespace, sorted, or
+    None when there are none."""
+    text = pd.Series(pd.unique(pd.Series(list(names), dtype=object).dropna().astype(str)))
+    folded = text.str.strip().str.casefold()
+    clashing = text[folded.duplicated(keep=False).to_numpy()]
+    if clashing.empty:
+        return None
+    first = clashing[folded[clashing.index] == folded[clashing.index[0]]]
+    a, b = sorted(first.iloc[:2])
+    return a, b
+
+
 def near_duplicates(names, what: str) -> str:
     """A sentence naming the first two ``names`` that differ only in case or surrounding
     whitespace, or ``""`` when there are none.
@@ -208,13 +223,10 @@ def near_duplicates(names, what: str) -> str:
     >>> near_duplicates(["Math", "math"], "categories")
     "categories 'Math' and 'math' differ only in case"
     """
-    text = pd.Series(pd.unique(pd.Series(list(names), dtype=object).dropna().astype(str)))
-    folded = text.str.strip().str.casefold()
-    clashing = text[folded.duplicated(keep=False).to_numpy()]
-    if clashing.empty:
+    pair = near_duplicate_pair(names)
+    if pair is None:
         return ""
-    first = clashing[folded[clashing.index] == folded[clashing.index[0]]]
-    a, b = sorted(first.iloc[:2])
+    a, b = pair
     return f"{what} {a!r} and {b!r} differ only in {_difference(a, b)}"
 
 
@@ -280,9 +292,15 @@ def join_sources(frames) -> pd.DataFrame:
                     f"model {model!r} also comes from {seen[model]}; each model needs one source",
                 )
             seen[model] = source
-    alike = near_duplicates(seen, "model names")
-    if alike:
-        log.warning("%s; they are read as two models", alike)
+    pair = near_duplicate_pair(seen)
+    if pair is not None:
+        # Two spellings of one name would be analysed as two models that print alike.
+        where = " and ".join(dict.fromkeys(seen[name] for name in pair))
+        raise InputError(
+            where,
+            f"{near_duplicates(pair, 'model names')}: they would be analysed as two models that "
+            "print alike; write the name alike in every file (or rename one if they are two)",
+        )
     ids_are_int = [pd.api.types.is_integer_dtype(f["question_id"]) for f in frames]
     if len(frames) == 1:
         combined = frames[0][RAW_COLUMNS].copy(deep=False)  # the reader's columns, not a copy

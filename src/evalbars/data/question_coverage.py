@@ -22,6 +22,7 @@ from evalbars.data.scores import question_order
 from evalbars.errors import ConfigError, plain
 
 __all__ = [
+    "check_id_spelling",
     "presence",
     "shared_questions",
     "coverage_table",
@@ -182,6 +183,34 @@ def check_source_coverage(
         f"prediction sources but not all ({worst}), so the paired analyses would leave them "
         f"out{hint}; check that {what} are written alike in every file, or raise "
         f"`max_unshared_share` (now {max_unshared_share:g}) to accept the loss"
+    )
+
+
+def check_id_spelling(combined: pd.DataFrame, in_source: pd.DataFrame | None = None) -> None:
+    """Stop when sources write the same question ids differently, whatever ``question_set``.
+
+    Ids that some sources hold and others lack, and that differ only by leading zeros
+    (``001`` and ``1``), case or surrounding whitespace, are one question written two ways:
+    the paired analyses would quietly compare the few ids that happen to match. Raises
+    :class:`~evalbars.errors.ConfigError` naming the two ids, their files and how many
+    questions are affected. (:func:`check_source_coverage` stops any large loss of shared
+    questions with ``question_set: shared``; this check also covers ``question_set: all``
+    and losses below ``max_unshared_share``.)
+    """
+    in_source = presence(combined) if in_source is None else in_source
+    unshared_mask = ~in_source.all(axis=1).to_numpy()
+    if not unshared_mask.any():
+        return
+    unshared = in_source.index[unshared_mask]
+    hint = _leading_zero_example(combined, unshared).strip().strip("()")
+    if not hint:
+        hint = near_duplicates(unshared, "question ids")
+    if not hint:
+        return
+    raise ConfigError(
+        f"question ids are written differently in different sources: {hint}; "
+        f"{int(unshared_mask.sum()):,} of {len(in_source):,} questions are in some sources but "
+        "not all. Write the ids alike in every file (the same zeros, case and spaces)"
     )
 
 

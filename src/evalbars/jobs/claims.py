@@ -19,19 +19,32 @@ from evalbars.render import landing
 from evalbars.render.figures.claims import category_heatmap, claims_figure
 from evalbars.render.figures.style import FigureOutput
 
-__all__ = ["checked_claims", "claims_table", "claims_figures", "category_pairwise", "plan"]
+__all__ = [
+    "checked_claims",
+    "model_accuracy",
+    "claims_table",
+    "claims_figures",
+    "category_pairwise",
+    "plan",
+]
 
 
-def checked_claims(items: pd.DataFrame, *, claims: list, notes: list) -> dict:
-    """``claims_check``: the configured claims parsed against the data's models and categories
-    (a claim naming neither stops the run), with the notes of the settings fitted to the data
-    and an example claim in the analysed models' own names (``checked``, JSON)."""
-    check_claims(claims, sorted(items["model"].unique()), sorted(items["category"].unique()))
+def checked_claims(accuracy: pd.Series, categories, *, claims: list, notes: list) -> dict:
+    """``claims_check``: the configured claims parsed against the data's models (the index of
+    ``accuracy``, each model's mean score) and ``categories`` (a claim naming neither stops the
+    run), with the notes of the settings fitted to the data and an example claim in the
+    analysed models' own names (``checked``, JSON)."""
+    check_claims(claims, sorted(accuracy.index), sorted(categories))
     # A claim in the analysed models' own names, for the report to offer when none is given.
-    leaders = items.groupby("model", observed=True)["correct"].mean().sort_values(ascending=False)
+    leaders = accuracy.sort_values(ascending=False)
     example = f"{leaders.index[0]} > {leaders.index[1]}" if len(leaders) > 1 else None
     document = {"claims": list(claims), "notes": list(notes), "example": example}
     return {"checked": Text(json.dumps(document, indent=2) + "\n")}
+
+
+def model_accuracy(items: pd.DataFrame) -> pd.Series:
+    """Each model's mean score over its rows of an item table (what :func:`checked_claims` reads)."""
+    return items.groupby("model", observed=True)["correct"].mean()
 
 
 def claims_table(

@@ -23,6 +23,7 @@ from evalbars.data.items import (
     write_item_table,
 )
 from evalbars.data.question_coverage import (
+    check_id_spelling,
     check_source_coverage,
     coverage_table,
     data_changes,
@@ -110,14 +111,15 @@ def items(
     max_unshared_share: float = 0.01,
     subsample_n="all",
     question_set: str = "shared",
+    design: bool = True,
 ) -> dict:
     """The ``items`` job: the item table of the raw rows, after every check.
 
     Everything that can make the run fail is checked before anything is returned: the
     sources against each other (:func:`evalbars.data.question_coverage.check_source_coverage`,
     with ``question_set: shared``) and the design (:func:`evalbars.data.sampling.check_design`).
-    What dropped or re-scored data, and what the design leaves out (no categories, one
-    model), is logged as a warning: the console shows it.
+    What dropped or re-scored data, and (with ``design``) what the shape of the data leaves out
+    (no categories, one model), is logged as a warning: the console shows it.
 
     Returns
     -------
@@ -128,11 +130,13 @@ def items(
     in_source = presence(combined)  # which questions each model's source holds
     if question_set == "shared":
         check_source_coverage(combined, max_unshared_share, in_source)
+    check_id_spelling(combined, in_source)
     table = score_sources(combined, policy, seed)
     check_design(table, subsample_n, question_set)
     missing = missing_prediction_counts(raw, policy)
     coverage = coverage_table(combined, table, in_source)
-    for line in data_changes(missing, coverage, question_set) + design_notes(table, question_set):
+    notes = design_notes(table, question_set) if design else []
+    for line in data_changes(missing, coverage, question_set) + notes:
         log.warning("%s", line)
     return {
         "item_table": ItemTable(table),

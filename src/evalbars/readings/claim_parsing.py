@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evalbars.data.readers.common import hint_style
 from evalbars.errors import ConfigError, InputError
 from evalbars.units import points_hint
 
@@ -256,4 +257,6 @@ def check_claims(texts, models, categories) -> list:
     try:
         return parse_claims(texts, models, categories)
     except ClaimError as exc:
+        if hint_style() == "cli":  # the message names the claim as the user typed it
+            raise ConfigError(str(exc)) from exc
         raise ConfigError(f"{exc}; edit `claims:` in the config to name the analysed data") from exc

@@ -73,6 +73,12 @@ _HINTS = {"style": "cli" if os.environ.get("EVALBARS_HINT_STYLE") == "cli" else 
 _FLAGS = {"tasks": "--task"}
 
 
+def hint_style() -> str:
+    """How remedies are worded now: ``config`` (keys) or ``cli`` (flags); see
+    :func:`set_hint_style`."""
+    return _HINTS["style"]
+
+
 def set_hint_style(style: str) -> str:
     """Word every remedy for ``style`` (:data:`HINT_STYLES`) from now on; returns the previous
     style. The command line calls ``set_hint_style("cli")`` once, before reading."""

@@ -27,6 +27,8 @@ __all__ = ["read_long_table", "TABLE_SUFFIXES"]
 #: Suffixes read as tables; Parquet is also recognised by its content.
 TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".parquet", ".pq")
 _REQUIRED = ("model", "question_id")
+#: Columns read as text, whatever they hold (ids such as 001 keep their zeros).
+_TEXT = ("model", "question_id", "category", "src", "pred", "answer")
 _TRUTH = {"true": 1.0, "false": 0.0}
 log = logging.getLogger(__name__)
 
@@ -74,7 +76,15 @@ def read_long_table(path) -> pd.DataFrame:
             # checks below (a third of the peak on a board of a hundred million rows).
             pa.default_memory_pool().release_unused()
         else:
-            frame = pd.read_csv(path, sep=sep, dtype={"question_id": str, "model": str})
+            # Text is read as written: a model, category or id named NA, None, null or N/A is a
+            # name; only an empty cell is missing (pandas' default reads those words as NaN).
+            frame = pd.read_csv(
+                path,
+                sep=sep,
+                dtype=dict.fromkeys(_TEXT, str),
+                keep_default_na=False,
+                na_values=[""],
+            )
     except Exception as exc:  # noqa: BLE001 - any reader failure is a bad file for the user
         raise InputError(path, f"cannot read table: {exc}") from exc
     _check_columns(frame, path)

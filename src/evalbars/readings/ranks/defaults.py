@@ -1,5 +1,7 @@
 """Default settings of the rank-uncertainty readings (shared by every ranks module)."""
 
+from evalbars.defaults import DRAWS, LEVEL, SEED
+
 __all__ = [
     "DEFAULT_DRAWS",
     "MIN_DRAWS",
@@ -10,7 +12,7 @@ __all__ = [
 ]
 
 #: Plausible worlds drawn per system when no draw count is given.
-DEFAULT_DRAWS = 10_000
+DEFAULT_DRAWS = DRAWS
 #: Fewest draws accepted: the workflow schema's ``ranks.draws`` minimum.
 MIN_DRAWS = 100
 #: Most draws (or bootstrap replicates) accepted: the schema's ``ranks.draws`` and
@@ -19,9 +21,9 @@ MIN_DRAWS = 100
 #: probability from 10^6 draws is already at most 0.0005.
 MAX_DRAWS = 1_000_000
 #: Seed of the plausible-world generator when none is given.
-DEFAULT_SEED = 2024
+DEFAULT_SEED = SEED
 #: Confidence level of intervals and rank ranges when none is given.
-DEFAULT_LEVEL = 0.95
+DEFAULT_LEVEL = LEVEL
 #: Plausible worlds (or bootstrap replicates) generated and ranked at a time. It bounds
 #: memory (a chunk holds DRAW_CHUNK x systems draws, and the bootstrap DRAW_CHUNK x questions
 #: counts) whatever the number of draws; numpy draws array arguments element by element, so

@@ -1,0 +1,7 @@
+"""``python -m evalbars.cli``: the command line."""
+
+import sys
+
+from evalbars.cli import main
+
+sys.exit(main())

@@ -1,0 +1,477 @@
+"""The commands that read data and print a table: ``read``, ``claims``, ``plan``, ``ranks``,
+``leaderboard`` and ``compare``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from evalbars import api
+from evalbars.cli.arguments import (
+    FORMAT_HELP,
+    TABLE_FORMATS,
+    add_claim_arguments,
+    add_paths,
+    add_reader_arguments,
+    alpha_type,
+    claim_texts,
+    disagreement_type,
+    draws_type,
+    level_type,
+    margin_type,
+    positive_int,
+    reader_options,
+    refuse_output_over_inputs,
+    seed_type,
+    splits_type,
+)
+from evalbars.data.question_coverage import check_id_spelling
+from evalbars.errors import EvalbarsError, InputError
+from evalbars.readings import claims, gate, planner, ranks
+from evalbars.readings.leaderboard import table as verdicts
+from evalbars.readings.leaderboard.stability import MAX_SPLITS
+from evalbars.readings.ranks import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
+from evalbars.readings.ranks.defaults import MIN_DRAWS
+from evalbars.readings.ranks.leaderboard import SE_UNITS
+from evalbars.stats import holm_power, planning
+from evalbars.tables import to_markdown
+
+
+def add_ranks_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "file",
+        metavar="FILE",
+        help="CSV or TSV leaderboard ('-' reads stdin): a name column (name, system or model) and, "
+        "per row, correct+total, score+n or score+se; scores as proportions or percentages",
+    )
+    parser.add_argument(
+        "--format",
+        choices=TABLE_FORMATS,
+        default="markdown",
+        help="output format (default: markdown, with the headline above the table; "
+        "csv writes the headline to stderr)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=seed_type,
+        default=DEFAULT_SEED,
+        help=f"seed of the plausible-world draws (default: {DEFAULT_SEED})",
+    )
+    parser.add_argument(
+        "--draws",
+        type=draws_type,
+        default=DEFAULT_DRAWS,
+        help=f"plausible worlds to draw, at least {MIN_DRAWS} (default: {DEFAULT_DRAWS})",
+    )
+    parser.add_argument(
+        "--level",
+        type=level_type,
+        default=DEFAULT_LEVEL,
+        help=f"confidence level of intervals and rank ranges (default: {DEFAULT_LEVEL})",
+    )
+    parser.add_argument(
+        "--se-units",
+        choices=SE_UNITS,
+        default="auto",
+        help="units of the se column: points (0.5 for half a point) or proportion (0.005); "
+        "default auto: the scores', checked (an se of 0.012 beside 65.3 points is refused as "
+        "a likely proportion)",
+    )
+
+
+def run_ranks(args: argparse.Namespace) -> int:
+    board = ranks.read_leaderboard(args.file, se_units=args.se_units)
+    report = ranks.rank_table(board, level=args.level, draws=args.draws, seed=args.seed)
+    if args.format in ("markdown", "md"):
+        sys.stdout.write(ranks.report_markdown(report))
+    elif args.format == "json":
+        sys.stdout.write(ranks.report_json(report))
+    else:
+        report.table.to_csv(sys.stdout, index=False, lineterminator="\n")
+        print(report.headline, file=sys.stderr)
+    return 0
+
+
+# --- evalbars read --------------------------------------------------------------------------------
+
+#: Item-table formats ``read -o`` writes, by suffix.
+_OUTPUT_SUFFIXES = (".parquet", ".pq", ".csv", ".tsv")
+
+
+def add_read_arguments(parser: argparse.ArgumentParser) -> None:
+    add_paths(parser)
+    add_reader_arguments(parser)
+    parser.add_argument(
+        "-o",
+        "--output",
+        help="also write the item table here: .parquet (or .pq), .csv or .tsv, by the suffix",
+    )
+
+
+def _write_items(items, output: str) -> None:
+    """The item table to ``output`` in the format its suffix names, whole or not at all."""
+    path = Path(output)
+    suffix = path.suffix.lower()
+    if suffix not in _OUTPUT_SUFFIXES:
+        raise InputError(
+            path, f"unknown suffix {suffix or '(none)'!r}; use one of {_OUTPUT_SUFFIXES}"
+        )
+    if not path.parent.is_dir():
+        raise InputError(path, f"folder {str(path.parent)!r} does not exist; create it first")
+    if path.exists() and not path.is_file():  # e.g. a device: never replaced by a file
+        raise InputError(path, "is not a regular file")
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        if suffix in (".parquet", ".pq"):
+            items.to_parquet(partial, index=False)
+        else:
+            items.to_csv(partial, index=False, sep="\t" if suffix == ".tsv" else ",")
+        partial.replace(path)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise InputError(path, f"cannot write: {exc.strerror or exc}") from exc
+
+
+def run_read(args: argparse.Namespace) -> int:
+    options = reader_options(args)
+    if args.output:
+        refuse_output_over_inputs(args.output, [*args.paths, args.instances], "-o")
+    summary = api.read_preview(args.paths, missing_prediction=args.missing_prediction, **options)
+    sys.stdout.write(to_markdown(summary, formats={"accuracy": ".4f"}))
+    if args.output:
+        items = api.read_items(args.paths, missing_prediction=args.missing_prediction, **options)
+        _write_items(items, args.output)
+        print(f"wrote {len(items):,} rows to {args.output}", file=sys.stderr)
+    return 0
+
+
+# --- evalbars claims and evalbars plan ------------------------------------------------------------
+
+
+def add_claims_arguments(parser: argparse.ArgumentParser) -> None:
+    add_paths(parser, "items")
+    add_claim_arguments(parser)
+    parser.add_argument("--alpha", type=alpha_type, default=0.05, help="level (default: 0.05)")
+    parser.add_argument("--family", choices=claims.FAMILIES, default="claims", help="Holm family")
+    parser.add_argument("--power", type=level_type, default=0.8, help="for questions needed (0.8)")
+    parser.add_argument("--seed", type=seed_type, default=DEFAULT_SEED, help="bootstrap seed")
+    parser.add_argument("--replicates", type=draws_type, default=DEFAULT_DRAWS)
+    parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
+    add_reader_arguments(parser)
+
+
+def load_items(paths, args: argparse.Namespace, needs: str = "claims compare models"):
+    """The item table of the files a command was given, read with its reader options and the
+    workflow's checks (:func:`evalbars.api.read_items`); one line saying what ``needs`` two or
+    more models when the files hold fewer."""
+    items = api.read_items(
+        paths, missing_prediction=args.missing_prediction, **reader_options(args)
+    )
+    if items["model"].nunique() < 2:
+        raise InputError(
+            ", ".join(str(p) for p in paths),
+            f"{needs}, but the data hold {items['model'].nunique()}",
+        )
+    return items
+
+
+def run_claims(args: argparse.Namespace) -> int:
+    texts = claim_texts(args)
+    if not texts:
+        raise InputError("--claim", "no claims given; use --claim or --claims-file")
+    table = api.check_claims(
+        load_items(args.items, args),
+        texts,
+        alpha=args.alpha,
+        family=args.family,
+        power=args.power,
+        replicates=args.replicates,
+        seed=args.seed,
+    )
+    if args.format in ("markdown", "md"):
+        sys.stdout.write(claims.claims_markdown(table, args.alpha, args.family))
+    elif args.format == "json":
+        sys.stdout.write(claims.claims_json(table, args.alpha, args.family))
+    else:
+        table.to_csv(sys.stdout, index=False, lineterminator="\n")
+    return 0
+
+
+def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--models", type=positive_int, required=True, help="K models compared")
+    parser.add_argument("--gap", type=float, help="target gap in accuracy points")
+    parser.add_argument("--questions", type=positive_int, help="questions: find the gap instead")
+    parser.add_argument(
+        "--disagreement",
+        type=disagreement_type,
+        required=True,
+        help="the share of shared questions on which two models' scores differ, (n10 + n01) / n; "
+        "for your data, read it per pair from results/tables/pairwise.csv (columns n10, n01, n)",
+    )
+    parser.add_argument("--alpha", type=alpha_type, default=0.05, help="level (default: 0.05)")
+    parser.add_argument("--power", type=level_type, default=0.8, help="power (default: 0.8)")
+    parser.add_argument("--procedure", choices=planning.PROCEDURES, default="holm")
+    parser.add_argument("--tests", type=positive_int, help="family size (default: all pairs)")
+    parser.add_argument("--test", choices=planning.TESTS, default="wald", help="test statistic")
+    parser.add_argument("--simulate", action="store_true", help="Holm over all pairs, simulated")
+    parser.add_argument(
+        "--small-gap",
+        action="store_true",
+        help="plan for a gap under 1 point (without it, --gap 0.02 is refused as a likely "
+        "proportion meant as 2 points)",
+    )
+    parser.add_argument(
+        "--format", choices=["markdown", "md", "json"], default="markdown", help=FORMAT_HELP
+    )
+
+
+#: Exit status of `evalbars plan` when its arguments cannot be planned for: the status of an
+#: argument error, as argparse gives for the arguments it checks itself.
+PLAN_BAD_ARGUMENTS = 2
+
+
+def run_plan(args: argparse.Namespace) -> int:
+    try:
+        return _plan(args)
+    except EvalbarsError as exc:  # plan reads no file: every error is one of its arguments
+        reason = " ".join(str(exc).split())
+        print(f"evalbars plan: error: {reason} (see evalbars plan --help)", file=sys.stderr)
+        return PLAN_BAD_ARGUMENTS
+
+
+def _plan(args: argparse.Namespace) -> int:
+    planner.check_plan_request(
+        args.models, args.gap, args.questions, args.disagreement, small_gap=args.small_gap
+    )
+    gap = None if args.gap is None else args.gap / 100
+    result = planner.plan(
+        args.models,
+        gap,
+        args.disagreement,
+        alpha=args.alpha,
+        power=args.power,
+        procedure=args.procedure,
+        tests=args.tests,
+        questions=args.questions,
+        test=args.test,
+    )
+    simulated = None
+    if args.simulate and gap is not None and args.procedure == "holm" and args.tests is None:
+        try:
+            simulated = holm_power.holm_questions(
+                args.models, gap, args.disagreement, alpha=args.alpha, power=args.power
+            )
+        except ValueError as exc:
+            raise InputError("--simulate", str(exc)) from exc
+        result["questions_simulated"] = simulated
+    if args.format == "json":
+        sys.stdout.write(json.dumps(result, indent=2) + "\n")
+    else:
+        sys.stdout.write(planner.plan_text(result, simulated))
+    return 0
+
+
+# --- evalbars leaderboard and evalbars compare ----------------------------------------------------
+
+#: Exit status of `evalbars compare` on bad input or usage (argparse's convention); 0, 1 and 3
+#: are verdicts (gate.EXIT_CODES).
+COMPARE_BAD_INPUT = 2
+
+COMPARE_EPILOG = """exit status:
+  0  no regression shown: the candidate is non-inferior at the margin, or better
+  1  regression: the candidate is worse than the baseline by more than the margin,
+     significantly (the interval lies below -margin)
+  3  inconclusive: the interval straddles -margin
+  2  bad input or usage (one line on stderr)
+"""
+
+
+def add_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "items", metavar="FILE", nargs="+", help="item tables, prediction files or harness logs"
+    )
+    parser.add_argument("--alpha", type=alpha_type, default=0.05, help="level (default: 0.05)")
+    parser.add_argument("--power", type=level_type, default=0.8, help="for resolution (0.8)")
+    parser.add_argument("--level", type=level_type, default=DEFAULT_LEVEL, help="interval level")
+    parser.add_argument(
+        "--splits",
+        type=splits_type,
+        default=50,
+        help=f"split-half splits, at most {MAX_SPLITS:,} (50)",
+    )
+    parser.add_argument("--seed", type=seed_type, default=DEFAULT_SEED, help="seed of the splits")
+    parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
+    add_reader_arguments(parser)
+
+
+def run_leaderboard(args: argparse.Namespace) -> int:
+    items = load_items(args.items, args, needs="a leaderboard ranks 2 or more models")
+    table = api.leaderboard_table(
+        items,
+        alpha=args.alpha,
+        power=args.power,
+        splits=args.splits,
+        seed=args.seed,
+        level=args.level,
+    )
+    headline = verdicts.leaderboard_headline(table, args.splits)
+    if args.format in ("markdown", "md"):
+        shown = table.assign(
+            accuracy=100 * table["accuracy"],
+            ci_low=100 * table["ci_low"],
+            ci_high=100 * table["ci_high"],
+            gap_to_next=100 * table["gap_to_next"],
+        )[
+            [
+                "position",
+                "model",
+                "accuracy",
+                "ci_low",
+                "ci_high",
+                "letters",
+                "rank_kept_share",
+                "first_share",
+                "gap_to_next",
+                "questions_needed",
+                "questions_needed_clustered",
+                "resolution_ratio",
+                "resolution_ratio_clustered",
+                "unresolved",
+            ]
+        ]
+        formats = {c: ".1f" for c in ("accuracy", "ci_low", "ci_high", "gap_to_next")}
+        formats |= {"rank_kept_share": ".2f", "first_share": ".2f"}
+        formats |= {"questions_needed": ",.0f", "questions_needed_clustered": ",.0f"}
+        formats |= {"resolution_ratio": ".2f", "resolution_ratio_clustered": ".2f"}
+        sys.stdout.write(headline + "\n\n" + to_markdown(shown, formats=formats))
+    elif args.format == "json":
+        rows = json.loads(table.to_json(orient="records", double_precision=15))
+        sys.stdout.write(json.dumps({"headline": headline, "rows": rows}, indent=2) + "\n")
+    else:
+        table.to_csv(sys.stdout, index=False, lineterminator="\n")
+        print(headline, file=sys.stderr)
+    return 0
+
+
+def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "sources",
+        metavar="SOURCE",
+        nargs="+",
+        help="BASELINE CANDIDATE (two files or harness folders, one model each), or one item "
+        "table with --baseline NAME --candidate NAME",
+    )
+    parser.add_argument("--baseline", metavar="NAME", help="the baseline model's name")
+    parser.add_argument("--candidate", metavar="NAME", help="the candidate model's name")
+    parser.add_argument(
+        "--margin",
+        type=margin_type,
+        default=0.0,
+        metavar="POINTS",
+        help="non-inferiority margin in accuracy points (default: 0)",
+    )
+    parser.add_argument("--alpha", type=alpha_type, default=0.05, help="1 - interval level (0.05)")
+    parser.add_argument("--by-category", action="store_true", help="add a per-category table")
+    parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
+    parser.add_argument("--flips", metavar="FILE", help="write the flipped questions (CSV)")
+    parser.add_argument(
+        "--sequential",
+        action="store_true",
+        help="decide by an anytime-valid confidence sequence over the questions in the order "
+        "the candidate's source lists them (valid at every look while questions are appended)",
+    )
+    add_reader_arguments(parser)
+
+
+def _one_model(items, path: str, name: str | None, role: str) -> str:
+    models = sorted(items["model"].unique())
+    if name is not None:
+        if name not in models:
+            raise InputError(path, f"--{role} {name!r} is not a model here; models: {models}")
+        return name
+    if len(models) != 1:
+        raise InputError(path, f"holds {len(models)} models {models}; name one with --{role}")
+    return models[0]
+
+
+def _compare_inputs(args: argparse.Namespace):
+    """The item table and the (baseline, candidate) model names of `evalbars compare`."""
+    if len(args.sources) > 2:
+        raise InputError(
+            " ".join(args.sources),
+            f"{len(args.sources)} sources; give BASELINE CANDIDATE, or one table with "
+            "--baseline NAME --candidate NAME",
+        )
+    tables = [
+        api.read_items(path, missing_prediction=args.missing_prediction, **reader_options(args))
+        for path in args.sources
+    ]
+    if len(tables) == 1:
+        if args.baseline is None or args.candidate is None:
+            raise InputError(args.sources[0], "one source needs --baseline NAME --candidate NAME")
+        baseline = _one_model(tables[0], args.sources[0], args.baseline, "baseline")
+        candidate = _one_model(tables[0], args.sources[0], args.candidate, "candidate")
+        if baseline == candidate:
+            raise InputError(args.sources[0], "the baseline and the candidate are one model")
+        items = tables[0][tables[0]["model"].isin([baseline, candidate])]
+    else:
+        baseline = _one_model(tables[0], args.sources[0], args.baseline, "baseline")
+        candidate = _one_model(tables[1], args.sources[1], args.candidate, "candidate")
+        base = tables[0][tables[0]["model"] == baseline].astype({"model": str})
+        cand = tables[1][tables[1]["model"] == candidate].astype({"model": str})
+        if Path(args.sources[0]).resolve() == Path(args.sources[1]).resolve():
+            raise InputError(args.sources[1], "is the baseline's source too: a model with itself")
+        if baseline == candidate:  # as the one-table form: one name is one model
+            raise InputError(
+                args.sources[1],
+                f"the baseline and the candidate are one model ({baseline!r} in both sources); "
+                "give two models (rename one run's model to compare two runs)",
+            )
+        items = pd.concat([base, cand], ignore_index=True)  # the baseline's categories win
+        check_id_spelling(items)  # each was checked alone; their ids must match each other too
+    return items, baseline, candidate
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    try:
+        if args.flips:
+            refuse_output_over_inputs(args.flips, [*args.sources, args.instances], "--flips")
+        if args.flips and not Path(args.flips).parent.is_dir():
+            raise InputError(
+                args.flips, f"folder '{Path(args.flips).parent}' does not exist; create it first"
+            )
+        items, baseline, candidate = _compare_inputs(args)
+        # arrival: the order the candidate's questions were written in (api.compare_models)
+        result = api.compare_models(
+            items.astype({"model": str}),
+            baseline,
+            candidate,
+            margin=args.margin / 100,
+            alpha=args.alpha,
+            by_category=args.by_category,
+            sequential=args.sequential,
+        )
+        if args.flips:
+            flips = Path(args.flips)
+            try:
+                result.flips.to_csv(flips, index=False, lineterminator="\n")
+            except OSError as exc:  # never delete what the user named: it may be a device
+                raise InputError(flips, f"cannot write the flips: {exc.strerror or exc}") from exc
+    except EvalbarsError as exc:
+        reason = " ".join(str(exc).split())
+        print(f"evalbars compare: error: {reason}", file=sys.stderr)
+        return COMPARE_BAD_INPUT
+    if args.format in ("markdown", "md"):
+        sys.stdout.write(gate.compare_markdown(result))
+    elif args.format == "json":
+        sys.stdout.write(gate.compare_json(result))
+    else:
+        gate.compare_csv_table(result).to_csv(sys.stdout, index=False, lineterminator="\n")
+    s = result.summary
+    if s["left_out"]:
+        print(f"{s['left_out']:,} questions not answered by both were left out", file=sys.stderr)
+    return s["exit_code"]

@@ -1,0 +1,212 @@
+"""The commands that run the workflow: ``report``, ``run`` and ``example``."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from evalbars import api
+from evalbars.cli.arguments import (
+    add_claim_arguments,
+    add_paths,
+    add_reader_arguments,
+    claim_texts,
+    reader_options,
+    refuse_output_over_inputs,
+)
+from evalbars.errors import EvalbarsError, InputError
+from evalbars.readings import claims
+from evalbars.render.landing import separation_sentence
+from evalbars.tables import format_p
+from evalbars.workflow import runner
+from evalbars.workflow.location import example_logs, workflow_root
+
+# --- evalbars report ------------------------------------------------------------------------------
+
+
+def add_report_arguments(parser: argparse.ArgumentParser) -> None:
+    add_paths(parser)
+    add_claim_arguments(parser)
+    parser.add_argument(
+        "--output",
+        default="evalbars-report",
+        help="the run directory: report.html, config.yaml and results/ (default: ./evalbars-report)",
+    )
+    parser.add_argument(
+        "--simulations", action="store_true", help="also run the simulation studies (slower)"
+    )
+    parser.add_argument("--cores", default="all", help="cores to use (default: all)")
+    parser.add_argument(
+        "--unlock",
+        action="store_true",
+        help="first remove a Snakemake lock left in the run directory by a run that was killed",
+    )
+    add_reader_arguments(parser)
+
+
+def _verdict_line(rows) -> str:
+    """One line per claim: its verdict under each reading, with the (adjusted) p."""
+    readings = [
+        f"{row.reading.replace('_', ' ')} {row.verdict} (p {format_p(row.p_adjusted)})"
+        for row in rows.itertuples()
+        if row.verdict != "n/a"
+    ]
+    return f"  {rows['claim'].iloc[0]}: " + "; ".join(readings)
+
+
+def run_report(args: argparse.Namespace) -> int:
+    refuse_output_over_inputs(
+        args.output,
+        [*args.paths, args.instances, args.claims_file],
+        "--output",
+        folder=True,
+    )
+    texts = claim_texts(args)
+    held = []  # a job's line, shown once the run goes on: a failed job's error is printed once
+
+    def progress(line: str) -> None:
+        if held:
+            print(f"evalbars report: {held.pop()}", file=sys.stderr, flush=True)
+        if "steps (" in line:
+            print(f"evalbars report: {line}", file=sys.stderr, flush=True)
+        else:
+            held.append(line)
+
+    try:
+        run = api.write_report(
+            args.paths,
+            args.output,
+            claims=texts,
+            missing_prediction=args.missing_prediction,
+            simulations=args.simulations,
+            cores=args.cores,
+            unlock=args.unlock,
+            progress=progress,
+            hint_style="cli",
+            **reader_options(args),
+        )
+    except EvalbarsError as exc:  # main prints the reason; a held line that says it goes
+        if held and " ".join(held[0].split()) != " ".join(str(exc).split()):
+            print(f"evalbars report: {held.pop()}", file=sys.stderr, flush=True)
+        raise
+    if held:
+        print(f"evalbars report: {held.pop()}", file=sys.stderr, flush=True)
+    print(f"report: {run.report}")
+    if len(run.claims):
+        print(claims.claims_headline(run.claims))
+        for _, rows in run.claims.groupby("claim", sort=False):
+            print(_verdict_line(rows))
+    else:
+        pairwise_path = run.directory / "results" / "tables" / "pairwise.parquet"
+        print(f"no claims given. {separation_sentence(pd.read_parquet(pairwise_path))}")
+    print(f"rerun or edit: {runner.rerun_hint(run.directory, run.config)}")
+    return 0
+
+
+# --- evalbars run ---------------------------------------------------------------------------------
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--directory",
+        default=".",
+        help="the run directory: data/ and results/ are written there (default: here)",
+    )
+    parser.add_argument(
+        "--configfile",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a configuration (repeatable; default: DIRECTORY/config.yaml if it exists, else "
+        "the shipped one, which reproduces the paper)",
+    )
+    parser.add_argument("--cores", default="all", help="cores to use (default: all)")
+    parser.add_argument(
+        "--unlock",
+        action="store_true",
+        help="first remove a Snakemake lock left in the run directory by a run that was killed",
+    )
+    parser.add_argument(
+        "--no-report", action="store_true", help="do not write DIRECTORY/results/report.html"
+    )
+    parser.add_argument(
+        "targets",
+        nargs="*",
+        metavar="TARGET",
+        help="rules or files to make (default: every stage); anything after -- goes to Snakemake",
+    )
+
+
+def run_run(args: argparse.Namespace) -> int:
+    directory = Path(args.directory).resolve()
+    configs = [Path(path).resolve() for path in args.configfile]
+    if not configs:
+        own = directory / "config.yaml"
+        configs = [own if own.is_file() else workflow_root() / "config" / "config.yaml"]
+    for config in configs:
+        if not config.is_file():
+            raise InputError(config, "--configfile: file does not exist")
+        runner.refuse_templating(config)
+    with runner.RunLock(directory, command=runner.command_line()):
+        if runner.stale_snakemake_lock(directory) and not args.unlock:
+            raise InputError(
+                directory,
+                "holds a Snakemake lock (.snakemake/locks) of another snakemake run there, or of "
+                "one that was killed; if none is running, add --unlock",
+            )
+        if args.unlock:
+            command = runner.snakemake_command(directory, configfiles=configs, extra=["--unlock"])
+            runner.run_snakemake(command, directory)
+        report = None if args.no_report else directory / "results" / "report.html"
+        command = runner.snakemake_command(
+            directory,
+            configfiles=configs,
+            targets=args.targets,
+            cores=args.cores,
+            report=report,
+            extra=args.snakemake,
+        )
+        runner.run_snakemake(
+            command,
+            directory,
+            progress=lambda line: print(f"evalbars run: {line}", file=sys.stderr, flush=True),
+            hint_style="config",
+        )
+    if report is not None:
+        print(f"report: {report}")
+    return 0
+
+
+# --- evalbars example ------------------------------------------------------------------------------
+
+#: The command that reports on the shipped example once it is copied, as the README shows it.
+EXAMPLE_REPORT = "evalbars report {folder} --runs newest --id-field id --category-field category"
+
+
+def add_example_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "folder",
+        nargs="?",
+        default="lm_eval-example",
+        help="where to copy the logs (default: ./lm_eval-example; must not exist)",
+    )
+
+
+def run_example(args: argparse.Namespace) -> int:
+    target = Path(args.folder)
+    if target.exists():
+        raise InputError(target, "already exists; give another folder")
+    try:
+        shutil.copytree(example_logs("lm_eval"), target)
+    except OSError as exc:
+        shutil.rmtree(target, ignore_errors=True)
+        raise InputError(target, f"cannot copy the example: {exc.strerror or exc}") from None
+    print(f"copied the shipped lm-evaluation-harness logs (3 models, 39 questions) to {target}")
+    print("report on them with:")
+    print("  " + EXAMPLE_REPORT.format(folder=shlex.quote(str(target))))
+    return 0
