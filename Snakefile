@@ -36,6 +36,11 @@ include: "workflow/rules/leaderboard.smk"
 include: "workflow/rules/report.smk"
 
 
+if config["jobs"] == "per_stage":
+
+    include: "workflow/rules/stages.smk"
+
+
 # --- target rules ---------------------------------------------------------------------------------
 rule all:
     default_target: True

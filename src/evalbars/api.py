@@ -349,7 +349,8 @@ def report_config(
     paths, *, claims: Sequence[str] = (), missing_prediction: str = "wrong", **options
 ) -> dict:
     """The workflow configuration of :func:`write_report`: the given files as ``predictions``,
-    no MMLU-Pro archives, settings fitted to the data (every question; no paper replication)."""
+    no MMLU-Pro archives, settings fitted to the data (every question; no paper replication),
+    one job per stage (``jobs: per_stage``)."""
     # Only what differs from the readers' defaults, so the written config reads as it was meant.
     defaults = SourceOptions()
     given = {
@@ -365,6 +366,8 @@ def report_config(
         "question_set": "all",
         "subsample": {"n": "all"},
         "claims": list(claims),
+        # one job per stage: on the data of one report, start-ups are most of the work
+        "jobs": "per_stage",
     }
 
 

@@ -143,8 +143,6 @@ rule analysis_logistic:
         scores=rules.subsample.output.scores,
         code=package_code("analysis_logistic"),
     output:
-        logistic_contrasts_csv="results/tables/logistic_contrasts.csv",
-        logistic_contrasts_parquet="results/tables/logistic_contrasts.parquet",
         **table_outputs(
             "logistic_fits",
             "analysis_logistic_fits",
@@ -158,6 +156,8 @@ rule analysis_logistic:
             "2. Analysis",
             {"table": "logistic effects per model"},
         ),
+        logistic_contrasts_csv="results/tables/logistic_contrasts.csv",
+        logistic_contrasts_parquet="results/tables/logistic_contrasts.parquet",
     log:
         "results/logs/analysis_logistic/analysis_logistic.log",
     benchmark:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 from snakemake.utils import Paramspace, validate
 
-from evalbars.workflow import smk
+from evalbars.workflow import smk, stages
 
 # Every config file Snakemake merged is checked for a key given twice (YAML keeps the last).
 smk.validate_config(
@@ -138,3 +138,22 @@ def figure_outputs(name, caption, category, labels, *, key=None, subcategory=Non
         ),
         f"{key}_svg": f"results/figures/{name}.svg",
     }
+
+
+def stage_outputs(members):
+    """Every output of a stage's rules, with its report flag, for `output:` of its stage rule."""
+    return {name: path for rule in members for name, path in rule.rule.output._allitems() if name}
+
+
+def stage_inputs(members):
+    """The inputs of a stage's rules that no rule of the stage makes, for its stage rule:
+    the code of every member under its own key."""
+    made = {str(path) for rule in members for path in rule.output}
+    inputs = {}
+    for rule in members:
+        for name, value in rule.input.items():
+            values = value if isinstance(value, list) else [value]
+            outside = [str(v) for v in values if str(v) not in made]
+            if outside:
+                inputs[f"{rule.rule.name}_{name}"] = outside
+    return inputs

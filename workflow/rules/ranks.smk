@@ -32,12 +32,8 @@ rule ranks_figures:
         table=rules.ranks_table.output.ranks_parquet,
         code=package_code("ranks_figures"),
     output:
-        **figure_outputs(
-            "ranks_forest", "ranks_forest", "4. Ranks", {"item": "forest plot"}
-        ),
-        **figure_outputs(
-            "ranks_range", "ranks_range", "4. Ranks", {"item": "rank ranges"}
-        ),
+        **figure_outputs("ranks_forest", "ranks_forest", "4. Ranks", {"item": "forest plot"}),
+        **figure_outputs("ranks_range", "ranks_range", "4. Ranks", {"item": "rank ranges"}),
         **figure_outputs(
             "ranks_overview",
             "ranks_overview",

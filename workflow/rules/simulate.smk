@@ -225,7 +225,8 @@ rule sim_fwer:
 rule sim_fwer_table:
     input:
         settings=expand(
-            "results/simulations/fwer/{setting}/summary.parquet", setting=FWER_GRID.instance_patterns
+            "results/simulations/fwer/{setting}/summary.parquet",
+            setting=FWER_GRID.instance_patterns,
         ),
         code=package_code("sim_combine"),
     output:

@@ -1,12 +1,12 @@
 """Snakemake adapter: each pair's verdict under the linear mixed model, the logistic mixed model
-and GEE, side by side (:func:`evalbars.jobs.analysis.logistic_verdicts_table`)."""
+and GEE, side by side (:func:`evalbars.jobs.figures.logistic_verdicts_table`)."""
 
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from evalbars.errors import script_context
-from evalbars.jobs import analysis
+from evalbars.jobs import figures
 from evalbars.jobs.outputs import write_outputs
 from evalbars.readings.logistic_verdicts import LMM_COLUMNS, LOGISTIC_COLUMNS
 from evalbars.stats.mixed.common import BLOCKED_SPECS
@@ -27,5 +27,5 @@ with script_context(snakemake.log[0]):
         inputs.logistic_contrasts, columns=["method", "model_a", "model_b", *LOGISTIC_COLUMNS]
     )
     fits = pd.read_parquet(inputs.logistic_fits)
-    result = analysis.logistic_verdicts_table(lmm, contrasts, fits, alpha=snakemake.params.alpha)
+    result = figures.logistic_verdicts_table(lmm, contrasts, fits, alpha=snakemake.params.alpha)
     write_outputs(result, snakemake.output)

@@ -1,11 +1,11 @@
 """Snakemake adapter: every pair in every category, corrections and homogeneity, heatmap
-(:func:`evalbars.jobs.claims.category_pairwise`)."""
+(:func:`evalbars.jobs.figures.category_pairwise`)."""
 
 from typing import TYPE_CHECKING
 
 from evalbars.data.scores import read_wide_scores
 from evalbars.errors import script_context
-from evalbars.jobs import claims
+from evalbars.jobs import figures
 from evalbars.jobs.outputs import write_outputs
 
 if TYPE_CHECKING:
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 with script_context(snakemake.log[0]):
     p = snakemake.params
-    result = claims.category_pairwise(
+    result = figures.category_pairwise(
         read_wide_scores(snakemake.input.scores),
         alpha=p.alpha,
         max_models=p.max_models,  # the family of tests (default every model)

@@ -1,12 +1,12 @@
 """Snakemake adapter: each claim's intervals against its threshold
-(:func:`evalbars.jobs.claims.claims_figures`)."""
+(:func:`evalbars.jobs.figures.claims_figures`)."""
 
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from evalbars.errors import script_context
-from evalbars.jobs import claims
+from evalbars.jobs import figures
 from evalbars.jobs.outputs import write_outputs
 
 if TYPE_CHECKING:
@@ -14,4 +14,4 @@ if TYPE_CHECKING:
 
 with script_context(snakemake.log[0]):
     table = pd.read_parquet(snakemake.input.table)
-    write_outputs(claims.claims_figures(table), snakemake.output)
+    write_outputs(figures.claims_figures(table), snakemake.output)

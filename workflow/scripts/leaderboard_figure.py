@@ -1,12 +1,12 @@
 """Snakemake adapter: the board with intervals and letters, and the resolution strip
-(:func:`evalbars.jobs.ranks.leaderboard_figures`)."""
+(:func:`evalbars.jobs.figures.leaderboard_figures`)."""
 
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from evalbars.errors import script_context
-from evalbars.jobs import ranks
+from evalbars.jobs import figures
 from evalbars.jobs.outputs import write_outputs
 
 if TYPE_CHECKING:
@@ -16,6 +16,6 @@ with script_context(snakemake.log[0]):
     p = snakemake.params
     table = pd.read_parquet(snakemake.input.table)
     write_outputs(
-        ranks.leaderboard_figures(table, level=p.level, max_systems=p.max_systems),
+        figures.leaderboard_figures(table, level=p.level, max_systems=p.max_systems),
         snakemake.output,
     )

@@ -1,12 +1,12 @@
 """Snakemake adapter: the forest plot, rank ranges and overview
-(:func:`evalbars.jobs.ranks.ranks_figures`)."""
+(:func:`evalbars.jobs.figures.ranks_figures`)."""
 
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from evalbars.errors import script_context
-from evalbars.jobs import ranks
+from evalbars.jobs import figures
 from evalbars.jobs.outputs import write_outputs
 
 if TYPE_CHECKING:
@@ -16,5 +16,5 @@ with script_context(snakemake.log[0]):
     p = snakemake.params
     table = pd.read_parquet(snakemake.input.table)
     write_outputs(
-        ranks.ranks_figures(table, level=p.level, max_systems=p.max_systems), snakemake.output
+        figures.ranks_figures(table, level=p.level, max_systems=p.max_systems), snakemake.output
     )

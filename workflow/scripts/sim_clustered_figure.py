@@ -1,12 +1,12 @@
 """Snakemake adapter: the clustered-questions figure
-(:func:`evalbars.jobs.studies.clustered_figures`)."""
+(:func:`evalbars.jobs.figures.clustered_figures`)."""
 
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from evalbars.errors import script_context
-from evalbars.jobs import studies
+from evalbars.jobs import figures
 from evalbars.jobs.outputs import write_outputs
 
 if TYPE_CHECKING:
@@ -14,4 +14,4 @@ if TYPE_CHECKING:
 
 with script_context(snakemake.log[0]):
     table = pd.read_parquet(snakemake.input.table)
-    write_outputs(studies.clustered_figures(table, level=snakemake.params.level), snakemake.output)
+    write_outputs(figures.clustered_figures(table, level=snakemake.params.level), snakemake.output)

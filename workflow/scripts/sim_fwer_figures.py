@@ -1,11 +1,11 @@
-"""Snakemake adapter: the family-wise error figures (:func:`evalbars.jobs.studies.fwer_figures`)."""
+"""Snakemake adapter: the family-wise error figures (:func:`evalbars.jobs.figures.fwer_figures`)."""
 
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from evalbars.errors import script_context
-from evalbars.jobs import studies
+from evalbars.jobs import figures
 from evalbars.jobs.outputs import write_outputs
 
 if TYPE_CHECKING:
@@ -13,4 +13,4 @@ if TYPE_CHECKING:
 
 with script_context(snakemake.log[0]):
     table = pd.read_parquet(snakemake.input.table)
-    write_outputs(studies.fwer_figures(table, figure=snakemake.params.figure), snakemake.output)
+    write_outputs(figures.fwer_figures(table, figure=snakemake.params.figure), snakemake.output)

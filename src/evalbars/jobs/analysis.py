@@ -13,11 +13,8 @@ import pandas as pd
 
 from evalbars.data.scores import WideScores, accuracy_order
 from evalbars.jobs.outputs import Table
-from evalbars.readings import logistic_verdicts
 from evalbars.readings.naive_vs_blocked import naive_vs_blocked as naive_vs_blocked_table
 from evalbars.readings.naive_vs_blocked import naive_vs_blocked_display
-from evalbars.render.figures.logistic import logistic_verdicts_figure
-from evalbars.render.figures.style import FigureOutput
 from evalbars.stats import mixed, omnibus, pairwise
 from evalbars.stats.accuracy import accuracy_table, sampling_variance_table
 from evalbars.stats.logistic import contrasts as logistic
@@ -29,7 +26,6 @@ __all__ = [
     "omnibus_tests",
     "mixed_models",
     "logistic_models",
-    "logistic_verdicts_table",
     "naive_vs_blocked",
     "MIXED_TERMS",
 ]
@@ -156,36 +152,6 @@ def logistic_models(wide: WideScores, *, alpha: float, max_cells: int) -> dict:
             caption="Logistic mixed model (Laplace) and GEE fits: variance components on the "
             "logit scale, boundary flags and fit criteria.",
         ),
-    }
-
-
-def logistic_verdicts_table(
-    lmm_contrasts: pd.DataFrame,
-    logistic_contrasts: pd.DataFrame,
-    logistic_fits: pd.DataFrame,
-    *,
-    alpha: float,
-) -> dict:
-    """``analysis_logistic_verdicts``: each pair's verdict under the linear mixed model, the
-    logistic mixed model and GEE, side by side, with its figure.
-
-    ``lmm_contrasts`` holds the blocked specification's rows (the linear model with the
-    logistic models' random effects).
-    """
-    # why the logistic models were not fitted, from their summary (not from the item table)
-    obstacle = logistic_verdicts.not_fitted_reason(logistic_fits)
-    if obstacle is None:
-        verdicts = logistic_verdicts.verdict_table(lmm_contrasts, logistic_contrasts, alpha)
-    else:
-        verdicts = pd.DataFrame(columns=logistic_verdicts.VERDICT_COLUMNS)
-    return {
-        "logistic_verdicts": Table(
-            verdicts,
-            caption=f"Each pair's verdict (Holm, alpha = {alpha:g}) under the linear mixed "
-            "model, the logistic mixed model and GEE; differences in accuracy, logistic verdicts "
-            "on the log odds ratio.",
-        ),
-        "logistic_verdicts_figure": FigureOutput(logistic_verdicts_figure(verdicts, obstacle)),
     }
 
 

@@ -8,23 +8,18 @@ import json
 import pandas as pd
 
 from evalbars import tables
-from evalbars.data.scores import WideScores, accuracy_order
+from evalbars.data.scores import WideScores
 from evalbars.errors import ConfigError
 from evalbars.jobs.outputs import Table, Text
-from evalbars.readings import category_pairwise as category_tests
 from evalbars.readings import claims as claims_readings
 from evalbars.readings.claim_parsing import check_claims
 from evalbars.readings.planner import data_setting, plan_caption, plan_table
 from evalbars.render import landing
-from evalbars.render.figures.claims import category_heatmap, claims_figure
-from evalbars.render.figures.style import FigureOutput
 
 __all__ = [
     "checked_claims",
     "model_accuracy",
     "claims_table",
-    "claims_figures",
-    "category_pairwise",
     "plan",
 ]
 
@@ -82,44 +77,6 @@ def claims_table(
         shown, caption=claims_readings.claims_headline(table), label="tab:claims"
     )
     return {"claims": Table(table, markdown=markdown, latex=latex)}
-
-
-def claims_figures(table: pd.DataFrame) -> dict:
-    """``claims_figure``: each claim's intervals against its threshold (``claims_figure``)."""
-    return {"claims_figure": FigureOutput(claims_figure(table))}
-
-
-def category_pairwise(
-    wide: WideScores, *, alpha: float, max_models: int | None, max_systems: int
-) -> dict:
-    """``category_pairwise``: every pair in every category with Holm and Benjamini-Hochberg,
-    the per-pair summary and the heatmap (``category_pairwise``, ``category_summary``,
-    ``category_pairwise_figure``). On data with a single category there is nothing per
-    category: the tables are empty and the figure says so."""
-    result = category_tests.compare_categories(wide, alpha=alpha, max_models=max_models)
-    table, summary = result.table, result.summary
-    scope = (
-        f"the {len(result.models)} most accurate of {len(wide.models):,} models"
-        if len(result.models) < len(wide.models)
-        else "every pair"
-    )
-    # display.max_systems limits what the heatmap draws, never the tests
-    drawn = accuracy_order(wide)[:max_systems]
-    return {
-        "category_pairwise": Table(
-            table,
-            caption=f"Pairs in every category ({scope}); Holm and Benjamini-Hochberg adjust the "
-            f"exact McNemar p over all {len(table)} category x pair tests; alpha = {alpha:g}.",
-        ),
-        "category_summary": Table(
-            summary,
-            caption="Per pair: naive category wins and how many survive each correction; "
-            "homogeneity of the gap across categories.",
-        ),
-        "category_pairwise_figure": FigureOutput(
-            category_heatmap(category_tests.pairs_among(table, drawn))
-        ),
-    }
 
 
 def plan(

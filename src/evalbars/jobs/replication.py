@@ -7,10 +7,8 @@ import pandas as pd
 
 from evalbars.jobs.outputs import Frame, Table
 from evalbars.readings import replication
-from evalbars.render.figures.replication import replication_figure
-from evalbars.render.figures.style import FigureOutput
 
-__all__ = ["chunk", "seeds", "comparison"]
+__all__ = ["chunk", "seeds"]
 
 
 def chunk(items: pd.DataFrame, *, chunk: int, **settings) -> dict:
@@ -25,17 +23,3 @@ def seeds(chunks, *, policies) -> dict:
     """``replication_runs``: the chunks in one table, policy by policy, the configured seed
     first (``replication_seeds``)."""
     return {"replication_seeds": Table(replication.combine_chunks(list(chunks), policies))}
-
-
-def comparison(runs: pd.DataFrame) -> dict:
-    """``replication_table``: each reported number beside our value and its spread over the
-    seeds, and the figure (``replication``, ``replication_figure``)."""
-    table = replication.replication_table(runs)
-    return {
-        "replication": Table(
-            table,
-            caption=replication.replication_summary(table),
-            formats={"paper_percentile": ".1f"},
-        ),
-        "replication_figure": FigureOutput(replication_figure(runs, table)),
-    }

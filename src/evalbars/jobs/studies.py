@@ -13,11 +13,6 @@ import time
 import pandas as pd
 
 from evalbars.jobs.outputs import Frame, Table
-from evalbars.render.figures.clustered import clustered_figure
-from evalbars.render.figures.fwer import methods_figure, models_figure, power_figure
-from evalbars.render.figures.leaderboard import leaderboard_figures as leaderboard_figure_set
-from evalbars.render.figures.precision import halfwidth_figure, questions_needed_figure
-from evalbars.render.figures.style import FigureOutput
 from evalbars.stats.precision import precision_tables
 from evalbars.studies import combine_settings
 from evalbars.studies.clustered import simulate_clustered
@@ -26,13 +21,9 @@ from evalbars.studies.leaderboard import simulate_leaderboard
 
 __all__ = [
     "leaderboard_setting",
-    "leaderboard_figures",
     "precision",
-    "precision_figures",
     "fwer_setting",
-    "fwer_figures",
     "clustered_setting",
-    "clustered_figures",
     "combined",
 ]
 
@@ -69,14 +60,6 @@ def combined(name: str, settings, *, sort_by) -> dict:
     return {name: Table(combine_settings(settings, sort_by))}
 
 
-def leaderboard_figures(
-    table: pd.DataFrame, runs: pd.DataFrame, one_run: pd.DataFrame, *, spread, level: float
-) -> dict:
-    """``sim_leaderboard_figures``: the five figures of the leaderboard-luck explainer."""
-    figures = leaderboard_figure_set(table, runs, one_run, spread=spread, level=level)
-    return {name: FigureOutput(figure) for name, figure in figures.items()}
-
-
 def precision(settings: dict, *, level: float, items: pd.DataFrame | None) -> dict:
     """``sim_precision``: interval half-widths and questions needed (closed forms; with
     ``items``, also the real models' median disagreement)."""
@@ -92,15 +75,6 @@ def precision(settings: dict, *, level: float, items: pd.DataFrame | None) -> di
     return {
         "precision": Table(result.precision),
         "questions_needed": Table(result.questions_needed),
-    }
-
-
-def precision_figures(precision: pd.DataFrame, needed: pd.DataFrame, *, level: float) -> dict:
-    """``sim_precision_figures``: half-width over N, and questions needed per gap."""
-    rate = float(precision["rate"].iloc[0])
-    return {
-        "halfwidth": FigureOutput(halfwidth_figure(precision, level)),
-        "questions_needed": FigureOutput(questions_needed_figure(needed, rate)),
     }
 
 
@@ -127,17 +101,6 @@ def fwer_setting(
     return {"summary": Frame(pd.DataFrame(table))}
 
 
-def fwer_figures(table: pd.DataFrame, *, figure: dict) -> dict:
-    """``sim_fwer_figures``: FWER by method, across K, and power under a true gap, at the
-    configured number of models and questions."""
-    models, questions = figure["models"], figure["questions"]
-    return {
-        "methods": FigureOutput(methods_figure(table, models, questions)),
-        "models": FigureOutput(models_figure(table, questions)),
-        "power": FigureOutput(power_figure(table, models)),
-    }
-
-
 def clustered_setting(
     setting: dict,
     *,
@@ -159,8 +122,3 @@ def clustered_setting(
         seed=seed,
     )
     return {"summary": Frame(pd.DataFrame(table))}
-
-
-def clustered_figures(table: pd.DataFrame, *, level: float) -> dict:
-    """``sim_clustered_figure``: naive and clustered SEs against the truth, and coverage."""
-    return {"sim_clustered": FigureOutput(clustered_figure(table, level))}

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from evalbars.data.scores import WideScores
 from evalbars.stats.rng import setting_rng
@@ -70,7 +69,11 @@ def half_accuracies(wide: WideScores, masks: np.ndarray) -> np.ndarray:
 
 def min_ranks(scores) -> np.ndarray:
     """Rank 1 for the highest score along the last axis; ties share the better rank."""
-    return stats.rankdata(-np.asarray(scores, dtype=float), method="min", axis=-1).astype(int)
+    # Imported here: scipy.stats takes most of a second to import, and every job that imports
+    # the leaderboard table (the API and the command line too) would pay it.
+    from scipy.stats import rankdata  # noqa: PLC0415 - see above
+
+    return rankdata(-np.asarray(scores, dtype=float), method="min", axis=-1).astype(int)
 
 
 def split_half_stability(wide: WideScores, splits: int = 50, seed: int = 0) -> pd.DataFrame:
