@@ -18,9 +18,7 @@ MODULES = sorted(
 STATISTICS = [
     m
     for m in MODULES
-    if m.startswith(
-        ("evalbars.data", "evalbars.stats", "evalbars.readings", "evalbars.studies")
-    )
+    if m.startswith(("evalbars.data", "evalbars.stats", "evalbars.readings", "evalbars.studies"))
     or m in ("evalbars.workflow.smk", "evalbars.tables", "evalbars.units", "evalbars.errors")
 ]
 #: What may draw: the figures themselves, the jobs that write them, and the doors (the API and

@@ -110,7 +110,9 @@ def test_pattern_probabilities_give_the_requested_rates():
 def test_pattern_simulation_matches_the_fwer_studys_draws():
     """Holm power from pattern counts equals Holm power from draw_shared_scores (rho = 1)."""
     models, n, gap, delta, alpha = 4, 300, 0.08, 0.3, 0.05
-    share, se = holm_power.simulate_holm_power(models, n, gap, delta, alpha=alpha, replications=4000)
+    share, se = holm_power.simulate_holm_power(
+        models, n, gap, delta, alpha=alpha, replications=4000
+    )
     kappa = holm_power.concentration_for_disagreement(gap, delta, 0.6)
     rng = np.random.default_rng(11)
     scores = draw_shared_scores(

@@ -17,10 +17,9 @@ import pytest
 
 from evalbars import cli
 from evalbars.data.items import build_item_table, join_sources, missing_prediction_counts
-from evalbars.data.question_coverage import check_source_coverage
 from evalbars.data.readers import SourceOptions, read_source, set_hint_style
 from evalbars.data.readers.inspect_logs import UNPARSED
-from evalbars.errors import ConfigError, InputError
+from evalbars.errors import InputError
 
 from .test_readers import record, write_json
 

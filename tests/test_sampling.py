@@ -138,5 +138,7 @@ def test_the_design_is_judged_on_the_shared_questions():
     first = items["category"].iloc[0]
     narrowed = items[(items["model"] != "A") | (items["category"] == first)]
     sampling.check_design(narrowed, "all")
-    assert sampling.design_notes(narrowed)[0].startswith(f"the questions have one category ({first})")
+    assert sampling.design_notes(narrowed)[0].startswith(
+        f"the questions have one category ({first})"
+    )
     assert sampling.design_notes(narrowed, "all") == []

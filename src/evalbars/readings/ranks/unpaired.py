@@ -21,6 +21,7 @@ from evalbars.readings.ranks.defaults import (
     MIN_DRAWS,
 )
 from evalbars.readings.ranks.render import headline
+from evalbars.stats.bayes import JEFFREYS_PRIOR, beta_posterior_parameters
 from evalbars.stats.intervals import mover_difference, wilson_interval, z_for_level
 
 __all__ = [
@@ -378,14 +379,16 @@ def plausible_scores(
     k = board["successes"].to_numpy(dtype=float)[~is_se]
     n = board["n"].to_numpy(dtype=float)[~is_se]
     mean, sd = score[is_se], board["se"].to_numpy(dtype=float)[is_se]
+    # Jeffreys posteriors, from their one home
+    posterior = beta_posterior_parameters(k, n, JEFFREYS_PRIOR)
     for start in range(0, draws, chunk):
         size = min(chunk, draws - start)
-        beta = rng.beta(k + 0.5, n - k + 0.5, size=(size, len(k)))
+        drawn = rng.beta(posterior.alpha, posterior.beta, size=(size, len(k)))
         if not is_se.any():  # no normal columns (and no draws for them): the Beta draws alone
-            yield beta
+            yield drawn
             continue
         worlds = np.empty((size, len(score)))
-        worlds[:, ~is_se] = beta
+        worlds[:, ~is_se] = drawn
         worlds[:, is_se] = rng.normal(mean, sd, size=(size, len(mean)))
         yield worlds
 
