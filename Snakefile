@@ -10,12 +10,25 @@
 #   results/logs/<rule>/           one log per job
 
 
+import sys
+
 from snakemake.utils import min_version
+
+from evalbars.workflow import smk
 
 min_version("9.18")
 
 
 # --- load configuration -------------------------------------------------------------------------
+# A config is data: one that asks Snakemake to evaluate it as a YTE template (Python expressions
+# run as it loads) is refused before it loads. (Snakemake loads a --configfile before this file
+# runs; `evalbars run --configfile` checks those first.)
+try:
+    smk.refuse_templating("config/config.yaml")
+except smk.ConfigError as exc:
+    sys.exit(f"evalbars: {exc}")
+
+
 configfile: "config/config.yaml"
 
 

@@ -50,7 +50,7 @@ from evalbars.jobs import analysis, data, ranks
 from evalbars.jobs import claims as claim_jobs
 from evalbars.readings import gate
 from evalbars.stats import pairwise
-from evalbars.workflow import runner
+from evalbars.workflow import runner, smk
 from evalbars.workflow.location import snakefile
 
 __all__ = [
@@ -167,7 +167,7 @@ def read_preview(paths, *, missing_prediction: str = "wrong", **options) -> pd.D
     """Per model, what was read (the table ``evalbars read`` prints), after the same checks as
     :func:`read_items`."""
     raw = read_sources(paths, SourceOptions(**options))
-    result = data.items(raw, policy=missing_prediction, question_set="all", design=False)
+    result = data.items(raw, policy=missing_prediction, question_set="all")
     table = result["item_table"].frame
     return read_summary(raw, table)
 
@@ -431,6 +431,7 @@ def write_report(
     if directory.exists() and not directory.is_dir():
         raise InputError(directory, "is a file, not a run directory; give another --output")
     config = report_config(listed, claims=claims, missing_prediction=missing_prediction, **options)
+    smk.source_files(config["predictions"])  # a name Snakemake cannot take, in one line
     # The workflow's own checks, here first: one line, and nothing written. The item-table job
     # reads the data again (on the data of one report that costs little) and prints what it
     # drops or re-scores: this read keeps quiet, so that the console says each thing once.

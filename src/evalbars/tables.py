@@ -336,8 +336,29 @@ _ARROW_TO_REPR = [
 ]
 
 
+#: First characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection"):
+#: a model named ``=cmd|' /C calc'!A0`` would run in Excel or LibreOffice when the CSV opens.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralised(text: str) -> str:
+    """``text`` as a CSV for people holds it: a text that starts like a formula
+    (:data:`FORMULA_STARTS`) is prefixed with ``'``, which spreadsheets show as text and
+    OWASP's CSV-injection guidance recommends; anything else as it is. Parquet files, which
+    other jobs read, keep every name as it is.
+
+    >>> neutralised("=HYPERLINK(x)"), neutralised("fake-strong")
+    ("'=HYPERLINK(x)", 'fake-strong')
+    """
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
 def _csv_field(text: str) -> str:
-    """``text`` as Python's csv module writes one field of a row (QUOTE_MINIMAL, as pandas)."""
+    """``text`` as Python's csv module writes one field of a row (QUOTE_MINIMAL, as pandas),
+    :func:`neutralised` and, when it was, quoted (OWASP: quote the prefixed cell too)."""
+    safe = neutralised(text)
+    if safe is not text:
+        return '"' + safe.replace('"', '""') + '"'
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="\n").writerow([text, ""])
     return buffer.getvalue()[:-2]
@@ -459,8 +480,28 @@ def _arrow_columns(table: pd.DataFrame):
     return columns, bool(stand_ins)
 
 
+def neutralised_table(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with its text cells :func:`neutralised` (a copy only where one changes)."""
+    changed = {}
+    for column in table.columns:
+        values = table[column]
+        if isinstance(values.dtype, pd.CategoricalDtype):  # each category once
+            names = [neutralised(c) if isinstance(c, str) else c for c in values.cat.categories]
+            if names != list(values.cat.categories):
+                changed[column] = values.cat.rename_categories(names)
+        elif values.dtype == object or pd.api.types.is_string_dtype(values.dtype):
+            codes, uniques = pd.factorize(values)  # each distinct text once
+            safe = [neutralised(u) if isinstance(u, str) else u for u in uniques]
+            if safe != list(uniques):
+                changed[column] = pd.Series(
+                    np.asarray(safe + [None], dtype=object)[codes], index=values.index
+                )
+    return table.assign(**changed) if changed else table
+
+
 def write_csv(table: pd.DataFrame, path) -> None:
-    """Write ``table`` with Arrow's CSV writer, byte for byte as ``table.to_csv(path, index=False)``.
+    """Write ``table`` with Arrow's CSV writer, byte for byte as ``table.to_csv(path, index=False)``
+    but for text that starts like a spreadsheet formula (:func:`neutralised`, quoted).
 
     pandas writes each cell as Python's csv module would (QUOTE_MINIMAL: a field is quoted
     when it holds a comma, a quote or a line feed), floats as their shortest round-trip repr
@@ -476,7 +517,7 @@ def write_csv(table: pd.DataFrame, path) -> None:
     arrow = _arrow_columns(table) if table.shape[1] > 1 else None
     header = [label for label in table.columns]
     if arrow is None or not all(isinstance(label, str) for label in header):
-        table.to_csv(path, index=False)
+        neutralised_table(table).to_csv(path, index=False)
         return
     columns, stand_ins = arrow
     buffer = io.StringIO()

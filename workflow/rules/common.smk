@@ -24,6 +24,10 @@ if LOCK_HINT and "--unlock" not in sys.argv:
 
 ARCHIVES = smk.archives(config)
 PREDICTION_SOURCES = smk.prediction_sources(config)
+try:  # one line, not Snakemake's wildcard traceback, for a file name it cannot take
+    SOURCE_FILES = smk.source_files(PREDICTION_SOURCES)
+except smk.ConfigError as exc:
+    sys.exit(f"evalbars: {exc}")
 # The replication check compares with the paper, so it runs only on the paper's data.
 REPLICATION_APPLIES = smk.replication_applies(config)
 # Settings whose shipped values are the paper's (subsample.n: auto, the example claims), fitted
@@ -46,7 +50,7 @@ def item_inputs(wildcards):
     (every file under a directory entry)."""
     return {
         "archives": [f"data/raw/{name}" for name in ARCHIVES],
-        "predictions": smk.source_files(PREDICTION_SOURCES),
+        "predictions": SOURCE_FILES,
     }
 
 

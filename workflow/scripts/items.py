@@ -22,5 +22,6 @@ with script_context(snakemake.log[0]):
         max_unshared_share=p.max_unshared_share,
         subsample_n=p.subsample_n,
         question_set=p.question_set,
+        design=True,  # the console says what the shape of the data leaves out
     )
     write_outputs(result, snakemake.output)

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -38,7 +40,7 @@ from evalbars.readings.ranks import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
 from evalbars.readings.ranks.defaults import MIN_DRAWS
 from evalbars.readings.ranks.leaderboard import SE_UNITS
 from evalbars.stats import holm_power, planning
-from evalbars.tables import to_markdown
+from evalbars.tables import neutralised_table, to_markdown
 
 
 def add_ranks_arguments(parser: argparse.ArgumentParser) -> None:
@@ -91,7 +93,7 @@ def run_ranks(args: argparse.Namespace) -> int:
     elif args.format == "json":
         sys.stdout.write(ranks.report_json(report))
     else:
-        report.table.to_csv(sys.stdout, index=False, lineterminator="\n")
+        neutralised_table(report.table).to_csv(sys.stdout, index=False, lineterminator="\n")
         print(report.headline, file=sys.stderr)
     return 0
 
@@ -112,8 +114,8 @@ def add_read_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _write_items(items, output: str) -> None:
-    """The item table to ``output`` in the format its suffix names, whole or not at all."""
+def _check_items_output(output: str) -> Path:
+    """Refuse, before anything is read, an item-table path ``read -o`` cannot write."""
     path = Path(output)
     suffix = path.suffix.lower()
     if suffix not in _OUTPUT_SUFFIXES:
@@ -124,15 +126,26 @@ def _write_items(items, output: str) -> None:
         raise InputError(path, f"folder {str(path.parent)!r} does not exist; create it first")
     if path.exists() and not path.is_file():  # e.g. a device: never replaced by a file
         raise InputError(path, "is not a regular file")
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        raise InputError(
+            path, f"cannot write in the folder {str(path.parent)!r}: permission denied"
+        )
+    return path
+
+
+def _write_items(items, path: Path) -> None:
+    """The item table to ``path`` in the format its suffix names, whole or not at all."""
     partial = path.with_name(f".{path.name}.partial")
     try:
-        if suffix in (".parquet", ".pq"):
+        if path.suffix.lower() in (".parquet", ".pq"):
             items.to_parquet(partial, index=False)
         else:
-            items.to_csv(partial, index=False, sep="\t" if suffix == ".tsv" else ",")
+            sep = "\t" if path.suffix.lower() == ".tsv" else ","
+            neutralised_table(items).to_csv(partial, index=False, sep=sep)
         partial.replace(path)
     except OSError as exc:
-        partial.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # the folder may refuse that too: one line still
+            partial.unlink(missing_ok=True)
         raise InputError(path, f"cannot write: {exc.strerror or exc}") from exc
 
 
@@ -140,11 +153,13 @@ def run_read(args: argparse.Namespace) -> int:
     options = reader_options(args)
     if args.output:
         refuse_output_over_inputs(args.output, [*args.paths, args.instances], "-o")
+        output = _check_items_output(args.output)
     summary = api.read_preview(args.paths, missing_prediction=args.missing_prediction, **options)
-    sys.stdout.write(to_markdown(summary, formats={"accuracy": ".4f"}))
     if args.output:
         items = api.read_items(args.paths, missing_prediction=args.missing_prediction, **options)
-        _write_items(items, args.output)
+        _write_items(items, output)
+    sys.stdout.write(to_markdown(summary, formats={"accuracy": ".4f"}))
+    if args.output:
         print(f"wrote {len(items):,} rows to {args.output}", file=sys.stderr)
     return 0
 
@@ -197,7 +212,7 @@ def run_claims(args: argparse.Namespace) -> int:
     elif args.format == "json":
         sys.stdout.write(claims.claims_json(table, args.alpha, args.family))
     else:
-        table.to_csv(sys.stdout, index=False, lineterminator="\n")
+        neutralised_table(table).to_csv(sys.stdout, index=False, lineterminator="\n")
     return 0
 
 
@@ -352,7 +367,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         rows = json.loads(table.to_json(orient="records", double_precision=15))
         sys.stdout.write(json.dumps({"headline": headline, "rows": rows}, indent=2) + "\n")
     else:
-        table.to_csv(sys.stdout, index=False, lineterminator="\n")
+        neutralised_table(table).to_csv(sys.stdout, index=False, lineterminator="\n")
         print(headline, file=sys.stderr)
     return 0
 
@@ -458,7 +473,7 @@ def run_compare(args: argparse.Namespace) -> int:
         if args.flips:
             flips = Path(args.flips)
             try:
-                result.flips.to_csv(flips, index=False, lineterminator="\n")
+                neutralised_table(result.flips).to_csv(flips, index=False, lineterminator="\n")
             except OSError as exc:  # never delete what the user named: it may be a device
                 raise InputError(flips, f"cannot write the flips: {exc.strerror or exc}") from exc
     except EvalbarsError as exc:
@@ -470,7 +485,9 @@ def run_compare(args: argparse.Namespace) -> int:
     elif args.format == "json":
         sys.stdout.write(gate.compare_json(result))
     else:
-        gate.compare_csv_table(result).to_csv(sys.stdout, index=False, lineterminator="\n")
+        neutralised_table(gate.compare_csv_table(result)).to_csv(
+            sys.stdout, index=False, lineterminator="\n"
+        )
     s = result.summary
     if s["left_out"]:
         print(f"{s['left_out']:,} questions not answered by both were left out", file=sys.stderr)

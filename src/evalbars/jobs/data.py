@@ -111,7 +111,7 @@ def items(
     max_unshared_share: float = 0.01,
     subsample_n="all",
     question_set: str = "shared",
-    design: bool = True,
+    design: bool = False,
 ) -> dict:
     """The ``items`` job: the item table of the raw rows, after every check.
 

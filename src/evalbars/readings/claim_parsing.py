@@ -96,7 +96,8 @@ def _match_name(text: str, name: str, known, what: str) -> str:
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     listing = ", ".join(sorted(known))
-    raise ClaimError(text, f"unknown {what} {name!r}{hint} ({what}s: {listing})")
+    plural = {"category": "categories"}.get(what, f"{what}s")
+    raise ClaimError(text, f"unknown {what} {name!r}{hint} ({plural}: {listing})")
 
 
 def _split_category(text: str, categories):
@@ -229,7 +230,7 @@ def read_claims_file(path) -> list[str]:
     """
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8-sig").splitlines()  # past a BOM, as CSV
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise InputError(path, f"cannot read claims file: {reason}") from exc

@@ -50,10 +50,11 @@ A claim is **supported** when its (adjusted) p < alpha, **contradicted** when th
 opposite's (adjusted) p < alpha, and **not supported** otherwise.
 
 A z reading whose SE is 0 (one shared question, two models that agree on every question,
-or the same difference on every one) has no estimate of its sampling error: its one-sided
-p is 1 both ways, so the claim is **not supported** by that reading whatever the gap (a
-zero-width interval is not evidence). The exact ``mcnemar`` reading still decides from the
-discordant questions.
+or the same difference on every one) has no estimate of its sampling error, and a zero-width
+interval is not evidence. Such a reading takes the exact p of the discordant questions
+instead (:func:`evalbars.stats.pairwise.zero_se_one_sided_p`): 120 wins of 120 support
+"A > B" (p = 2^-119), one shared question never does (p = 1). ``pairwise.csv``, the
+letters, the gate and the first screen decide such a pair by the same rule.
 
 Readings (:data:`READINGS`):
 
@@ -130,7 +131,7 @@ from evalbars.readings.ranks.paired import bootstrap_accuracies
 from evalbars.readings.ranks.unpaired import min_ranks, summarise_ranks
 from evalbars.stats.fits import contrast_se
 from evalbars.stats.mixed import fit_lmm
-from evalbars.stats.pairwise import adjust_pvalues, pair_statistics
+from evalbars.stats.pairwise import adjust_pvalues, pair_statistics, zero_se_one_sided_p
 from evalbars.stats.planning import questions_for_effect
 from evalbars.tables import to_markdown
 
@@ -291,7 +292,8 @@ def _one_sided(scope: _Scope, reading: str, a: int, b: int, shift: float) -> flo
         return np.nan
     if se > 0:
         return float(special.ndtr(-(diff - shift) / se))
-    return 1.0  # a zero SE: no estimate of the sampling error, so no evidence either way
+    # A zero SE: the exact rule every table uses (stats.pairwise.zero_se_one_sided_p).
+    return float(zero_se_one_sided_p(diff, scope.n[a, b], shift))
 
 
 def _se(scope: _Scope, reading: str, a: int, b: int) -> tuple[float, float]:

@@ -51,7 +51,7 @@ from scipy import special
 
 from evalbars.data.scores import WideScores
 from evalbars.stats.intervals import clustered_se, z_for_level
-from evalbars.stats.pairwise import exact_mcnemar_p, pair_statistics
+from evalbars.stats.pairwise import exact_mcnemar_p, pair_statistics, zero_se_one_sided_p
 from evalbars.stats.sequential import empirical_bernstein_cs
 
 __all__ = [
@@ -120,20 +120,25 @@ def _zero_se(diff: float, n: int, margin: float, alpha: float):
       binomial"), so the interval is [-U, U] (``se_kind = exact``) and non-inferiority at m has
       the exact p :math:`(1 - m)^n`, the chance of no flip when a fraction m flips. One
       shared question gives U = 0.975: inconclusive at any margin under 97.5 points.
-    - c != 0 (every question flipped the same way): the exact McNemar test, one-sided
-      p = 2^{-n}, decides the sign of the difference (better, or a regression at margin 0);
+    - c != 0 (every question flipped the same way): the exact test of the discordant
+      questions, as every table decides such a pair
+      (:func:`evalbars.stats.pairwise.zero_se_one_sided_p`): one-sided p = 2^{-n} for the
+      sign of the difference (better, or a regression at margin 0), :math:`((1-m)/2)^n` for
+      non-inferiority at margin m, :math:`((1+m)/2)^n` for a regression by more than m;
       there is no interval (``low = high = nan``, ``se_kind = none``). Two questions give
       p = 0.25: inconclusive.
     """
     if diff == 0:
         bound = 1.0 - (alpha / 2) ** (1.0 / n)
-        p_noninferiority = float((1.0 - margin) ** n)
+        p_noninferiority = float(zero_se_one_sided_p(0.0, n, -margin))
         return -bound, bound, p_noninferiority, 1.0, verdict(-bound, bound, margin), "exact"
-    p_sign = 0.5**n
-    p_noninferiority = p_sign if diff > 0 else 1.0
-    p_regression = p_sign if diff < 0 and margin == 0 else 1.0
-    if p_noninferiority < alpha / 2:
+    p_better = float(zero_se_one_sided_p(diff, n))
+    p_noninferiority = float(zero_se_one_sided_p(diff, n, -margin))
+    p_regression = float(zero_se_one_sided_p(-diff, n, margin))
+    if p_better < alpha / 2:
         decision = "better"
+    elif p_noninferiority < alpha / 2:
+        decision = "non-inferior"
     elif p_regression < alpha / 2:
         decision = "regression"
     else:

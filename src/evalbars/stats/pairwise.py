@@ -18,6 +18,8 @@ __all__ = [
     "model_pairs",
     "adjust_pvalues",
     "two_sided_normal_p",
+    "zero_se_one_sided_p",
+    "difference_test",
     "pair_statistics",
     "pair_range",
     "pair_tests",
@@ -314,6 +316,59 @@ def two_sided_normal_p(diff, se):
     return z, 2 * special.ndtr(-np.abs(z))
 
 
+def zero_se_one_sided_p(diff, n, shift=0.0):
+    """One-sided p of :math:`H_1: \\Delta > s` when the SE of the difference is 0.
+
+    A paired SE of 0 means every one of the n shared questions has the same difference c
+    (often: no question flipped, c = 0, or every question flipped the same way, c = 1 for
+    0/1 scores). A z reading then has no estimate of its sampling error, and a zero-width
+    interval would claim any precision. evalbars decides such a pair, in every table and
+    reading, by the exact test of the discordant questions instead (:func:`exact_mcnemar_p`
+    is its two-sided form at s = 0). With :math:`p_{10}, p_{01}` the chances that a question
+    favours a or b, :math:`\\Delta = p_{10} - p_{01}`, the p is the largest chance of what was
+    seen under :math:`H_0: \\Delta \\le s`:
+
+    - c > s and c > 0 (every question in favour of a): :math:`P(\\text{n wins}) = p_{10}^n`,
+      largest at :math:`p_{10} = (1 + s)/2`, so :math:`p = ((1 + s)/2)^n` (:math:`2^{-n}` at
+      s = 0, the sign test);
+    - c = 0 and s < 0 (no flip, a non-inferiority margin d = -s): :math:`P(\\text{no flip}) =
+      (1 - p_{10} - p_{01})^n`, largest at :math:`p_{01} = d`, so :math:`p = (1 - d)^n`, the
+      release gate's exact statement (:mod:`evalbars.readings.gate`);
+    - otherwise p = 1 (the data favour the null).
+
+    The bounds are exact for 0/1 scores; for partial credit they are those of the questions'
+    signs. ``diff``, ``n`` and ``shift`` broadcast.
+
+    Examples
+    --------
+    >>> float(zero_se_one_sided_p(1.0, 10))  # ten wins of ten
+    0.0009765625
+    >>> float(zero_se_one_sided_p(0.0, 20, shift=-0.1))  # no flip in 20, 10-point margin
+    0.12157665459056936
+    """
+    diff, n, shift = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (diff, n, shift)))
+    won = (diff > 0) & (diff > shift)
+    tied = (diff == 0) & (shift < 0)
+    with np.errstate(invalid="ignore"):
+        p = np.where(won, ((1.0 + shift) / 2.0) ** n, np.where(tied, (1.0 + shift) ** n, 1.0))
+    return np.where(np.isfinite(diff), np.clip(p, 0.0, 1.0), np.nan)
+
+
+def difference_test(diff, se, n):
+    """``(z, p)`` of the two-sided test of a difference: the normal test of ``diff / se``,
+    and where the SE is 0 the exact rule of :func:`zero_se_one_sided_p` (z is then
+    +-inf, or 0 for a zero difference; p is the sign test's, :func:`exact_mcnemar_p`'s for
+    0/1 scores). Every table decides a pair this way, so none can disagree on one."""
+    diff, se = np.asarray(diff, dtype=float), np.asarray(se, dtype=float)
+    z, p = two_sided_normal_p(diff, se)
+    zero = se == 0
+    if np.any(zero):
+        exact = np.minimum(1.0, 2.0 * zero_se_one_sided_p(np.abs(diff), n))
+        p = np.where(zero, exact, p)
+        z = np.where(zero & (diff == 0), 0.0, z)
+    return z, p
+
+
 #: Above this many statistics :func:`tukey_p` interpolates the studentized range tail between
 #: exact points instead of integrating once per statistic (100 µs each: a minute for the
 #: 499,500 pairs of a thousand models).
@@ -466,8 +521,8 @@ def _pair_test_columns(wide: WideScores, pairs: tuple[int, int] | None = None) -
     a, b = np.triu_indices(k, k=1)
     a, b = a[start:stop], b[start:stop]
     diff, se_unpaired, se_paired = stats["diff"], stats["se_unpaired"], stats["se_paired"]
-    z_unpaired, p_unpaired = two_sided_normal_p(diff, se_unpaired)
-    z_paired, p_paired = two_sided_normal_p(diff, se_paired)
+    z_unpaired, p_unpaired = difference_test(diff, se_unpaired, stats["n"])
+    z_paired, p_paired = difference_test(diff, se_paired, stats["n"])
     n10, n01 = stats["n10"], stats["n01"]
     return {
         "model_a": _labels(order, a),

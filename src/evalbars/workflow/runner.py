@@ -26,10 +26,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
-from evalbars.errors import ConfigError, EvalbarsError, InputError
+from evalbars.errors import EvalbarsError, InputError
 from evalbars.workflow.location import snakefile
+from evalbars.workflow.smk import refuse_templating
 
 __all__ = [
     "RunLock",
@@ -48,28 +47,6 @@ LOCK_NAME = ".evalbars.lock"
 
 class RunFailed(EvalbarsError):
     """The workflow stopped; the message is its one-line reason."""
-
-
-def refuse_templating(path) -> None:
-    """Refuse a configuration (or profile) file that switches on YTE templating.
-
-    Snakemake processes a config whose top level sets ``__use_yte__: true`` as a YTE template:
-    its ``?`` expressions are Python, evaluated as the file is loaded, in a dry run too. A
-    config shared with a paper is data, so evalbars refuses the key before Snakemake sees the
-    file (the file is read with PyYAML's safe loader, which runs nothing). Raises
-    :class:`~evalbars.errors.ConfigError`.
-    """
-    path = Path(path)
-    try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return  # Snakemake's own message says what is wrong with the file
-    if isinstance(document, dict) and "__use_yte__" in document:
-        raise ConfigError(
-            f"{path}: `__use_yte__` asks Snakemake to evaluate the file as a YTE template "
-            "(Python expressions run as it is read); evalbars reads configurations as data: "
-            "remove the key"
-        )
 
 
 @dataclass

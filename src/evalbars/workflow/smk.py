@@ -37,6 +37,7 @@ __all__ = [
     "package_files",
     "check_grid",
     "check_unique_keys",
+    "refuse_templating",
     "stale_lock_hint",
     "validate_config",
 ]
@@ -91,7 +92,8 @@ def source_files(sources: list[dict]) -> list[str]:
     """Every file the entries name: a file itself, every file under a directory (sorted).
 
     The item table lists them as inputs, so that a log added to a directory, or
-    edited, rebuilds it. A path that does not exist is listed as it is, and the
+    edited, rebuilds it. A name with a brace is refused (:class:`ConfigError`): Snakemake
+    reads braces as wildcards and has no escape for input files given by a function. A path that does not exist is listed as it is, and the
     item table job then says so in one line.
     """
     files = []
@@ -101,6 +103,13 @@ def source_files(sources: list[dict]) -> list[str]:
             files += sorted(str(p) for p in path.rglob("*") if p.is_file())
         else:
             files.append(str(path))
+    braced = next((name for name in files if "{" in name or "}" in name), None)
+    if braced is not None:
+        raise ConfigError(
+            f"{braced}: a file name with {{ or }} cannot be read by the workflow (Snakemake reads "
+            "braces in file names as wildcards, and takes no literal ones); rename the file or "
+            "its folder"
+        )
     return files
 
 
@@ -309,6 +318,28 @@ def validate_config(
             sys.exit(f"evalbars: {exc}")
         raise
     return config
+
+
+def refuse_templating(path) -> None:
+    """Refuse a configuration (or profile) file that switches on YTE templating.
+
+    Snakemake processes a config whose top level sets ``__use_yte__: true`` as a YTE template:
+    its ``?`` expressions are Python, evaluated as the file is loaded, in a dry run too. A
+    config shared with a paper is data, so evalbars refuses the key before Snakemake sees the
+    file (the file is read with PyYAML's safe loader, which runs nothing). Raises
+    :class:`~evalbars.errors.ConfigError`.
+    """
+    path = Path(path)
+    try:
+        document = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return  # Snakemake's own message says what is wrong with the file
+    if isinstance(document, dict) and "__use_yte__" in document:
+        raise ConfigError(
+            f"{path}: `__use_yte__` asks Snakemake to evaluate the file as a YTE template "
+            "(Python expressions run as it is read); evalbars reads configurations as data: "
+            "remove the key"
+        )
 
 
 def check_unique_keys(path) -> None:

@@ -37,6 +37,7 @@ import json
 import logging
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -73,32 +74,6 @@ from evalbars.data.readers.long_tables import TABLE_SUFFIXES, read_long_table
 from evalbars.data.readers.mmlu_pro import read_json_document, read_mmlu_pro
 from evalbars.errors import InputError
 
-# --- the public corpora: each reader takes every file of its format that a walk found ---------
-CORPUS_READERS = {
-    "helm": helm.read_helm_files,
-    "lighteval": lighteval.read_lighteval_files,
-    "every_eval_ever": every_eval_ever.read_eee_files,
-    "swe_bench": swe_bench.read_swe_bench_files,
-}
-CORPUS_FORMATS = tuple(CORPUS_READERS)
-
-
-def _corpus_format(path: Path, document) -> str | None:
-    """The corpus format of one file by its content (``document``: its JSON, or None)."""
-    if path.suffix.lower() == ".parquet":
-        named = lighteval.claims_details_name(path)
-        return "lighteval" if named or lighteval.is_lighteval_details(path) else None
-    if path.name.endswith(every_eval_ever.SAMPLES_SUFFIX):
-        return "every_eval_ever" if every_eval_ever.is_eee_samples(path) else None
-    if helm.is_helm_document(document) or helm.in_helm_run(path):
-        return "helm"
-    if lighteval.is_lighteval_results(document) or lighteval.claims_results_name(path):
-        return "lighteval"
-    if every_eval_ever.is_eee_aggregate(document) or every_eval_ever.beside_samples(path):
-        return "every_eval_ever"
-    return "swe_bench" if swe_bench.is_swe_bench_results(path, document) else None
-
-
 __all__ = [
     "FORMATS",
     "RAW_COLUMNS",
@@ -108,6 +83,8 @@ __all__ = [
     "SourceOptions",
     "set_hint_style",
     "detect_format",
+    "Reader",
+    "READERS",
     "read_source",
     "read_predictions",
     "read_mmlu_pro",
@@ -117,8 +94,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-FORMATS = ("auto", "mmlu_pro", "table", "lm_eval", "inspect", *CORPUS_FORMATS)
 
 
 @dataclass(frozen=True)
@@ -189,6 +164,8 @@ class SourceOptions:
 _MMLU_PRO_NAME = re.compile(r"model_outputs_.+\.(json|zip)")
 _INSPECT_NAME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}[-:]\d{2}[-:]\d{2}.*\.(eval|json)")
 _TASKS_ONLY = "`tasks` chooses among lm-eval tasks; this entry holds no lm-eval output"
+#: JSON nested thousands deep exhausts Python's parser: no harness writes that.
+DEEP_JSON = "holds JSON nested deeper than Python's parser reads; it is not a harness log"
 #: Columns that say a table holds predictions.
 _TABLE_MARKS = {"question_id", "correct", "pred"}
 
@@ -203,6 +180,8 @@ def _peek_json(path: Path):
         return json.loads(path.read_bytes())
     except (UnicodeDecodeError, json.JSONDecodeError):
         return None
+    except RecursionError:
+        raise InputError(path, DEEP_JSON) from None
 
 
 #: The first bytes of a gzip stream.
@@ -255,38 +234,92 @@ def _recognise(path: Path) -> tuple[str | None, bool]:
     return _recognise_content(path)
 
 
-def _recognise_content(path: Path) -> tuple[str | None, bool]:
-    """:func:`_recognise` of a readable, uncompressed file."""
-    inspect_name = bool(_INSPECT_NAME.fullmatch(path.name))
-    named = inspect_name or bool(_MMLU_PRO_NAME.fullmatch(path.name))
-    if is_zip_archive(path):
-        with open_archive(path) as archive:
-            names = member_names(archive)
-        if is_inspect_archive(names):
-            return "inspect", True
-        return "mmlu_pro", named or any(n.endswith(".json") for n in names)
-    if swe_bench.claims_swe_bench_name(path):  # read, and refused when broken: never skipped
-        return "swe_bench", True
-    # The corpora first: lighteval also writes results_<ts>.json, and details as Parquet.
-    corpus = _corpus_format(path, _peek_json(path) if path.suffix.lower() == ".json" else None)
-    if corpus:
-        return corpus, True
-    if is_lm_eval_name(path):
-        return "lm_eval", True
+def _zip_archive(path: Path, named: bool):
+    """A zip: an Inspect ``.eval`` log by its members, else MMLU-Pro's zip of one JSON file."""
+    if not is_zip_archive(path):
+        return None
+    with open_archive(path) as archive:
+        names = member_names(archive)
+    if is_inspect_archive(names):
+        return "inspect", True
+    return "mmlu_pro", named or any(n.endswith(".json") for n in names)
+
+
+def _by_corpus_name(path: Path, named: bool):
+    """A SWE-bench ``results/results.json`` by its place: read, and refused when broken."""
+    return ("swe_bench", True) if swe_bench.claims_swe_bench_name(path) else None
+
+
+def _by_corpus_content(path: Path, named: bool):
+    """The public corpora by content (first: lighteval also writes ``results_<ts>.json``, and
+    details as Parquet; HELM, Every Eval Ever and SWE-bench write JSON of their own)."""
+    if path.suffix.lower() == ".parquet":
+        is_details = lighteval.claims_details_name(path) or lighteval.is_lighteval_details(path)
+        return ("lighteval", True) if is_details else None
+    if path.name.endswith(every_eval_ever.SAMPLES_SUFFIX):
+        return ("every_eval_ever", True) if every_eval_ever.is_eee_samples(path) else None
+    document = _peek_json(path) if path.suffix.lower() == ".json" else None
+    if helm.is_helm_document(document) or helm.in_helm_run(path):
+        return "helm", True
+    if lighteval.is_lighteval_results(document) or lighteval.claims_results_name(path):
+        return "lighteval", True
+    if every_eval_ever.is_eee_aggregate(document) or every_eval_ever.beside_samples(path):
+        return "every_eval_ever", True
+    return ("swe_bench", True) if swe_bench.is_swe_bench_results(path, document) else None
+
+
+def _by_lm_eval_name(path: Path, named: bool):
+    """lm-eval's ``samples_<task>_<ts>.jsonl`` and ``results_<ts>.json``, by name."""
+    return ("lm_eval", True) if is_lm_eval_name(path) else None
+
+
+def _parquet_table(path: Path, named: bool):
+    """A Parquet file that no corpus claimed: a long table."""
     with open(path, "rb") as fh:
-        if fh.read(4) == b"PAR1":
-            return "table", True
+        return ("table", True) if fh.read(4) == b"PAR1" else None
+
+
+def _json_document(path: Path, named: bool):
+    """A JSON list of records (MMLU-Pro) or an Inspect ``.json`` log."""
     document = _peek_json(path)
     if isinstance(document, list):
         records = any(isinstance(r, dict) and "question_id" in r for r in document[:50])
         return "mmlu_pro", named or records
-    if is_inspect_log(document):
-        return "inspect", True
+    return ("inspect", True) if is_inspect_log(document) else None
+
+
+def _by_suffix(path: Path, named: bool):
+    """What the name says, last: a CSV/TSV table (claimed when its header names a prediction
+    column), or JSON that is not valid JSON (refused by its reader if the name claims it)."""
     suffix = path.suffix.lower()
     if suffix in TABLE_SUFFIXES:
         return "table", _table_has_marks(path)
-    if suffix in (".json", ".zip"):  # named like JSON, but not valid JSON, or another object
-        return ("inspect" if inspect_name else "mmlu_pro"), named
+    if suffix in (".json", ".zip"):
+        return ("inspect" if _INSPECT_NAME.fullmatch(path.name) else "mmlu_pro"), named
+    return None
+
+
+#: How a file's format is recognised: each recogniser in turn, the first that answers wins.
+#: The order is the registry's one rule: archives before JSON, the corpora (whose files share
+#: names with lm-eval's and Parquet tables) before lm-eval and tables, names last.
+RECOGNISERS = (
+    _zip_archive,
+    _by_corpus_name,
+    _by_corpus_content,
+    _by_lm_eval_name,
+    _parquet_table,
+    _json_document,
+    _by_suffix,
+)
+
+
+def _recognise_content(path: Path) -> tuple[str | None, bool]:
+    """:func:`_recognise` of a readable, uncompressed file (:data:`RECOGNISERS`)."""
+    named = bool(_INSPECT_NAME.fullmatch(path.name) or _MMLU_PRO_NAME.fullmatch(path.name))
+    for recognise in RECOGNISERS:
+        found = recognise(path, named)
+        if found is not None:
+            return found
     return None, False
 
 
@@ -317,10 +350,65 @@ def detect_format(path) -> str:
     return kind
 
 
+@dataclass(frozen=True)
+class Reader:
+    """One format evalbars reads: how its files are read, as a walk found them or one given.
+
+    Attributes
+    ----------
+    format : str
+        Its name, the config's ``format:`` (:data:`FORMATS`).
+    read : callable
+        ``read(paths, options) -> list of frames``: every file of the format a walk found
+        (as :attr:`found_as` keeps them), or the one file an entry names.
+    found_as : callable
+        What a walk keeps for a recognised file (lm-eval: the results file of a samples file).
+    tasks : bool
+        Whether the files hold several tasks that ``tasks:`` (``--task``) chooses among.
+    """
+
+    format: str
+    read: Callable[[list, SourceOptions], list]
+    found_as: Callable[[Path], Path] = lambda path: path
+    tasks: bool = False
+
+
+def _read_lm_eval(paths, options: SourceOptions) -> list:
+    """lm-eval runs a walk found (results files), or the one file an entry names (a samples
+    file reads its own task alone)."""
+    if len(paths) == 1:
+        return read_lm_eval_file(paths[0], options)
+    return read_lm_eval_runs(paths, options)
+
+
+#: Every format, in the order a folder's logs are read (the rows' order in the item table).
+READERS = {
+    reader.format: reader
+    for reader in (
+        Reader("lm_eval", _read_lm_eval, found_as=results_of, tasks=True),
+        Reader(
+            "inspect",
+            lambda paths, options: [
+                read_inspect_log(p, options) for p in _newest_inspect_logs(paths, options.runs)
+            ],
+        ),
+        Reader("mmlu_pro", lambda paths, options: [read_mmlu_pro(p, options.model) for p in paths]),
+        Reader("table", lambda paths, options: [read_long_table(p) for p in paths]),
+        Reader("helm", helm.read_helm_files),
+        Reader("lighteval", lighteval.read_lighteval_files),
+        Reader("every_eval_ever", every_eval_ever.read_eee_files),
+        Reader("swe_bench", swe_bench.read_swe_bench_files),
+    )
+}
+#: The config's ``format:`` values (``auto`` recognises each file by content).
+FORMATS = ("auto", *READERS)
+#: The formats that hold tasks ``tasks:`` chooses among.
+TASK_FORMATS = tuple(kind for kind, reader in READERS.items() if reader.tasks)
+
+
 def _walk(directory: Path) -> dict:
     """Every log under ``directory``, by format: ``{format: [paths]}``; lm-eval as results files."""
-    found: dict = {"lm_eval": set(), "inspect": [], "mmlu_pro": [], "table": []}
-    found.update({kind: [] for kind in CORPUS_FORMATS})
+    found: dict = {kind: [] for kind in READERS}
     skipped, dangling, files = [], [], []
     for path in sorted(directory.rglob("*")):
         if path.is_symlink() and not path.exists():
@@ -342,10 +430,8 @@ def _walk(directory: Path) -> dict:
             raise InputError(path, _gzip_problem(path))
         if not claimed:
             skipped.append(path.name)
-        elif kind == "lm_eval":
-            found["lm_eval"].add(results_of(path))
         else:
-            found[kind].append(path)
+            found[kind].append(READERS[kind].found_as(path))
     if skipped:
         what = (
             "files that are not prediction logs"
@@ -353,8 +439,7 @@ def _walk(directory: Path) -> dict:
             else "file that is not a prediction log"
         )
         log.warning("%s: skipped %d %s (%s)", directory, len(skipped), what, few(skipped))
-    found["lm_eval"] = sorted(found["lm_eval"])
-    return found
+    return {kind: sorted(set(paths)) for kind, paths in found.items()}
 
 
 def _newest_inspect_logs(paths, runs: str) -> list:
@@ -366,6 +451,18 @@ def _newest_inspect_logs(paths, runs: str) -> list:
     return sorted(choose_newest(by_run, runs, "logs").values())
 
 
+def _read_found(path: Path, found: dict, options: SourceOptions) -> list[pd.DataFrame]:
+    """Raw rows of the files found under (or at) ``path``, each format by its reader."""
+    if options.tasks and not any(found.get(kind) for kind in TASK_FORMATS):
+        raise InputError(path, _TASKS_ONLY)
+    return [
+        frame
+        for kind, reader in READERS.items()
+        if found.get(kind)
+        for frame in reader.read(found[kind], options)
+    ]
+
+
 def _read_directory(path: Path, options: SourceOptions) -> list[pd.DataFrame]:
     """Raw rows of every log a directory holds (:func:`_walk`), each format by its reader."""
     found = _walk(path)
@@ -373,18 +470,7 @@ def _read_directory(path: Path, options: SourceOptions) -> list[pd.DataFrame]:
         found = {k: v for k, v in found.items() if k == options.format}
     if not any(found.values()):
         raise InputError(path, "the directory holds no prediction file or log evalbars reads")
-    if options.tasks and not found.get("lm_eval"):
-        raise InputError(path, _TASKS_ONLY)
-    frames = read_lm_eval_runs(found.get("lm_eval", []), options) if found.get("lm_eval") else []
-    frames += [
-        read_inspect_log(p, options)
-        for p in _newest_inspect_logs(found.get("inspect", []), options.runs)
-    ]
-    frames += [read_mmlu_pro(p, options.model) for p in found.get("mmlu_pro", [])]
-    frames += [read_long_table(p) for p in found.get("table", [])]
-    for kind, read in CORPUS_READERS.items():
-        frames += read(found[kind], options) if found.get(kind) else []
-    return frames
+    return _read_found(path, found, options)
 
 
 def read_source(path, options: SourceOptions | None = None) -> list[pd.DataFrame]:
@@ -411,28 +497,22 @@ def read_source(path, options: SourceOptions | None = None) -> list[pd.DataFrame
     _check_readable(path)
     if options.format not in FORMATS:
         raise InputError(path, f"unknown format {options.format!r}; use one of {FORMATS}")
-    if path.is_dir():
-        return _read_directory(path, options)
-    with open(path, "rb") as fh:
-        if fh.read(2) == GZIP_MAGIC:  # whatever format was asked for
-            raise InputError(path, _gzip_problem(path))
-    kind = detect_format(path) if options.format == "auto" else options.format
-    if options.model is not None and kind != "mmlu_pro":
-        raise InputError(
-            path,
-            "a 'model' name is only used with MMLU-Pro-style JSON files; other formats name their models",
-        )
-    if options.tasks and kind != "lm_eval":
-        raise InputError(path, _TASKS_ONLY)
-    if kind == "mmlu_pro":
-        return [read_mmlu_pro(path, options.model)]
-    if kind == "table":
-        return [read_long_table(path)]
-    if kind == "lm_eval":
-        return read_lm_eval_file(path, options)
-    if kind in CORPUS_READERS:
-        return CORPUS_READERS[kind]([path], options)
-    return [read_inspect_log(path, options)]
+    try:
+        if path.is_dir():
+            return _read_directory(path, options)
+        with open(path, "rb") as fh:
+            if fh.read(2) == GZIP_MAGIC:  # whatever format was asked for
+                raise InputError(path, _gzip_problem(path))
+        kind = detect_format(path) if options.format == "auto" else options.format
+        if options.model is not None and kind != "mmlu_pro":
+            raise InputError(
+                path,
+                "a 'model' name is only used with MMLU-Pro-style JSON files; other formats name "
+                "their models",
+            )
+        return _read_found(path, {kind: [path]}, options)
+    except RecursionError:  # a reader's own parse of JSON nested thousands deep
+        raise InputError(path, DEEP_JSON) from None
 
 
 def read_predictions(path, model: str | None = None) -> pd.DataFrame:

@@ -10,6 +10,7 @@ numbers in errors are 1-based data rows. The item tables the workflow writes
 
 from __future__ import annotations
 
+import codecs
 import csv
 import logging
 from pathlib import Path
@@ -69,6 +70,8 @@ def read_long_table(path) -> pd.DataFrame:
     path = Path(path)
     parquet = _is_parquet(path)
     sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
+    if not parquet:
+        _check_text_table(path, sep)
     try:
         if parquet:
             frame = pd.read_parquet(path)
@@ -87,16 +90,10 @@ def read_long_table(path) -> pd.DataFrame:
             )
     except Exception as exc:  # noqa: BLE001 - any reader failure is a bad file for the user
         raise InputError(path, f"cannot read table: {exc}") from exc
+    frame = _known_columns_by_case(frame)
     _check_columns(frame, path)
     if not parquet:
-        _check_header(path, sep)
-    if not parquet and _last_row_cut_short(path, sep, len(frame.columns)):
-        raise InputError(
-            path,
-            "the last row has fewer fields than the header and no line end: the file looks cut "
-            "short (was it still being written?)",
-            len(frame),
-        )
+        _check_text_shape(path, sep, frame)
     # An item table the workflow wrote names the files it was built from; read back, its rows
     # come from this table, which is what messages must name.
     frame = frame.drop(columns=["source_file", "source_path"], errors="ignore")
@@ -127,6 +124,82 @@ def read_long_table(path) -> pd.DataFrame:
     if missing.any() and "pred" in frame.columns:
         frame.loc[missing, "pred"] = None
     return finish_frame(frame, path, missing_means="correct empty or NaN (no score)")
+
+
+#: Every column name a long table may use (others are kept and ignored).
+_KNOWN = {
+    "model",
+    "question_id",
+    "correct",
+    "pred",
+    "answer",
+    "category",
+    "epoch",
+    "src",
+    "n_options",
+}
+
+
+def _check_text_table(path: Path, sep: str) -> None:
+    """Refuse, with the remedy, what spreadsheets export as CSV but is not: text that is not
+    UTF-8 (Latin-1, Windows-1252), naming the record, and a ``;``-separated file (the export
+    of a locale that writes decimal commas)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    header, lines, offset = None, 1, 0
+    with open(path, "rb") as fh:
+        # a megabyte at a time: the file is never held whole as text beside the table
+        while chunk := fh.read(1 << 20):
+            try:
+                text = decoder.decode(chunk)
+            except UnicodeDecodeError as exc:
+                line = lines + chunk[: exc.start].count(b"\n")
+                raise InputError(
+                    path,
+                    f"is not UTF-8 text (byte {chunk[exc.start]:#04x} at byte {offset + exc.start:,}"
+                    f", line {line}, as Latin-1 or Windows-1252 write it): save the file as UTF-8 "
+                    "(in a spreadsheet, CSV UTF-8)",
+                    line - 1 if line > 1 else None,
+                ) from None
+            header = header if header is not None else text.lstrip("\ufeff").split("\n", 1)[0]
+            lines += chunk.count(b"\n")
+            offset += len(chunk)
+    header = header or ""
+    if sep == "," and ";" in header and "," not in header:
+        raise InputError(
+            path,
+            "is ;-separated (a spreadsheet's CSV where commas are decimal marks); save it with "
+            'commas as separators and points as decimal marks, e.g. python -c "import pandas as '
+            f"pd; pd.read_csv('{path}', sep=';', decimal=',').to_csv('{path.stem}-comma.csv', "
+            'index=False)"',
+        )
+
+
+def _check_text_shape(path: Path, sep: str, frame: pd.DataFrame) -> None:
+    """Refuse a text table whose header names a column twice, or whose last row is cut short."""
+    _check_header(path, sep)
+    if _last_row_cut_short(path, sep, len(frame.columns)):
+        raise InputError(
+            path,
+            "the last row has fewer fields than the header and no line end: the file looks cut "
+            "short (was it still being written?)",
+            len(frame),
+        )
+
+
+def _known_columns_by_case(frame: pd.DataFrame) -> pd.DataFrame:
+    """Column names as a spreadsheet may write them (``Model``, ``Question_ID``, `` correct``)
+    read as the known ones, when that names no column twice."""
+    renamed = {
+        column: column.strip().casefold()
+        for column in frame.columns
+        if isinstance(column, str)
+        and column not in _KNOWN
+        and column.strip().casefold() in _KNOWN
+        and column.strip().casefold() not in frame.columns
+    }
+    if len(set(renamed.values())) < len(renamed):
+        return frame  # two spellings of one column: _check_header names the repeat
+    return frame.rename(columns=renamed) if renamed else frame
 
 
 def _check_columns(frame: pd.DataFrame, path) -> None:

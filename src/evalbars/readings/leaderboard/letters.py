@@ -190,10 +190,11 @@ def letters_table(wide: WideScores, alpha: float = 0.05, pairs: pd.DataFrame | N
 
     Two systems are separated when their Holm-adjusted paired p-value (``p_holm`` of
     :func:`evalbars.stats.pairwise.pairwise_table`, over all K(K-1)/2 pairs) is below
-    ``alpha`` and their paired SE is positive: a zero SE (one shared question, or the
-    same difference on every shared question) yields p = 0 from a zero-width interval,
-    which is no evidence, so such a pair shares a letter. ``pairs`` may pass that table
-    when it is already computed.
+    ``alpha``. A pair whose paired SE is 0 (one shared question, or the same difference on
+    every shared question) has the exact p of its discordant questions there
+    (:func:`evalbars.stats.pairwise.difference_test`): one shared question never separates
+    two systems, 120 wins of 120 do. ``pairs`` may pass that table when it is already
+    computed.
 
     Returns
     -------
@@ -205,9 +206,7 @@ def letters_table(wide: WideScores, alpha: float = 0.05, pairs: pd.DataFrame | N
     models = list(dict.fromkeys([*table["model_a"], *table["model_b"]]))
     if not models:  # one system: one letter
         models = list(wide.models)
-    # A zero paired SE (one shared question, or the same difference on every one) gives
-    # p = 0 from a zero-width interval: no evidence, so such a pair is never separated.
-    separated = (table["p_holm"] < alpha) & (table["se_paired"] > 0)
+    separated = table["p_holm"] < alpha
     sep = separated_matrix(models, table["model_a"], table["model_b"], separated)
     membership = compact_letters(sep)
     return pd.DataFrame(
