@@ -620,17 +620,48 @@ def claims_display(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'s' if n != 1 else ''}"
+
+
 def claims_headline(table: pd.DataFrame) -> str:
-    """One sentence: how many claims each reading supports."""
+    """The answer in one sentence: the verdicts of the reading to quote, the paired reading
+    with Holm over the claims made (the README's recommendation), and plainly when no claim
+    survives that adjustment; how many the unadjusted paired reading supports beside it. The
+    other readings are in the table.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"claim": ["a", "a", "b", "b"], "reading": ["paired",
+    ...     "paired_holm"] * 2, "verdict": ["supported", "not supported"] * 2,
+    ...     "family_size": [1, 2, 1, 2]})
+    >>> claims_headline(table)
+    'No claim survives the Holm adjustment for 2 claims; 2 are supported before it (paired reading).'
+    """
     n = table["claim"].nunique()
     if not n:
         return "No claims to test."
-    parts = []
-    for reading in ("naive", "paired", "paired_holm", "mixed_holm"):
-        verdicts = table.loc[table["reading"] == reading, "verdict"]
-        title = _READING_TITLES[reading].replace(", Holm", " with Holm")
-        parts.append(f"{int((verdicts == 'supported').sum())} by the {title} reading")
-    return f"Of {n} claim{'s' if n != 1 else ''}, supported: " + ", ".join(parts) + "."
+    holm = table[table["reading"] == "paired_holm"]
+    paired = table.loc[table["reading"] == "paired", "verdict"]
+    family = int(holm["family_size"].max()) if len(holm) else n
+    adjusted = int((holm["verdict"] == "supported").sum())
+    before = int((paired == "supported").sum())
+    scope = f"the Holm adjustment for {_count(family, 'claim')}"
+    if family != n:
+        scope = f"the Holm adjustment for {family} tests"
+    if not adjusted and family == 1:
+        return "The claim is not supported by the paired reading."
+    if not adjusted:
+        tail = (
+            f"; {before} {'is' if before == 1 else 'are'} supported before it (paired reading)"
+            if before
+            else ", nor any before it"
+        )
+        return f"No claim survives {scope}{tail}."
+    first = f"{adjusted} of {_count(n, 'claim')}" if n > 1 else "The claim"
+    verb = "is" if adjusted == 1 else "are"
+    after = f" after {scope}" if family > 1 else ""
+    return f"{first} {verb} supported by the paired reading{after}."
 
 
 def claims_markdown(table: pd.DataFrame, alpha: float = 0.05, family: str = "claims") -> str:

@@ -169,6 +169,11 @@ def naive_vs_blocked(
     return table
 
 
+#: What a value that the data cannot give reads as (no two models share a question, or the
+#: fit was not made).
+NOT_COMPUTED = "not computed (no shared questions, or not fitted)"
+
+
 def naive_vs_blocked_display(table: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     """The human-readable form of :func:`naive_vs_blocked` for Markdown and LaTeX.
 
@@ -179,7 +184,9 @@ def naive_vs_blocked_display(table: pd.DataFrame, alpha: float = 0.05) -> pd.Dat
     shown = []
     previous = None
     for row in table.itertuples(index=False):
-        if row.quantity == "contrast_se":
+        if is_missing(row.value):
+            value = NOT_COMPUTED  # said in words, not printed as nan
+        elif row.quantity == "contrast_se":
             value = f"{row.value:.4f}"
             if f"{row.value_min:.4f}" != f"{row.value_max:.4f}":
                 value += f" (range {row.value_min:.4f}–{row.value_max:.4f})"

@@ -76,7 +76,10 @@ def naive_vs_blocked_headline(table: pd.DataFrame, alpha: float = 0.05) -> str:
     parts = []
     naive_se = _row(table, "contrast_se", "unpaired_z")
     paired_se = _row(table, "contrast_se", "paired_z")
-    if naive_se is not None and paired_se is not None:
+    computable = naive_se is not None and paired_se is not None
+    if computable and (pd.isna(naive_se["value"]) or pd.isna(paired_se["value"])):
+        parts.append("no two models share a question, so no paired SE can be computed")
+    elif computable:
         parts.append(
             f"pairing on the shared questions makes a gap's SE {paired_se['value']:.4f} instead "
             f"of {naive_se['value']:.4f} ({paired_se['ratio_to_naive']:.2f}× the naive)"
