@@ -268,14 +268,17 @@ def compare_models(
     candidate: str,
     *,
     margin: float = 0.0,
+    better_by: float = 0.0,
     alpha: float = ALPHA,
+    power: float = POWER,
     by_category: bool = False,
     sequential: bool = False,
     arrival=None,
 ) -> gate.Comparison:
     """The release gate of ``evalbars compare``: the candidate against the baseline on their
-    shared questions (:func:`evalbars.readings.gate.compare_models`; ``margin`` as a
-    proportion, 0.01 = 1 point). Its ``summary`` holds the verdict and the exit code,
+    shared questions (:func:`evalbars.readings.gate.compare_models`; ``margin``, the
+    non-inferiority margin, and ``better_by``, the superiority margin, as proportions, 0.01 =
+    1 point). Its ``summary`` holds the verdict and the exit code,
     ``flips`` the questions that changed.
 
     ``arrival`` is the order the questions arrived in, for ``sequential``: by default the
@@ -294,7 +297,9 @@ def compare_models(
             baseline,
             candidate,
             margin=margin,
+            better_by=better_by,
             alpha=alpha,
+            power=power,
             by_category=by_category,
             sequential=sequential,
             arrival=arrival,

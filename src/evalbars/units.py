@@ -19,7 +19,7 @@ def points_hint(points: float) -> str | None:
     test for a hundredth of the intended gap. The one home of that check: ``evalbars plan
     --gap`` (:func:`evalbars.readings.planner.check_plan_request`), the config's
     ``claims_options.plan_gaps`` (:func:`evalbars.workflow.smk.validate_config`) and a claim's margin
-    (:func:`evalbars.readings.claim_parsing.parse_claim`) call it.
+    (:func:`evalbars.readings.claims.parsing.parse_claim`) call it.
 
     Examples
     --------

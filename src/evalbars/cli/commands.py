@@ -389,7 +389,20 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="POINTS",
         help="non-inferiority margin in accuracy points (default: 0)",
     )
+    parser.add_argument(
+        "--better-by",
+        type=margin_type,
+        default=0.0,
+        metavar="POINTS",
+        help="superiority margin: 'better' means better by more than this (default: 0)",
+    )
     parser.add_argument("--alpha", type=alpha_type, default=0.05, help="1 - interval level (0.05)")
+    parser.add_argument(
+        "--power",
+        type=level_type,
+        default=0.8,
+        help="power at which an inconclusive result says how many questions would decide it (0.8)",
+    )
     parser.add_argument("--by-category", action="store_true", help="add a per-category table")
     parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
     parser.add_argument("--flips", metavar="FILE", help="write the flipped questions (CSV)")
@@ -466,7 +479,9 @@ def run_compare(args: argparse.Namespace) -> int:
             baseline,
             candidate,
             margin=args.margin / 100,
+            better_by=args.better_by / 100,
             alpha=args.alpha,
+            power=args.power,
             by_category=args.by_category,
             sequential=args.sequential,
         )

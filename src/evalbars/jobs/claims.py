@@ -12,7 +12,7 @@ from evalbars.data.scores import WideScores
 from evalbars.errors import ConfigError
 from evalbars.jobs.outputs import Table, Text
 from evalbars.readings import claims as claims_readings
-from evalbars.readings.claim_parsing import check_claims
+from evalbars.readings.claims.parsing import check_claims
 from evalbars.readings.planner import data_setting, plan_caption, plan_table
 from evalbars.render import landing
 

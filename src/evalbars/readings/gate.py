@@ -50,8 +50,10 @@ import pandas as pd
 from scipy import special
 
 from evalbars.data.scores import WideScores
-from evalbars.stats.intervals import clustered_se, z_for_level
+from evalbars.stats.cluster_robust import clustering_applicable, cr2_mean
+from evalbars.stats.intervals import z_for_level
 from evalbars.stats.pairwise import exact_mcnemar_p, pair_statistics, zero_se_one_sided_p
+from evalbars.stats.planning import questions_for_effect
 from evalbars.stats.sequential import empirical_bernstein_cs
 
 __all__ = [
@@ -96,9 +98,10 @@ class Comparison:
     by_category: pd.DataFrame | None
 
 
-def verdict(low, high, margin: float) -> str:
-    """The verdict of an interval [low, high] of candidate minus baseline at ``margin``."""
-    if low > 0:
+def verdict(low, high, margin: float, better_by: float = 0.0) -> str:
+    """The verdict of an interval [low, high] of candidate minus baseline at the
+    non-inferiority ``margin`` (and the superiority margin ``better_by``)."""
+    if low > better_by:
         return "better"
     if low > -margin:
         return "non-inferior"
@@ -146,6 +149,33 @@ def _zero_se(diff: float, n: int, margin: float, alpha: float):
     return np.nan, np.nan, p_noninferiority, p_regression, decision, "none"
 
 
+def _tail(df: float, statistic: float) -> float:
+    """:math:`P(T \\le t)` for the gate's reference distribution: t(df), or the normal."""
+    return float(special.stdtr(df, statistic) if np.isfinite(df) else special.ndtr(statistic))
+
+
+def _questions_to_decide(summary: dict, stats: dict, power: float):
+    """Shared questions an inconclusive comparison would need for the nearer boundary (the
+    margin, or the superiority margin) to be decided at ``power`` if the true difference were
+    the observed one: the planner's paired sample size
+    (:func:`evalbars.stats.planning.questions_for_effect`) at the observed variance of a
+    difference, times the design effect of the clustered SE where that was used. None where
+    the observed difference sits on a boundary (no sample size decides it)."""
+    n, diff = summary["questions"], summary["diff"]
+    variance = stats["se_paired"] ** 2 * n
+    if variance <= 0:
+        variance = (stats["n10"] + stats["n01"]) / n or 1.0 / n  # no spread seen: a floor
+    design_effect = 1.0
+    if summary["se_kind"] == "clustered" and stats["se_paired"] > 0:
+        design_effect = max(1.0, (summary["se"] / stats["se_paired"]) ** 2)
+    distance = min(abs(diff + summary["margin"]), abs(diff - summary["better_by"]) or np.inf)
+    if not np.isfinite(distance) or distance == 0:
+        return None
+    alpha = 1 - summary["level"]
+    need = questions_for_effect(distance, variance * design_effect, alpha=alpha, power=power)
+    return int(np.ceil(np.round(float(need), 6)))
+
+
 def _by_category(d, base, cand, categories, z):
     """Per-category paired differences by bincount over category codes."""
     names, codes = np.unique(categories, return_inverse=True)
@@ -178,7 +208,9 @@ def compare_models(
     candidate: str,
     *,
     margin: float = 0.0,
+    better_by: float = 0.0,
     alpha: float = 0.05,
+    power: float = 0.8,
     by_category: bool = False,
     sequential: bool = False,
     arrival=None,
@@ -193,8 +225,12 @@ def compare_models(
         Column names in ``wide``.
     margin : float
         Non-inferiority margin as a proportion (0.01 = 1 point), >= 0.
+    better_by : float
+        Superiority margin (proportion, >= 0): ``better`` means better by more than it.
     alpha : float
         The interval is two-sided at level 1 - alpha.
+    power : float
+        Power at which an inconclusive comparison says how many questions would decide it.
     by_category, sequential : bool
         Add the per-category table; decide by the confidence sequence.
     arrival : array_like, optional
@@ -207,13 +243,18 @@ def compare_models(
     With :math:`d_i` = candidate minus baseline on shared question i (n of them),
     :math:`\\hat\\Delta = \\bar d`. The SE is Miller's paired SE
     :math:`\\sqrt{\\frac1n\\cdot\\frac1n\\sum(d_i - \\bar d)^2}`
-    (:func:`evalbars.stats.pairwise.pair_statistics`) or, with two or more categories,
-    the larger of it and the category-clustered SE of :math:`\\bar d`
-    (:func:`evalbars.stats.intervals.clustered_se`, CR0): with few categories the
-    cluster-robust SE is itself noisy and can fall far below the paired SE by chance
-    (Cameron and Miller 2015, "A Practitioner's Guide to Cluster-Robust Inference"), and a
-    gate must not pass or fail on a narrower interval than pairing gives. The interval is
-    :math:`\\hat\\Delta \\pm z_{1-\\alpha/2} SE`. McNemar's exact test
+    (:func:`evalbars.stats.pairwise.pair_statistics`), with the normal quantile; or, with two
+    or more categories, the category-clustered CR2 SE of :math:`\\bar d` (Bell-McCaffrey) with
+    Satterthwaite degrees of freedom :math:`\\nu` and the :math:`t_\\nu` quantile
+    (:func:`evalbars.stats.cluster_robust.cr2_mean`, R clubSandwich's ``coef_test(vcov =
+    "CR2", test = "Satterthwaite")``). CR0 with a normal quantile, the gate's reading before,
+    rejected a true null 22% of the time with 3 categories and 7.5% with 14; CR2 with
+    Satterthwaite t keeps 4.5-6% at 3 to 57 categories, with or without real clustering and
+    with unequal category sizes (``tests/benchmark.py --gate-clusters``; CR1 with t(G - 1) is
+    the same with equal sizes but reaches 10-12% at 3 unequal ones). So the clustered interval
+    is used alone, not the larger of it and the paired one: that rule, which patched CR0's
+    optimism, makes CR2 conservative (0.2% at 3 categories).
+    :math:`\\hat\\Delta \\pm q_{1-\\alpha/2} SE`, q the normal or t quantile. McNemar's exact test
     (:func:`evalbars.stats.pairwise.exact_mcnemar_p`) takes the questions the candidate
     scored higher (fail -> pass) and lower (pass -> fail). The sequential mode
     replaces the interval by the empirical-Bernstein confidence sequence of
@@ -234,22 +275,25 @@ def compare_models(
         raise ValueError(f"{baseline!r} and {candidate!r} share no question")
     stats = {k: float(v[0]) for k, v in pair_statistics(pair.scores).items()}
     d = cand - base
-    clustered = len(np.unique(pair.categories)) >= 2
-    se_clustered = float(clustered_se(d, pair.categories)) if clustered else 0.0
-    clustered = se_clustered > stats["se_paired"]
-    se = se_clustered if clustered else stats["se_paired"]
-    z = z_for_level(1 - alpha)
     diff = stats["diff"]
-    low, high = diff - z * se, diff + z * se
-    se_kind = "clustered" if clustered else "paired"
+    se, df, se_kind = stats["se_paired"], np.inf, "paired"
+    if clustering_applicable(pair.categories).applicable:
+        robust = cr2_mean(d, pair.categories)
+        se, df, se_kind = float(robust.se), float(robust.df), "clustered"
+    q = float(special.stdtrit(df, 1 - alpha / 2)) if np.isfinite(df) else z_for_level(1 - alpha)
+    low, high = diff - q * se, diff + q * se
+    p_superiority = float(zero_se_one_sided_p(diff, n, better_by))
     if se > 0:
-        shift = (diff + margin) / se
-        p_noninferiority, p_regression = float(special.ndtr(-shift)), float(special.ndtr(shift))
-        decision = verdict(low, high, margin)
+        p_noninferiority = _tail(df, -(diff + margin) / se)
+        p_regression = _tail(df, (diff + margin) / se)
+        p_superiority = _tail(df, -(diff - better_by) / se)
+        decision = verdict(low, high, margin, better_by)
     else:  # one constant difference on every shared question: no estimate of the SE
         low, high, p_noninferiority, p_regression, decision, se_kind = _zero_se(
             diff, n, margin, alpha
         )
+        if decision == "better" and p_superiority >= alpha / 2:
+            decision = "non-inferior"  # better, but not by the superiority margin
     up, down = int(stats["n10"]), int(stats["n01"])
     summary = {
         "baseline": baseline,
@@ -264,8 +308,11 @@ def compare_models(
         "level": 1 - alpha,
         "low": low,
         "high": high,
+        "df": df,
         "margin": float(margin),
+        "better_by": float(better_by),
         "p_noninferiority": p_noninferiority,
+        "p_superiority": p_superiority,
         "p_regression": p_regression,
         "fail_to_pass": up,
         "pass_to_fail": down,
@@ -283,8 +330,14 @@ def compare_models(
             "cs_low": float(cs_low[-1]),
             "cs_high": float(cs_high[-1]),
             "cs_decided_at": int(np.argmax(decided)) + 1 if decided.any() else None,
-            "verdict": verdict(cs_low[-1], cs_high[-1], margin),
+            "verdict": verdict(cs_low[-1], cs_high[-1], margin, better_by),
         }
+    summary["power"] = float(power)
+    summary["questions_to_decide"] = (
+        _questions_to_decide(summary, stats, power)
+        if summary["verdict"] == "inconclusive"
+        else None
+    )
     summary["exit_code"] = EXIT_CODES[summary["verdict"]]
     moved = d != 0
     flips = pd.DataFrame(
@@ -296,7 +349,11 @@ def compare_models(
             "flip": np.where(d[moved] < 0, "pass->fail", "fail->pass"),
         }
     )
-    table = _by_category(d, base, cand, pair.categories, z) if by_category else None
+    table = (
+        _by_category(d, base, cand, pair.categories, z_for_level(1 - alpha))
+        if by_category
+        else None
+    )
     return Comparison(summary, flips, table)
 
 
@@ -310,7 +367,9 @@ def _interval(low: float, high: float) -> str:
     return f"{100 * low:+.1f} to {100 * high:+.1f}"
 
 
-def _kind(se_kind: str) -> str:
+def _kind(se_kind: str, df: float = np.inf) -> str:
+    if se_kind == "clustered":
+        return f"category-clustered CR2 SE, t with {df:.1f} df"
     return {"exact": "exact: no flips", "none": "SE 0"}.get(se_kind, f"{se_kind} SE")
 
 
@@ -319,7 +378,8 @@ def compare_markdown(result: Comparison, flip_ids: int = 10) -> str:
     s = result.summary
     level = f"{100 * s['level']:g}%"
     words = {
-        "better": "the candidate is significantly better",
+        "better": "the candidate is significantly better"
+        + (f" by more than {100 * s['better_by']:g} points" if s["better_by"] else ""),
         "non-inferior": f"no regression beyond the {100 * s['margin']:g}-point margin",
         "regression": f"the candidate is worse by more than the {100 * s['margin']:g}-point margin",
         "inconclusive": "the data cannot tell a regression from none",
@@ -338,7 +398,7 @@ def compare_markdown(result: Comparison, flip_ids: int = 10) -> str:
         "| | baseline | candidate | difference (points) | " + level + " interval |",
         "|---|---:|---:|---:|---|",
         f"| accuracy | {100 * s['accuracy_baseline']:.1f}% | {100 * s['accuracy_candidate']:.1f}% "
-        f"| {_points(s['diff'])} | {_interval(s['low'], s['high'])} ({_kind(s['se_kind'])}) |",
+        f"| {_points(s['diff'])} | {_interval(s['low'], s['high'])} ({_kind(s['se_kind'], s['df'])}) |",
     ]
     if "cs_low" in s:
         decided = (
@@ -354,6 +414,12 @@ def compare_markdown(result: Comparison, flip_ids: int = 10) -> str:
         f"{100 * s['margin']:g} points: p = {s['p_noninferiority']:.3g} (one-sided, "
         f"level {(1 - s['level']) / 2:g}).",
     ]
+    if s["questions_to_decide"]:
+        lines.append(
+            f"About {s['questions_to_decide']:,} shared questions would decide it with "
+            f"{s.get('power', 0.8):.0%} power if the true difference were the observed one "
+            f"({s['questions_to_decide'] - s['questions']:+,} on these)."
+        )
     for kind in ("pass->fail", "fail->pass"):
         ids = result.flips.loc[result.flips["flip"] == kind, "question_id"].astype(str)
         if len(ids):

@@ -344,7 +344,7 @@ def zero_se_one_sided_p(diff, n, shift=0.0):
     >>> float(zero_se_one_sided_p(1.0, 10))  # ten wins of ten
     0.0009765625
     >>> float(zero_se_one_sided_p(0.0, 20, shift=-0.1))  # no flip in 20, 10-point margin
-    0.12157665459056936
+    0.12157665459056935
     """
     diff, n, shift = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (diff, n, shift)))
     won = (diff > 0) & (diff > shift)

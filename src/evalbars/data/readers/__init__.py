@@ -15,7 +15,7 @@ each by content, never only by name):
 ``helm``, ``lighteval``, ``every_eval_ever``, ``swe_bench``
     HELM run folders (:mod:`.helm`), lighteval details parquet (:mod:`.lighteval`), Every
     Eval Ever instance files (:mod:`.every_eval_ever`), SWE-bench ``results.json``
-    (:mod:`.swe_bench`): the public corpora, read through :data:`CORPUS_READERS`.
+    (:mod:`.swe_bench`): the public corpora, read through :data:`READERS`.
 
 An entry may name a file or a directory; a directory is walked for every log
 it holds. A file that does not claim to be a log, by its content or its name (a

@@ -108,55 +108,23 @@ References
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, replace
-
 import numpy as np
 import pandas as pd
 from scipy import special
 
-from evalbars.data.items import build_item_table
-from evalbars.data.readers import read_source
-from evalbars.data.scores import WideScores, wide_scores
-from evalbars.errors import InputError
-from evalbars.readings.claim_parsing import (
-    KINDS,
+from evalbars.data.scores import WideScores
+from evalbars.readings.claims.parsing import (
     Claim,
-    ClaimError,
-    parse_claim,
     parse_claims,
-    read_claims_file,
 )
-from evalbars.readings.ranks.paired import bootstrap_accuracies
-from evalbars.readings.ranks.unpaired import min_ranks, summarise_ranks
-from evalbars.stats.fits import contrast_se
-from evalbars.stats.mixed import fit_lmm
-from evalbars.stats.pairwise import adjust_pvalues, pair_statistics, zero_se_one_sided_p
+from evalbars.readings.claims.scope import _bootstrap_ranks, _Scope, _scope
+from evalbars.readings.ranks.unpaired import summarise_ranks
+from evalbars.stats.pairwise import adjust_pvalues, zero_se_one_sided_p
 from evalbars.stats.planning import questions_for_effect
-from evalbars.tables import to_markdown
 
-__all__ = [
-    "KINDS",
-    "READINGS",
-    "VERDICTS",
-    "FAMILIES",
-    "CLAIM_COLUMNS",
-    "Claim",
-    "ClaimError",
-    "parse_claim",
-    "parse_claims",
-    "read_claims_file",
-    "evaluate_claims",
-    "claims_display",
-    "claims_markdown",
-    "claims_headline",
-    "read_claims_table",
-    "load_scores",
-    "claims_json",
-]
+__all__ = ["READINGS", "FAMILIES", "CLAIM_COLUMNS", "evaluate_claims"]
 
 READINGS = ("naive", "paired", "mcnemar", "paired_holm", "mixed_holm", "bootstrap")
-VERDICTS = ("supported", "not supported", "contradicted", "n/a")
 FAMILIES = ("claims", "claims_and_all_pairs")
 #: Columns of the claims table, in order.
 CLAIM_COLUMNS = [
@@ -186,94 +154,6 @@ CLAIM_COLUMNS = [
     "questions_needed",
     "more_questions",
 ]
-
-# --- Statistics of one scope (all questions, or one category) ------------------------------------
-
-
-@dataclass
-class _Scope:
-    """Pair statistics of every ordered pair (a, b) on a set of questions, as K x K matrices."""
-
-    category: str | None
-    wide: WideScores
-    questions: int
-    diff: np.ndarray
-    se_unpaired: np.ndarray
-    se_paired: np.ndarray
-    wins: np.ndarray  # wins[a, b]: questions a scored higher than b
-    n: np.ndarray
-    mixed_diff: np.ndarray | None
-    mixed_se: np.ndarray | None
-    mixed_note: str
-    ranks: np.ndarray | None = None
-
-
-def _square(values, k, antisymmetric=False):
-    a, b = np.triu_indices(k, k=1)
-    out = np.zeros((k, k))
-    out[a, b] = values
-    out[b, a] = -values if antisymmetric else values
-    return out
-
-
-def _mixed(wide: WideScores, category: str | None):
-    """Mixed-model contrasts (estimate, se matrices) on a scope, or (None, None, reason)."""
-    k = len(wide.models)
-    try:
-        if category is None and len(np.unique(wide.categories)) >= 2:
-            fit = fit_lmm(wide, "category_question")
-        else:  # one category: (1|question), by giving every question its own "category"
-            labels = np.asarray([str(q) for q in wide.question_ids])
-            fit = fit_lmm(replace(wide, categories=labels), "category")  # samples kept
-    except (
-        ValueError,
-        RuntimeError,
-    ) as exc:  # RuntimeError: REML has no minimum (e.g. 0/1 columns)
-        return None, None, f"mixed model not fitted: {exc}"
-    a, b = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
-    diff = fit.params[a] - fit.params[b]
-    with np.errstate(invalid="ignore"):
-        se = contrast_se(fit, a, b)
-    return diff, se, ""
-
-
-def _scope(wide: WideScores, category: str | None) -> _Scope:
-    if category is not None:
-        wide = wide.rows(wide.categories == category)  # repeated samples (epochs) kept
-    k = len(wide.models)
-    stats = pair_statistics(wide.scores)
-    answered = np.isfinite(wide.scores).any(axis=1)
-    mixed_diff, mixed_se, note = _mixed(wide, category)
-    wins = _square(stats["n10"], k)
-    a, b = np.triu_indices(k, k=1)
-    wins[b, a] = stats["n01"]
-    return _Scope(
-        category=category,
-        wide=wide,
-        questions=int(answered.sum()),
-        diff=_square(stats["diff"], k, antisymmetric=True),
-        se_unpaired=_square(stats["se_unpaired"], k),
-        se_paired=_square(stats["se_paired"], k),
-        wins=wins,
-        n=_square(stats["n"], k),
-        mixed_diff=mixed_diff,
-        mixed_se=mixed_se,
-        mixed_note=note,
-    )
-
-
-def _bootstrap_ranks(scope: _Scope, replicates: int, seed: int) -> np.ndarray | None:
-    """Each model's rank (ties share the better) in every replicate of a stratified paired
-    bootstrap of the scope's shared questions: an int array (replicates x K)."""
-    if scope.ranks is None:
-        complete = np.isfinite(scope.wide.scores).all(axis=1)
-        if complete.sum() < 2:
-            return None
-        strata = scope.wide.categories[complete] if scope.category is None else None
-        rng = np.random.default_rng(seed)
-        chunks = bootstrap_accuracies(scope.wide.scores[complete], strata, replicates, rng)
-        scope.ranks = np.vstack([min_ranks(chunk) for chunk in chunks])
-    return scope.ranks
 
 
 def _one_sided(scope: _Scope, reading: str, a: int, b: int, shift: float) -> float:
@@ -560,164 +440,3 @@ def _row(claim, scope, reading, test, verdicts, family_size, models, settings):
 
 
 # --- Display --------------------------------------------------------------------------------------
-
-_READING_TITLES = {
-    "naive": "naive",
-    "paired": "paired",
-    "mcnemar": "McNemar",
-    "paired_holm": "paired, Holm",
-    "mixed_holm": "mixed, Holm",
-    "bootstrap": "bootstrap ranks",
-}
-
-
-def _points(value: float) -> str:
-    return f"{value:+.1f}"
-
-
-def _cell(row) -> str:
-    verdict = row["verdict"]
-    if verdict == "n/a":
-        return "n/a"
-    if row.name == "bootstrap":
-        low, high = int(row["rank_low"]), int(row["rank_high"])
-        ranks = f"rank {low}" if low == high else f"ranks {low}-{high}"
-        return f"{verdict} ({ranks}; P {row['p_top']:.2f})"
-    p = row["p_adjusted"]
-    shown = f"{p:.3f}" if p >= 0.001 else f"{p:.0e}"
-    if verdict == "contradicted":
-        q = row["p_opposite_adjusted"]
-        shown = f"{q:.3f}" if q >= 0.001 else f"{q:.0e}"
-    return f"{verdict} (p {shown})"
-
-
-def claims_display(table: pd.DataFrame) -> pd.DataFrame:
-    """One row per claim: the paired estimate and interval, each reading's verdict, questions
-    needed."""
-    rows = []
-    for claim, group in table.groupby("claim", sort=False):
-        by = group.set_index("reading")
-        paired = by.loc["paired"]
-        estimate = (
-            f"{_points(paired['estimate_points'])} ({_points(paired['ci_low_points'])} to "
-            f"{_points(paired['ci_high_points'])})"
-        )
-        if isinstance(paired["rival"], str) and paired["rival"]:
-            estimate += f" vs {paired['rival']}"
-        holm = by.loc["paired_holm"]
-        needed = holm["questions_needed"]
-        if holm["verdict"] != "not supported":
-            plan = "decided"
-        elif np.isfinite(needed):
-            plan = f"{int(needed):,} (+{int(holm['more_questions']):,})"
-        else:
-            plan = "no number (observed gap at the threshold)"
-        rows.append(
-            {"claim": claim, "questions": int(paired["questions"]), "gap, points (CI)": estimate}
-            | {_READING_TITLES[r]: _cell(by.loc[r]) for r in READINGS}
-            | {"questions needed": plan}
-        )
-    return pd.DataFrame(rows)
-
-
-def _count(n: int, what: str) -> str:
-    return f"{n} {what}{'s' if n != 1 else ''}"
-
-
-def claims_headline(table: pd.DataFrame) -> str:
-    """The answer in one sentence: the verdicts of the reading to quote, the paired reading
-    with Holm over the claims made (the README's recommendation), and plainly when no claim
-    survives that adjustment; how many the unadjusted paired reading supports beside it. The
-    other readings are in the table.
-
-    Examples
-    --------
-    >>> table = pd.DataFrame({"claim": ["a", "a", "b", "b"], "reading": ["paired",
-    ...     "paired_holm"] * 2, "verdict": ["supported", "not supported"] * 2,
-    ...     "family_size": [1, 2, 1, 2]})
-    >>> claims_headline(table)
-    'No claim survives the Holm adjustment for 2 claims; 2 are supported before it (paired reading).'
-    """
-    n = table["claim"].nunique()
-    if not n:
-        return "No claims to test."
-    holm = table[table["reading"] == "paired_holm"]
-    paired = table.loc[table["reading"] == "paired", "verdict"]
-    family = int(holm["family_size"].max()) if len(holm) else n
-    adjusted = int((holm["verdict"] == "supported").sum())
-    before = int((paired == "supported").sum())
-    scope = f"the Holm adjustment for {_count(family, 'claim')}"
-    if family != n:
-        scope = f"the Holm adjustment for {family} tests"
-    if not adjusted and family == 1:
-        return "The claim is not supported by the paired reading."
-    if not adjusted:
-        tail = (
-            f"; {before} {'is' if before == 1 else 'are'} supported before it (paired reading)"
-            if before
-            else ", nor any before it"
-        )
-        return f"No claim survives {scope}{tail}."
-    first = f"{adjusted} of {_count(n, 'claim')}" if n > 1 else "The claim"
-    verb = "is" if adjusted == 1 else "are"
-    after = f" after {scope}" if family > 1 else ""
-    return f"{first} {verb} supported by the paired reading{after}."
-
-
-def claims_markdown(table: pd.DataFrame, alpha: float = 0.05, family: str = "claims") -> str:
-    """The claims table as Markdown: headline, one row per claim, and how to read it."""
-    if table.empty:
-        return "No claims configured (config key `claims`, or `evalbars claims --claim`).\n"
-    holm = table.loc[table["reading"] == "paired_holm", "family_size"]
-    size = int(holm.iloc[0]) if len(holm) else 0
-    members = "the claims made" if family == "claims" else "the claims made and all pairs"
-    notes = (
-        f"Verdicts at alpha = {alpha:g}: supported when the claim's (adjusted) p < alpha, "
-        "contradicted when the opposite's is, else not supported; p is the doubled one-sided p "
-        f"of the claim. Holm family: {members} ({size} tests). Gap: the paired estimate with its "
-        f"{1 - alpha:.0%} interval, in accuracy points (for best/top k: to the deciding rival). "
-        "Bootstrap: the claim's central rank interval and P(rank <= k). Questions needed: for the "
-        "paired Holm verdict to be decided with the configured power if the true gap were the "
-        "observed one, with the shortfall of the claim's scope in brackets."
-    )
-    return (
-        claims_headline(table) + "\n\n" + to_markdown(claims_display(table)) + "\n" + notes + "\n"
-    )
-
-
-_TEXT_COLUMNS = ("claim", "kind", "model_a", "model_b", "category", "reading", "rival", "verdict")
-
-
-def read_claims_table(path) -> pd.DataFrame:
-    """Read ``claims.csv`` back: text columns stay text (``n/a`` and a model called ``NA`` too)."""
-    numeric = [c for c in CLAIM_COLUMNS if c not in _TEXT_COLUMNS]
-    table = pd.read_csv(path, keep_default_na=False, na_values={c: [""] for c in numeric})
-    return table.astype({c: str for c in _TEXT_COLUMNS})
-
-
-def load_scores(paths, missing_prediction: str = "wrong") -> WideScores:
-    """The score matrix of one or more prediction files or item tables (``evalbars claims ITEMS``).
-
-    Each path is read by :func:`evalbars.data.readers.read_source` (long CSV/TSV/Parquet tables,
-    such as the workflow's ``data/subsample/items.parquet``, MMLU-Pro-style JSON, or harness
-    logs and folders of them) and joined by :func:`evalbars.data.items.build_item_table`.
-    """
-    frames = [frame for path in paths for frame in read_source(path)]
-    items = build_item_table(frames, missing_prediction, 0)
-    if items["model"].nunique() < 2:
-        raise InputError(
-            ", ".join(str(p) for p in paths),
-            f"claims compare models, but the data hold {items['model'].nunique()}",
-        )
-    return wide_scores(items)
-
-
-def claims_json(table: pd.DataFrame, alpha: float, family: str) -> str:
-    """The claims table as JSON: settings, headline and one record per (claim, reading)."""
-    document = {
-        "alpha": alpha,
-        "family": family,
-        "headline": claims_headline(table),
-        "rows": json.loads(table.to_json(orient="records", double_precision=15)),
-    }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,164 @@
+"""The claims table for people: the one-sentence answer, the display table, Markdown and JSON."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+
+from evalbars.readings.claims.verdicts import CLAIM_COLUMNS, READINGS
+from evalbars.tables import to_markdown
+
+__all__ = [
+    "claims_display",
+    "claims_headline",
+    "claims_markdown",
+    "claims_json",
+    "read_claims_table",
+]
+
+
+_READING_TITLES = {
+    "naive": "naive",
+    "paired": "paired",
+    "mcnemar": "McNemar",
+    "paired_holm": "paired, Holm",
+    "mixed_holm": "mixed, Holm",
+    "bootstrap": "bootstrap ranks",
+}
+
+
+def _points(value: float) -> str:
+    return f"{value:+.1f}"
+
+
+def _cell(row) -> str:
+    verdict = row["verdict"]
+    if verdict == "n/a":
+        return "n/a"
+    if row.name == "bootstrap":
+        low, high = int(row["rank_low"]), int(row["rank_high"])
+        ranks = f"rank {low}" if low == high else f"ranks {low}-{high}"
+        return f"{verdict} ({ranks}; P {row['p_top']:.2f})"
+    p = row["p_adjusted"]
+    shown = f"{p:.3f}" if p >= 0.001 else f"{p:.0e}"
+    if verdict == "contradicted":
+        q = row["p_opposite_adjusted"]
+        shown = f"{q:.3f}" if q >= 0.001 else f"{q:.0e}"
+    return f"{verdict} (p {shown})"
+
+
+def claims_display(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per claim: the paired estimate and interval, each reading's verdict, questions
+    needed."""
+    rows = []
+    for claim, group in table.groupby("claim", sort=False):
+        by = group.set_index("reading")
+        paired = by.loc["paired"]
+        estimate = (
+            f"{_points(paired['estimate_points'])} ({_points(paired['ci_low_points'])} to "
+            f"{_points(paired['ci_high_points'])})"
+        )
+        if isinstance(paired["rival"], str) and paired["rival"]:
+            estimate += f" vs {paired['rival']}"
+        holm = by.loc["paired_holm"]
+        needed = holm["questions_needed"]
+        if holm["verdict"] != "not supported":
+            plan = "decided"
+        elif np.isfinite(needed):
+            plan = f"{int(needed):,} (+{int(holm['more_questions']):,})"
+        else:
+            plan = "no number (observed gap at the threshold)"
+        rows.append(
+            {"claim": claim, "questions": int(paired["questions"]), "gap, points (CI)": estimate}
+            | {_READING_TITLES[r]: _cell(by.loc[r]) for r in READINGS}
+            | {"questions needed": plan}
+        )
+    return pd.DataFrame(rows)
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'s' if n != 1 else ''}"
+
+
+def claims_headline(table: pd.DataFrame) -> str:
+    """The answer in one sentence: the verdicts of the reading to quote, the paired reading
+    with Holm over the claims made (the README's recommendation), and plainly when no claim
+    survives that adjustment; how many the unadjusted paired reading supports beside it. The
+    other readings are in the table.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"claim": ["a", "a", "b", "b"], "reading": ["paired",
+    ...     "paired_holm"] * 2, "verdict": ["supported", "not supported"] * 2,
+    ...     "family_size": [1, 2, 1, 2]})
+    >>> claims_headline(table)
+    'No claim survives the Holm adjustment for 2 claims; 2 are supported before it (paired reading).'
+    """
+    n = table["claim"].nunique()
+    if not n:
+        return "No claims to test."
+    holm = table[table["reading"] == "paired_holm"]
+    paired = table.loc[table["reading"] == "paired", "verdict"]
+    family = int(holm["family_size"].max()) if len(holm) else n
+    adjusted = int((holm["verdict"] == "supported").sum())
+    before = int((paired == "supported").sum())
+    scope = f"the Holm adjustment for {_count(family, 'claim')}"
+    if family != n:
+        scope = f"the Holm adjustment for {family} tests"
+    if not adjusted and family == 1:
+        return "The claim is not supported by the paired reading."
+    if not adjusted:
+        tail = (
+            f"; {before} {'is' if before == 1 else 'are'} supported before it (paired reading)"
+            if before
+            else ", nor any before it"
+        )
+        return f"No claim survives {scope}{tail}."
+    first = f"{adjusted} of {_count(n, 'claim')}" if n > 1 else "The claim"
+    verb = "is" if adjusted == 1 else "are"
+    after = f" after {scope}" if family > 1 else ""
+    return f"{first} {verb} supported by the paired reading{after}."
+
+
+def claims_markdown(table: pd.DataFrame, alpha: float = 0.05, family: str = "claims") -> str:
+    """The claims table as Markdown: headline, one row per claim, and how to read it."""
+    if table.empty:
+        return "No claims configured (config key `claims`, or `evalbars claims --claim`).\n"
+    holm = table.loc[table["reading"] == "paired_holm", "family_size"]
+    size = int(holm.iloc[0]) if len(holm) else 0
+    members = "the claims made" if family == "claims" else "the claims made and all pairs"
+    notes = (
+        f"Verdicts at alpha = {alpha:g}: supported when the claim's (adjusted) p < alpha, "
+        "contradicted when the opposite's is, else not supported; p is the doubled one-sided p "
+        f"of the claim. Holm family: {members} ({size} tests). Gap: the paired estimate with its "
+        f"{1 - alpha:.0%} interval, in accuracy points (for best/top k: to the deciding rival). "
+        "Bootstrap: the claim's central rank interval and P(rank <= k). Questions needed: for the "
+        "paired Holm verdict to be decided with the configured power if the true gap were the "
+        "observed one, with the shortfall of the claim's scope in brackets."
+    )
+    return (
+        claims_headline(table) + "\n\n" + to_markdown(claims_display(table)) + "\n" + notes + "\n"
+    )
+
+
+_TEXT_COLUMNS = ("claim", "kind", "model_a", "model_b", "category", "reading", "rival", "verdict")
+
+
+def read_claims_table(path) -> pd.DataFrame:
+    """Read ``claims.csv`` back: text columns stay text (``n/a`` and a model called ``NA`` too)."""
+    numeric = [c for c in CLAIM_COLUMNS if c not in _TEXT_COLUMNS]
+    table = pd.read_csv(path, keep_default_na=False, na_values={c: [""] for c in numeric})
+    return table.astype({c: str for c in _TEXT_COLUMNS})
+
+
+def claims_json(table: pd.DataFrame, alpha: float, family: str) -> str:
+    """The claims table as JSON: settings, headline and one record per (claim, reading)."""
+    document = {
+        "alpha": alpha,
+        "family": family,
+        "headline": claims_headline(table),
+        "rows": json.loads(table.to_json(orient="records", double_precision=15)),
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,104 @@
+"""The statistics a claim is tested on: every ordered pair of models on a set of questions (all
+of them, or one category's), as K x K matrices, for every reading of
+:mod:`evalbars.readings.claims.verdicts`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from evalbars.data.scores import WideScores
+from evalbars.readings.ranks.paired import bootstrap_accuracies
+from evalbars.readings.ranks.unpaired import min_ranks
+from evalbars.stats.fits import contrast_se
+from evalbars.stats.mixed import fit_lmm
+from evalbars.stats.pairwise import pair_statistics
+
+# --- Statistics of one scope (all questions, or one category) ------------------------------------
+
+
+@dataclass
+class _Scope:
+    """Pair statistics of every ordered pair (a, b) on a set of questions, as K x K matrices."""
+
+    category: str | None
+    wide: WideScores
+    questions: int
+    diff: np.ndarray
+    se_unpaired: np.ndarray
+    se_paired: np.ndarray
+    wins: np.ndarray  # wins[a, b]: questions a scored higher than b
+    n: np.ndarray
+    mixed_diff: np.ndarray | None
+    mixed_se: np.ndarray | None
+    mixed_note: str
+    ranks: np.ndarray | None = None
+
+
+def _square(values, k, antisymmetric=False):
+    a, b = np.triu_indices(k, k=1)
+    out = np.zeros((k, k))
+    out[a, b] = values
+    out[b, a] = -values if antisymmetric else values
+    return out
+
+
+def _mixed(wide: WideScores, category: str | None):
+    """Mixed-model contrasts (estimate, se matrices) on a scope, or (None, None, reason)."""
+    k = len(wide.models)
+    try:
+        if category is None and len(np.unique(wide.categories)) >= 2:
+            fit = fit_lmm(wide, "category_question")
+        else:  # one category: (1|question), by giving every question its own "category"
+            labels = np.asarray([str(q) for q in wide.question_ids])
+            fit = fit_lmm(replace(wide, categories=labels), "category")  # samples kept
+    except (
+        ValueError,
+        RuntimeError,
+    ) as exc:  # RuntimeError: REML has no minimum (e.g. 0/1 columns)
+        return None, None, f"mixed model not fitted: {exc}"
+    a, b = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
+    diff = fit.params[a] - fit.params[b]
+    with np.errstate(invalid="ignore"):
+        se = contrast_se(fit, a, b)
+    return diff, se, ""
+
+
+def _scope(wide: WideScores, category: str | None) -> _Scope:
+    if category is not None:
+        wide = wide.rows(wide.categories == category)  # repeated samples (epochs) kept
+    k = len(wide.models)
+    stats = pair_statistics(wide.scores)
+    answered = np.isfinite(wide.scores).any(axis=1)
+    mixed_diff, mixed_se, note = _mixed(wide, category)
+    wins = _square(stats["n10"], k)
+    a, b = np.triu_indices(k, k=1)
+    wins[b, a] = stats["n01"]
+    return _Scope(
+        category=category,
+        wide=wide,
+        questions=int(answered.sum()),
+        diff=_square(stats["diff"], k, antisymmetric=True),
+        se_unpaired=_square(stats["se_unpaired"], k),
+        se_paired=_square(stats["se_paired"], k),
+        wins=wins,
+        n=_square(stats["n"], k),
+        mixed_diff=mixed_diff,
+        mixed_se=mixed_se,
+        mixed_note=note,
+    )
+
+
+def _bootstrap_ranks(scope: _Scope, replicates: int, seed: int) -> np.ndarray | None:
+    """Each model's rank (ties share the better) in every replicate of a stratified paired
+    bootstrap of the scope's shared questions: an int array (replicates x K)."""
+    if scope.ranks is None:
+        complete = np.isfinite(scope.wide.scores).all(axis=1)
+        if complete.sum() < 2:
+            return None
+        strata = scope.wide.categories[complete] if scope.category is None else None
+        rng = np.random.default_rng(seed)
+        chunks = bootstrap_accuracies(scope.wide.scores[complete], strata, replicates, rng)
+        scope.ranks = np.vstack([min_ranks(chunk) for chunk in chunks])
+    return scope.ranks
