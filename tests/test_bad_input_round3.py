@@ -18,7 +18,7 @@ from evalbars import cli
 from evalbars.data.scores import WideScores
 from evalbars.errors import ConfigError, InputError, script_context
 from evalbars.readings import category_pairwise, planner, ranks
-from evalbars.readings.claim_parsing import ClaimError, parse_claim
+from evalbars.readings.claims.parsing import ClaimError, parse_claim
 from evalbars.stats import mixed, planning
 from evalbars.stats.logistic import contrasts as logistic
 from evalbars.stats.pairwise import disagreement_rates
@@ -218,7 +218,7 @@ def test_models_alike_on_every_question_run_every_analysis_with_a_note(tmp_path)
 
 FULL_DISK_JOB = """
 import pandas as pd
-from evalbars.readings.claim_parsing import ClaimError, parse_claim
+from evalbars.readings.claims.parsing import ClaimError, parse_claim
 from evalbars.errors import ConfigError, InputError, script_context
 
 class Job:

@@ -232,6 +232,7 @@ def check_claims(
     alpha: float = ALPHA,
     *,
     family: str = "claims",
+    adjust: str = "holm",
     power: float = POWER,
     replicates: int = DRAWS,
     seed: int = SEED,
@@ -258,6 +259,7 @@ def check_claims(
         power=power,
         replicates=replicates,
         seed=seed,
+        adjust=adjust,
     )
     return table["claims"].frame
 

@@ -40,6 +40,7 @@ rule claims_table:
     params:
         alpha=lookup(dpath="alpha", within=config),
         family=lookup(dpath="claims_options/family", within=config),
+        adjust=lookup(dpath="claims_options/adjust", within=config),
         power=lookup(dpath="claims_options/power", within=config),
         replicates=lookup(dpath="ranks/replicates", within=config),
         seed=lookup(dpath="ranks/seed", within=config),

@@ -20,6 +20,7 @@ with script_context(snakemake.log[0]):
         json.loads(Path(snakemake.input.checked).read_text()),
         alpha=p.alpha,
         family=p.family,
+        adjust=p.adjust,
         power=p.power,
         replicates=p.replicates,
         seed=p.seed,

@@ -222,6 +222,7 @@ def refuse_output_over_inputs(output, inputs, option: str, *, folder: bool = Fal
 CLAIM_SYNTAX = """claim syntax (margins d in accuracy points; spaces around the operators; names as in
 the data, and a close spelling is suggested when a name is unknown):
   "A > B"            A beats B (one-sided paired test of the gap)
+  "A > B + d"        A beats B by more than d points (superiority by a margin)
   "A >= B - d"       A is at most d points worse than B (non-inferiority)
   "|A - B| < d"      A and B within d points (equivalence, two one-sided tests)
   "best: A"          A beats every other analysed model

@@ -171,7 +171,13 @@ def add_claims_arguments(parser: argparse.ArgumentParser) -> None:
     add_paths(parser, "items")
     add_claim_arguments(parser)
     parser.add_argument("--alpha", type=alpha_type, default=0.05, help="level (default: 0.05)")
-    parser.add_argument("--family", choices=claims.FAMILIES, default="claims", help="Holm family")
+    parser.add_argument("--family", choices=claims.FAMILIES, default="claims", help="the family")
+    parser.add_argument(
+        "--adjust",
+        choices=claims.ADJUSTMENTS,
+        default="holm",
+        help="how the family is adjusted: holm, bonferroni or bh (Benjamini-Hochberg)",
+    )
     parser.add_argument("--power", type=level_type, default=0.8, help="for questions needed (0.8)")
     parser.add_argument("--seed", type=seed_type, default=DEFAULT_SEED, help="bootstrap seed")
     parser.add_argument("--replicates", type=draws_type, default=DEFAULT_DRAWS)
@@ -203,6 +209,7 @@ def run_claims(args: argparse.Namespace) -> int:
         texts,
         alpha=args.alpha,
         family=args.family,
+        adjust=args.adjust,
         power=args.power,
         replicates=args.replicates,
         seed=args.seed,

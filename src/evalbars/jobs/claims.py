@@ -51,6 +51,7 @@ def claims_table(
     power: float,
     replicates: int,
     seed: int,
+    adjust: str = "holm",
 ) -> dict:
     """``claims_table``: each claim's verdict under every reading (``claims``)."""
     try:
@@ -62,6 +63,7 @@ def claims_table(
             power=power,
             replicates=replicates,
             seed=seed,
+            adjust=adjust,
         )
     except claims_readings.ClaimError as exc:
         raise ConfigError(f"{exc}; edit `claims:` in the config to name the analysed data") from exc

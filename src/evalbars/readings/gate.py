@@ -51,6 +51,7 @@ from scipy import special
 
 from evalbars.data.scores import WideScores
 from evalbars.stats.cluster_robust import clustering_applicable, cr2_mean
+from evalbars.stats.effect_sizes import cohens_h, discordant_odds_ratio
 from evalbars.stats.intervals import z_for_level
 from evalbars.stats.pairwise import exact_mcnemar_p, pair_statistics, zero_se_one_sided_p
 from evalbars.stats.planning import questions_for_effect
@@ -147,6 +148,15 @@ def _zero_se(diff: float, n: int, margin: float, alpha: float):
     else:
         decision = "inconclusive"
     return np.nan, np.nan, p_noninferiority, p_regression, decision, "none"
+
+
+def _posterior_better(cand, base, up: int, down: int):
+    """The Bayesian reading: P(candidate better) under a uniform Dirichlet prior on the 2x2
+    table (:func:`evalbars.stats.bayes.dirichlet_paired_posterior`; exact, from the flips
+    alone); None for partial-credit scores, which have no 2x2 table."""
+    if not (np.isin(cand, (0.0, 1.0)).all() and np.isin(base, (0.0, 1.0)).all()):
+        return None
+    return float(special.betaincc(up + 1.0, down + 1.0, 0.5))
 
 
 def _tail(df: float, statistic: float) -> float:
@@ -295,6 +305,7 @@ def compare_models(
         if decision == "better" and p_superiority >= alpha / 2:
             decision = "non-inferior"  # better, but not by the superiority margin
     up, down = int(stats["n10"]), int(stats["n01"])
+    ratio = discordant_odds_ratio(up, down, 1 - alpha)
     summary = {
         "baseline": baseline,
         "candidate": candidate,
@@ -317,6 +328,11 @@ def compare_models(
         "fail_to_pass": up,
         "pass_to_fail": down,
         "p_mcnemar": float(exact_mcnemar_p(up, down)),
+        "prob_candidate_better": _posterior_better(cand, base, up, down),
+        "odds_ratio": float(ratio.estimate),
+        "odds_ratio_low": float(ratio.low),
+        "odds_ratio_high": float(ratio.high),
+        "cohens_h": float(cohens_h(cand.mean(), base.mean())),
         "verdict": decision,
     }
     if sequential:
@@ -355,6 +371,10 @@ def compare_models(
         else None
     )
     return Comparison(summary, flips, table)
+
+
+def _ratio(value: float) -> str:
+    return "inf" if value == np.inf else f"{value:.2f}"
 
 
 def _points(value: float) -> str:
@@ -414,6 +434,13 @@ def compare_markdown(result: Comparison, flip_ids: int = 10) -> str:
         f"{100 * s['margin']:g} points: p = {s['p_noninferiority']:.3g} (one-sided, "
         f"level {(1 - s['level']) / 2:g}).",
     ]
+    if s["prob_candidate_better"] is not None:
+        lines.append(
+            f"Bayesian reading (uniform Dirichlet prior on the 2x2 table): P(candidate better) = "
+            f"{s['prob_candidate_better']:.3f}. Discordant odds ratio {s['odds_ratio']:.2f} "
+            f"({_ratio(s['odds_ratio_low'])} to {_ratio(s['odds_ratio_high'])}), Cohen's h "
+            f"{s['cohens_h']:+.2f}."
+        )
     if s["questions_to_decide"]:
         lines.append(
             f"About {s['questions_to_decide']:,} shared questions would decide it with "

@@ -43,6 +43,7 @@ __all__ = [
     "beta_interval",
     "independent_comparison",
     "dirichlet_paired_posterior",
+    "dirichlet_probability_above",
     "probit_paired_posterior",
     "paired_posterior",
 ]
@@ -324,13 +325,48 @@ def dirichlet_paired_posterior(
     bounds = []
     for start in range(0, len(a10), _PAIR_BLOCK):  # blocks of pairs bound the memory
         block = slice(start, start + _PAIR_BLOCK)
-        share = special.betaincinv(a10[block] + a01[block], a11[block] + a00[block], uniforms[:, 0])
-        diff = share * (2 * special.betaincinv(a10[block], a01[block], uniforms[:, 1]) - 1)
+        diff = _dirichlet_differences(a11[block], a10[block], a01[block], a00[block], uniforms)
         bounds.append(np.quantile(diff, tails, axis=-1, method="inverted_cdf"))
     low, high = np.concatenate(bounds, axis=-1)
     prob, mean = special.betaincc(a10, a01, 0.5), (a10 - a01) / (a11 + a10 + a01 + a00)
     results = (prob[:, 0], mean[:, 0], low, high, np.full(len(a10), float(draws)))
     return PairedPosterior(*(r.reshape(shape)[()] for r in results), int(draws), "dirichlet")
+
+
+def _dirichlet_differences(a11, a10, a01, a00, uniforms):
+    """Draws of d = S(2B - 1) (see :func:`dirichlet_paired_posterior`), one row per pair, each
+    Beta drawn by inverting the shared uniforms."""
+    share = special.betaincinv(a10 + a01, a11 + a00, uniforms[:, 0])
+    return share * (2 * special.betaincinv(a10, a01, uniforms[:, 1]) - 1)
+
+
+def dirichlet_probability_above(
+    n11, n10, n01, n00, shift, rng, *, draws=DEFAULT_PAIRED_DRAWS, concentration=1.0
+):
+    """Posterior probability that :math:`d = \\theta_A - \\theta_B` exceeds ``shift``, under
+    the Dirichlet model of :func:`dirichlet_paired_posterior`: exact at ``shift = 0``
+    (:math:`1 - I_{1/2}(\\alpha_{10}, \\alpha_{01})`), else the share of ``draws`` exact
+    posterior draws above it. The claims' Bayesian reading of a margin
+    (``A > B + d``, ``A >= B - d``) uses it."""
+    table, shape = _paired_table((n11, n10, n01, n00), rng, draws, 0.95)
+    a11, a10, a01, a00 = (column[:, None] for column in (table + float(concentration)).T)
+    shift = np.broadcast_to(np.asarray(shift, dtype=float), shape).reshape(-1)
+    exact = special.betaincc(a10, a01, 0.5)[:, 0]
+    if np.all(shift == 0):
+        return exact.reshape(shape)[()]
+    uniforms = rng.random((int(draws), 2))
+    above = np.concatenate(
+        [
+            (
+                _dirichlet_differences(a11[block], a10[block], a01[block], a00[block], uniforms)
+                > shift[block, None]
+            ).mean(axis=-1)
+            for block in (
+                slice(start, start + _PAIR_BLOCK) for start in range(0, len(a10), _PAIR_BLOCK)
+            )
+        ]
+    )
+    return np.where(shift == 0, exact, above).reshape(shape)[()]
 
 
 # --- The latent bivariate-probit model of Bowyer et al. (2025) ---------------------------------

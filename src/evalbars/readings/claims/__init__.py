@@ -22,11 +22,20 @@ from evalbars.readings.claims.render import (
     claims_markdown,
     read_claims_table,
 )
-from evalbars.readings.claims.verdicts import CLAIM_COLUMNS, FAMILIES, READINGS, evaluate_claims
+from evalbars.readings.claims.verdicts import (
+    ADJUSTMENTS,
+    CLAIM_COLUMNS,
+    FAMILIES,
+    READINGS,
+    evaluate_claims,
+    readings,
+)
 
 __all__ = [
     "KINDS",
     "READINGS",
+    "ADJUSTMENTS",
+    "readings",
     "FAMILIES",
     "CLAIM_COLUMNS",
     "Claim",

@@ -1,7 +1,8 @@
 """Ranking claims as people write them: the grammar, parsed into typed claims.
 
 Forms (spaces around the operators, since model names contain hyphens):
-``A > B`` (or ``A < B``), ``A >= B - d`` (non-inferiority by d points),
+``A > B`` (or ``A < B``), ``A > B + d`` (superiority by d points), ``A >= B - d``
+(non-inferiority by d points),
 ``|A - B| < d`` (equivalence), ``best: A``, ``top k: A``, each optionally
 followed by ``in CATEGORY``. :func:`parse_claims` checks names against the data
 when given models and categories; :func:`check_claims` is what the workflow runs
@@ -32,7 +33,7 @@ __all__ = [
 KINDS = ("superiority", "noninferiority", "equivalence", "best", "top")
 
 _FORMS = (
-    "'A > B', 'A >= B - d', '|A - B| < d', 'best: A' or 'top k: A', "
+    "'A > B', 'A > B + d', 'A >= B - d', '|A - B| < d', 'best: A' or 'top k: A', "
     "optionally followed by 'in CATEGORY'"
 )
 # A signed number, so that '< -2' is read as a (wrong) margin, not as a model named '-2'.
@@ -46,6 +47,7 @@ _PATTERNS = (
         re.compile(r"\|\s*(?P<a>\S.*?)\s+-\s+(?P<b>\S.*?)\s*\|\s*<\s*" + _MARGIN),
     ),
     ("noninferiority", re.compile(r"(?P<a>\S.*?)\s+>=\s+(?P<b>\S.*?)\s+-\s+" + _MARGIN)),
+    ("superiority", re.compile(r"(?P<a>\S.*?)\s+>\s+(?P<b>\S.*?)\s+\+\s+" + _MARGIN)),
     ("superiority", re.compile(r"(?P<a>\S.*?)\s+>\s+(?P<b>\S.*)")),
     ("inferiority", re.compile(r"(?P<a>\S.*?)\s+<\s+(?P<b>\S.*)")),
 )
@@ -78,7 +80,7 @@ class Claim:
         a, b = self.model_a, self.model_b
         d = f"{self.margin:g}" + (" points" if self.margin < 1 else "")
         body = {
-            "superiority": f"{a} > {b}",
+            "superiority": f"{a} > {b}" + (f" + {d}" if self.margin else ""),
             "noninferiority": f"{a} >= {b} - {d}",
             "equivalence": f"|{a} - {b}| < {d}",
             "best": f"best: {a}",
@@ -126,7 +128,7 @@ def parse_claim(text: str, models=None, categories=None) -> Claim:
     a margin outside (0, 100) points (a negative one included: ``< -2`` is a margin,
     not a model named ``-2``), a bare margin under 1 point (likely a proportion:
     ``0.02`` is refused with "did you mean 2 points?", ``0.02 points`` is kept), a
-    margin on ``A > B``, or ``top k`` with k not a whole number in 1..K-1.
+    margin subtracted in ``A > B - d``, or ``top k`` with k not a whole number in 1..K-1.
     """
     original = str(text)
     line = " ".join(original.split())
@@ -196,15 +198,17 @@ def _whole(text: str) -> int | None:
 
 
 def _refuse_a_margin(text: str, b: str, models) -> None:
-    """'A > B - 2' names no model 'B - 2': a margin belongs to a non-inferiority claim."""
+    """'A > B - 2' names no model 'B - 2': a subtracted margin belongs to a non-inferiority
+    claim (a superiority margin is added: 'A > B + 2')."""
     if b in models:
         return
-    found = re.fullmatch(r"(?P<b>\S.*?)\s*(?P<sign>[-+])\s*" + _MARGIN, b)
+    found = re.fullmatch(r"(?P<b>\S.*?)\s*-\s*" + _MARGIN, b)
     if found and found["b"].lower() in {m.lower() for m in models}:
+        d = found["d"].lstrip("+-").strip()
         raise ClaimError(
             text,
-            "'A > B' takes no margin; for non-inferiority by d points write "
-            f"'A >= B - {found['d'].lstrip('+-').strip()}'",
+            f"'A > B' subtracts no margin; for non-inferiority by {d} points write "
+            f"'A >= B - {d}', for superiority by {d} points 'A > B + {d}'",
         )
 
 

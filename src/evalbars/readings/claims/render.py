@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pandas as pd
 
-from evalbars.readings.claims.verdicts import CLAIM_COLUMNS, READINGS
+from evalbars.readings.claims.verdicts import CLAIM_COLUMNS
+from evalbars.stats.bayes import Z_UNDERCOVERS_BELOW_N
 from evalbars.tables import to_markdown
 
 __all__ = [
@@ -19,14 +20,28 @@ __all__ = [
 ]
 
 
+_ADJUSTMENT_TITLES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "BH"}
 _READING_TITLES = {
     "naive": "naive",
     "paired": "paired",
     "mcnemar": "McNemar",
-    "paired_holm": "paired, Holm",
-    "mixed_holm": "mixed, Holm",
+    "bayes": "Bayesian",
     "bootstrap": "bootstrap ranks",
+} | {
+    f"{kind}_{method}": f"{kind}, {title}"
+    for kind in ("paired", "mixed")
+    for method, title in _ADJUSTMENT_TITLES.items()
 }
+
+
+def _readings(table: pd.DataFrame) -> list:
+    """The readings a claims table holds, in table order."""
+    return list(dict.fromkeys(table["reading"]))
+
+
+def _paired_adjusted(table: pd.DataFrame) -> str:
+    """The paired reading with the family's adjustment (``paired_holm`` by default)."""
+    return next((r for r in _readings(table) if r.startswith("paired_")), "paired_holm")
 
 
 def _points(value: float) -> str:
@@ -62,7 +77,7 @@ def claims_display(table: pd.DataFrame) -> pd.DataFrame:
         )
         if isinstance(paired["rival"], str) and paired["rival"]:
             estimate += f" vs {paired['rival']}"
-        holm = by.loc["paired_holm"]
+        holm = by.loc[_paired_adjusted(table)]
         needed = holm["questions_needed"]
         if holm["verdict"] != "not supported":
             plan = "decided"
@@ -72,7 +87,7 @@ def claims_display(table: pd.DataFrame) -> pd.DataFrame:
             plan = "no number (observed gap at the threshold)"
         rows.append(
             {"claim": claim, "questions": int(paired["questions"]), "gap, points (CI)": estimate}
-            | {_READING_TITLES[r]: _cell(by.loc[r]) for r in READINGS}
+            | {_READING_TITLES[r]: _cell(by.loc[r]) for r in _readings(table)}
             | {"questions needed": plan}
         )
     return pd.DataFrame(rows)
@@ -99,43 +114,68 @@ def claims_headline(table: pd.DataFrame) -> str:
     n = table["claim"].nunique()
     if not n:
         return "No claims to test."
-    holm = table[table["reading"] == "paired_holm"]
+    reading = _paired_adjusted(table)
+    holm = table[table["reading"] == reading]
     paired = table.loc[table["reading"] == "paired", "verdict"]
     family = int(holm["family_size"].max()) if len(holm) else n
     adjusted = int((holm["verdict"] == "supported").sum())
     before = int((paired == "supported").sum())
-    scope = f"the Holm adjustment for {_count(family, 'claim')}"
+    title = _ADJUSTMENT_TITLES[reading.rpartition("_")[2]]
+    scope = f"the {title} adjustment for {_count(family, 'claim')}"
     if family != n:
-        scope = f"the Holm adjustment for {family} tests"
+        scope = f"the {title} adjustment for {family} tests"
+    small = _small_sample_sentence(table)
     if not adjusted and family == 1:
-        return "The claim is not supported by the paired reading."
+        return small + "The claim is not supported by the paired reading."
     if not adjusted:
         tail = (
             f"; {before} {'is' if before == 1 else 'are'} supported before it (paired reading)"
             if before
             else ", nor any before it"
         )
-        return f"No claim survives {scope}{tail}."
+        return f"{small}No claim survives {scope}{tail}."
     first = f"{adjusted} of {_count(n, 'claim')}" if n > 1 else "The claim"
     verb = "is" if adjusted == 1 else "are"
     after = f" after {scope}" if family > 1 else ""
-    return f"{first} {verb} supported by the paired reading{after}."
+    return f"{small}{first} {verb} supported by the paired reading{after}."
+
+
+def _small_sample_sentence(table: pd.DataFrame) -> str:
+    """Below :data:`evalbars.stats.bayes.Z_UNDERCOVERS_BELOW_N` questions, the sentence that
+    leads: the z readings under-cover, and what the exact and Bayesian readings say."""
+    questions = int(table["questions"].max())
+    if questions >= Z_UNDERCOVERS_BELOW_N:
+        return ""
+    n = table["claim"].nunique()
+    counts = []
+    for reading, title in (("mcnemar", "exact McNemar"), ("bayes", "Bayesian")):
+        verdicts = table.loc[table["reading"] == reading, "verdict"]
+        if (verdicts != "n/a").any():
+            counts.append(f"{int((verdicts == 'supported').sum())} of {n} by the {title} reading")
+    said = ("; supported: " + ", ".join(counts)) if counts else ""
+    return (
+        f"With {questions:,} questions (fewer than {Z_UNDERCOVERS_BELOW_N}) the z readings' "
+        f"intervals are too narrow{said}. "
+    )
 
 
 def claims_markdown(table: pd.DataFrame, alpha: float = 0.05, family: str = "claims") -> str:
     """The claims table as Markdown: headline, one row per claim, and how to read it."""
     if table.empty:
         return "No claims configured (config key `claims`, or `evalbars claims --claim`).\n"
-    holm = table.loc[table["reading"] == "paired_holm", "family_size"]
+    adjusted = _paired_adjusted(table)
+    holm = table.loc[table["reading"] == adjusted, "family_size"]
     size = int(holm.iloc[0]) if len(holm) else 0
+    title = _ADJUSTMENT_TITLES[adjusted.rpartition("_")[2]]
     members = "the claims made" if family == "claims" else "the claims made and all pairs"
     notes = (
         f"Verdicts at alpha = {alpha:g}: supported when the claim's (adjusted) p < alpha, "
         "contradicted when the opposite's is, else not supported; p is the doubled one-sided p "
-        f"of the claim. Holm family: {members} ({size} tests). Gap: the paired estimate with its "
+        f"of the claim (Bayesian: twice the posterior probability that it is false). {title} "
+        f"family: {members} ({size} tests). Gap: the paired estimate with its "
         f"{1 - alpha:.0%} interval, in accuracy points (for best/top k: to the deciding rival). "
         "Bootstrap: the claim's central rank interval and P(rank <= k). Questions needed: for the "
-        "paired Holm verdict to be decided with the configured power if the true gap were the "
+        f"paired {title} verdict to be decided with the configured power if the true gap were the "
         "observed one, with the shortfall of the claim's scope in brackets."
     )
     return (

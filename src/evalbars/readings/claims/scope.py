@@ -4,7 +4,7 @@ of them, or one category's), as K x K matrices, for every reading of
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -12,7 +12,7 @@ from evalbars.data.scores import WideScores
 from evalbars.readings.ranks.paired import bootstrap_accuracies
 from evalbars.readings.ranks.unpaired import min_ranks
 from evalbars.stats.fits import contrast_se
-from evalbars.stats.mixed import fit_lmm
+from evalbars.stats.mixed import blocked_spec, fit_lmm
 from evalbars.stats.pairwise import pair_statistics
 
 # --- Statistics of one scope (all questions, or one category) ------------------------------------
@@ -33,6 +33,8 @@ class _Scope:
     mixed_diff: np.ndarray | None
     mixed_se: np.ndarray | None
     mixed_note: str
+    binary: bool = True  # every score 0 or 1: the 2x2 table of a pair is the data
+    seed: int = 0  # of the Bayesian reading's draws (set by evaluate_claims)
     ranks: np.ndarray | None = None
 
 
@@ -48,11 +50,8 @@ def _mixed(wide: WideScores, category: str | None):
     """Mixed-model contrasts (estimate, se matrices) on a scope, or (None, None, reason)."""
     k = len(wide.models)
     try:
-        if category is None and len(np.unique(wide.categories)) >= 2:
-            fit = fit_lmm(wide, "category_question")
-        else:  # one category: (1|question), by giving every question its own "category"
-            labels = np.asarray([str(q) for q in wide.question_ids])
-            fit = fit_lmm(replace(wide, categories=labels), "category")  # samples kept
+        # the nested model, or on one category's questions the question-only one
+        fit = fit_lmm(wide, blocked_spec(wide) if category is None else "question")
     except (
         ValueError,
         RuntimeError,
@@ -87,6 +86,7 @@ def _scope(wide: WideScores, category: str | None) -> _Scope:
         mixed_diff=mixed_diff,
         mixed_se=mixed_se,
         mixed_note=note,
+        binary=bool(np.isin(wide.scores[np.isfinite(wide.scores)], (0.0, 1.0)).all()),
     )
 
 

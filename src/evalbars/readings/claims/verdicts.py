@@ -7,6 +7,7 @@ spelling is suggested when one is unknown). Margins are in accuracy points.
 
 ==========================  ==================================================
 ``A > B``                   superiority (``A < B`` is read as ``B > A``)
+``A > B + d``               superiority by a margin: A is more than d points better than B
 ``A >= B - d``              non-inferiority: A is at most d points worse than B
 ``|A - B| < d``             equivalence: A and B within d points of each other
 ``best: A``                 A beats every other model in the data
@@ -22,7 +23,8 @@ Every claim is a one-sided hypothesis about the gap :math:`\\Delta = acc_A - acc
 (proportion; margins d as proportions here). Each reading gives a one-sided p for
 the claim and one for its opposite:
 
-- superiority: claim :math:`\\Delta > 0`; opposite :math:`\\Delta < 0`;
+- superiority (by a margin d, 0 without one): claim :math:`\\Delta > d`; opposite
+  :math:`\\Delta < d`;
 - non-inferiority: claim :math:`\\Delta > -d`; opposite :math:`\\Delta < -d`;
 - equivalence (two one-sided tests, Schuirmann 1987): claim
   :math:`-d < \\Delta < d` with p the larger of the two one-sided p; opposite
@@ -56,21 +58,35 @@ instead (:func:`evalbars.stats.pairwise.zero_se_one_sided_p`): 120 wins of 120 s
 "A > B" (p = 2^-119), one shared question never does (p = 1). ``pairwise.csv``, the
 letters, the gate and the first screen decide such a pair by the same rule.
 
-Readings (:data:`READINGS`):
+Readings (:func:`readings`; ``<adjust>`` is ``claims_options.adjust``, Holm by default):
 
-``naive``        unpaired z (each model's own binomial SE), no adjustment;
-``paired``       paired z over shared questions (Miller 2024, Eq. 7), no adjustment;
-``mcnemar``      exact one-sided binomial test on the discordant questions
-                 (margin-free claims only), no adjustment;
-``paired_holm``  paired z, Holm over the family;
-``mixed_holm``   Wald z of the nested mixed model's contrast
-                 (:func:`evalbars.stats.mixed.fit_lmm`, ``category_question``; on one
-                 category's questions ``(1|question)``), Holm over the family;
-``bootstrap``    ``best``/``top k`` only: the category-stratified paired bootstrap
-                 of ranks (:func:`evalbars.readings.ranks.paired.bootstrap_accuracies`);
-                 supported when the central (1 - alpha) rank interval lies in
-                 [1, k], contradicted when it lies above k (Hall and Miller 2009);
-                 no multiplicity adjustment.
+``naive``            unpaired z (each model's own binomial SE), no adjustment;
+``paired``           paired z over shared questions (Miller 2024, Eq. 7), no adjustment;
+``mcnemar``          exact one-sided binomial test on the discordant questions
+                     (margin-free claims only), no adjustment;
+``bayes``            the posterior of the difference under a uniform Dirichlet prior on the
+                     pair's 2x2 table (:func:`evalbars.stats.bayes.dirichlet_paired_posterior`;
+                     Bowyer, Aitchison and Ivanova 2025, "Position: Don't use the CLT in LLM
+                     evals with fewer than a few hundred datapoints", arXiv:2503.01747): its
+                     ``p`` is twice the posterior probability that the claim is false
+                     (``supported`` when the claim's posterior probability exceeds
+                     1 - alpha/2), the estimate and interval the posterior mean and
+                     equal-tailed (1 - alpha) credible interval; 0/1 scores and pair claims
+                     only, no adjustment;
+``paired_<adjust>``  paired z, the family adjusted;
+``mixed_<adjust>``   Wald z of the nested mixed model's contrast
+                     (:func:`evalbars.stats.mixed.fit_lmm`, ``category_question``; on one
+                     category's questions, or data with one category, ``(1|question)``),
+                     the family adjusted;
+``bootstrap``        ``best``/``top k`` only: the category-stratified paired bootstrap
+                     of ranks (:func:`evalbars.readings.ranks.paired.bootstrap_accuracies`);
+                     supported when the central (1 - alpha) rank interval lies in
+                     [1, k], contradicted when it lies above k (Hall and Miller 2009);
+                     no multiplicity adjustment.
+
+The ``paired`` and ``mcnemar`` rows also carry the effect sizes: the odds ratio of the
+discordant questions with its exact interval, and Cohen's h of the two accuracies
+(:mod:`evalbars.stats.effect_sizes`).
 
 The **family** of the adjusted readings is the claims made (one hypothesis per
 claim; ``best``/``top k`` enter with their combined p), plus, with
@@ -84,7 +100,8 @@ For every claim the paired reading's observed gap g and disagreement rate
 variance :math:`\\delta - g^2`, at the per-test level :math:`\\alpha/m`, or
 :math:`\\alpha/(mk)` for ``top k``) for the paired Holm verdict to be decided with the
 requested power if the true gap were the observed one. The effect is the distance of g
-from the claim's null boundary: :math:`|g|` for superiority, best and top k,
+from the claim's null boundary: :math:`|g - d|` for superiority (d = 0 without a margin),
+:math:`|g|` for best and top k,
 :math:`|g + d|` for non-inferiority with margin d, :math:`|d - |g||` for equivalence
 (with :math:`z_{1-\\beta/2}` at g = 0, where both one-sided tests must reject);
 ``more_questions`` is how many the claim's scope lacks when it is not supported.
@@ -119,13 +136,53 @@ from evalbars.readings.claims.parsing import (
 )
 from evalbars.readings.claims.scope import _bootstrap_ranks, _Scope, _scope
 from evalbars.readings.ranks.unpaired import summarise_ranks
+from evalbars.stats.bayes import dirichlet_paired_posterior, dirichlet_probability_above
+from evalbars.stats.effect_sizes import cohens_h, discordant_odds_ratio
 from evalbars.stats.pairwise import adjust_pvalues, zero_se_one_sided_p
 from evalbars.stats.planning import questions_for_effect
 
-__all__ = ["READINGS", "FAMILIES", "CLAIM_COLUMNS", "evaluate_claims"]
+__all__ = [
+    "READINGS",
+    "ADJUSTMENTS",
+    "FAMILIES",
+    "CLAIM_COLUMNS",
+    "readings",
+    "adjusted_reading",
+    "evaluate_claims",
+]
 
-READINGS = ("naive", "paired", "mcnemar", "paired_holm", "mixed_holm", "bootstrap")
+#: Multiplicity adjustments of the family (``claims_options.adjust``): Holm's step-down and
+#: Bonferroni (family-wise error), Benjamini-Hochberg (false discovery rate).
+ADJUSTMENTS = ("holm", "bonferroni", "bh")
 FAMILIES = ("claims", "claims_and_all_pairs")
+
+
+def readings(adjust: str = "holm") -> tuple:
+    """The readings of a claims table whose family is adjusted by ``adjust``, in table order."""
+    if adjust not in ADJUSTMENTS:
+        raise ValueError(f"adjust must be one of {ADJUSTMENTS}, got {adjust!r}")
+    return (
+        "naive",
+        "paired",
+        "mcnemar",
+        "bayes",
+        f"paired_{adjust}",
+        f"mixed_{adjust}",
+        "bootstrap",
+    )
+
+
+def adjusted_reading(reading: str) -> str | None:
+    """The adjustment of a reading (``paired_bh`` -> ``bh``), or None for an unadjusted one."""
+    _, _, method = reading.rpartition("_")
+    return method if method in ADJUSTMENTS and reading.startswith(("paired_", "mixed_")) else None
+
+
+#: Posterior draws behind the Bayesian reading's interval and its margins' probabilities (the
+#: probability of a margin-free claim is exact): a Monte Carlo SE of at most 0.0035.
+BAYES_DRAWS = 20_000
+#: The readings with Holm's adjustment, the default.
+READINGS = readings("holm")
 #: Columns of the claims table, in order.
 CLAIM_COLUMNS = [
     "claim",
@@ -153,18 +210,35 @@ CLAIM_COLUMNS = [
     "disagreement",
     "questions_needed",
     "more_questions",
+    "odds_ratio",
+    "odds_ratio_low",
+    "odds_ratio_high",
+    "cohens_h",
 ]
 
 
 def _one_sided(scope: _Scope, reading: str, a: int, b: int, shift: float) -> float:
-    """One-sided p of H1: acc_a - acc_b > shift (proportion) under a reading."""
+    """One-sided p of H1: acc_a - acc_b > shift (proportion) under a reading (for ``bayes``
+    the posterior probability of the opposite, :math:`P(\\Delta \\le s)`)."""
     if reading == "mcnemar":
         wins, losses = scope.wins[a, b], scope.wins[b, a]
         # P(X >= wins), X ~ Bin(wins + losses, 1/2), = P(X <= losses) by symmetry.
         return float(special.bdtr(int(losses), int(wins + losses), 0.5)) if wins + losses else 1.0
+    if reading == "bayes":
+        rest = scope.n[a, b] - scope.wins[a, b] - scope.wins[b, a]
+        above = dirichlet_probability_above(
+            rest,
+            scope.wins[a, b],
+            scope.wins[b, a],
+            0.0,
+            shift,
+            np.random.default_rng(scope.seed),
+            draws=BAYES_DRAWS,
+        )
+        return float(1.0 - above)
     if reading == "naive":
         diff, se = scope.diff[a, b], scope.se_unpaired[a, b]
-    elif reading in ("paired", "paired_holm"):
+    elif reading == "paired" or reading.startswith("paired_"):
         diff, se = scope.diff[a, b], scope.se_paired[a, b]
     else:
         diff, se = scope.mixed_diff[a, b], scope.mixed_se[a, b]
@@ -179,7 +253,7 @@ def _one_sided(scope: _Scope, reading: str, a: int, b: int, shift: float) -> flo
 def _se(scope: _Scope, reading: str, a: int, b: int) -> tuple[float, float]:
     if reading == "naive":
         return scope.diff[a, b], scope.se_unpaired[a, b]
-    if reading == "mixed_holm":
+    if reading.startswith("mixed_"):
         return scope.mixed_diff[a, b], scope.mixed_se[a, b]
     return scope.diff[a, b], scope.se_paired[a, b]
 
@@ -200,8 +274,8 @@ def _test(claim: Claim, scope: _Scope, reading: str, index: dict) -> dict:
         rival = others[order_p[need - 1]] if p_claim <= p_opposite else others[order_q[k - 1]]
         return {"p": p_claim, "p_opposite": p_opposite, "pair": (a, rival), "divisor": k}
     b = index[claim.model_b]
-    if claim.kind == "superiority":
-        p, p_opposite = _one_sided(scope, reading, a, b, 0.0), _one_sided(scope, reading, b, a, 0.0)
+    if claim.kind == "superiority":  # by the margin d (0 without one)
+        p, p_opposite = _one_sided(scope, reading, a, b, d), _one_sided(scope, reading, b, a, -d)
     elif claim.kind == "noninferiority":
         p, p_opposite = _one_sided(scope, reading, a, b, -d), _one_sided(scope, reading, b, a, d)
     else:
@@ -220,8 +294,10 @@ def _verdict(p_adjusted: float, p_opposite_adjusted: float, alpha: float) -> str
 
 def _applies(claim: Claim, scope: _Scope, reading: str) -> bool:
     if reading == "mcnemar":
-        return claim.kind not in ("noninferiority", "equivalence")
-    if reading == "mixed_holm":
+        return claim.kind not in ("noninferiority", "equivalence") and not claim.margin
+    if reading == "bayes":
+        return scope.binary and claim.kind not in ("best", "top")
+    if reading.startswith("mixed_"):
         return scope.mixed_diff is not None
     if reading == "bootstrap":
         return claim.kind in ("best", "top")
@@ -254,6 +330,8 @@ def _questions_needed(claim, scope, row, alpha, power, family_size):
         effect = abs(d - abs(g))
         if g == 0:  # both one-sided tests must reject: z_{1-beta/2} (Chow, Shao and Wang 3.1)
             power = 1 - (1 - power) / 2
+    elif claim.kind == "superiority":
+        effect = abs(g - d)
     else:
         effect = abs(g)
         if claim.kind in ("best", "top") and row["p"] > row["p_opposite"]:
@@ -278,8 +356,9 @@ def evaluate_claims(
     power: float = 0.8,
     replicates: int = 10_000,
     seed: int = 2024,
+    adjust: str = "holm",
 ) -> pd.DataFrame:
-    """Verdicts of every claim under every reading (:data:`READINGS`), one row per (claim, reading).
+    """Verdicts of every claim under every reading (:func:`readings`), one row per (claim, reading).
 
     Parameters
     ----------
@@ -295,7 +374,12 @@ def evaluate_claims(
         Power at which ``questions_needed`` is computed.
     replicates, seed : int
         Bootstrap replicates and seed of the rank reading (one Generator per scope,
-        seeded with ``seed``, so a claim's numbers do not depend on the others).
+        seeded with ``seed``, so a claim's numbers do not depend on the others), and seed of
+        the Bayesian reading's posterior draws (a Generator seeded with ``seed`` for each
+        probability it draws).
+    adjust : {"holm", "bonferroni", "bh"}
+        The adjustment of the family (:data:`ADJUSTMENTS`): the adjusted readings are named
+        ``paired_<adjust>`` and ``mixed_<adjust>``.
 
     Returns
     -------
@@ -320,8 +404,11 @@ def evaluate_claims(
     for claim in claims:
         if claim.category not in scopes:
             scopes[claim.category] = _scope(wide, claim.category)
+    for scope in scopes.values():
+        scope.seed = seed
     rows = {}
-    for reading in READINGS:
+    names = readings(adjust)
+    for reading in names:
         tests = []
         for claim in claims:
             scope = scopes[claim.category]
@@ -332,11 +419,12 @@ def evaluate_claims(
         p = np.array([min(1.0, 2 * t["p"]) if t else np.nan for t in tests])
         q = np.array([min(1.0, 2 * t["p_opposite"]) if t else np.nan for t in tests])
         adjusted, family_size = (p, q), 1
-        if reading.endswith("_holm"):
+        method = adjusted_reading(reading)
+        if method:
             extra = _all_pairs_p(scopes[None], reading) if family == "claims_and_all_pairs" else []
             live = ~np.isnan(p)
             family_size = int(live.sum()) + len(extra)
-            adjusted = tuple(_holm_part(values, live, extra) for values in (p, q))
+            adjusted = tuple(_adjusted_part(values, live, extra, method) for values in (p, q))
         settings = {"alpha": alpha, "replicates": replicates, "seed": seed, "power": power}
         for i, claim in enumerate(claims):
             verdicts = {
@@ -354,16 +442,17 @@ def evaluate_claims(
                 models,
                 settings,
             )
-    ordered = [rows[i, reading] for i in range(len(claims)) for reading in READINGS]
+    ordered = [rows[i, reading] for i in range(len(claims)) for reading in names]
     return pd.DataFrame(ordered, columns=CLAIM_COLUMNS)
 
 
-def _holm_part(values: np.ndarray, live: np.ndarray, extra: list) -> np.ndarray:
-    """Holm-adjusted values of the live claims, over them plus ``extra`` p-values."""
+def _adjusted_part(values: np.ndarray, live: np.ndarray, extra: list, method: str) -> np.ndarray:
+    """Adjusted values of the live claims (``method`` of
+    :func:`evalbars.stats.pairwise.adjust_pvalues`), over them plus ``extra`` p-values."""
     out = np.full(values.shape, np.nan)
     family = np.concatenate([values[live], np.asarray(extra, dtype=float)])
     if family.size:
-        out[live] = adjust_pvalues(family, "holm")[: int(live.sum())]
+        out[live] = adjust_pvalues(family, method)[: int(live.sum())]
     return out
 
 
@@ -382,7 +471,7 @@ def _row(claim, scope, reading, test, verdicts, family_size, models, settings):
             # the questions the deciding comparison used: those both models of its pair answered
             "questions": int(scope.n[test["pair"]]) if test is not None else scope.questions,
             "reading": reading,
-            "family_size": family_size if reading.endswith("_holm") else 1,
+            "family_size": family_size if adjusted_reading(reading) else 1,
         }
         | dict.fromkeys(CLAIM_COLUMNS[10:], np.nan)
         | {"rival": "", "verdict": "n/a"}
@@ -416,15 +505,19 @@ def _row(claim, scope, reading, test, verdicts, family_size, models, settings):
         "rival": models[b] if claim.kind in ("best", "top") else "",
         "verdict": _verdict(verdicts["p_adjusted"], verdicts["p_opposite_adjusted"], alpha),
     }
-    if reading != "mcnemar":
-        level = alpha / (test["divisor"] * (family_size if reading.endswith("_holm") else 1))
+    if reading == "bayes":
+        row |= _posterior(scope, a, b, alpha)
+    elif reading != "mcnemar":
+        level = alpha / (test["divisor"] * (family_size if adjusted_reading(reading) else 1))
         half = special.ndtri(1 - level / 2) * se
         row |= {
             "ci_low_points": 100 * (estimate - half),
             "ci_high_points": 100 * (estimate + half),
             "ci_level": 1 - level,
         }
-    if reading == "paired_holm":
+    if reading in ("paired", "mcnemar"):
+        row |= _effect_sizes(scope, a, b, alpha)
+    if reading.startswith("paired_"):
         extra = {
             "p": test["p"],
             "p_opposite": test["p_opposite"],
@@ -437,6 +530,37 @@ def _row(claim, scope, reading, test, verdicts, family_size, models, settings):
         )
         row |= {"disagreement": delta, "questions_needed": needed, "more_questions": more}
     return row
+
+
+def _posterior(scope: _Scope, a: int, b: int, alpha: float) -> dict:
+    """The Bayesian reading's estimate and credible interval (points) of a pair: the posterior
+    mean and equal-tailed (1 - alpha) interval of the Dirichlet model's difference."""
+    rest = scope.n[a, b] - scope.wins[a, b] - scope.wins[b, a]
+    rng = np.random.default_rng(scope.seed)
+    post = dirichlet_paired_posterior(
+        rest, scope.wins[a, b], scope.wins[b, a], 0.0, rng, level=1 - alpha, draws=BAYES_DRAWS
+    )
+    return {
+        "estimate_points": 100 * float(post.mean),
+        "ci_low_points": 100 * float(post.low),
+        "ci_high_points": 100 * float(post.high),
+        "ci_level": 1 - alpha,
+    }
+
+
+def _effect_sizes(scope: _Scope, a: int, b: int, alpha: float) -> dict:
+    """The discordant odds ratio with its exact interval, and Cohen's h of the two accuracies
+    on the questions both answered (:mod:`evalbars.stats.effect_sizes`)."""
+    ratio = discordant_odds_ratio(scope.wins[a, b], scope.wins[b, a], 1 - alpha)
+    scores = scope.wide.scores[:, [a, b]]
+    both = np.isfinite(scores).all(axis=1)
+    means = scores[both].mean(axis=0) if both.any() else np.full(2, np.nan)
+    return {
+        "odds_ratio": float(ratio.estimate),
+        "odds_ratio_low": float(ratio.low),
+        "odds_ratio_high": float(ratio.high),
+        "cohens_h": float(cohens_h(means[0], means[1])),
+    }
 
 
 # --- Display --------------------------------------------------------------------------------------

@@ -16,17 +16,34 @@ VERDICT_COLOURS = {
     "contradicted": "#D55E00",
     "n/a": "0.8",
 }
-#: Readings with an interval on the accuracy-point scale, top to bottom.
-_INTERVAL_READINGS = ("naive", "paired", "paired_holm", "mixed_holm")
-_TITLES = {
-    "naive": "naive",
-    "paired": "paired",
-    "paired_holm": "paired, Holm",
-    "mixed_holm": "mixed, Holm",
-}
+#: Readings with an interval on the accuracy-point scale, top to bottom (the adjusted ones by
+#: the family's adjustment).
+_INTERVAL_READINGS = ("naive", "paired", "bayes", "paired_", "mixed_")
+_ADJUSTMENTS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "BH"}
+
+
+def _interval_readings(table: pd.DataFrame) -> list:
+    """The readings of ``table`` drawn with an interval, in :data:`_INTERVAL_READINGS` order."""
+    present = list(dict.fromkeys(table["reading"]))
+    return [
+        r
+        for prefix in _INTERVAL_READINGS
+        for r in present
+        if r == prefix
+        or (prefix.endswith("_") and r.startswith(prefix) and r.rpartition("_")[2] in _ADJUSTMENTS)
+    ]
+
+
+def _title(reading: str) -> str:
+    kind, _, method = reading.rpartition("_")
+    if method in _ADJUSTMENTS:
+        return f"{kind}, {_ADJUSTMENTS[method]}"
+    return {"bayes": "Bayesian"}.get(reading, reading)
 
 
 def _thresholds(kind: str, margin: float) -> list:
+    if kind == "superiority":
+        return [margin]
     if kind == "noninferiority":
         return [-margin]
     if kind == "equivalence":
@@ -45,7 +62,8 @@ def claims_figure(table: pd.DataFrame):
     claims = list(dict.fromkeys(table["claim"]))
     if not claims:
         return message_figure("No claims configured (config: claims).", width=6)
-    rows = len(_INTERVAL_READINGS)
+    shown = _interval_readings(table)
+    rows = len(shown)
     with figure(len(claims), 1, figsize=(7.5, 1.55 * len(claims) + 0.6), squeeze=False) as (
         fig,
         axes,
@@ -54,7 +72,7 @@ def claims_figure(table: pd.DataFrame):
             group = table[table["claim"] == claim].set_index("reading")
             first = group.iloc[0]
             y = np.arange(rows)[::-1]
-            for yy, reading in zip(y, _INTERVAL_READINGS, strict=True):
+            for yy, reading in zip(y, shown, strict=True):
                 row = group.loc[reading]
                 colour = VERDICT_COLOURS[row["verdict"]]
                 if np.isfinite(row["ci_low_points"]):
@@ -76,7 +94,7 @@ def claims_figure(table: pd.DataFrame):
                 )
             for threshold in _thresholds(first["kind"], first["margin_points"]):
                 ax.axvline(threshold, color="black", ls="--", lw=1)
-            ax.set_yticks(y, [_TITLES[r] for r in _INTERVAL_READINGS], fontsize=8)
+            ax.set_yticks(y, [_title(r) for r in shown], fontsize=8)
             ax.set_ylim(-0.6, rows - 0.4)
             title = claim
             rival = group.loc["paired", "rival"]
