@@ -121,7 +121,8 @@ class SourceOptions:
         Inspect: accept logs whose status is ``error`` or ``cancelled``.
     tasks : tuple of str, optional
         lm-eval: the tasks to read (a group stands for its subtasks; default: every
-        task with a samples file).
+        task with a samples file). lighteval: ``task|k``, ``suite|task|k``, ``task`` (any
+        few-shot count) or a superset (its subsets), as lighteval's own ``--tasks``.
     split, perturbation : str, optional
         HELM: the split read (default ``test``) and a perturbation whose copies are read
         instead of the originals (default none: perturbed copies are left out).
@@ -163,7 +164,9 @@ class SourceOptions:
 #: Names that say a file is a log: upstream MMLU-Pro's, and Inspect's ``<ISO time>_<task>_<id>``.
 _MMLU_PRO_NAME = re.compile(r"model_outputs_.+\.(json|zip)")
 _INSPECT_NAME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}[-:]\d{2}[-:]\d{2}.*\.(eval|json)")
-_TASKS_ONLY = "`tasks` chooses among lm-eval tasks; this entry holds no lm-eval output"
+_TASKS_ONLY = (
+    "`tasks` chooses among lm-eval and lighteval tasks; this entry holds neither's output"
+)
 #: JSON nested thousands deep exhausts Python's parser: no harness writes that.
 DEEP_JSON = "holds JSON nested deeper than Python's parser reads; it is not a harness log"
 #: Columns that say a table holds predictions.
@@ -395,7 +398,7 @@ READERS = {
         Reader("mmlu_pro", lambda paths, options: [read_mmlu_pro(p, options.model) for p in paths]),
         Reader("table", lambda paths, options: [read_long_table(p) for p in paths]),
         Reader("helm", helm.read_helm_files),
-        Reader("lighteval", lighteval.read_lighteval_files),
+        Reader("lighteval", lighteval.read_lighteval_files, tasks=True),
         Reader("every_eval_ever", every_eval_ever.read_eee_files),
         Reader("swe_bench", swe_bench.read_swe_bench_files),
     )

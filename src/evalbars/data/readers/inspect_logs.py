@@ -97,7 +97,15 @@ def _json(raw: bytes, path, what: str):
 
 def _load(path: Path, samples: bool = True) -> tuple[dict, list]:
     """``(header, samples)`` of an ``.eval`` archive or a ``.json`` log (no samples read
-    from an archive when ``samples`` is false)."""
+    from an archive when ``samples`` is false).
+
+    ``header.json`` and then every ``samples/`` member, in name order, are read from one opened
+    archive, so :func:`~evalbars.data.readers.archives.read_member` holds them together to
+    the archive's limits. Fatal: the first member that passes a limit (per member, per archive,
+    or in how far it unpacks beyond its compressed size) or contradicts its header (a damaged
+    or forged archive), named in the message; reading stops there. The ``_journal/`` members,
+    ``reductions.json`` and ``summaries.json`` are not read, and count toward no limit.
+    """
     if path.suffix.lower() == ".json":
         document = _json(path.read_bytes(), path, "the log")
         if not is_inspect_log(document):

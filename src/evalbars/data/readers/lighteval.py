@@ -28,7 +28,20 @@ How the item table is read from them:
   scored instead, as one epoch, by ExactMatches' own rule for one sample (the stripped text
   equals a stripped gold); ``metric: em`` keeps the best-of-n score;
 - **runs**: two runs of one model and task (two timestamps) are refused unless
-  ``runs: newest``; tasks run at different times (the leaderboard's details) are one model's.
+  ``runs: newest``; tasks run at different times (the leaderboard's details) are one model's;
+- **tasks**: every task with a details file, or those the user names (``tasks:``), as
+  lighteval's ``--tasks`` names them: ``task|k`` (``k`` few-shot), ``suite|task|k`` (the
+  older names), ``task`` (any few-shot count) or a superset (``synthmcq`` for
+  ``synthmcq:arithmetic`` and ``synthmcq:geometry``); a name no details file has is refused.
+  Two tasks of one model that score mostly the same questions (lighteval's multiple-choice,
+  cloze and generative formulations of one benchmark) are refused, naming both: pooled,
+  each question would count once per task, under different metrics. Questions are the same
+  when more than half of the smaller task's are shared by: the query and choices (one prompt
+  under two names: two few-shot counts, two suites); the kept ``doc.specific`` id, when both
+  tasks keep one and are not two subsets of one superset (``x:a`` and ``x:b``, whose ids
+  may repeat); ``doc.id`` and ``gold_index``, for tasks named as lighteval names the
+  formulations of one benchmark (``mmlu_ara_mcf:anatomy``, ``mmlu_ara_cf:anatomy``,
+  ``mmlu_ara_hybrid:anatomy``), whose queries and choices differ and which keep no id.
 
 ``_average`` and ``all`` in the results file are macro means over tasks; they are not read.
 Record numbers in errors are 1-based rows of the parquet file.
@@ -45,6 +58,7 @@ from __future__ import annotations
 import ast
 import json
 import logging
+import os
 import re
 from pathlib import Path
 
@@ -52,7 +66,13 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from evalbars.data.readers.common import DEFAULT_N_OPTIONS, choose_newest, finish_frame, option_hint
+from evalbars.data.readers.common import (
+    DEFAULT_N_OPTIONS,
+    choose_newest,
+    few,
+    finish_frame,
+    option_hint,
+)
 from evalbars.errors import InputError
 
 __all__ = [
@@ -74,6 +94,20 @@ OLD_COLUMNS = {"example", "choices", "metrics"}
 #: Metrics that take the best over a question's samples.
 ANY_OF_N = {"em"}
 MISSING_MEANS = "none (lighteval scores every example)"
+#: Two tasks of one model sharing more than this share of the smaller's questions are one
+#: question set read twice (as lm-eval's reader judges its tasks).
+SHARED_QUESTIONS = 0.5
+#: lighteval's formulations in a task name (``Formulation.name.lower()`` of its templates).
+FORMULATION = re.compile(r"_(mcf|cf|hybrid)(?=:|$)")
+#: What a task asks of the model, from ``doc.sampling_methods``.
+SAMPLING_KINDS = {
+    "LOGPROBS": "loglikelihood",
+    "GENERATIVE": "generative",
+    "PERPLEXITY": "perplexity",
+}
+#: Per-row columns used while reading, not raw rows: the task, how it is scored, and the keys
+#: that recognise its questions in another task.
+_TASK_COLUMNS = ["task", "scored_as", "content_key", "kept_key", "row_key"]
 
 
 def is_lighteval_details(path) -> bool:
@@ -152,13 +186,65 @@ def _run_of(path: Path) -> tuple[str, str]:
     return model, stamp
 
 
+def _task_parts(name: str) -> tuple[str | None, str, str | None]:
+    """``(suite, task, few-shot count)`` of a lighteval task name, as lighteval parses
+    ``--tasks``: ``suite|task|k``, ``task|k``, ``suite|task`` (older) or ``task``."""
+    parts = name.split("|")
+    if len(parts) == 3:
+        return parts[0], parts[1], parts[2]
+    if len(parts) == 2:
+        return (None, parts[0], parts[1]) if parts[1].isdigit() else (parts[0], parts[1], None)
+    return None, name, None
+
+
+def _selects(wanted: str, task: str) -> bool:
+    """Whether the user's task name ``wanted`` stands for the details file's ``task``: the
+    same task (any few-shot count and suite unless given; lighteval 0.12+ names no suite and
+    ignores one given), or its superset (``mmlu`` for ``mmlu:anatomy``)."""
+    suite, name, shots = _task_parts(wanted)
+    task_suite, task_name, task_shots = _task_parts(task)
+    return (
+        (suite is None or task_suite is None or suite == task_suite)
+        and (shots is None or shots == task_shots)
+        and (name == task_name or (":" not in name and task_name.split(":")[0] == name))
+    )
+
+
+def _keep_tasks(runs: dict, wanted, paths) -> dict:
+    """``runs`` (``{model: {task: {stamp: path}}}``) with only the tasks the user named."""
+    if not wanted:
+        return runs
+    available = sorted({task for tasks in runs.values() for task in tasks})
+    for name in wanted:
+        if not any(_selects(name, task) for task in available):
+            folder = Path(os.path.commonpath([str(Path(p).parent) for p in paths]))
+            raise InputError(
+                folder,
+                f"no task {name!r} among the lighteval details files; they hold "
+                f"{few(available, 6)}",
+            )
+    kept = {
+        model: {t: s for t, s in tasks.items() if any(_selects(n, t) for n in wanted)}
+        for model, tasks in runs.items()
+    }
+    return {model: tasks for model, tasks in kept.items() if tasks}
+
+
 def read_lighteval(paths, options) -> list[pd.DataFrame]:
-    """Raw rows of lighteval details files, one frame per model (see the module docstring)."""
+    """Raw rows of lighteval details files, one frame per model (see the module docstring).
+
+    Fatal: a task of ``options.tasks`` that no details file has; two runs of one model and
+    task (unless ``options.runs`` is ``newest``); two tasks of one model that score the same
+    questions; a details file that is not lighteval's or holds no rows. Skipped: the details
+    files of tasks ``options.tasks`` does not name.
+    """
     runs: dict = {}
     for path in sorted(Path(p) for p in paths):
         model, stamp = _run_of(path)
         task = DETAILS_PATTERN.fullmatch(path.name)["task"]
         runs.setdefault(model, {}).setdefault(task, {})[stamp] = path
+    runs = _keep_tasks(runs, options.tasks, paths)
+    every_task = sorted({task for tasks in runs.values() for task in tasks})
     frames = []
     for model, tasks in runs.items():
         groups = {
@@ -174,7 +260,8 @@ def read_lighteval(paths, options) -> list[pd.DataFrame]:
         )
         files = list(chosen.values())
         parts = [_read_details(path, model, options) for path in files]
-        combined = pd.concat(parts, ignore_index=True)
+        _check_distinct_questions(model, parts, every_task, options.id_field)
+        combined = pd.concat(parts, ignore_index=True).drop(columns=_TASK_COLUMNS)
         frames.append(finish_frame(combined, files[0], missing_means=MISSING_MEANS))
     return frames
 
@@ -191,6 +278,8 @@ def _field(struct, name, rows: int) -> list:
 
 
 def _read_details(path: Path, model: str, options) -> pd.DataFrame:
+    """Raw rows of one details file, with :data:`_TASK_COLUMNS` (its task, how it is scored
+    and the keys that recognise its questions in another task)."""
     try:
         table = pq.read_table(path)
     except Exception as exc:
@@ -212,6 +301,9 @@ def _read_details(path: Path, model: str, options) -> pd.DataFrame:
             for i in range(metrics.type.num_fields)
         }
         task = next((t for t in _field(doc, "task_name", rows) if t), task)
+        rows_of_dataset = _field(doc, "id", rows)
+        kinds = {m for methods in _field(doc, "sampling_methods", rows) for m in methods or []}
+        kind = ", ".join(SAMPLING_KINDS.get(str(m), str(m).lower()) for m in sorted(kinds))
     elif OLD_COLUMNS <= names:
         rows = len(table)
         query = _column(table, "example").to_pylist()
@@ -222,6 +314,8 @@ def _read_details(path: Path, model: str, options) -> pd.DataFrame:
         )
         samples = [1] * rows
         specific = [None] * rows
+        rows_of_dataset = [None] * rows
+        kind = ""
         scores = _old_metrics(_column(table, "metrics"), path)
     else:
         lacking = sorted(NEW_COLUMNS - names) if "doc" in names else sorted(OLD_COLUMNS - names)
@@ -233,15 +327,41 @@ def _read_details(path: Path, model: str, options) -> pd.DataFrame:
     if not rows:
         raise InputError(path, "the details file holds no rows")
     category = task.split("|")[1] if task.count("|") == 2 else task.split("|")[0]
-    question = _question_ids(category, query, choices, specific, options.id_field, path)
+    content, kept = _question_keys(query, choices, specific, options.id_field, path)
+    question = np.array([f"{category}/{k}" for k in (content if kept is None else kept)], object)
     metric, per_sample = _choose_metric(scores, samples, options.metric, path, task)
     n_options = np.array([len(c) if c is not None else 0 for c in choices])
     n_options = np.where(n_options >= 2, n_options, DEFAULT_N_OPTIONS)
-    record = np.arange(1, rows + 1)
+    keys = {
+        "task": task,
+        "scored_as": ", ".join(
+            filter(None, [kind, f"{metric or 'em'} per sample" if per_sample else metric])
+        ),
+        "content_key": content,
+        "kept_key": kept if kept is not None else np.full(rows, None, dtype=object),
+        "row_key": np.array(
+            [
+                None if r is None else f"{r}\x1f{g}"
+                for r, g in zip(rows_of_dataset, gold, strict=True)
+            ],
+            dtype=object,
+        ),
+    }
     if per_sample:
-        return _sample_rows(path, model, category, question, choices, gold, texts, n_options)
+        frame = _sample_rows(path, model, category, question, choices, gold, texts, n_options)
+    else:
+        frame = _metric_rows(path, model, category, question, scores[metric], metric, n_options)
+    row = frame["record"].to_numpy() - 1
+    for column, values in keys.items():
+        frame[column] = values if isinstance(values, str) else values[row]
+    return frame
+
+
+def _metric_rows(path, model, category, question, values, metric, n_options) -> pd.DataFrame:
+    """One row per question: the metric's value as lighteval logged it."""
+    rows = len(question)
     try:
-        values = pd.array(scores[metric], dtype="Float64")
+        values = pd.array(values, dtype="Float64")
     except (TypeError, ValueError) as exc:
         raise InputError(path, f"{metric} is not a number per row ({exc})") from exc
     if values.isna().any():
@@ -250,7 +370,7 @@ def _read_details(path: Path, model: str, options) -> pd.DataFrame:
         )
     return pd.DataFrame(
         {
-            "record": record,
+            "record": np.arange(1, rows + 1),
             "question_id": question,
             "epoch": np.ones(rows, dtype=np.int32),
             "category": category,
@@ -283,15 +403,17 @@ def _old_metrics(column, path: Path) -> dict:
     return {name: [value.get(name) for value in parsed] for name in names}
 
 
-def _question_ids(category, query, choices, specific, id_field, path) -> np.ndarray:
-    """``<task>/<id>``: the dataset id the task kept in ``doc.specific``, else a hash."""
+def _question_keys(
+    query, choices, specific, id_field, path
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """``(content, kept)`` per row: a 64-bit hash of the query and the choices (``doc.id`` is a
+    row index that repeats across the subsets of a benchmark), and the dataset id the task kept
+    in ``doc.specific[id_field]`` (default ``id``), None when some row has none."""
     field = id_field or "id"
     kept = [s.get(field) if isinstance(s, dict) else None for s in specific]
     if id_field and any(k is None for k in kept):
         record = next(i for i, k in enumerate(kept, start=1) if k is None)
         raise InputError(path, f"doc.specific has no field {id_field!r}", record)
-    if all(k is not None for k in kept):
-        return np.array([f"{category}/{k}" for k in kept], dtype=object)
     text = pd.Series(
         [
             f"{q}\x1f" + "\x1f".join(c if c is not None else [])
@@ -299,7 +421,10 @@ def _question_ids(category, query, choices, specific, id_field, path) -> np.ndar
         ]
     )
     hashed = pd.util.hash_pandas_object(text, index=False).to_numpy()
-    return np.array([f"{category}/{h:016x}" for h in hashed], dtype=object)
+    content = np.array([f"{h:016x}" for h in hashed], dtype=object)
+    if all(k is not None for k in kept):
+        return content, np.array([str(k) for k in kept], dtype=object)
+    return content, None
 
 
 def _choose_metric(scores: dict, samples, wanted, path, task) -> tuple[str | None, bool]:
@@ -374,6 +499,84 @@ def _sample_rows(path, model, category, question, choices, gold, texts, n_option
             "source_path": str(path),
         }
     )
+
+
+def _bare_name(task: str) -> str:
+    """The task without its suite and few-shot count (``synthmcq:arithmetic``)."""
+    return _task_parts(task)[1]
+
+
+def _formulation_family(task: str) -> str | None:
+    """The benchmark a task formulates, when named as lighteval names its formulations
+    (``mmlu_ara_mcf:anatomy`` -> ``mmlu_ara_{}:anatomy``), else None."""
+    name = _bare_name(task)
+    return FORMULATION.sub("_{}", name) if FORMULATION.search(name) else None
+
+
+def _subsets_of_one_superset(task_a: str, task_b: str) -> bool:
+    """Whether two tasks are subsets of one superset (``x:a`` and ``x:b``): different subsets
+    of a dataset, whose kept ids may repeat."""
+    a, b = _bare_name(task_a), _bare_name(task_b)
+    return ":" in a and ":" in b and a.split(":")[0] == b.split(":")[0] and a != b
+
+
+#: The keys that recognise one question in two tasks, and what the message calls them.
+_KEY_EVIDENCE = {
+    "content_key": "equal query and choices",
+    "kept_key": "equal doc.specific {field!r}",
+    "row_key": "equal doc.id and gold_index of two formulations",
+}
+
+
+def _question_sets(part: pd.DataFrame) -> dict:
+    """``{key column: set of keys}`` of one task's rows (a column it lacks gives no set)."""
+    return {column: set(part[column].dropna()) for column in _KEY_EVIDENCE}
+
+
+def _shared_questions(task_a: str, task_b: str, keys_a: dict, keys_b: dict, id_field):
+    """``(shared, evidence)`` when two tasks score mostly the same questions, else None (by
+    the rules of the module docstring); ``keys_*`` are :func:`_question_sets`."""
+    columns = ["content_key"]
+    if not _subsets_of_one_superset(task_a, task_b):
+        columns.append("kept_key")
+    family = _formulation_family(task_a)
+    if family is not None and family == _formulation_family(task_b):
+        columns.append("row_key")
+    for column in columns:
+        a, b = keys_a[column], keys_b[column]
+        shared = len(a & b)
+        if a and b and shared > SHARED_QUESTIONS * min(len(a), len(b)):
+            return shared, _KEY_EVIDENCE[column].format(field=id_field or "id")
+    return None
+
+
+def _choosing_name(task: str, tasks) -> str:
+    """The shortest name that selects ``task`` alone among ``tasks`` (every task read, of
+    every model: ``synthq_mc`` for ``synthq_mc|0`` when no other few-shot count of it was
+    read): what the remedy suggests, without a shell's ``|`` where it can."""
+    bare = _bare_name(task)
+    return bare if [t for t in tasks if _selects(bare, t)] == [task] else task
+
+
+def _check_distinct_questions(model: str, parts, tasks, id_field) -> None:
+    """Refuse two tasks of one model that score mostly the same questions (one question set
+    read twice, e.g. its multiple-choice and its generative formulation), naming both."""
+    parts = [(part, _question_sets(part)) for part in parts if len(part)]
+    for i, (a, keys_a) in enumerate(parts):
+        for b, keys_b in parts[i + 1 :]:
+            task_a, task_b = a["task"].iloc[0], b["task"].iloc[0]
+            found = _shared_questions(task_a, task_b, keys_a, keys_b, id_field)
+            if found is None:
+                continue
+            shared, evidence = found
+            choose = _choosing_name(task_a, tasks)
+            raise InputError(
+                b["source_path"].iloc[0],
+                f"tasks {task_a!r} ({a['scored_as'].iloc[0]}) and {task_b!r} "
+                f"({b['scored_as'].iloc[0]}) of model {model!r} score the same {shared} "
+                f"questions ({evidence}); pooled, each would count twice: choose the tasks to "
+                f"read ({option_hint('tasks', [choose])} reads {task_a!r} alone)",
+            )
 
 
 def read_lighteval_files(paths, options) -> list[pd.DataFrame]:
