@@ -57,6 +57,7 @@ __all__ = [
     "read_items",
     "read_preview",
     "read_sources",
+    "attach_labels",
     "scores",
     "accuracy_table",
     "pairwise_table",
@@ -67,6 +68,7 @@ __all__ = [
     "check_claims",
     "compare_models",
     "leaderboard_table",
+    "judge_corrected_table",
     "ReportRun",
     "report_config",
     "write_report",
@@ -115,6 +117,7 @@ def read_items(
     seed: int = 12345,
     question_set: str = "all",
     max_unshared_share: float = 0.01,
+    labels=None,
     **options,
 ) -> pd.DataFrame:
     """The canonical item table of prediction files or harness logs, after the workflow's checks.
@@ -133,6 +136,10 @@ def read_items(
         Keep every question any model answered (as ``evalbars report``), or only those every
         model answered (the paper's design; more than ``max_unshared_share`` of them left out
         stops the read).
+    labels : path-like, optional
+        A file of human labels (``model, question_id, human`` or ``question_id, human``) of
+        judge-scored predictions, joined onto the table as its ``human`` column
+        (:mod:`evalbars.data.labels`; the config key ``labels``).
     **options
         Reader options, as the config's predictions entries and the command line's options:
         ``format, model, id_field, category_field, metric, filter, tasks, runs, scorer,
@@ -144,7 +151,7 @@ def read_items(
     DataFrame
         One row per (model, question, epoch): ``model, question_id, epoch, category, src,
         answer, pred, correct, source_file, n_options, missing_prediction``
-        (:data:`evalbars.data.items.ITEM_COLUMNS`).
+        (:data:`evalbars.data.items.ITEM_COLUMNS`), and ``human`` where labels were given.
 
     Raises
     ------
@@ -159,17 +166,34 @@ def read_items(
         seed=seed,
         max_unshared_share=max_unshared_share,
         question_set=question_set,
+        labels=labels,
     )
     return result["item_table"].frame
 
 
-def read_preview(paths, *, missing_prediction: str = "wrong", **options) -> pd.DataFrame:
+def read_preview(
+    paths, *, missing_prediction: str = "wrong", labels=None, **options
+) -> pd.DataFrame:
     """Per model, what was read (the table ``evalbars read`` prints), after the same checks as
     :func:`read_items`."""
     raw = read_sources(paths, SourceOptions(**options))
-    result = data.items(raw, policy=missing_prediction, question_set="all")
+    result = data.items(raw, policy=missing_prediction, question_set="all", labels=labels)
     table = result["item_table"].frame
     return read_summary(raw, table)
+
+
+def attach_labels(items: pd.DataFrame, labels) -> pd.DataFrame:
+    """An item table with the labels file ``labels`` joined and checked, as :func:`read_items`
+    joins it (for tables read or combined without it)."""
+    return data.labelled(items, labels)
+
+
+def judge_corrected_table(items, level: float = LEVEL, alpha: float = ALPHA) -> pd.DataFrame:
+    """``judge_corrected.csv``: judge-only, human-only and judge-corrected (PPI++) readings of
+    every model and pair, where the scores are a judge's with human labels (empty without)."""
+    return analysis.judge_corrected(scores(items), level=level, alpha=alpha)[
+        "judge_corrected"
+    ].frame
 
 
 def scores(items) -> WideScores:
@@ -184,8 +208,9 @@ def accuracy_table(items, level: float = LEVEL) -> pd.DataFrame:
 
 def pairwise_table(items, alpha: float = ALPHA) -> pd.DataFrame:
     """``pairwise.csv``: every pair's unpaired and paired z, exact McNemar, Bonferroni, Holm."""
-    tests = pairwise.pair_tests(scores(items))
-    return analysis.pairwise_tests(tests, alpha=alpha)["pairwise"].frame
+    wide = scores(items)
+    tests = pairwise.pair_tests(wide)
+    return analysis.pairwise_tests(tests, alpha=alpha, wide=wide)["pairwise"].frame
 
 
 def omnibus_table(items) -> pd.DataFrame:
@@ -353,11 +378,16 @@ class ReportRun:
 
 
 def report_config(
-    paths, *, claims: Sequence[str] = (), missing_prediction: str = "wrong", **options
+    paths,
+    *,
+    claims: Sequence[str] = (),
+    missing_prediction: str = "wrong",
+    labels=None,
+    **options,
 ) -> dict:
     """The workflow configuration of :func:`write_report`: the given files as ``predictions``,
     no MMLU-Pro archives, settings fitted to the data (every question; no paper replication),
-    one job per stage (``jobs: per_stage``)."""
+    one job per stage (``jobs: per_stage``), and the labels file, if any, as ``labels``."""
     # Only what differs from the readers' defaults, so the written config reads as it was meant.
     defaults = SourceOptions()
     given = {
@@ -375,7 +405,7 @@ def report_config(
         "claims": list(claims),
         # one job per stage: on the data of one report, start-ups are most of the work
         "jobs": "per_stage",
-    }
+    } | ({"labels": str(Path(labels).resolve())} if labels else {})
 
 
 def write_report(
@@ -389,6 +419,7 @@ def write_report(
     unlock: bool = False,
     progress: Callable[[str], None] | None = None,
     hint_style: str = "config",
+    labels=None,
     **options,
 ) -> ReportRun:
     """Run the evalbars workflow on prediction files and write its HTML report.
@@ -421,6 +452,8 @@ def write_report(
         ``print``).
     hint_style : {"config", "cli"}
         How messages word a remedy: as a config key, or as a command-line flag.
+    labels : path-like, optional
+        Human labels of judge-scored predictions, as for :func:`read_items`.
     **options
         Reader options, as for :func:`read_items`.
 
@@ -430,20 +463,22 @@ def write_report(
         With the one-line reason when the run fails on bad input.
     """
     listed = _listed(paths)
-    for path in listed:
+    for path in [*listed, *([labels] if labels else [])]:
         if not Path(path).exists():  # before Snakemake, which would only say an input is missing
             raise InputError(path, "file does not exist")
     snakefile()  # a broken install says so before anything is written
     directory = Path(output).resolve()
     if directory.exists() and not directory.is_dir():
         raise InputError(directory, "is a file, not a run directory; give another --output")
-    config = report_config(listed, claims=claims, missing_prediction=missing_prediction, **options)
+    config = report_config(
+        listed, claims=claims, missing_prediction=missing_prediction, labels=labels, **options
+    )
     smk.source_files(config["predictions"])  # a name Snakemake cannot take, in one line
     # The workflow's own checks, here first: one line, and nothing written. The item-table job
     # reads the data again (on the data of one report that costs little) and prints what it
     # drops or re-scores: this read keeps quiet, so that the console says each thing once.
     with quiet_warnings():
-        table = read_items(listed, missing_prediction=missing_prediction, **options)
+        table = read_items(listed, missing_prediction=missing_prediction, labels=labels, **options)
     claim_jobs.checked_claims(
         claim_jobs.model_accuracy(table), table["category"].unique(), claims=list(claims), notes=[]
     )

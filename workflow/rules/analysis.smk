@@ -244,3 +244,31 @@ rule analysis_all:
         rules.analysis_logistic.output,
         rules.analysis_logistic_verdicts.output,
         rules.analysis_naive_vs_blocked.output,
+
+
+# --- Judge versus corrected: PPI++ with the human labels (only where the run has labels) -------
+if LABELLED:
+
+    rule analysis_judge_corrected:
+        input:
+            scores=rules.subsample.output.scores,
+            code=package_code("analysis_judge_corrected"),
+        output:
+            **table_outputs(
+                "judge_corrected",
+                "analysis_judge_corrected",
+                "2. Analysis",
+                {"table": "judge versus corrected"},
+                parquet=True,
+            ),
+        log:
+            "results/logs/analysis_judge_corrected/analysis_judge_corrected.log",
+        benchmark:
+            "results/benchmarks/analysis_judge_corrected/analysis_judge_corrected.tsv"
+        params:
+            level=lookup(dpath="level", within=config),
+            alpha=lookup(dpath="alpha", within=config),
+        message:
+            "--- Judge-only, human-only and judge-corrected (PPI++) readings."
+        script:
+            "../scripts/analysis_judge_corrected.py"

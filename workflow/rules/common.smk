@@ -28,6 +28,9 @@ try:  # one line, not Snakemake's wildcard traceback, for a file name it cannot 
     SOURCE_FILES = smk.source_files(PREDICTION_SOURCES)
 except smk.ConfigError as exc:
     sys.exit(f"evalbars: {exc}")
+# Human labels of judge scores (a labels file, or a human column in a table of predictions): the
+# judge-corrected table is then one of the run's outputs.
+LABELLED = smk.labelled_run(config, PREDICTION_SOURCES)
 # The replication check compares with the paper, so it runs only on the paper's data.
 REPLICATION_APPLIES = smk.replication_applies(config)
 # Settings whose shipped values are the paper's (subsample.n: auto, the example claims), fitted
@@ -51,7 +54,15 @@ def item_inputs(wildcards):
     return {
         "archives": [f"data/raw/{name}" for name in ARCHIVES],
         "predictions": SOURCE_FILES,
+        "labels": [config["labels"]] if config.get("labels") else [],
     }
+
+
+def judge_corrected_inputs(wildcards):
+    """The judge-versus-corrected table, for the jobs that show it, where the run has labels."""
+    if not LABELLED:
+        return {}
+    return {"judge_corrected": "results/tables/judge_corrected.parquet"}
 
 
 def package_code(script):

@@ -29,6 +29,7 @@ rule items:
         max_unshared_share=lookup(dpath="max_unshared_share", within=config),
         subsample_n=CHOICES.subsample_size,
         question_set=lookup(dpath="question_set", within=config),
+        labels=lookup(dpath="labels", within=config),
     message:
         "--- Building the canonical item table."
     script:

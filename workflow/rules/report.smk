@@ -2,6 +2,7 @@
 # workflow/report/workflow.rst embeds this file at the top of report.html.
 rule report_landing:
     input:
+        unpack(judge_corrected_inputs),
         item_table=rules.subsample.output.item_table,
         claims=rules.claims_table.output.claims_parquet,
         checked=rules.claims_check.output.checked,

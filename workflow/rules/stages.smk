@@ -14,7 +14,8 @@ STAGES = {
         rules.analysis_logistic,
         rules.analysis_logistic_verdicts,
         rules.analysis_naive_vs_blocked,
-    ],
+    ]
+    + ([rules.analysis_judge_corrected] if LABELLED else []),
     # the claims, ranks and leaderboard stages: they share their imports
     "readings": [
         rules.claims_check,
@@ -71,6 +72,13 @@ ruleorder: stage_analysis > analysis_mixed
 ruleorder: stage_analysis > analysis_logistic
 ruleorder: stage_analysis > analysis_logistic_verdicts
 ruleorder: stage_analysis > analysis_naive_vs_blocked
+
+
+if LABELLED:
+
+    ruleorder: stage_analysis > analysis_judge_corrected
+
+
 ruleorder: stage_readings > claims_check
 ruleorder: stage_readings > claims_table
 ruleorder: stage_readings > claims_figure

@@ -23,5 +23,6 @@ with script_context(snakemake.log[0]):
         subsample_n=p.subsample_n,
         question_set=p.question_set,
         design=True,  # the console says what the shape of the data leaves out
+        labels=p.labels,
     )
     write_outputs(result, snakemake.output)

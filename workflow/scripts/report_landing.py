@@ -25,5 +25,8 @@ with script_context(snakemake.log[0]):
         pairwise=pd.read_parquet(inputs.pairwise),
         ranks=pd.read_parquet(inputs.ranks),
         alpha=snakemake.params.alpha,
+        judge_corrected=(
+            pd.read_parquet(inputs.judge_corrected) if "judge_corrected" in inputs.keys() else None
+        ),
     )
     write_outputs(result, snakemake.output)

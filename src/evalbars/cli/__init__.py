@@ -42,6 +42,7 @@ from evalbars.cli.commands import (
     run_ranks,
     run_read,
 )
+from evalbars.cli.labels import add_labels_arguments, run_labels
 from evalbars.cli.workflow import (
     add_example_arguments,
     add_report_arguments,
@@ -84,6 +85,10 @@ DESCRIPTIONS = {
     "archives, or from $EVALBARS_MIRROR).",
     "example": "The lm-evaluation-harness logs of three fake models that evalbars ships, to try "
     "`evalbars report` on a real harness's output.",
+    "labels": "PATH... are files `evalbars read` reads. The list (question_id, category, an empty "
+    "human column) is a labels file once people fill in the human column: pass it as --labels "
+    "to every command. Labels chosen by outcome (the judge's mistakes, flagged answers) "
+    "invalidate the judge-corrected readings; label the drawn questions, all of them.",
 }
 
 #: One example per command, and the claim syntax where claims are given.
@@ -101,6 +106,8 @@ EPILOGS = {
     "  EVALBARS_MIRROR=/path/to/eval_results evalbars run --directory paper\n"
     "  evalbars run --directory paper -- --dry-run         # Snakemake options after --",
     "example": "example:\n  evalbars example lm_eval-example",
+    "labels": "example:\n  evalbars labels sample tests/data/harness/lm_eval --runs newest "
+    "--id-field id --n 10 --seed 1 -o to_label.csv",
     "plan": "example:\n  evalbars plan --models 6 --gap 2 --disagreement 0.25 --procedure holm\n\n"
     "the disagreement rate of a pair of your models is (n10 + n01) / n in "
     "results/tables/pairwise.csv: n10 and n01 count the questions on which one model is right "
@@ -171,6 +178,12 @@ def build_parser() -> argparse.ArgumentParser:
             "release gate: is the candidate worse than the baseline? (exit 0/1/3, 2 bad input)",
             add_compare_arguments,
             run_compare,
+        ),
+        (
+            "labels",
+            "draw the questions people should label to correct a judge's scores",
+            add_labels_arguments,
+            run_labels,
         ),
     )
     for name, help_text, add_arguments, run in subcommands:

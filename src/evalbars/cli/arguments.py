@@ -140,7 +140,8 @@ def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         dest="tasks",
         metavar="TASK",
-        help="lm-eval: a task to read (repeatable; a group stands for its subtasks; default: all)",
+        help="lm-eval, lighteval: a task to read (repeatable; an lm-eval group or a lighteval "
+        "superset stands for its subtasks; default: all)",
     )
     group.add_argument(
         "--runs",
@@ -155,6 +156,12 @@ def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--split", help="HELM: the split to read (default: test)")
     group.add_argument("--perturbation", help="HELM: read this perturbation's copies instead")
     group.add_argument("--instances", help="SWE-bench: file of the split's instance ids")
+    group.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="human labels of judge-scored predictions: a CSV of model, question_id, human "
+        "(or question_id, human for every model), joined onto the data (config key labels)",
+    )
     group.add_argument(
         "--missing-prediction",
         choices=MISSING_POLICIES,

@@ -152,11 +152,12 @@ def _write_items(items, path: Path) -> None:
 def run_read(args: argparse.Namespace) -> int:
     options = reader_options(args)
     if args.output:
-        refuse_output_over_inputs(args.output, [*args.paths, args.instances], "-o")
+        refuse_output_over_inputs(args.output, [*args.paths, args.instances, args.labels], "-o")
         output = _check_items_output(args.output)
-    summary = api.read_preview(args.paths, missing_prediction=args.missing_prediction, **options)
+    reading = {"missing_prediction": args.missing_prediction, "labels": args.labels}
+    summary = api.read_preview(args.paths, **reading, **options)
     if args.output:
-        items = api.read_items(args.paths, missing_prediction=args.missing_prediction, **options)
+        items = api.read_items(args.paths, **reading, **options)
         _write_items(items, output)
     sys.stdout.write(to_markdown(summary, formats={"accuracy": ".4f"}))
     if args.output:
@@ -190,7 +191,10 @@ def load_items(paths, args: argparse.Namespace, needs: str = "claims compare mod
     workflow's checks (:func:`evalbars.api.read_items`); one line saying what ``needs`` two or
     more models when the files hold fewer."""
     items = api.read_items(
-        paths, missing_prediction=args.missing_prediction, **reader_options(args)
+        paths,
+        missing_prediction=args.missing_prediction,
+        labels=args.labels,
+        **reader_options(args),
     )
     if items["model"].nunique() < 2:
         raise InputError(
@@ -241,6 +245,20 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--test", choices=planning.TESTS, default="wald", help="test statistic")
     parser.add_argument("--simulate", action="store_true", help="Holm over all pairs, simulated")
     parser.add_argument(
+        "--judge-correlation",
+        type=float,
+        metavar="RHO",
+        help="for a judge-scored eval: the correlation of the judge's and people's scores of a "
+        "pair's per-question differences; the answer adds the human labels PPI++ needs",
+    )
+    parser.add_argument(
+        "--judged-questions",
+        type=positive_int,
+        metavar="N",
+        help="with --judge-correlation: the questions the judge scores (default: many more "
+        "than the labels)",
+    )
+    parser.add_argument(
         "--small-gap",
         action="store_true",
         help="plan for a gap under 1 point (without it, --gap 0.02 is refused as a likely "
@@ -269,6 +287,12 @@ def _plan(args: argparse.Namespace) -> int:
     planner.check_plan_request(
         args.models, args.gap, args.questions, args.disagreement, small_gap=args.small_gap
     )
+    if args.judge_correlation is not None and not -1 < args.judge_correlation < 1:
+        raise InputError(
+            f"--judge-correlation {args.judge_correlation:g}", "must be between -1 and 1"
+        )
+    if args.judge_correlation is not None and args.gap is None:
+        raise InputError("--judge-correlation", "plans labels for a --gap; give --gap")
     gap = None if args.gap is None else args.gap / 100
     result = planner.plan(
         args.models,
@@ -280,6 +304,8 @@ def _plan(args: argparse.Namespace) -> int:
         tests=args.tests,
         questions=args.questions,
         test=args.test,
+        judge_correlation=args.judge_correlation,
+        judged_questions=args.judged_questions or float("inf"),
     )
     simulated = None
     if args.simulate and gap is not None and args.procedure == "holm" and args.tests is None:
@@ -452,7 +478,8 @@ def _compare_inputs(args: argparse.Namespace):
         candidate = _one_model(tables[0], args.sources[0], args.candidate, "candidate")
         if baseline == candidate:
             raise InputError(args.sources[0], "the baseline and the candidate are one model")
-        items = tables[0][tables[0]["model"].isin([baseline, candidate])]
+        table = api.attach_labels(tables[0], args.labels) if args.labels else tables[0]
+        items = table[table["model"].isin([baseline, candidate])]
     else:
         baseline = _one_model(tables[0], args.sources[0], args.baseline, "baseline")
         candidate = _one_model(tables[1], args.sources[1], args.candidate, "candidate")
@@ -468,13 +495,17 @@ def _compare_inputs(args: argparse.Namespace):
             )
         items = pd.concat([base, cand], ignore_index=True)  # the baseline's categories win
         check_id_spelling(items)  # each was checked alone; their ids must match each other too
+        if args.labels:  # joined once the two models are one table: labels name both
+            items = api.attach_labels(items, args.labels)
     return items, baseline, candidate
 
 
 def run_compare(args: argparse.Namespace) -> int:
     try:
         if args.flips:
-            refuse_output_over_inputs(args.flips, [*args.sources, args.instances], "--flips")
+            refuse_output_over_inputs(
+                args.flips, [*args.sources, args.instances, args.labels], "--flips"
+            )
         if args.flips and not Path(args.flips).parent.is_dir():
             raise InputError(
                 args.flips, f"folder '{Path(args.flips).parent}' does not exist; create it first"

@@ -62,7 +62,7 @@ def _verdict_line(rows) -> str:
 def run_report(args: argparse.Namespace) -> int:
     refuse_output_over_inputs(
         args.output,
-        [*args.paths, args.instances, args.claims_file],
+        [*args.paths, args.instances, args.claims_file, args.labels],
         "--output",
         folder=True,
     )
@@ -88,6 +88,7 @@ def run_report(args: argparse.Namespace) -> int:
             unlock=args.unlock,
             progress=progress,
             hint_style="cli",
+            labels=args.labels,
             **reader_options(args),
         )
     except EvalbarsError as exc:  # main prints the reason; a held line that says it goes

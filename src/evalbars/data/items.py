@@ -36,7 +36,7 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 
 from evalbars.data.codes import as_category, factorize_sorted, first_rows
-from evalbars.data.readers.common import RAW_COLUMNS, TEXT_COLUMNS
+from evalbars.data.readers.common import LABEL_COLUMN, RAW_COLUMNS, TEXT_COLUMNS
 from evalbars.errors import ConfigError, InputError, plain
 
 __all__ = [
@@ -62,7 +62,9 @@ log = logging.getLogger(__name__)
 #: repeated samples of a question (1 where there is one); ``correct`` is the score (int8 0/1, or
 #: float where a source gives partial credit); ``n_options`` (how many answer options the
 #: question has) is kept so that missing predictions can be re-scored as random guesses later;
-#: ``missing_prediction`` says which rows had no prediction (whatever they now score).
+#: ``missing_prediction`` says which rows had no prediction (whatever they now score). Where a
+#: source or a labels file gives human labels, a last column ``human`` holds them
+#: (:mod:`evalbars.data.labels`; NaN where nobody labelled the row); without labels it is absent.
 ITEM_COLUMNS = [
     "model",
     "question_id",
@@ -302,8 +304,10 @@ def join_sources(frames) -> pd.DataFrame:
             "print alike; write the name alike in every file (or rename one if they are two)",
         )
     ids_are_int = [pd.api.types.is_integer_dtype(f["question_id"]) for f in frames]
+    # Human labels travel with the rows where some source gives them (NaN in the others).
+    columns = RAW_COLUMNS + ([LABEL_COLUMN] if any(LABEL_COLUMN in f for f in frames) else [])
     if len(frames) == 1:
-        combined = frames[0][RAW_COLUMNS].copy(deep=False)  # the reader's columns, not a copy
+        combined = frames[0][columns].copy(deep=False)  # the reader's columns, not a copy
     else:
         combined = pd.concat([f.drop(columns=TEXT_COLUMNS) for f in frames], ignore_index=True)
         for column in TEXT_COLUMNS:
@@ -311,7 +315,7 @@ def join_sources(frames) -> pd.DataFrame:
             combined[column] = union_categoricals(
                 [as_category(f[column]) for f in frames], sort_categories=True
             )
-        combined = combined[RAW_COLUMNS]
+        combined = combined[columns]
     if not all(ids_are_int):
         combined["question_id"] = combined["question_id"].astype(str)
     combined = _check_categories(combined)
@@ -341,7 +345,7 @@ def score_sources(combined: pd.DataFrame, policy: str = "wrong", seed: int = 0) 
             f"missing_prediction=exclude leaves no scored question for model(s) {named}: "
             "none of their answers could be extracted; use `wrong` or `random_guess`, or drop them"
         )
-    items = scored[ITEM_COLUMNS]
+    items = scored[ITEM_COLUMNS + ([LABEL_COLUMN] if LABEL_COLUMN in scored else [])]
     items["epoch"] = items["epoch"].astype("int32")
     items["n_options"] = items["n_options"].astype("int16")
     return items.reset_index(drop=True)

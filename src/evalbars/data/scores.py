@@ -13,9 +13,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from evalbars.data.blocks import BLOCK_CELLS, blocks
 from evalbars.data.codes import dense_integer_codes, factorize_sorted, first_rows
+from evalbars.data.readers.common import LABEL_COLUMN
 
 __all__ = [
     "WideScores",
@@ -23,6 +25,8 @@ __all__ = [
     "read_wide_scores",
     "write_wide_scores",
     "SCORE_COLUMNS",
+    "score_columns",
+    "stored_labels",
     "question_order",
     "accuracy_order",
 ]
@@ -52,6 +56,10 @@ class WideScores:
     within_ss : ndarray, shape (n_questions, n_models), optional
         Sum of squared deviations of a cell's samples from the cell mean (0 for a
         single sample); default zeros.
+    human : ndarray, shape (n_questions, n_models), optional
+        Mean human label of each cell's labelled samples where a person labelled the
+        model's answer (:mod:`evalbars.data.labels`), NaN elsewhere; None without labels.
+        ``scores`` are then a judge's scores and the judge-corrected readings use both.
     """
 
     scores: np.ndarray
@@ -60,6 +68,12 @@ class WideScores:
     categories: np.ndarray
     samples: np.ndarray | None = None
     within_ss: np.ndarray | None = None
+    human: np.ndarray | None = None
+
+    @property
+    def has_labels(self) -> bool:
+        """True when some cell carries a human label."""
+        return self.human is not None and bool(np.isfinite(self.human).any())
 
     @property
     def complete(self) -> bool:
@@ -136,6 +150,7 @@ class WideScores:
             categories=self.categories[keep],
             samples=None if self.samples is None else np.asarray(self.samples)[keep],
             within_ss=None if self.within_ss is None else np.asarray(self.within_ss)[keep],
+            human=None if self.human is None else self.human[keep],
         )
 
     def columns(self, models) -> WideScores:
@@ -149,6 +164,7 @@ class WideScores:
             models=list(models),
             samples=None if self.samples is None else np.asarray(self.samples)[:, index],
             within_ss=None if self.within_ss is None else np.asarray(self.within_ss)[:, index],
+            human=None if self.human is None else self.human[:, index],
         )
 
 
@@ -173,7 +189,8 @@ def wide_scores(items: pd.DataFrame, models=None) -> WideScores:
     unknown = set(models) - set(present)
     if unknown:
         raise ValueError(f"models not in the item table: {sorted(unknown)}")
-    frame = items[["model", "question_id", "category", "correct"]]
+    labelled = LABEL_COLUMN in items.columns
+    frame = items[["model", "question_id", "category", "correct", *([LABEL_COLUMN] * labelled)]]
     column = _positions(models, frame["model"])
     if len(models) < len(present):
         frame, column = frame[column >= 0], column[column >= 0]
@@ -212,6 +229,15 @@ def wide_scores(items: pd.DataFrame, models=None) -> WideScores:
         deviations = values - means[cell]
         within = np.bincount(cell, weights=deviations * deviations, minlength=counts.size)
         samples, within = counts.reshape(shape), within.reshape(shape)
+    human = None
+    if labelled:
+        # A cell's label: the mean over its labelled samples (one label per answer, as a rule).
+        values = frame[LABEL_COLUMN].to_numpy(dtype=float)
+        given = np.isfinite(values)
+        count = np.bincount(cell[given], minlength=shape[0] * shape[1])
+        total = np.bincount(cell[given], weights=values[given], minlength=count.size)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            human = np.where(count > 0, total / count, np.nan).reshape(shape)
     return WideScores(
         scores=means.reshape(shape),
         models=models,
@@ -219,6 +245,7 @@ def wide_scores(items: pd.DataFrame, models=None) -> WideScores:
         categories=questions["category"].to_numpy().astype(str),
         samples=samples,
         within_ss=within,
+        human=human,
     )
 
 
@@ -236,8 +263,16 @@ def _question_codes(ids: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return codes, first_rows(codes, len(uniques))
 
 
-#: The item table's columns :func:`wide_scores` reads.
+#: The item table's columns :func:`wide_scores` reads (and ``human``, where the table has it:
+#: :func:`score_columns`).
 SCORE_COLUMNS = ["model", "question_id", "category", "correct"]
+
+
+def score_columns(path) -> list[str]:
+    """:data:`SCORE_COLUMNS` of the item table in the Parquet file ``path``, with its labels."""
+    names = pq.read_schema(path).names
+    return SCORE_COLUMNS + ([LABEL_COLUMN] if LABEL_COLUMN in names else [])
+
 
 #: Stored in place of NaN (no score) when a matrix of 0/1 scores is written as int8.
 _NO_SCORE = -1
@@ -266,8 +301,16 @@ def write_wide_scores(wide: WideScores, path) -> None:
     if wide.has_repeats:
         arrays["samples"] = np.asarray(wide.samples)
         arrays["within_ss"] = wide.within_squares
+    if wide.human is not None:
+        arrays["human"] = np.asarray(wide.human, dtype=float)
     with open(path, "wb") as handle:
         np.savez(handle, **arrays)
+
+
+def stored_labels(path) -> bool:
+    """Whether the score matrix ``path`` (``.npz``) holds human labels, from its index alone."""
+    with np.load(path, allow_pickle=False) as stored:
+        return "human" in stored.files
 
 
 def read_wide_scores(path, models=None) -> WideScores:
@@ -295,6 +338,7 @@ def read_wide_scores(path, models=None) -> WideScores:
                 categories=stored["categories"],
                 samples=stored["samples"] if "samples" in stored else None,
                 within_ss=stored["within_ss"] if "within_ss" in stored else None,
+                human=stored["human"] if "human" in stored else None,
             )
         if models is None:
             return wide
@@ -306,7 +350,7 @@ def read_wide_scores(path, models=None) -> WideScores:
         # them answered is not a row.
         answered = np.isfinite(chosen.scores).any(axis=1)
         return chosen if answered.all() else chosen.rows(answered)
-    return wide_scores(pd.read_parquet(path, columns=SCORE_COLUMNS), models)
+    return wide_scores(pd.read_parquet(path, columns=score_columns(path)), models)
 
 
 def _positions(labels, values: pd.Series) -> np.ndarray:

@@ -13,6 +13,7 @@ import pandas as pd
 
 from evalbars.data.scores import WideScores, accuracy_order
 from evalbars.jobs.outputs import Table
+from evalbars.readings.judge_corrected import corrected_pair_columns, judge_vs_corrected
 from evalbars.readings.naive_vs_blocked import naive_vs_blocked as naive_vs_blocked_table
 from evalbars.readings.naive_vs_blocked import naive_vs_blocked_display
 from evalbars.stats import mixed, omnibus, pairwise
@@ -27,6 +28,7 @@ __all__ = [
     "mixed_models",
     "logistic_models",
     "naive_vs_blocked",
+    "judge_corrected",
     "MIXED_TERMS",
 ]
 
@@ -70,16 +72,25 @@ def pairwise_shard(wide: WideScores, *, shard: int, shards: int) -> pd.DataFrame
     return pairwise.pair_tests(wide, pairwise.pair_range(len(wide.models), shard, shards))
 
 
-def pairwise_tests(tests: pd.DataFrame, *, alpha: float) -> dict:
+def pairwise_tests(tests: pd.DataFrame, *, alpha: float, wide: WideScores | None = None) -> dict:
     """``analysis_pairwise``: every pair's tests (:func:`evalbars.stats.pairwise.pair_tests`, of
-    the whole matrix or gathered from shards) with Bonferroni and Holm over the family."""
-    return {
-        "pairwise": Table(
-            pairwise.adjusted_pair_table(tests, alpha),
-            caption=f"All pairwise comparisons; Bonferroni and Holm adjust the paired p-values; "
-            f"significant at alpha = {alpha:g}.",
-        )
-    }
+    the whole matrix or gathered from shards) with Bonferroni and Holm over the family; where
+    ``wide`` holds judge scores with human labels, the judge-corrected (PPI++) columns too
+    (:func:`evalbars.readings.judge_corrected.corrected_pair_columns`)."""
+    table = pairwise.adjusted_pair_table(tests, alpha)
+    caption = (
+        f"All pairwise comparisons; Bonferroni and Holm adjust the paired p-values; "
+        f"significant at alpha = {alpha:g}."
+    )
+    corrected = (
+        corrected_pair_columns(wide, table["model_a"], table["model_b"], alpha)
+        if wide is not None
+        else None
+    )
+    if corrected is not None:
+        table = pd.concat([table, corrected], axis=1)
+        caption += " The *_corrected columns: PPI++ with the human labels (Holm over all pairs)."
+    return {"pairwise": Table(table, caption=caption)}
 
 
 def omnibus_tests(wide: WideScores) -> dict:
@@ -175,5 +186,20 @@ def naive_vs_blocked(
             "naive row.",
             display=naive_vs_blocked_display(table, alpha),
             align_right=["Value", "vs naive"],
+        )
+    }
+
+
+def judge_corrected(wide: WideScores, *, level: float, alpha: float) -> dict:
+    """``analysis_judge_corrected``: judge-only, human-only and judge-corrected (PPI++)
+    readings of every model and pair (:func:`evalbars.readings.judge_corrected.judge_vs_corrected`),
+    the sibling of naive versus blocked where the scores are a judge's with human labels."""
+    table = judge_vs_corrected(wide, level=level, alpha=alpha, adjust="holm")
+    return {
+        "judge_corrected": Table(
+            table,
+            caption=f"Judge-only, human-only and judge-corrected (PPI++) accuracy of every model "
+            f"and difference of every pair, {level:.0%} normal intervals; pairs Holm-adjusted "
+            f"over all pairs within each reading, significant at alpha = {alpha:g}.",
         )
     }

@@ -22,6 +22,13 @@ from evalbars.data.items import (
     score_sources,
     write_item_table,
 )
+from evalbars.data.labels import (
+    attach_labels,
+    check_same_labelled_questions,
+    has_labels,
+    label_summary,
+    read_labels,
+)
 from evalbars.data.question_coverage import (
     check_id_spelling,
     check_source_coverage,
@@ -36,10 +43,18 @@ from evalbars.data.sampling import (
     keep_questions,
     stratified_subsample,
 )
-from evalbars.data.scores import SCORE_COLUMNS, WideScores, wide_scores, write_wide_scores
+from evalbars.data.scores import WideScores, score_columns, wide_scores, write_wide_scores
 from evalbars.jobs.outputs import Table, Text
 
-__all__ = ["ItemTable", "DrawnItems", "ScoreMatrix", "read_raw", "items", "subsample"]
+__all__ = [
+    "ItemTable",
+    "DrawnItems",
+    "ScoreMatrix",
+    "read_raw",
+    "items",
+    "labelled",
+    "subsample",
+]
 
 log = logging.getLogger("evalbars")
 
@@ -112,6 +127,7 @@ def items(
     subsample_n="all",
     question_set: str = "shared",
     design: bool = False,
+    labels=None,
 ) -> dict:
     """The ``items`` job: the item table of the raw rows, after every check.
 
@@ -119,7 +135,9 @@ def items(
     sources against each other (:func:`evalbars.data.question_coverage.check_source_coverage`,
     with ``question_set: shared``) and the design (:func:`evalbars.data.sampling.check_design`).
     What dropped or re-scored data, and (with ``design``) what the shape of the data leaves out
-    (no categories, one model), is logged as a warning: the console shows it.
+    (no categories, one model), is logged as a warning: the console shows it. ``labels`` is a
+    labels file (:func:`evalbars.data.labels.read_labels`) joined onto the table; labels, from
+    it or from the predictions, are checked (:mod:`evalbars.data.labels`) and counted.
 
     Returns
     -------
@@ -131,11 +149,21 @@ def items(
     if question_set == "shared":
         check_source_coverage(combined, max_unshared_share, in_source)
     check_id_spelling(combined, in_source)
-    table = score_sources(combined, policy, seed)
+    table = labelled(score_sources(combined, policy, seed), labels)
     check_design(table, subsample_n, question_set)
     missing = missing_prediction_counts(raw, policy)
     coverage = coverage_table(combined, table, in_source)
     notes = design_notes(table, question_set) if design else []
+    if has_labels(table):
+        counted = label_summary(table)
+        log.warning(
+            "judge scores with human labels: %d questions labelled (%d answers of %d models); "
+            "the judge-corrected (PPI++) readings assume the labelled questions were chosen "
+            "uniformly at random",
+            counted["questions"],
+            counted["answers"],
+            counted["models"],
+        )
     for line in data_changes(missing, coverage, question_set) + notes:
         log.warning("%s", line)
     return {
@@ -143,6 +171,16 @@ def items(
         "missing": Table(missing),
         "coverage": Table(coverage),
     }
+
+
+def labelled(table: pd.DataFrame, labels=None) -> pd.DataFrame:
+    """The item table with the labels file ``labels`` joined (:func:`evalbars.data.labels.attach_labels`),
+    its labels, from that file or from the predictions, checked for a paired reading
+    (:func:`evalbars.data.labels.check_same_labelled_questions`)."""
+    if labels:
+        table = attach_labels(table, read_labels(labels), labels)
+    check_same_labelled_questions(table, labels or "the predictions' human column")
+    return table
 
 
 def subsample(item_table: str, *, n, seed: int, question_set: str) -> dict:
@@ -156,7 +194,7 @@ def subsample(item_table: str, *, n, seed: int, question_set: str) -> dict:
         (:class:`ScoreMatrix`), ``allocation`` and ``manifest``.
     """
     # The draw needs only the score columns; the whole table is read only if questions drop out.
-    scores = pd.read_parquet(item_table, columns=SCORE_COLUMNS)
+    scores = pd.read_parquet(item_table, columns=score_columns(item_table))
     drawn = stratified_subsample(scores, n, seed, question_set)
     wide = wide_scores(drawn.items)
     manifest = {

@@ -22,6 +22,7 @@ def landing(
     pairwise: pd.DataFrame,
     ranks: pd.DataFrame,
     alpha: float,
+    judge_corrected: pd.DataFrame | None = None,
 ) -> dict:
     """``report_landing``: the first screen of ``report.html`` (``landing``, an HTML fragment).
 
@@ -29,7 +30,8 @@ def landing(
     are the analysis, claims and ranks jobs' own (read from their Parquet files, so that a
     model named ``NA`` keeps its name). The notes say what was fitted to the data
     (``checked``) and what the shape of the data leaves out
-    (:func:`evalbars.data.sampling.design_notes`).
+    (:func:`evalbars.data.sampling.design_notes`). ``judge_corrected`` is the judge-versus-
+    corrected table where the scores are a judge's with human labels.
     """
     page = landing_page.landing_html(
         models_text=landing_page.models_sentence(
@@ -47,5 +49,6 @@ def landing(
         ranks=ranks,
         models_table=models,
         alpha=alpha,
+        judge_corrected=judge_corrected,
     )
     return {"landing": Text(page)}

@@ -55,6 +55,7 @@ from evalbars.stats.effect_sizes import cohens_h, discordant_odds_ratio
 from evalbars.stats.intervals import z_for_level
 from evalbars.stats.pairwise import exact_mcnemar_p, pair_statistics, zero_se_one_sided_p
 from evalbars.stats.planning import questions_for_effect
+from evalbars.stats.ppi import labels_needed, normal_interval, ppi_pair_means
 from evalbars.stats.sequential import empirical_bernstein_cs
 
 __all__ = [
@@ -84,7 +85,11 @@ class Comparison:
         margin, p_noninferiority, p_regression, fail_to_pass, pass_to_fail,
         p_mcnemar, verdict, exit_code``; with the sequential mode also ``cs_low,
         cs_high, cs_decided_at`` (the first question count at which the sequence
-        reached its verdict, or None) and the verdict is the sequence's.
+        reached its verdict, or None) and the verdict is the sequence's. On judge scores
+        with human labels also ``labels, judge_corrected_diff, judge_corrected_se,
+        judge_corrected_low, judge_corrected_high, human_only_diff, human_only_se,
+        lambda_hat, rho, effective_labels, judge_corrected_verdict, labels_to_decide,
+        judge_verdict``, and the verdict is the judge-corrected one (PPI++).
     flips : DataFrame
         ``question_id, category, baseline, candidate, flip`` for every question on
         which the two scored differently (``flip`` is ``pass->fail`` where the
@@ -184,6 +189,47 @@ def _questions_to_decide(summary: dict, stats: dict, power: float):
     alpha = 1 - summary["level"]
     need = questions_for_effect(distance, variance * design_effect, alpha=alpha, power=power)
     return int(np.ceil(np.round(float(need), 6)))
+
+
+def _judge_corrected(pair: WideScores, alpha: float, margin: float, better_by: float, power):
+    """The judge-corrected reading of candidate minus baseline (PPI++ of the differences,
+    :func:`evalbars.stats.ppi.ppi_pair_means`), its verdict, and, when that is inconclusive,
+    the human labels that would decide it (:func:`evalbars.stats.ppi.labels_needed` at the
+    observed judge-human correlation); ``{}`` without labels."""
+    if not pair.has_labels:
+        return {}
+    reading = ppi_pair_means(pair.scores, pair.human, ([0], [1]), models=pair.models)
+    estimate, se = float(reading.estimate[0]), float(reading.se[0])
+    low, high = (float(v[0]) for v in normal_interval(reading.estimate, reading.se, 1 - alpha))
+    decision = verdict(low, high, margin, better_by) if np.isfinite(se) else "inconclusive"
+    fields = {
+        "labels": int(reading.n_labelled[0]),
+        "judge_corrected_diff": estimate,
+        "judge_corrected_se": se,
+        "judge_corrected_low": low,
+        "judge_corrected_high": high,
+        "human_only_diff": float(reading.human_only_estimate[0]),
+        "human_only_se": float(reading.human_only_se[0]),
+        "lambda_hat": float(reading.lambda_hat[0]),
+        "rho": float(reading.rho[0]),
+        "effective_labels": float(reading.n_effective[0]),
+        "judge_corrected_verdict": decision,
+        "labels_to_decide": None,
+    }
+    distance = min(abs(estimate + margin), abs(estimate - better_by) or np.inf)
+    if decision == "inconclusive" and np.isfinite(distance) and distance > 0:
+        variance = float(reading.human_only_se[0]) ** 2 * fields["labels"]
+        plan = labels_needed(
+            variance,
+            np.nan_to_num(reading.rho[0]),
+            gap=distance,
+            alpha=alpha,
+            power=power,
+            questions=len(pair.scores),
+        )
+        need = float(plan.labels)
+        fields["labels_to_decide"] = int(np.ceil(np.round(need, 6))) if np.isfinite(need) else None
+    return fields
 
 
 def _by_category(d, base, cand, categories, z):
@@ -335,6 +381,14 @@ def compare_models(
         "cohens_h": float(cohens_h(cand.mean(), base.mean())),
         "verdict": decision,
     }
+    corrected = _judge_corrected(pair, alpha, margin, better_by, power)
+    if corrected:
+        # On judge scores with human labels the corrected reading decides: the judge's own
+        # difference is biased as the judge is. The judge's verdict stays beside it.
+        summary |= corrected | {
+            "judge_verdict": decision,
+            "verdict": corrected["judge_corrected_verdict"],
+        }
     if sequential:
         steps = d
         if arrival is not None:
@@ -420,6 +474,13 @@ def compare_markdown(result: Comparison, flip_ids: int = 10) -> str:
         f"| accuracy | {100 * s['accuracy_baseline']:.1f}% | {100 * s['accuracy_candidate']:.1f}% "
         f"| {_points(s['diff'])} | {_interval(s['low'], s['high'])} ({_kind(s['se_kind'], s['df'])}) |",
     ]
+    if "judge_corrected_diff" in s:
+        lines.append(
+            f"| judge-corrected (PPI++, {s['labels']:,} human labels) | | | "
+            f"{_points(s['judge_corrected_diff'])} | "
+            f"{_interval(s['judge_corrected_low'], s['judge_corrected_high'])} (lambda-hat "
+            f"{s['lambda_hat']:.2f}) |"
+        )
     if "cs_low" in s:
         decided = (
             f"decided after {s['cs_decided_at']:,} questions" if s["cs_decided_at"] else "undecided"
@@ -440,6 +501,18 @@ def compare_markdown(result: Comparison, flip_ids: int = 10) -> str:
             f"{s['prob_candidate_better']:.3f}. Discordant odds ratio {s['odds_ratio']:.2f} "
             f"({_ratio(s['odds_ratio_low'])} to {_ratio(s['odds_ratio_high'])}), Cohen's h "
             f"{s['cohens_h']:+.2f}."
+        )
+    if "judge_corrected_diff" in s:
+        lines.append(
+            f"The scores are an LLM judge's: the verdict is the judge-corrected reading's "
+            f"(the judge's own scores say {s['judge_verdict']}); judge-human correlation of the "
+            f"differences {s['rho']:.2f}, worth {s['effective_labels']:.0f} labels alone."
+            + (
+                f" About {s['labels_to_decide']:,} human labels would decide it with "
+                f"{s.get('power', 0.8):.0%} power."
+                if s.get("labels_to_decide")
+                else ""
+            )
         )
     if s["questions_to_decide"]:
         lines.append(

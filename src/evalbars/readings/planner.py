@@ -27,6 +27,7 @@ from evalbars.stats.planning import (
     questions_needed,
     simulate_pair_power,
 )
+from evalbars.stats.ppi import labels_needed
 from evalbars.units import points_hint
 
 __all__ = ["plan", "plan_table", "data_setting", "plan_caption", "check_plan_request", "plan_text"]
@@ -43,6 +44,8 @@ def plan(
     tests: int | None = None,
     questions: int | None = None,
     test: str = "wald",
+    judge_correlation: float | None = None,
+    judged_questions: float = np.inf,
 ) -> dict:
     """One planning answer: questions needed for ``gap`` (a proportion), or the gap that
     ``questions`` detect.
@@ -52,6 +55,13 @@ def plan(
     (equal except under Holm), ``questions_low``/``questions_high`` (questions
     needed, rounded up) or ``gap_low``/``gap_high`` (detectable gap, proportion; None
     where no gap up to the disagreement rate is found).
+
+    With ``judge_correlation`` (the correlation of a judge's and people's scores of a pair's
+    per-question differences) and a gap, the answer for a judge-scored eval:
+    ``labels_low``/``labels_high``, the human labels a PPI++ reading needs, by the
+    effective-sample-size rule :math:`n = n_0 (1 - \rho^2)/(1 - n_0\rho^2/N)`
+    (:func:`evalbars.stats.ppi.labels_needed`; :math:`n_0` the questions a human-scored eval
+    would need, N ``judged_questions``, every question the judge scores; default N >> n).
     """
     tests = all_pairs(models) if tests is None else int(tests)
     lowest, highest = per_test_alpha(alpha, procedure, tests)
@@ -74,6 +84,26 @@ def plan(
             "questions_low": _ceil(need[0]),
             "questions_high": _ceil(need[1]),
         }
+        if judge_correlation is not None:
+            labels = [
+                labels_needed(
+                    disagreement - gap**2,
+                    judge_correlation,
+                    gap=gap,
+                    alpha=a,
+                    power=power,
+                    questions=judged_questions,
+                ).labels
+                for a in (highest, lowest)
+            ]
+            result |= {
+                "judge_correlation": float(judge_correlation),
+                "judged_questions": None
+                if not np.isfinite(judged_questions)
+                else int(judged_questions),
+                "labels_low": _ceil(labels[0]),
+                "labels_high": _ceil(labels[1]),
+            }
     else:
         found = [detectable_gap(questions, disagreement, a, power, test) for a in (highest, lowest)]
         # None (JSON null) where these questions find no possible gap (see detectable_gap)
@@ -301,6 +331,26 @@ def check_plan_request(
         )
 
 
+def _labels_text(result: dict) -> str:
+    """The judge-scored answer: how many human labels a PPI++ reading needs."""
+    low, high = result["labels_low"], result["labels_high"]
+    if not np.isfinite(high):
+        return (
+            "with a judge, labelling every question would not do (the reading is then the "
+            "human-only one)"
+        )
+    count = f"{int(high):,}" if low == high else f"{int(low):,} to {int(high):,}"
+    judged = (
+        f" of {result['judged_questions']:,} judged questions"
+        if result["judged_questions"]
+        else ""
+    )
+    return (
+        f"scored by a judge whose differences correlate {result['judge_correlation']:g} with "
+        f"people's, {count} human labels{judged} (PPI++, chosen uniformly at random)"
+    )
+
+
 def plan_text(result: dict, simulated: int | None = None) -> str:
     """One paragraph answering a :func:`plan` question (``evalbars plan``)."""
     family = (
@@ -326,6 +376,8 @@ def plan_text(result: dict, simulated: int | None = None) -> str:
             )
         if simulated is not None:
             answer += f"; simulated under Holm: {int(simulated):,}"
+        if "labels_high" in result:
+            answer += "; " + _labels_text(result)
         return f"{setting}: {answer}.\n"
     questions = f"{result['questions']:,} shared questions"
     if result["gap_low"] is None:

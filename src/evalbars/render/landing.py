@@ -16,6 +16,7 @@ import html
 import pandas as pd
 
 from evalbars.readings.claims import claims_display, claims_headline
+from evalbars.readings.judge_corrected import judge_vs_corrected_display, labels_sentence
 from evalbars.readings.naive_vs_blocked import naive_vs_blocked_display
 
 __all__ = [
@@ -166,6 +167,7 @@ def landing_html(
     ranks: pd.DataFrame,
     models_table: pd.DataFrame,
     alpha: float,
+    judge_corrected: pd.DataFrame | None = None,
 ) -> str:
     """The report's first screen as one self-contained HTML fragment (the figure inline).
 
@@ -185,9 +187,16 @@ def landing_html(
         ``naive_vs_blocked.csv``, ``pairwise.csv``, ``ranks.csv`` and ``models.csv``.
     alpha : float
         The significance level of the verdicts.
+    judge_corrected : DataFrame, optional
+        ``judge_corrected.csv`` (:func:`evalbars.readings.judge_corrected.judge_vs_corrected`)
+        where the scores are a judge's with human labels: the first screen then says so, and
+        shows judge-only against corrected beside naive against blocked.
     """
+    labelled = judge_corrected is not None and len(judge_corrected) > 0
     parts = [_STYLE, '<div class="evalbars-landing">', "<h2>What the data support</h2>"]
     parts.append(_paragraph(models_text))
+    if labelled:
+        parts.append(f'<p class="verdict">{html.escape(labels_sentence(judge_corrected))}</p>')
     parts += [f'<p class="note">{html.escape(str(note))}</p>' for note in notes]
     if len(claims_table):
         parts.append(f'<p class="verdict">{html.escape(claims_headline(claims_table))}</p>')
@@ -200,7 +209,8 @@ def landing_html(
             )
     else:
         parts.append(f'<p class="verdict">{html.escape(separation_sentence(pairwise))}</p>')
-        parts.append(_paragraph(tiers_sentence(ranks)))
+        reading = "judge-corrected" if labelled else "paired"
+        parts.append(_paragraph(tiers_sentence(ranks, reading)))
         if example_claim:
             parts.append(
                 _paragraph(
@@ -209,6 +219,16 @@ def landing_html(
                     "evalbars report."
                 )
             )
+    if labelled:
+        parts.append("<h2>Judge versus corrected</h2>")
+        parts.append(
+            _paragraph(
+                "Accuracy in points with its interval as the judge scored it (judge-only), on "
+                "the human labels alone (human-only), and corrected by PPI++ (the judge's scores "
+                "sharpened by the labels, without the judge's bias)."
+            )
+        )
+        parts.append(_table_html(judge_vs_corrected_display(judge_corrected, alpha)))
     parts.append("<h2>Naive versus blocked</h2>")
     parts.append(_paragraph(naive_vs_blocked_headline(naive_vs_blocked, alpha)))
     parts.append(_table_html(naive_vs_blocked_display(naive_vs_blocked, alpha)))

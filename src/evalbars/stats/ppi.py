@@ -69,6 +69,7 @@ __all__ = [
     "ppi_means",
     "ppi_pair_means",
     "check_same_labelled_questions",
+    "ppi_covariance",
     "normal_interval",
     "normal_p_value",
     "label_multiplier",
@@ -389,6 +390,46 @@ def ppi_pair_means(judge, human, pairs=None, *, models=None, lam=None) -> PPIMea
     return ppi_means(
         judge[..., first] - judge[..., second], human[..., first] - human[..., second], lam=lam
     )
+
+
+def ppi_covariance(judge, human, lam) -> np.ndarray:
+    """Covariance matrix of the models' PPI estimates at weights ``lam`` (plug-in, ``ddof=0``).
+
+    Parameters
+    ----------
+    judge, human : array_like, shape (questions, models)
+        As :func:`ppi_means`, every model labelled on the **same** questions.
+    lam : array_like, shape (models,)
+        Each model's weight (the ``lambda_hat`` of :func:`ppi_means`).
+
+    Returns
+    -------
+    ndarray, shape (models, models)
+        :math:`\\Sigma_{ab} = \\lambda_a\\lambda_b\\,\\hat\\sigma(\tilde Y_a, \tilde Y_b)/N +
+        \\hat\\sigma(Y_a - \\lambda_a\\hat Y_a,\\, Y_b - \\lambda_b\\hat Y_b)/n`: the unlabelled
+        and labelled questions are independent samples, so their terms add (Angelopoulos et
+        al. 2023, arXiv:2311.01453, the variance of the PPI++ mean, taken per pair of
+        coordinates). The diagonal is the square of :func:`ppi_means`' ``se`` exactly; the
+        weights are treated as fixed, as that SE does.
+    """
+    judge, human = _judge_and_human(judge, human)
+    if judge.ndim != 2:
+        raise ValueError(f"judge must have shape (questions, models), got {judge.shape}")
+    labelled = np.isfinite(human)
+    check_same_labelled_questions(human)
+    rows = labelled[:, 0] if labelled.shape[1] else np.zeros(len(judge), dtype=bool)
+    lam = np.asarray(lam, dtype=float)
+    n, big_n = float(rows.sum()), float((~rows).sum())
+
+    def covariance(values):
+        centred = values - values.mean(axis=0)
+        return centred.T @ centred / len(values)
+
+    rectifier = human[rows] - lam * judge[rows]
+    total = covariance(rectifier) / n
+    if big_n > 0:
+        total = total + np.outer(lam, lam) * covariance(judge[~rows]) / big_n
+    return total
 
 
 def label_multiplier(rho, labels=0.0, questions=np.inf) -> np.ndarray:

@@ -17,7 +17,8 @@ __all__ = ["STUDY_CODES", "setting_seed_sequence", "setting_rng", "share_and_se"
 #: :func:`evalbars.stats.holm_power.simulate_holm_power`); 22 and 23 the leaderboard verdicts' split
 #: halves (:mod:`evalbars.readings.leaderboard.stability`) and the gate's sequential simulation;
 #: 24 the gate's type-I error under few clusters (:mod:`evalbars.studies.cluster_type1`), 25 the
-#: PPI++ coverage study (:mod:`evalbars.studies.ppi_coverage`).
+#: PPI++ coverage study (:mod:`evalbars.studies.ppi_coverage`), 26 the draw of questions to label
+#: (:func:`evalbars.data.labels.questions_to_label`).
 STUDY_CODES = {
     "leaderboard": 1,
     "fwer": 3,
@@ -26,6 +27,7 @@ STUDY_CODES = {
     "sequential": 23,
     "gate_clusters": 24,
     "ppi_coverage": 25,
+    "label_sample": 26,
     "plan_pair": 101,
     "plan_holm": 102,
 }

@@ -21,6 +21,7 @@ import jsonschema
 import yaml
 
 from evalbars.data.fetch import archive_name, model_from_archive, pinned_checksums
+from evalbars.data.labels import tables_carry_labels
 from evalbars.errors import ConfigError
 from evalbars.readings.paper import EXAMPLE_CLAIMS, PAPER_MODELS, PAPER_SUBSAMPLE_SIZE
 from evalbars.units import points_hint
@@ -32,6 +33,7 @@ __all__ = [
     "prediction_sources",
     "source_files",
     "replication_applies",
+    "labelled_run",
     "RunChoices",
     "run_choices",
     "package_files",
@@ -111,6 +113,16 @@ def source_files(sources: list[dict]) -> list[str]:
             "its folder"
         )
     return files
+
+
+def labelled_run(config: dict, sources: list[dict]) -> bool:
+    """Whether the run has human labels: a ``labels:`` file, or a long table of predictions
+    with a ``human`` column (read from its header alone). The judge-corrected table is then
+    one of the run's outputs; every other table gains its corrected columns or rows from the
+    data themselves."""
+    if config.get("labels"):
+        return True
+    return tables_carry_labels(source_files(sources))
 
 
 def replication_applies(config: dict) -> bool:

@@ -23,6 +23,7 @@ in the config (``set `runs: newest` on this predictions entry``), or a flag of
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +45,7 @@ __all__ = [
     "finish_frame",
     "check_question_id",
     "blank_cells",
+    "LABEL_COLUMN",
 ]
 
 RAW_COLUMNS = [
@@ -60,6 +62,10 @@ RAW_COLUMNS = [
     "source_path",
     "record",
 ]
+#: The optional column of human labels (gold scores in [0, 1]) beside a judge's ``correct``:
+#: NaN where no person labelled the row (:mod:`evalbars.data.labels`). Raw rows and the item
+#: table carry it only when some source gives it.
+LABEL_COLUMN = "human"
 #: Text columns, held as categoricals with sorted string categories: a leaderboard of a thousand
 #: models repeats each model name and category twelve thousand times.
 TEXT_COLUMNS = ["model", "category", "src", "answer", "pred", "source_file", "source_path"]
@@ -107,6 +113,8 @@ def option_hint(key: str, value=None, *, entry: bool = True) -> str:
     ('pass `--runs newest`', 'pass `--allow-partial`')
     >>> option_hint("tasks", ["a", "b"]), option_hint("scorer")
     ('pass `--task a --task b`', 'pass `--scorer NAME`')
+    >>> option_hint("tasks", "synthq_mc|0")  # quoted for the shell, which reads | as a pipe
+    "pass `--task 'synthq_mc|0'`"
     >>> _ = set_hint_style(previous)
     """
     if _HINTS["style"] == "cli":
@@ -114,7 +122,8 @@ def option_hint(key: str, value=None, *, entry: bool = True) -> str:
         if value is True:
             return f"pass `{flag}`"
         values = value if isinstance(value, (list, tuple)) else [value]
-        return "pass `" + " ".join(f"{flag} {v if v is not None else 'NAME'}" for v in values) + "`"
+        words = [f"{flag} {shlex.quote(str(v)) if v is not None else 'NAME'}" for v in values]
+        return "pass `" + " ".join(words) + "`"
     if value is None:
         setting = f"{key}:"
     elif isinstance(value, bool):
@@ -213,7 +222,8 @@ def finish_frame(
     skipped_entries: int = 0,
     errored_samples: int = 0,
 ) -> pd.DataFrame:
-    """Complete a reader's rows to :data:`RAW_COLUMNS` and check them.
+    """Complete a reader's rows to :data:`RAW_COLUMNS` (and :data:`LABEL_COLUMN` where the
+    reader gives it) and check them.
 
     Fills the optional columns (``epoch`` 1, ``category``/``src``/``answer``/``pred`` null,
     ``n_options`` :data:`DEFAULT_N_OPTIONS`), adds the source columns (``path``,
@@ -251,6 +261,8 @@ def finish_frame(
         elif column in _COMPACT and pd.api.types.is_integer_dtype(values):
             values = values.astype(_COMPACT[column])
         columns[column] = values
+    if LABEL_COLUMN in frame.columns:
+        columns[LABEL_COLUMN] = frame[LABEL_COLUMN].reset_index(drop=True).astype(float)
     attrs = dict(frame.attrs)
     del frame
     frame = pd.DataFrame(columns, copy=False)

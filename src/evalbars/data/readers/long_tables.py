@@ -3,8 +3,10 @@
 Columns: ``model``, ``question_id``, and either ``correct`` (the score: 0/1,
 true/false, or a fraction in [0, 1] for partial credit; empty or NaN = a missing
 prediction) or ``pred`` and ``answer``; optional ``category``, ``epoch``
-(positive integers, for repeated samples), ``src`` and ``n_options``. Record
-numbers in errors are 1-based data rows. The item tables the workflow writes
+(positive integers, for repeated samples), ``src``, ``n_options`` and ``human``
+(a person's label in [0, 1] where ``correct`` is a judge's score; empty where nobody
+labelled the row: :mod:`evalbars.data.labels`). Record numbers in errors are 1-based
+data rows. The item tables the workflow writes
 (``data/items.parquet``) read back as such tables.
 """
 
@@ -19,11 +21,18 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from evalbars.data.readers.common import blank_cells, finish_frame
+from evalbars.data.readers.common import LABEL_COLUMN, blank_cells, finish_frame
 from evalbars.data.readers.mmlu_pro import correct_from_pred
 from evalbars.errors import InputError, plain
 
-__all__ = ["read_long_table", "TABLE_SUFFIXES"]
+__all__ = [
+    "read_long_table",
+    "load_table",
+    "parse_score",
+    "label_values",
+    "normalise_ids",
+    "TABLE_SUFFIXES",
+]
 
 #: Suffixes read as tables; Parquet is also recognised by its content.
 TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".parquet", ".pq")
@@ -65,8 +74,14 @@ def _last_row_cut_short(path: Path, sep: str, columns: int) -> bool:
     return len(fields) < columns
 
 
-def read_long_table(path) -> pd.DataFrame:
-    """Read a long table of predictions into raw rows (see the module docstring)."""
+def load_table(path, known=None) -> pd.DataFrame:
+    """A CSV, TSV or Parquet table as written, checked, with a 1-based ``record`` per data row.
+
+    Text tables are refused, in one line naming the file (and the line where it helps), when
+    they are not UTF-8, are ``;``-separated, name a column twice or end mid-row. Text cells are
+    read as written (only an empty cell is missing); column names of ``known`` (default: a
+    long table's) written in another case or with spaces read as the known ones.
+    """
     path = Path(path)
     parquet = _is_parquet(path)
     sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
@@ -90,23 +105,32 @@ def read_long_table(path) -> pd.DataFrame:
             )
     except Exception as exc:  # noqa: BLE001 - any reader failure is a bad file for the user
         raise InputError(path, f"cannot read table: {exc}") from exc
-    frame = _known_columns_by_case(frame)
-    _check_columns(frame, path)
+    frame = _known_columns_by_case(frame, _KNOWN if known is None else known)
+    if frame.empty:
+        raise InputError(path, "the table has no rows")
     if not parquet:
         _check_text_shape(path, sep, frame)
-    # An item table the workflow wrote names the files it was built from; read back, its rows
-    # come from this table, which is what messages must name.
-    frame = frame.drop(columns=["source_file", "source_path"], errors="ignore")
     frame = frame.reset_index(drop=True)
     # int32 while it fits: a record number per row of a 94-million-row board is 380 MB as int64.
     frame["record"] = np.arange(
         1, len(frame) + 1, dtype=np.int32 if len(frame) < 2**31 else np.int64
     )
+    return frame
+
+
+def read_long_table(path) -> pd.DataFrame:
+    """Read a long table of predictions into raw rows (see the module docstring)."""
+    path = Path(path)
+    frame = load_table(path)
+    _check_columns(frame, path)
+    # An item table the workflow wrote names the files it was built from; read back, its rows
+    # come from this table, which is what messages must name.
+    frame = frame.drop(columns=["source_file", "source_path"], errors="ignore")
     for column in ("model", "question_id"):
         bad = blank_cells(frame[column])
         if bad.any():
             raise InputError(path, f"empty {column}", int(bad.argmax()) + 1)
-    ids = _normalise_ids(frame["question_id"])
+    ids = normalise_ids(frame["question_id"])
     if ids.dtype != frame["question_id"].dtype:  # (setting an unchanged column would copy it)
         frame["question_id"] = ids
     if "epoch" in frame.columns:
@@ -114,11 +138,13 @@ def read_long_table(path) -> pd.DataFrame:
     if "correct" in frame.columns:
         # An explicit correct column wins; pred and answer, if given too, are kept as they are,
         # once checked against it.
-        frame["correct"] = _parse_correct(frame, path)
+        frame["correct"] = parse_score(frame, "correct", path)
         if {"pred", "answer"} <= set(frame.columns):
             _check_correct_against_pred(frame, path)
     else:
         frame["correct"] = correct_from_pred(frame["pred"], frame["answer"]).astype("Float64")
+    if LABEL_COLUMN in frame.columns:
+        frame[LABEL_COLUMN] = label_values(frame, path)
     # A missing prediction is a null correct value; keep pred null there too.
     missing = frame["correct"].isna()
     if missing.any() and "pred" in frame.columns:
@@ -137,6 +163,7 @@ _KNOWN = {
     "epoch",
     "src",
     "n_options",
+    LABEL_COLUMN,
 }
 
 
@@ -186,15 +213,15 @@ def _check_text_shape(path: Path, sep: str, frame: pd.DataFrame) -> None:
         )
 
 
-def _known_columns_by_case(frame: pd.DataFrame) -> pd.DataFrame:
+def _known_columns_by_case(frame: pd.DataFrame, known) -> pd.DataFrame:
     """Column names as a spreadsheet may write them (``Model``, ``Question_ID``, `` correct``)
     read as the known ones, when that names no column twice."""
     renamed = {
         column: column.strip().casefold()
         for column in frame.columns
         if isinstance(column, str)
-        and column not in _KNOWN
-        and column.strip().casefold() in _KNOWN
+        and column not in known
+        and column.strip().casefold() in known
         and column.strip().casefold() not in frame.columns
     }
     if len(set(renamed.values())) < len(renamed):
@@ -203,8 +230,6 @@ def _known_columns_by_case(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _check_columns(frame: pd.DataFrame, path) -> None:
-    if frame.empty:
-        raise InputError(path, "the table has no rows")
     missing = [c for c in _REQUIRED if c not in frame.columns]
     if "correct" not in frame.columns and not {"pred", "answer"} <= set(frame.columns):
         missing.append("correct (or pred and answer)")
@@ -214,12 +239,15 @@ def _check_columns(frame: pd.DataFrame, path) -> None:
         )
 
 
-def _parse_correct(frame: pd.DataFrame, path) -> pd.api.extensions.ExtensionArray | np.ndarray:
-    """Scores in [0, 1] (true/false as 1/0); null for empty and NaN cells.
+def parse_score(
+    frame: pd.DataFrame, column: str, path
+) -> pd.api.extensions.ExtensionArray | np.ndarray:
+    """The scores of ``column`` in [0, 1] (true/false as 1/0); null for empty and NaN cells.
 
-    Numbers and booleans are taken as they are; text is parsed once per distinct value.
+    Numbers and booleans are taken as they are; text is parsed once per distinct value. A
+    value outside [0, 1], or text that is not a number, is refused naming its record.
     """
-    raw = frame["correct"]
+    raw = frame[column]
     if (pd.api.types.is_integer_dtype(raw) or pd.api.types.is_bool_dtype(raw)) and not (
         isinstance(raw.dtype, pd.api.extensions.ExtensionDtype) and raw.hasnans
     ):
@@ -231,7 +259,7 @@ def _parse_correct(frame: pd.DataFrame, path) -> pd.api.extensions.ExtensionArra
             i = int(bad.argmax())
             raise InputError(
                 path,
-                f"correct must be a score in [0, 1] (0/1, true/false or a fraction), "
+                f"{column} must be a score in [0, 1] (0/1, true/false or a fraction), "
                 f"got {plain(raw.iloc[i])!r}",
                 int(frame["record"].iloc[i]),
             )
@@ -253,7 +281,7 @@ def _parse_correct(frame: pd.DataFrame, path) -> pd.api.extensions.ExtensionArra
         i = int(bad.argmax())
         raise InputError(
             path,
-            f"correct must be a score in [0, 1] (0/1, true/false or a fraction), "
+            f"{column} must be a score in [0, 1] (0/1, true/false or a fraction), "
             f"got {plain(raw.iloc[i])!r}",
             int(frame["record"].iloc[i]),
         )
@@ -347,7 +375,13 @@ def _parse_epochs(frame: pd.DataFrame, path) -> pd.Series:
     return epochs.astype("int64")
 
 
-def _normalise_ids(ids: pd.Series) -> np.ndarray:
+def label_values(frame: pd.DataFrame, path) -> np.ndarray:
+    """The ``human`` column as float64 in [0, 1], NaN where no person labelled the row."""
+    parsed = parse_score(frame, LABEL_COLUMN, path)
+    return np.asarray(pd.array(parsed, dtype="Float64").to_numpy(dtype=float, na_value=np.nan))
+
+
+def normalise_ids(ids: pd.Series) -> np.ndarray:
     """Integer ids where every id is a plain integer (MMLU-Pro), strings otherwise.
 
     An id with a leading zero keeps every id a string, so "007" and "7" stay

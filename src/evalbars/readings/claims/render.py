@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from evalbars.readings.claims.verdicts import CLAIM_COLUMNS
+from evalbars.readings.claims.verdicts import CLAIM_COLUMNS, JUDGE_CORRECTED
 from evalbars.stats.bayes import Z_UNDERCOVERS_BELOW_N
 from evalbars.tables import to_markdown
 
@@ -28,8 +28,8 @@ _READING_TITLES = {
     "bayes": "Bayesian",
     "bootstrap": "bootstrap ranks",
 } | {
-    f"{kind}_{method}": f"{kind}, {title}"
-    for kind in ("paired", "mixed")
+    f"{kind}_{method}": f"{kind.replace('_', '-')}, {title}"
+    for kind in ("paired", "mixed", JUDGE_CORRECTED)
     for method, title in _ADJUSTMENT_TITLES.items()
 }
 
@@ -42,6 +42,15 @@ def _readings(table: pd.DataFrame) -> list:
 def _paired_adjusted(table: pd.DataFrame) -> str:
     """The paired reading with the family's adjustment (``paired_holm`` by default)."""
     return next((r for r in _readings(table) if r.startswith("paired_")), "paired_holm")
+
+
+def _quoted(table: pd.DataFrame) -> tuple[str, str]:
+    """The reading the answer quotes and its name: the judge-corrected one with the family's
+    adjustment where the scores are a judge's with human labels, else the paired one."""
+    corrected = next((r for r in _readings(table) if r.startswith(f"{JUDGE_CORRECTED}_")), None)
+    if corrected:
+        return corrected, "judge-corrected reading"
+    return _paired_adjusted(table), "paired reading"
 
 
 def _points(value: float) -> str:
@@ -99,9 +108,10 @@ def _count(n: int, what: str) -> str:
 
 def claims_headline(table: pd.DataFrame) -> str:
     """The answer in one sentence: the verdicts of the reading to quote, the paired reading
-    with Holm over the claims made (the README's recommendation), and plainly when no claim
-    survives that adjustment; how many the unadjusted paired reading supports beside it. The
-    other readings are in the table.
+    with Holm over the claims made (the README's recommendation; on judge scores with human
+    labels the judge-corrected reading with Holm), and plainly when no claim survives that
+    adjustment; how many the unadjusted paired reading supports beside it. The other readings
+    are in the table.
 
     Examples
     --------
@@ -114,7 +124,7 @@ def claims_headline(table: pd.DataFrame) -> str:
     n = table["claim"].nunique()
     if not n:
         return "No claims to test."
-    reading = _paired_adjusted(table)
+    reading, name = _quoted(table)
     holm = table[table["reading"] == reading]
     paired = table.loc[table["reading"] == "paired", "verdict"]
     family = int(holm["family_size"].max()) if len(holm) else n
@@ -126,7 +136,7 @@ def claims_headline(table: pd.DataFrame) -> str:
         scope = f"the {title} adjustment for {family} tests"
     small = _small_sample_sentence(table)
     if not adjusted and family == 1:
-        return small + "The claim is not supported by the paired reading."
+        return small + f"The claim is not supported by the {name}."
     if not adjusted:
         tail = (
             f"; {before} {'is' if before == 1 else 'are'} supported before it (paired reading)"
@@ -137,7 +147,7 @@ def claims_headline(table: pd.DataFrame) -> str:
     first = f"{adjusted} of {_count(n, 'claim')}" if n > 1 else "The claim"
     verb = "is" if adjusted == 1 else "are"
     after = f" after {scope}" if family > 1 else ""
-    return f"{small}{first} {verb} supported by the paired reading{after}."
+    return f"{small}{first} {verb} supported by the {name}{after}."
 
 
 def _small_sample_sentence(table: pd.DataFrame) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evalbars.data.scores import WideScores
+from evalbars.readings.judge_corrected import corrected_readings
 from evalbars.readings.ranks.paired import bootstrap_accuracies
 from evalbars.readings.ranks.unpaired import min_ranks
 from evalbars.stats.fits import contrast_se
@@ -36,6 +37,9 @@ class _Scope:
     binary: bool = True  # every score 0 or 1: the 2x2 table of a pair is the data
     seed: int = 0  # of the Bayesian reading's draws (set by evaluate_claims)
     ranks: np.ndarray | None = None
+    # PPI++ of every pair's differences where the scores are a judge's with human labels
+    corrected_diff: np.ndarray | None = None
+    corrected_se: np.ndarray | None = None
 
 
 def _square(values, k, antisymmetric=False):
@@ -74,6 +78,8 @@ def _scope(wide: WideScores, category: str | None) -> _Scope:
     wins = _square(stats["n10"], k)
     a, b = np.triu_indices(k, k=1)
     wins[b, a] = stats["n01"]
+    corrected = corrected_readings(wide)
+    corrected_diff, corrected_se = corrected.pair_matrices() if corrected else (None, None)
     return _Scope(
         category=category,
         wide=wide,
@@ -87,6 +93,8 @@ def _scope(wide: WideScores, category: str | None) -> _Scope:
         mixed_se=mixed_se,
         mixed_note=note,
         binary=bool(np.isin(wide.scores[np.isfinite(wide.scores)], (0.0, 1.0)).all()),
+        corrected_diff=corrected_diff,
+        corrected_se=corrected_se,
     )
 
 

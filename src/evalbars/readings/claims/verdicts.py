@@ -83,6 +83,12 @@ Readings (:func:`readings`; ``<adjust>`` is ``claims_options.adjust``, Holm by d
                      supported when the central (1 - alpha) rank interval lies in
                      [1, k], contradicted when it lies above k (Hall and Miller 2009);
                      no multiplicity adjustment.
+``judge_corrected_<adjust>``
+                     where the scores are a judge's and some questions carry human labels
+                     (:mod:`evalbars.readings.judge_corrected`): the normal test of the
+                     PPI++ mean of the pair's per-question differences (arXiv:2311.01453),
+                     the family adjusted as the paired one is. It is the reading to quote on
+                     judge scores: the others test the judge's scores, biased as the judge is.
 
 The ``paired`` and ``mcnemar`` rows also carry the effect sizes: the odds ratio of the
 discordant questions with its exact interval, and Cohen's h of the two accuracies
@@ -144,6 +150,7 @@ from evalbars.stats.planning import questions_for_effect
 __all__ = [
     "READINGS",
     "ADJUSTMENTS",
+    "JUDGE_CORRECTED",
     "FAMILIES",
     "CLAIM_COLUMNS",
     "readings",
@@ -157,8 +164,9 @@ ADJUSTMENTS = ("holm", "bonferroni", "bh")
 FAMILIES = ("claims", "claims_and_all_pairs")
 
 
-def readings(adjust: str = "holm") -> tuple:
-    """The readings of a claims table whose family is adjusted by ``adjust``, in table order."""
+def readings(adjust: str = "holm", labelled: bool = False) -> tuple:
+    """The readings of a claims table whose family is adjusted by ``adjust``, in table order;
+    with ``labelled`` (judge scores with human labels) the judge-corrected reading last."""
     if adjust not in ADJUSTMENTS:
         raise ValueError(f"adjust must be one of {ADJUSTMENTS}, got {adjust!r}")
     return (
@@ -169,13 +177,18 @@ def readings(adjust: str = "holm") -> tuple:
         f"paired_{adjust}",
         f"mixed_{adjust}",
         "bootstrap",
-    )
+    ) + ((f"{JUDGE_CORRECTED}_{adjust}",) if labelled else ())
+
+
+#: The prefix of the judge-corrected reading (PPI++ of the pair's differences).
+JUDGE_CORRECTED = "judge_corrected"
 
 
 def adjusted_reading(reading: str) -> str | None:
     """The adjustment of a reading (``paired_bh`` -> ``bh``), or None for an unadjusted one."""
     _, _, method = reading.rpartition("_")
-    return method if method in ADJUSTMENTS and reading.startswith(("paired_", "mixed_")) else None
+    kinds = ("paired_", "mixed_", f"{JUDGE_CORRECTED}_")
+    return method if method in ADJUSTMENTS and reading.startswith(kinds) else None
 
 
 #: Posterior draws behind the Bayesian reading's interval and its margins' probabilities (the
@@ -238,6 +251,8 @@ def _one_sided(scope: _Scope, reading: str, a: int, b: int, shift: float) -> flo
         return float(1.0 - above)
     if reading == "naive":
         diff, se = scope.diff[a, b], scope.se_unpaired[a, b]
+    elif reading.startswith(JUDGE_CORRECTED):
+        diff, se = scope.corrected_diff[a, b], scope.corrected_se[a, b]
     elif reading == "paired" or reading.startswith("paired_"):
         diff, se = scope.diff[a, b], scope.se_paired[a, b]
     else:
@@ -255,6 +270,8 @@ def _se(scope: _Scope, reading: str, a: int, b: int) -> tuple[float, float]:
         return scope.diff[a, b], scope.se_unpaired[a, b]
     if reading.startswith("mixed_"):
         return scope.mixed_diff[a, b], scope.mixed_se[a, b]
+    if reading.startswith(JUDGE_CORRECTED):
+        return scope.corrected_diff[a, b], scope.corrected_se[a, b]
     return scope.diff[a, b], scope.se_paired[a, b]
 
 
@@ -299,6 +316,8 @@ def _applies(claim: Claim, scope: _Scope, reading: str) -> bool:
         return scope.binary and claim.kind not in ("best", "top")
     if reading.startswith("mixed_"):
         return scope.mixed_diff is not None
+    if reading.startswith(JUDGE_CORRECTED):
+        return scope.corrected_diff is not None
     if reading == "bootstrap":
         return claim.kind in ("best", "top")
     return True
@@ -407,7 +426,7 @@ def evaluate_claims(
     for scope in scopes.values():
         scope.seed = seed
     rows = {}
-    names = readings(adjust)
+    names = readings(adjust, labelled=wide.has_labels)
     for reading in names:
         tests = []
         for claim in claims:

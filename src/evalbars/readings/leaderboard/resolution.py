@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import special
 
 from evalbars.data.scores import WideScores, accuracy_order
-from evalbars.stats.intervals import clustered_se
+from evalbars.stats.cluster_robust import cr2_mean
 from evalbars.stats.planning import questions_needed
 
 __all__ = ["adjacent_resolution"]
@@ -44,7 +45,7 @@ def adjacent_resolution(wide: WideScores, alpha: float = 0.05, power: float = 0.
         One row per adjacent pair in :func:`evalbars.data.scores.accuracy_order`:
         ``model_a, model_b, questions, gap, disagreement, se_paired, se_clustered,
         design_effect, questions_needed, questions_needed_clustered, ratio,
-        ratio_clustered, unresolved, unresolved_clustered``.
+        cluster_df, ratio_clustered, unresolved, unresolved_clustered``.
 
     Notes
     -----
@@ -53,10 +54,20 @@ def adjacent_resolution(wide: WideScores, alpha: float = 0.05, power: float = 0.
     of questions on which they differ, for 0/1 scores), the paired Wald formula is
     :math:`N^* = (z_{1-\\alpha/2} + z_{1-\\beta})^2 (\\delta - g^2)/g^2`.
     Where the questions fall in two or more categories, the variance
-    :math:`\\delta - g^2` is replaced by the category-clustered one,
-    :math:`N^*_C = N^* \\cdot D` with the design effect
-    :math:`D = SE_C^2 / SE_{paired}^2` (:func:`evalbars.stats.intervals.clustered_se`, CR0,
-    over the paired SE of Miller 2024, Eq. 7). ``ratio`` is :math:`N^*/n`;
+    :math:`\\delta - g^2` is replaced by the category-clustered one and the normal quantiles
+    by those of the clustered test's t reference,
+
+    .. math::
+
+        N^*_C = N^* \\cdot D \\cdot \\left(\\frac{t_{\\nu,1-\\alpha/2} + t_{\\nu,1-\\beta}}
+        {z_{1-\\alpha/2} + z_{1-\\beta}}\\right)^2,
+
+    with the design effect :math:`D = SE_{CR2}^2 / SE_{paired}^2` (the CR2 SE of
+    :func:`evalbars.stats.cluster_robust.cr2_mean` over the paired SE of Miller 2024, Eq. 7)
+    and :math:`\\nu` its Satterthwaite degrees of freedom (``cluster_df``). More questions
+    in the same categories leave the number of clusters, and so :math:`\\nu`, unchanged:
+    with 3 categories no number of questions makes up for the t(2) quantile, which is why
+    the clustered count can be far above the paired one. ``ratio`` is :math:`N^*/n`;
     ``unresolved`` is ratio > 1 (a zero gap needs infinitely many questions).
     """
     order = accuracy_order(wide)
@@ -72,13 +83,17 @@ def adjacent_resolution(wide: WideScores, alpha: float = 0.05, power: float = 0.
         se_paired = np.sqrt(np.maximum(disagreement - gap**2, 0.0) / n)
     categories = len(np.unique(ordered.categories)) >= 2
     if categories and len(a):
-        se_clustered = clustered_se(np.where(both.T, d, np.nan), ordered.categories, both.T)
+        clustered = cr2_mean(np.where(both.T, d, np.nan), ordered.categories, both.T)
+        se_clustered, cluster_df = clustered.se, clustered.df
     else:
-        se_clustered = np.full(len(a), np.nan)
+        se_clustered = cluster_df = np.full(len(a), np.nan)
     needed = questions_needed(gap=gap, disagreement=disagreement, alpha=alpha, power=power)
+    normal = special.ndtri(1 - alpha / 2) + special.ndtri(power)
+    student = special.stdtrit(cluster_df, 1 - alpha / 2) + special.stdtrit(cluster_df, power)
     with np.errstate(invalid="ignore", divide="ignore"):
         design = np.where(se_paired > 0, se_clustered**2 / se_paired**2, np.nan)
-        needed_clustered = np.where(np.isinf(needed), np.inf, needed * design)
+        inflation = design * (student / normal) ** 2
+        needed_clustered = np.where(np.isinf(needed), np.inf, needed * inflation)
         ratio, ratio_clustered = needed / n, needed_clustered / n
     return pd.DataFrame(
         {
@@ -92,6 +107,7 @@ def adjacent_resolution(wide: WideScores, alpha: float = 0.05, power: float = 0.
             "design_effect": design,
             "questions_needed": needed,
             "questions_needed_clustered": needed_clustered,
+            "cluster_df": cluster_df,
             "ratio": ratio,
             "ratio_clustered": ratio_clustered,
             "unresolved": ~(ratio <= 1),

@@ -14,12 +14,24 @@ import numpy as np
 import pandas as pd
 
 from evalbars.data.scores import WideScores
-from evalbars.readings.leaderboard.letters import letter_sets, letters_table
+from evalbars.readings.judge_corrected import judge_vs_corrected
+from evalbars.readings.leaderboard.letters import (
+    compact_letters,
+    letter_sets,
+    letter_strings,
+    letters_table,
+    separated_matrix,
+)
 from evalbars.readings.leaderboard.resolution import adjacent_resolution
 from evalbars.readings.leaderboard.stability import split_half_stability
 from evalbars.stats.accuracy import accuracy_table
 
-__all__ = ["LEADERBOARD_COLUMNS", "leaderboard_table", "leaderboard_headline"]
+__all__ = [
+    "LEADERBOARD_COLUMNS",
+    "CORRECTED_LEADERBOARD_COLUMNS",
+    "leaderboard_table",
+    "leaderboard_headline",
+]
 
 #: Columns of leaderboard.csv.
 LEADERBOARD_COLUMNS = [
@@ -44,6 +56,14 @@ LEADERBOARD_COLUMNS = [
     "resolution_ratio_clustered",
     "unresolved",
 ]
+#: Columns added where the scores are a judge's with human labels: the PPI++ accuracy, its
+#: interval and the letters of the judge-corrected pairs (Holm over all pairs).
+CORRECTED_LEADERBOARD_COLUMNS = [
+    "corrected_accuracy",
+    "corrected_low",
+    "corrected_high",
+    "letters_corrected",
+]
 
 
 def leaderboard_table(
@@ -55,7 +75,8 @@ def leaderboard_table(
     seed: int = 0,
     level: float = 0.95,
 ) -> pd.DataFrame:
-    """One row per system, best first: :data:`LEADERBOARD_COLUMNS`.
+    """One row per system, best first: :data:`LEADERBOARD_COLUMNS` (and
+    :data:`CORRECTED_LEADERBOARD_COLUMNS` on judge scores with human labels).
 
     ``position`` is the row number (1 = highest accuracy, ties by name); ``rank`` the
     full-data rank with ties sharing the better. The ``*_next`` and resolution columns
@@ -97,7 +118,37 @@ def leaderboard_table(
     )
     board = board.merge(pairs, on="model", how="left")
     board["position"] = np.arange(1, len(order) + 1)
-    return board[LEADERBOARD_COLUMNS]
+    corrected = _corrected_columns(wide, order, alpha, level)
+    if corrected is None:
+        return board[LEADERBOARD_COLUMNS]
+    return board.merge(corrected, on="model", how="left")[
+        LEADERBOARD_COLUMNS + CORRECTED_LEADERBOARD_COLUMNS
+    ]
+
+
+def _corrected_columns(wide: WideScores, order: list, alpha: float, level: float):
+    """The judge-corrected accuracy, interval and letters of every system, or None."""
+    table = judge_vs_corrected(wide, level=level, alpha=alpha, adjust="holm")
+    corrected = table[table["reading"] == "judge-corrected"]
+    if corrected.empty:
+        return None
+    models = corrected[corrected["scope"] == "model"]
+    pairs = corrected[corrected["scope"] == "pair"]
+    separated = separated_matrix(
+        order, pairs["model_a"], pairs["model_b"], pairs["p_adjusted"] < alpha
+    )
+    letters = pd.DataFrame(
+        {"model": order, "letters_corrected": letter_strings(compact_letters(separated))}
+    )
+    values = models.rename(
+        columns={
+            "model_a": "model",
+            "estimate": "corrected_accuracy",
+            "ci_low": "corrected_low",
+            "ci_high": "corrected_high",
+        }
+    )[["model", "corrected_accuracy", "corrected_low", "corrected_high"]]
+    return values.merge(letters, on="model")
 
 
 def _and(names) -> str:
@@ -131,9 +182,17 @@ def leaderboard_headline(table: pd.DataFrame, splits: int) -> str:
             f"{leader['model']} is first on {100 * leader['first_share']:.0f}% of "
             f"{2 * splits} split halves."
         )
+    corrected = ""
+    if "letters_corrected" in table.columns:
+        groups = len(set().union(*letter_sets(table["letters_corrected"])))
+        best = table.loc[table["corrected_accuracy"].idxmax(), "model"]
+        corrected = (
+            f" Corrected for the judge with human labels (PPI++): {groups} letter group(s), "
+            f"{best} highest."
+        )
     return (
         f"{len(table)} systems in {letters} letter group(s) (Holm over all pairs); "
         f"{tied - 1} other(s) share a letter with the leader. {first} "
         f"{int(unresolved.sum())} of {len(unresolved)} adjacent pairs are unresolved "
-        "(the observed gap needs more questions than the benchmark has)."
+        "(the observed gap needs more questions than the benchmark has)." + corrected
     )

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from evalbars.data.scores import WideScores
+from evalbars.readings.ranks.corrected import corrected_rank_table
 from evalbars.readings.ranks.defaults import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
 from evalbars.readings.ranks.leaderboard import leaderboard_from_wide
 from evalbars.readings.ranks.paired import paired_rank_table
@@ -39,9 +40,10 @@ def ranks_readings(
     Returns
     -------
     table : DataFrame
-        ``reading`` (``unpaired`` then ``paired``) followed by :data:`RANK_COLUMNS`;
-        the paired reading is left out when fewer than two questions were answered
-        by every model.
+        ``reading`` (``unpaired``, ``paired``, and ``judge-corrected`` where the scores are a
+        judge's with human labels: :func:`corrected_rank_table`) followed by
+        :data:`RANK_COLUMNS`; the paired reading is left out when fewer than two questions
+        were answered by every model.
     reports : list of RankReport
         The readings, for headlines and method sentences.
     """
@@ -51,6 +53,10 @@ def ranks_readings(
     # may be none); without two of them only the unpaired reading is given.
     if np.isfinite(wide.scores).all(axis=1).sum() >= 2:
         reports.append(paired_rank_table(wide, level, replicates, seed, stratify, board=board))
+    # On judge scores with human labels, the PPI++ reading beside them.
+    corrected = corrected_rank_table(wide, level, draws, seed) if wide.has_labels else None
+    if corrected is not None:
+        reports.append(corrected)
     table = pd.concat([r.table.assign(reading=r.reading) for r in reports], ignore_index=True)[
         ["reading"] + RANK_COLUMNS
     ]

@@ -167,6 +167,8 @@ def readings_markdown(table: pd.DataFrame, reports) -> str:
     shown = readings_display(table, level)
     right = [c for c in shown.columns if c != "model"]
     lines = [f"- **{r.reading}**: {r.headline}. {r.method}" for r in reports]
+    # Readings other than the two side by side (judge-corrected) follow as tables of their own.
+    others = [r for r in reports if r.reading not in ("unpaired", "paired")]
     return (
         "\n".join(lines)
         + "\n\n"
@@ -178,6 +180,7 @@ def readings_markdown(table: pd.DataFrame, reports) -> str:
             "P(first) and central rank ranges over the plausible worlds.",
             align_right=right,
         )
+        + "".join(f"\n**{r.reading}**\n\n" + report_markdown(r) for r in others)
     )
 
 

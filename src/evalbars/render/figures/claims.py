@@ -18,7 +18,7 @@ VERDICT_COLOURS = {
 }
 #: Readings with an interval on the accuracy-point scale, top to bottom (the adjusted ones by
 #: the family's adjustment).
-_INTERVAL_READINGS = ("naive", "paired", "bayes", "paired_", "mixed_")
+_INTERVAL_READINGS = ("naive", "paired", "bayes", "paired_", "mixed_", "judge_corrected_")
 _ADJUSTMENTS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "BH"}
 
 
@@ -37,7 +37,7 @@ def _interval_readings(table: pd.DataFrame) -> list:
 def _title(reading: str) -> str:
     kind, _, method = reading.rpartition("_")
     if method in _ADJUSTMENTS:
-        return f"{kind}, {_ADJUSTMENTS[method]}"
+        return f"{kind.replace('_', '-')}, {_ADJUSTMENTS[method]}"
     return {"bayes": "Bayesian"}.get(reading, reading)
 
 

@@ -36,7 +36,8 @@ def _shown_note(n: int, shown: int) -> str:
 
 
 def _tier_finding(readings) -> str:
-    """``"1,000 models form 7 tiers unpaired but 5 tiers paired"`` (or "in both readings")."""
+    """``"1,000 models form 7 tiers unpaired but 5 tiers paired"`` (or "in both readings"; with
+    a third reading, the readings that agree named together)."""
     counts = [int(t["tier"].max()) for _, t in readings]
     n = len(readings[0][1])
 
@@ -44,9 +45,12 @@ def _tier_finding(readings) -> str:
         return f"{count} tier{'s' if count != 1 else ''}"
 
     if len(set(counts)) == 1:
-        where = " in both readings" if len(counts) == 2 else ""
+        where = {1: "", 2: " in both readings"}.get(len(counts), " in every reading")
         return f"{n:,} models form {tiers(counts[0])}{where}"
-    parts = [f"{tiers(c)} {r}" for c, (r, _) in zip(counts, readings, strict=True)]
+    groups: dict[int, list] = {}
+    for count, (reading, _) in zip(counts, readings, strict=True):
+        groups.setdefault(count, []).append(reading)
+    parts = [f"{tiers(c)} {' and '.join(names)}" for c, names in groups.items()]
     return f"{n:,} models form " + " but ".join(parts)
 
 
@@ -184,11 +188,14 @@ def rank_range_figure(
         percent_axis(ax_first.xaxis)
         ax_first.set_xlabel("P(first)")
         handles, labels = ax_rank.get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncols=len(labels))
+        # Three readings and the nominal rank do not fit on one line: two columns then.
+        ncols = len(labels) if len(labels) <= 3 else 2
+        fig.legend(handles, labels, loc="outside lower center", ncols=ncols)
         leaders = {t["name"].iloc[0] for _, t in readings}
         if len(leaders) == 1:
+            shares = [f"{percent_text(float(t['p_first'].iloc[0]))} ({r})" for r, t in readings]
             leader = " and ".join(
-                f"{percent_text(float(t['p_first'].iloc[0]))} ({r})" for r, t in readings
+                [", ".join(shares[:-1]), shares[-1]] if len(shares) > 2 else shares
             )
             title = f"{names[0]} is first in {leader} of plausible worlds"
         else:
@@ -238,5 +245,7 @@ def rank_overview_figure(table: pd.DataFrame, level: float = DEFAULT_LEVEL):
         ax.set_ylim(bottom=0)
         ax.legend(loc="upper left")
         parts = " vs ".join(f"{medians[r]:g} ({r})" for r, _ in readings)
-        ax.set_title(f"{n:,} systems: a typical rank range spans {parts}", loc="left")
+        # Three readings do not fit on one line of the title: break before the numbers.
+        joint = "\n" if len(readings) > 2 else " "
+        ax.set_title(f"{n:,} systems: a typical rank range spans{joint}{parts}", loc="left")
     return fig

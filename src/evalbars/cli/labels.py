@@ -1,0 +1,63 @@
+"""``evalbars labels sample``: the questions to give people to label, drawn at random."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from evalbars import api
+from evalbars.cli.arguments import (
+    add_paths,
+    add_reader_arguments,
+    positive_int,
+    reader_options,
+    refuse_output_over_inputs,
+    seed_type,
+)
+from evalbars.data.labels import questions_to_label
+from evalbars.errors import InputError
+from evalbars.tables import neutralised_table
+
+__all__ = ["add_labels_arguments", "run_labels"]
+
+
+def add_labels_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "action",
+        choices=["sample"],
+        help="sample: draw the questions to label (uniformly at random, the same for every model)",
+    )
+    add_paths(parser)
+    parser.add_argument("--n", type=positive_int, required=True, help="questions to draw")
+    parser.add_argument("--seed", type=seed_type, required=True, help="seed of the draw")
+    parser.add_argument(
+        "--stratify",
+        action="store_true",
+        help="allocate the questions to categories in proportion to their sizes",
+    )
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", help="write the list here (CSV) instead of stdout"
+    )
+    add_reader_arguments(parser)
+
+
+def run_labels(args: argparse.Namespace) -> int:
+    if args.output:
+        refuse_output_over_inputs(args.output, [*args.paths, args.instances], "-o")
+        if not str(args.output).lower().endswith(".csv"):
+            raise InputError(args.output, "the list is written as CSV: name it *.csv")
+    items = api.read_items(
+        args.paths, missing_prediction=args.missing_prediction, **reader_options(args)
+    )
+    drawn = questions_to_label(items, args.n, args.seed, stratify=args.stratify)
+    table = neutralised_table(drawn)
+    if args.output:
+        table.to_csv(args.output, index=False, lineterminator="\n")
+        print(
+            f"wrote {len(drawn):,} questions to {args.output}: fill in the human column "
+            "(0/1 or a score in [0, 1]) and pass the file as --labels",
+            file=sys.stderr,
+        )
+    else:
+        table.to_csv(sys.stdout, index=False, lineterminator="\n")
+    return 0

@@ -1,0 +1,355 @@
+r"""Judge-corrected readings: PPI++ on a judge's scores with a few human labels, beside the judge.
+
+Where the scores are a judge's (an LLM grading generative answers) and people labelled a
+uniformly random subset of questions (:mod:`evalbars.data.labels`), every reading of evalbars
+has a judge-corrected sibling built here from :mod:`evalbars.stats.ppi`, the one home of the
+estimator:
+
+- per model, the PPI++ mean with its power-tuned :math:`\hat\lambda` and normal interval;
+- per pair, the PPI++ mean of the per-question differences (its own :math:`\hat\lambda`),
+  its two-sided p and the family adjusted;
+- the covariance of the per-model estimates (:func:`evalbars.stats.ppi.ppi_covariance`), from
+  which the rank reading draws its worlds.
+
+Beside each corrected value stand the judge-only (the naive use of the judge, biased as the
+judge is) and the human-only (the labelled questions alone) readings, with :math:`\hat\lambda`,
+the judge-human correlation and the effective number of labels. Plain PPI
+(:math:`\lambda = 1`) is never the corrected reading: with a weak judge it is wider than
+human-only (Angelopoulos, Duchi and Zrnic 2023, "PPI++: Efficient prediction-powered
+inference", arXiv:2311.01453).
+
+The corrected readings use the questions every model answered (a pair's difference needs both
+scores), and every model must be labelled on the same questions (checked when the item table is
+built). Labels chosen by outcome, not uniformly at random, invalidate all of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from evalbars.data.scores import WideScores
+from evalbars.stats.pairwise import adjust_pvalues
+from evalbars.stats.ppi import (
+    PPIMeans,
+    normal_interval,
+    normal_p_value,
+    ppi_covariance,
+    ppi_means,
+    ppi_pair_means,
+)
+
+__all__ = [
+    "READING_NAMES",
+    "CORRECTED_COLUMNS",
+    "CorrectedReadings",
+    "corrected_readings",
+    "judge_vs_corrected",
+    "labels_sentence",
+    "judge_vs_corrected_display",
+    "corrected_pair_columns",
+    "PAIRWISE_CORRECTED_COLUMNS",
+]
+
+#: Names of the PPI readings in every table (:data:`evalbars.stats.ppi.READINGS` order).
+READING_NAMES = {
+    "ppi++": "judge-corrected",
+    "human_only": "human-only",
+    "judge_only": "judge-only",
+}
+
+#: Columns of :func:`judge_vs_corrected`.
+CORRECTED_COLUMNS = [
+    "scope",
+    "model_a",
+    "model_b",
+    "reading",
+    "estimate",
+    "se",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "p_adjusted",
+    "significant",
+    "lambda_hat",
+    "rho",
+    "labels",
+    "questions",
+    "effective_labels",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class CorrectedReadings:
+    """The PPI readings of every model and every pair on the questions all models answered.
+
+    Attributes
+    ----------
+    models : list of str
+        Model names in the order of ``wide.models``.
+    questions, labels : int
+        Questions every model answered, and how many of them carry human labels.
+    per_model : PPIMeans
+        Fields of shape ``(models,)``.
+    first, second : ndarray of int
+        Positions of each pair's models (:func:`numpy.triu_indices` order).
+    per_pair : PPIMeans
+        Fields of shape ``(pairs,)``: the reading of ``models[first] - models[second]``.
+    covariance : ndarray, shape (models, models)
+        Covariance of the per-model PPI++ estimates.
+    """
+
+    models: list
+    questions: int
+    labels: int
+    per_model: PPIMeans
+    first: np.ndarray
+    second: np.ndarray
+    per_pair: PPIMeans
+    covariance: np.ndarray
+
+    def pair_matrices(self, reading: str = "ppi++") -> tuple[np.ndarray, np.ndarray]:
+        """``(diff, se)`` as K x K matrices: ``diff[a, b]`` the reading of model a minus b."""
+        k = len(self.models)
+        estimate, se = self.per_pair.estimate_and_se(reading)
+        diff, spread = np.zeros((k, k)), np.zeros((k, k))
+        diff[self.first, self.second], diff[self.second, self.first] = estimate, -estimate
+        spread[self.first, self.second] = spread[self.second, self.first] = se
+        return diff, spread
+
+    def order(self) -> list:
+        """Model names by corrected estimate, highest first (ties by name)."""
+        estimate = self.per_model.estimate
+        return [m for _, m in sorted(zip(-estimate, self.models, strict=True))]
+
+
+def corrected_readings(wide: WideScores) -> CorrectedReadings | None:
+    """The PPI readings of ``wide``'s models and pairs, or None when it has no human labels.
+
+    Parameters
+    ----------
+    wide : WideScores
+        Judge scores in ``scores``, human labels in ``human`` (NaN where unlabelled).
+
+    Returns
+    -------
+    CorrectedReadings or None
+        None without labels (or with fewer than two labelled questions every model answered:
+        then no reading can be corrected).
+    """
+    if not wide.has_labels:
+        return None
+    shared = np.isfinite(wide.scores).all(axis=1)
+    judge, human = wide.scores[shared], wide.human[shared]
+    labels = int(np.isfinite(human).any(axis=1).sum())
+    if labels < 2:
+        return None
+    first, second = np.triu_indices(len(wide.models), k=1)
+    per_model = ppi_means(judge, human)
+    return CorrectedReadings(
+        models=list(wide.models),
+        questions=int(shared.sum()),
+        labels=labels,
+        per_model=per_model,
+        first=first,
+        second=second,
+        per_pair=ppi_pair_means(judge, human, (first, second), models=wide.models),
+        covariance=ppi_covariance(judge, human, per_model.lambda_hat),
+    )
+
+
+def judge_vs_corrected(
+    wide: WideScores, *, level: float = 0.95, alpha: float = 0.05, adjust: str = "holm"
+) -> pd.DataFrame:
+    """Judge-only, human-only and judge-corrected readings of every model and pair, side by side.
+
+    Parameters
+    ----------
+    wide : WideScores
+        Judge scores with human labels.
+    level : float
+        Level of every interval.
+    alpha : float
+        Level of ``significant``.
+    adjust : {"holm", "bonferroni", "bh"}
+        Adjustment of the pairs' p-values (one family per reading, all K(K-1)/2 pairs).
+
+    Returns
+    -------
+    DataFrame
+        :data:`CORRECTED_COLUMNS`: first the models (``scope`` ``model``, best corrected
+        estimate first), then the pairs in that order (``model_a`` above ``model_b``); three
+        rows each, ``judge-corrected``, ``human-only``, ``judge-only``. ``lambda_hat``,
+        ``rho`` and ``effective_labels`` are set on the corrected rows, ``p_value`` and
+        ``p_adjusted`` on the pairs' rows. Proportions, not points. Empty (the columns only)
+        without labels.
+    """
+    corrected = corrected_readings(wide)
+    if corrected is None:
+        return pd.DataFrame(columns=CORRECTED_COLUMNS)
+    k = len(corrected.models)
+    names = np.asarray(corrected.models, dtype=object)
+    position = {m: i for i, m in enumerate(corrected.models)}
+    ranked = np.array([position[m] for m in corrected.order()], dtype=int)
+    # Pairs in corrected order (a above b); the triu pair of {a, b} holds (min, max) positions.
+    upper, lower = np.triu_indices(k, k=1)
+    a, b = ranked[upper], ranked[lower]
+    low_position, high_position = np.minimum(a, b), np.maximum(a, b)
+    index = (
+        low_position * k - low_position * (low_position + 1) // 2 + high_position - low_position - 1
+    )
+    sign = np.where(a < b, 1.0, -1.0)
+    frames = []
+    for reading, name in READING_NAMES.items():
+        estimate, se = corrected.per_model.estimate_and_se(reading)
+        frames.append(
+            _rows(
+                "model",
+                names[ranked],
+                "",
+                name,
+                estimate[ranked],
+                se[ranked],
+                level,
+                _tuning(corrected.per_model, ranked, reading, corrected),
+            )
+        )
+    for reading, name in READING_NAMES.items():
+        estimate, se = corrected.per_pair.estimate_and_se(reading)
+        diff, spread = sign * estimate[index], se[index]
+        p = normal_p_value(diff, spread)
+        p_adjusted = adjust_pvalues(np.nan_to_num(p, nan=1.0), adjust) if len(p) else p
+        tests = {"p_value": p, "p_adjusted": p_adjusted, "significant": p_adjusted < alpha}
+        frames.append(
+            _rows(
+                "pair",
+                names[a],
+                names[b],
+                name,
+                diff,
+                spread,
+                level,
+                _tuning(corrected.per_pair, index, reading, corrected) | tests,
+            )
+        )
+    return pd.concat(frames, ignore_index=True)[CORRECTED_COLUMNS]
+
+
+#: Columns :func:`corrected_pair_columns` adds to the pairwise table.
+PAIRWISE_CORRECTED_COLUMNS = [
+    "diff_corrected",
+    "se_corrected",
+    "p_corrected",
+    "p_corrected_holm",
+    "significant_corrected",
+]
+
+
+def corrected_pair_columns(
+    wide: WideScores, model_a, model_b, alpha: float = 0.05
+) -> pd.DataFrame | None:
+    """The judge-corrected reading of the pairs ``(model_a[i], model_b[i])``, for the pairwise
+    table: ``diff_corrected`` (a minus b, PPI++), ``se_corrected``, the two-sided
+    ``p_corrected``, Holm over the given pairs and ``significant_corrected`` at ``alpha``;
+    None without labels."""
+    corrected = corrected_readings(wide)
+    if corrected is None:
+        return None
+    index = pd.Index(corrected.models)
+    a, b = index.get_indexer(np.asarray(model_a)), index.get_indexer(np.asarray(model_b))
+    diff, spread = corrected.pair_matrices()
+    estimate, se = diff[a, b], spread[a, b]
+    p = normal_p_value(estimate, se)
+    holm = adjust_pvalues(np.nan_to_num(p, nan=1.0), "holm") if len(p) else p
+    return pd.DataFrame(
+        {
+            "diff_corrected": estimate,
+            "se_corrected": se,
+            "p_corrected": p,
+            "p_corrected_holm": holm,
+            "significant_corrected": holm < alpha,
+        }
+    )
+
+
+def _rows(scope, model_a, model_b, reading, estimate, se, level, extra) -> pd.DataFrame:
+    """One reading's rows of :func:`judge_vs_corrected`."""
+    low, high = normal_interval(estimate, se, level)
+    frame = pd.DataFrame(
+        {
+            "scope": scope,
+            "model_a": model_a,
+            "model_b": model_b,
+            "reading": reading,
+            "estimate": estimate,
+            "se": se,
+            "ci_low": low,
+            "ci_high": high,
+            "p_value": np.nan,
+            "p_adjusted": np.nan,
+            "significant": pd.NA,
+        }
+        | extra
+    )
+    frame["significant"] = frame["significant"].astype("boolean")
+    return frame
+
+
+def _tuning(means: PPIMeans, index, reading: str, corrected: CorrectedReadings) -> dict:
+    """Counts on every row; lambda-hat, rho and the effective labels on the corrected rows."""
+    labels = means.n_labelled[index].astype(int) if reading != "judge_only" else 0
+    counts = {"labels": labels, "questions": corrected.questions}
+    if reading != "ppi++":
+        return counts | {"lambda_hat": np.nan, "rho": np.nan, "effective_labels": np.nan}
+    return counts | {
+        "lambda_hat": means.lambda_hat[index],
+        "rho": means.rho[index],
+        "effective_labels": means.n_effective[index],
+    }
+
+
+def labels_sentence(table: pd.DataFrame) -> str:
+    """What the first screen says of judge scores (from :func:`judge_vs_corrected`'s table): how
+    many labels correct them, how, and under which assumption; empty without labels."""
+    rows = table[(table["reading"] == READING_NAMES["ppi++"]) & (table["scope"] == "model")]
+    if rows.empty:
+        return ""
+    lam = rows["lambda_hat"]
+    return (
+        f"The scores are an LLM judge's, corrected with {int(rows['labels'].max()):,} human "
+        f"labels of {int(rows['questions'].max()):,} questions (PPI++, lambda-hat "
+        f"{lam.min():.2f} to {lam.max():.2f}); the judge-corrected readings assume the labelled "
+        "questions were chosen uniformly at random."
+    )
+
+
+def judge_vs_corrected_display(table: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+    """One row per model: judge-only, human-only and judge-corrected accuracy with intervals
+    (points), lambda-hat, rho and the labels the correction is worth; then one row per reading
+    counting the pairs it separates after the adjustment."""
+    models = table[table["scope"] == "model"]
+    by = {name: rows.set_index("model_a") for name, rows in models.groupby("reading", sort=False)}
+    corrected = by[READING_NAMES["ppi++"]]
+
+    def cell(name):
+        rows = by[name]
+        return [
+            f"{100 * e:.1f} ({100 * lo:.1f} to {100 * hi:.1f})"
+            for e, lo, hi in zip(rows["estimate"], rows["ci_low"], rows["ci_high"], strict=True)
+        ]
+
+    shown = pd.DataFrame({"model": corrected.index})
+    for name in (READING_NAMES["judge_only"], READING_NAMES["human_only"], READING_NAMES["ppi++"]):
+        shown[name] = pd.Series(cell(name), index=by[name].index).reindex(corrected.index).values
+    shown["lambda-hat"] = corrected["lambda_hat"].map("{:.2f}".format).values
+    shown["judge-human r"] = corrected["rho"].map("{:.2f}".format).values
+    shown["worth (labels)"] = corrected["effective_labels"].map("{:,.0f}".format).values
+    pairs = table[table["scope"] == "pair"]
+    if len(pairs):
+        counts = pairs.groupby("reading", sort=False)["significant"].sum()
+        row = {"model": f"pairs separated (of {len(pairs) // len(READING_NAMES):,})"}
+        row |= {name: f"{int(count):,}" for name, count in counts.items()}
+        shown = pd.concat([shown, pd.DataFrame([row])], ignore_index=True).fillna("")
+    return shown

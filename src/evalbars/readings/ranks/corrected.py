@@ -1,0 +1,128 @@
+"""The judge-corrected rank reading: tiers and plausible ranks from PPI++ estimates.
+
+Where the scores are a judge's and some questions carry human labels
+(:mod:`evalbars.readings.judge_corrected`), each model's score is its PPI++ mean with a normal
+interval, each adjacent gap the PPI++ mean of the pair's per-question differences, and the
+plausible worlds are draws of all models' estimates at once from the normal with their joint
+covariance (:func:`evalbars.stats.ppi.ppi_covariance`), so the question difficulty the models
+share cancels from their differences as in the paired reading.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from evalbars.data.scores import WideScores
+from evalbars.readings.judge_corrected import CorrectedReadings, corrected_readings
+from evalbars.readings.ranks.defaults import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED, DRAW_CHUNK
+from evalbars.readings.ranks.render import headline
+from evalbars.readings.ranks.unpaired import (
+    RankReport,
+    _assemble,
+    _check_settings,
+    anchored_tiers,
+    rank_ranges,
+)
+from evalbars.stats.intervals import z_for_level
+
+__all__ = ["corrected_worlds", "corrected_rank_table"]
+
+
+def corrected_worlds(
+    corrected: CorrectedReadings,
+    columns,
+    draws: int,
+    rng: np.random.Generator,
+    chunk: int = DRAW_CHUNK,
+):
+    """Yield chunks of plausible true scores, shape (worlds, models in ``columns`` order).
+
+    Each world is one draw of :math:`N(\\hat\\theta, \\hat\\Sigma)`: the PPI++ estimates and
+    their plug-in covariance. The weights :math:`\\hat\\lambda` are each model's own, so a
+    world's difference of two models has the variance of the per-model weights, not that of
+    the pair's own tuned weight (which the gap intervals use): close to it when the models'
+    weights are close, and never below the human-only one asymptotically.
+    """
+    mean = corrected.per_model.estimate[columns]
+    covariance = corrected.covariance[np.ix_(columns, columns)]
+    for start in range(0, draws, chunk):
+        size = min(chunk, draws - start)
+        yield rng.multivariate_normal(mean, covariance, size=size, method="eigh")
+
+
+def corrected_rank_table(
+    wide: WideScores,
+    level: float = DEFAULT_LEVEL,
+    draws: int = DEFAULT_DRAWS,
+    seed: int = DEFAULT_SEED,
+) -> RankReport | None:
+    """Rank uncertainty of judge-corrected scores, or None without human labels.
+
+    Parameters
+    ----------
+    wide : WideScores
+        Judge scores with human labels (:attr:`evalbars.data.scores.WideScores.human`).
+    level : float
+        Level of the intervals and rank ranges.
+    draws : int
+        Plausible worlds (:func:`corrected_worlds`).
+    seed : int
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    RankReport or None
+        Reading ``judge-corrected``; rows by corrected estimate, highest first. ``form`` is
+        ``se`` (score :math:`\\pm z \\cdot SE`), ``n`` the questions every model answered.
+        Gaps: the PPI++ interval of the adjacent pair's differences; tiers and anchored tiers
+        as in :func:`evalbars.readings.ranks.rank_table`.
+    """
+    _check_settings(level, draws)
+    corrected = corrected_readings(wide)
+    if corrected is None:
+        return None
+    order = corrected.order()
+    columns = pd.Index(corrected.models).get_indexer(order)
+    z = z_for_level(level)
+    estimate, se = corrected.per_model.estimate[columns], corrected.per_model.se[columns]
+    diff, spread = corrected.pair_matrices()
+    diff, spread = diff[np.ix_(columns, columns)], spread[np.ix_(columns, columns)]
+    above, below = np.arange(len(order) - 1), np.arange(1, len(order))
+    gap = np.append(diff[above, below], np.nan)
+    gap_se = np.append(spread[above, below], np.nan)
+    separated = pd.array(gap - z * gap_se > 0, dtype="boolean")
+    separated[len(order) - 1] = pd.NA
+    gaps = pd.DataFrame(
+        {
+            "gap": gap,
+            "gap_low": gap - z * gap_se,
+            "gap_high": gap + z * gap_se,
+            "separated": separated,
+            "pair_kind": np.where(np.isnan(gap), "", "judge-corrected"),
+        }
+    )
+    board = pd.DataFrame(
+        {
+            "name": order,
+            "form": "se",
+            "n": float(corrected.questions),
+            "score": estimate,
+            "ci_low": estimate - z * se,
+            "ci_high": estimate + z * se,
+            "note": "",
+        }
+    )
+
+    def separated_from(top):
+        return diff[top, top + 1 :] - z * spread[top, top + 1 :] > 0
+
+    rng = np.random.default_rng(seed)
+    summary = rank_ranges(corrected_worlds(corrected, columns, int(draws), rng), int(draws), level)
+    table = _assemble(board, gaps, summary, anchored_tiers(separated_from, len(order)))
+    method = (
+        f"Judge-corrected: PPI++ with {corrected.labels:,} human labels of "
+        f"{corrected.questions:,} questions; normal intervals, PPI++ gap intervals of the "
+        f"pairs' differences, {int(draws):,} draws of the estimates' joint normal (seed {seed})."
+    )
+    return RankReport(table, headline(table), "judge-corrected", level, int(draws), seed, method)
