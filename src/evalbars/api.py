@@ -69,6 +69,7 @@ __all__ = [
     "compare_models",
     "leaderboard_table",
     "judge_corrected_table",
+    "stderr_audit",
     "ReportRun",
     "report_config",
     "write_report",
@@ -186,6 +187,19 @@ def attach_labels(items: pd.DataFrame, labels) -> pd.DataFrame:
     """An item table with the labels file ``labels`` joined and checked, as :func:`read_items`
     joins it (for tables read or combined without it)."""
     return data.labelled(items, labels)
+
+
+def stderr_audit(paths, **options) -> pd.DataFrame:
+    """``harness_stderr.csv``: every standard error the harness published under ``paths``,
+    recomputed from the items by the harness's own formula and clustered, and flagged
+    (:func:`evalbars.jobs.data.harness_stderr`; each flag is also a warning line). ``options``
+    are the reader options, as for :func:`read_items` (``metric``, ``filter``, ``scorer``
+    choose what is audited)."""
+    with quiet_warnings():  # what the read drops or re-scores is said once, by the read itself
+        items = read_items(paths, missing_prediction="wrong", **options)
+    chosen = {key: options.get(key) for key in ("metric", "filter", "scorer")}
+    sources = [{"path": str(path)} | chosen for path in _listed(paths)]
+    return data.harness_stderr(items, sources)["harness_stderr"].frame
 
 
 def judge_corrected_table(items, level: float = LEVEL, alpha: float = ALPHA) -> pd.DataFrame:

@@ -58,6 +58,12 @@ def item_inputs(wildcards):
     }
 
 
+def audit_outputs():
+    """The audit of the harnesses' published standard errors, where the run reads the user's
+    predictions (MMLU-Pro's archives publish none)."""
+    return ["results/tables/harness_stderr.csv"] if PREDICTION_SOURCES else []
+
+
 def judge_corrected_inputs(wildcards):
     """The judge-versus-corrected table, for the jobs that show it, where the run has labels."""
     if not LABELLED:

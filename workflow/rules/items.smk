@@ -34,3 +34,31 @@ rule items:
         "--- Building the canonical item table."
     script:
         "../scripts/items.py"
+
+
+# --- The standard errors the harnesses published, recomputed (only with predictions entries) ---
+if PREDICTION_SOURCES:
+
+    rule harness_stderr:
+        input:
+            unpack(item_inputs),
+            item_table=rules.items.output.item_table,
+            code=package_code("harness_stderr"),
+        output:
+            **table_outputs(
+                "harness_stderr",
+                "harness_stderr",
+                "1. Data",
+                {"table": "published standard errors"},
+                tex=False,
+            ),
+        log:
+            "results/logs/harness_stderr/harness_stderr.log",
+        benchmark:
+            "results/benchmarks/harness_stderr/harness_stderr.tsv"
+        params:
+            sources=PREDICTION_SOURCES,
+        message:
+            "--- Auditing the standard errors the harnesses published."
+        script:
+            "../scripts/harness_stderr.py"

@@ -34,3 +34,4 @@ rule data_all:
     input:
         rules.items.output,
         rules.subsample.output,
+        audit_outputs(),

@@ -112,6 +112,26 @@ def add_read_arguments(parser: argparse.ArgumentParser) -> None:
         "--output",
         help="also write the item table here: .parquet (or .pq), .csv or .tsv, by the suffix",
     )
+    parser.add_argument(
+        "--audit-stderr",
+        action="store_true",
+        help="also recompute every standard error the harness published (lm-eval *_stderr, "
+        "Inspect stderr, HELM stddev) from the items, and flag a zero or a mismatch",
+    )
+
+
+#: What `evalbars read --audit-stderr` prints of the audit (harness_stderr.csv has every column).
+_AUDIT_SHOWN = [
+    "model",
+    "task",
+    "metric",
+    "filter",
+    "n",
+    "published_stderr",
+    "recomputed_stderr",
+    "clustered_stderr",
+    "flag",
+]
 
 
 def _check_items_output(output: str) -> Path:
@@ -160,6 +180,18 @@ def run_read(args: argparse.Namespace) -> int:
         items = api.read_items(args.paths, **reading, **options)
         _write_items(items, output)
     sys.stdout.write(to_markdown(summary, formats={"accuracy": ".4f"}))
+    if args.audit_stderr:
+        audit = api.stderr_audit(args.paths, **options)
+        shown = audit[_AUDIT_SHOWN]
+        numbers = ("published_stderr", "recomputed_stderr", "clustered_stderr")
+        sys.stdout.write(
+            "\nPublished standard errors, recomputed from the items:\n\n"
+            + (
+                to_markdown(shown, formats=dict.fromkeys(numbers, ".6g"))
+                if len(audit)
+                else "none published (MMLU-Pro JSON and long tables publish none)\n"
+            )
+        )
     if args.output:
         print(f"wrote {len(items):,} rows to {args.output}", file=sys.stderr)
     return 0

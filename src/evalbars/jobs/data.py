@@ -19,6 +19,7 @@ from evalbars import __version__
 from evalbars.data.items import (
     join_sources,
     missing_prediction_counts,
+    rescore,
     score_sources,
     write_item_table,
 )
@@ -45,6 +46,12 @@ from evalbars.data.sampling import (
 )
 from evalbars.data.scores import WideScores, score_columns, wide_scores, write_wide_scores
 from evalbars.jobs.outputs import Table, Text
+from evalbars.readings.stderr_audit import (
+    AUDIT_COLUMNS,
+    audit_lines,
+    audit_stderr,
+    published_stderr,
+)
 
 __all__ = [
     "ItemTable",
@@ -53,6 +60,7 @@ __all__ = [
     "read_raw",
     "items",
     "labelled",
+    "harness_stderr",
     "subsample",
 ]
 
@@ -181,6 +189,39 @@ def labelled(table: pd.DataFrame, labels=None) -> pd.DataFrame:
         table = attach_labels(table, read_labels(labels), labels)
     check_same_labelled_questions(table, labels or "the predictions' human column")
     return table
+
+
+def harness_stderr(items: pd.DataFrame, sources) -> dict:
+    """The ``harness_stderr`` job: every standard error the sources' harnesses published,
+    recomputed from the items and flagged (:func:`evalbars.readings.stderr_audit.audit_stderr`),
+    each flag also a warning line.
+
+    ``items`` is the item table; its missing predictions are scored 0 for the audit whatever
+    the run's policy, as lm-eval and Inspect score them. ``sources`` are the predictions
+    entries (their ``metric``/``filter``, Inspect's ``scorer``, choose what is audited).
+    """
+    if items["missing_prediction"].any():
+        items = rescore(items, "wrong", 0)
+    tables = []
+    for source in sources:
+        published = published_stderr(source["path"])
+        if len(published):
+            metric = source.get("metric") or source.get("scorer")
+            tables.append(
+                audit_stderr(published, items, metric=metric, filter=source.get("filter"))
+            )
+    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=AUDIT_COLUMNS)
+    for line in audit_lines(table):
+        log.warning("published stderr: %s", line)
+    flagged = int((table["flag"] != "ok").sum())
+    return {
+        "harness_stderr": Table(
+            table,
+            caption=f"Standard errors the harnesses published, recomputed from the items by the "
+            f"harness's own formula (recomputed_stderr) and clustered by category (CR2); "
+            f"{flagged} of {len(table)} flagged.",
+        )
+    }
 
 
 def subsample(item_table: str, *, n, seed: int, question_set: str) -> dict:

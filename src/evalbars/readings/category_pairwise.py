@@ -267,7 +267,13 @@ def category_summary(table: pd.DataFrame, wide: WideScores | None = None) -> pd.
             }
         )
     summary = pd.DataFrame(rows)
-    if wide is not None and np.isfinite(wide.scores).all():
+    testable = (
+        wide is not None
+        and np.isfinite(wide.scores).all()
+        and len(wide.models) >= 2
+        and len(set(wide.categories.tolist())) >= 2
+    )
+    if testable:  # (one model, or one category: no interaction to test)
         result = interaction_test(wide)
         totals = {
             "model_a": "all pairs",

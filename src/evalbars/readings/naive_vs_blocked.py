@@ -111,14 +111,18 @@ def naive_vs_blocked(
 
     def add(quantity, procedure, values, df1=np.nan, df2=np.nan, p=np.nan, count=False):
         values = np.asarray(values, dtype=float)
+        # One model has no pair: a mean SE over no pairs is not a number (nor 0).
+        summary = values.size and not count
         rows.append(
             {
                 "quantity": quantity,
                 "procedure": procedure,
                 "accounts_for": _PROCEDURES[procedure][1],
-                "value": float(values.sum()) if count else float(values.mean()),
-                "value_min": np.nan if count else float(values.min()),
-                "value_max": np.nan if count else float(values.max()),
+                "value": float(values.sum())
+                if count
+                else (float(values.mean()) if values.size else np.nan),
+                "value_min": float(values.min()) if summary else np.nan,
+                "value_max": float(values.max()) if summary else np.nan,
                 "df1": float(df1),
                 "df2": float(df2),
                 "p": float(p),

@@ -108,6 +108,8 @@ def separation_sentence(pairwise: pd.DataFrame) -> str:
     """Without claims: how many pairs the naive and the blocked readings separate
     (``pairwise.csv``'s ``significant_unpaired`` and ``significant_holm``)."""
     n = len(pairwise)
+    if n == 0:
+        return "One model was read: there is no pair to compare, only its accuracy."
     naive = int(pairwise["significant_unpaired"].sum())
     blocked = int(pairwise["significant_holm"].sum())
     return (

@@ -325,11 +325,13 @@ def omnibus_table(wide: WideScores) -> pd.DataFrame:
 
         All rows use the same complete questions (rows with a missing score are
         dropped, listwise), so the naive and the blocked tests see identical data;
-        with fewer than two such questions every statistic is missing.
+        with fewer than two such questions, or one model (nothing to compare), every
+        statistic is missing.
     """
     complete = np.isfinite(wide.scores).all(axis=1)
     x = wide.scores if complete.all() else wide.scores[complete]
-    if len(x) < 2:  # question_set: all with fewer than two questions every model answered
+    # question_set: all with fewer than two questions every model answered, or one model
+    if len(x) < 2 or x.shape[1] < 2:
         names = ["rm_anova", "rm_anova_gg", "oneway_anova", "friedman"]
         table = pd.DataFrame({"test": names})
         for column in ("statistic", "df1", "df2", "p", "epsilon"):

@@ -66,6 +66,7 @@ __all__ = [
     "read_helm_runs",
     "read_helm_files",
     "in_helm_run",
+    "run_identity",
 ]
 
 log = logging.getLogger(__name__)
@@ -144,7 +145,7 @@ def _load(path: Path):
         raise InputError(path, f"not a readable HELM file: {exc}") from exc
 
 
-def _run_identity(folder: Path) -> tuple[str, str, str]:
+def run_identity(folder: Path) -> tuple[str, str, str]:
     """``(model, scenario, category)`` of a run, from its ``run_spec.json``."""
     path = folder / "run_spec.json"
     spec = _load(path)
@@ -227,7 +228,7 @@ def _choose_metric(scenario: str, available, wanted: str | None) -> str | None:
 
 def _read_run(folder: Path, options) -> pd.DataFrame | None:
     """Raw rows of one run, or None (said in the log) when it has no correctness metric."""
-    model, scenario, category = _run_identity(folder)
+    model, scenario, category = run_identity(folder)
     path = folder / "per_instance_stats.json"
     entries, stats = _stats_table(path)
     split = options.split or "test"
@@ -306,7 +307,7 @@ def read_helm_runs(folders, incomplete, options) -> list[pd.DataFrame]:
         )
     by_run: dict = {}
     for folder in map(Path, folders):
-        model, scenario, _ = _run_identity(folder)
+        model, scenario, _ = run_identity(folder)
         stats = folder / "per_instance_stats.json"
         by_run.setdefault((model, scenario), []).append(
             ((stats.stat().st_mtime_ns, folder.name), f"{stats}", folder)

@@ -85,6 +85,7 @@ __all__ = [
     "LMMS_SAMPLES_PATTERN",
     "is_lm_eval_name",
     "results_of",
+    "model_name",
     "read_lm_eval_file",
     "read_lm_eval_runs",
 ]
@@ -170,7 +171,7 @@ def _load_results(path: Path) -> dict:
     return results
 
 
-def _model_name(path: Path, results: dict) -> str:
+def model_name(path: Path, results: dict) -> str:
     """``model_name``; else ``pretrained=`` of ``config.model_args``; else the folder's
     ``<org>__<model>`` (the details repositories' layout)."""
     model = results.get("model_name")
@@ -200,7 +201,7 @@ def read_lm_eval_runs(results_paths, options) -> list[pd.DataFrame]:
     runs = []
     for path in sorted(Path(p) for p in results_paths):
         results = _load_results(path)
-        runs.append((path, results, _model_name(path, results), _sample_files(path, results)))
+        runs.append((path, results, model_name(path, results), _sample_files(path, results)))
     runs = _keep_tasks(runs, options.tasks)
     chosen = _choose_runs(runs, options.runs)
     tasks = [

@@ -122,6 +122,8 @@ def category_heatmap(table: pd.DataFrame, max_pairs: int = 45):
     the first ``max_pairs`` of them: the comparisons a ranking claims.
     """
     pairs = list(dict.fromkeys(zip(table["model_a"], table["model_b"], strict=True)))
+    if not pairs:  # one model, or one category: nothing per category to draw
+        return message_figure("No pair of models to compare within categories.", width=6)
     scope = ""
     if len(pairs) > max_pairs:
         # Pairs follow the accuracy order: the first model's pairs list every other model.
