@@ -1,3 +1,45 @@
-"""evalbars: which ranking claims do item-level benchmark data support?"""
+"""evalbars: which ranking claims do item-level benchmark data support?
+
+The public API is :mod:`evalbars.api`, re-exported here: ``import evalbars as eb;
+eb.read_items(...)``, ``eb.check_claims(...)``. The names load on first use (PEP 562), so that
+``import evalbars`` (every workflow job, the DAG build) costs no statistics imports.
+"""
 
 __version__ = "0.1.0"
+
+#: The names of :mod:`evalbars.api` available as ``evalbars.<name>``.
+_API = (
+    "read_items",
+    "read_preview",
+    "read_sources",
+    "attach_labels",
+    "scores",
+    "accuracy_table",
+    "pairwise_table",
+    "omnibus_table",
+    "mixed_contrasts",
+    "variance_components",
+    "rank_table",
+    "check_claims",
+    "compare_models",
+    "leaderboard_table",
+    "judge_corrected_table",
+    "stderr_audit",
+    "ReportRun",
+    "report_config",
+    "write_report",
+)
+
+__all__ = ["__version__", *_API]
+
+
+def __getattr__(name: str):
+    if name in _API:
+        from evalbars import api  # noqa: PLC0415 - loaded on first use (module docstring)
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'evalbars' has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    return sorted(__all__)

@@ -207,8 +207,7 @@ def attach_labels(items: pd.DataFrame, labels: pd.DataFrame, source) -> pd.DataF
             row = labels[unknown.to_numpy()].iloc[0]
             raise InputError(
                 source,
-                f"model {row['model']!r} is not in the data (models: "
-                f"{', '.join(sorted(models))})",
+                f"model {row['model']!r} is not in the data (models: {', '.join(sorted(models))})",
                 int(row["record"]),
             )
         item_keys.insert(0, "model", items["model"].astype(str).to_numpy(dtype=object))
@@ -221,9 +220,7 @@ def attach_labels(items: pd.DataFrame, labels: pd.DataFrame, source) -> pd.DataF
                 f"model {row['model']!r} has no answer to question {row['question_id']!r}",
                 int(row["record"]),
             )
-    position = pd.MultiIndex.from_frame(label_keys).get_indexer(
-        pd.MultiIndex.from_frame(item_keys)
-    )
+    position = pd.MultiIndex.from_frame(label_keys).get_indexer(pd.MultiIndex.from_frame(item_keys))
     human = np.where(position >= 0, labels[LABEL_COLUMN].to_numpy()[position], np.nan)
     return items.assign(**{LABEL_COLUMN: human})
 

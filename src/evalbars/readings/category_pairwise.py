@@ -46,6 +46,7 @@ import pandas as pd
 from scipy import special
 
 from evalbars.data.scores import WideScores, accuracy_order
+from evalbars.defaults import ALPHA
 from evalbars.stats.pairwise import (
     adjust_pvalues,
     exact_mcnemar_p,
@@ -89,7 +90,7 @@ CATEGORY_PAIR_COLUMNS = [
 ]
 
 
-def category_pairwise_table(wide: WideScores, alpha: float = 0.05) -> pd.DataFrame:
+def category_pairwise_table(wide: WideScores, alpha: float = ALPHA) -> pd.DataFrame:
     """Paired z and exact McNemar of every pair in every category, Holm and BH over all of them.
 
     Pairs follow :func:`evalbars.stats.pairwise.model_pairs` over the overall accuracy
@@ -324,7 +325,7 @@ class CategoryComparison(NamedTuple):
 
 
 def compare_categories(
-    wide: WideScores, *, alpha: float = 0.05, max_models: int | None = None
+    wide: WideScores, *, alpha: float = ALPHA, max_models: int | None = None
 ) -> CategoryComparison:
     """Every pair in every category, and the per-pair summary, over one family of tests.
 

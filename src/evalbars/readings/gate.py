@@ -50,6 +50,7 @@ import pandas as pd
 from scipy import special
 
 from evalbars.data.scores import WideScores
+from evalbars.defaults import ALPHA, POWER
 from evalbars.stats.cluster_robust import clustering_applicable, cr2_mean
 from evalbars.stats.effect_sizes import cohens_h, discordant_odds_ratio
 from evalbars.stats.intervals import z_for_level
@@ -265,8 +266,8 @@ def compare_models(
     *,
     margin: float = 0.0,
     better_by: float = 0.0,
-    alpha: float = 0.05,
-    power: float = 0.8,
+    alpha: float = ALPHA,
+    power: float = POWER,
     by_category: bool = False,
     sequential: bool = False,
     arrival=None,

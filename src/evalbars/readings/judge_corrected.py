@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from evalbars.data.scores import WideScores
+from evalbars.defaults import ALPHA, LEVEL
 from evalbars.stats.pairwise import adjust_pvalues
 from evalbars.stats.ppi import (
     PPIMeans,
@@ -161,7 +162,7 @@ def corrected_readings(wide: WideScores) -> CorrectedReadings | None:
 
 
 def judge_vs_corrected(
-    wide: WideScores, *, level: float = 0.95, alpha: float = 0.05, adjust: str = "holm"
+    wide: WideScores, *, level: float = LEVEL, alpha: float = ALPHA, adjust: str = "holm"
 ) -> pd.DataFrame:
     """Judge-only, human-only and judge-corrected readings of every model and pair, side by side.
 
@@ -248,7 +249,7 @@ PAIRWISE_CORRECTED_COLUMNS = [
 
 
 def corrected_pair_columns(
-    wide: WideScores, model_a, model_b, alpha: float = 0.05
+    wide: WideScores, model_a, model_b, alpha: float = ALPHA
 ) -> pd.DataFrame | None:
     """The judge-corrected reading of the pairs ``(model_a[i], model_b[i])``, for the pairwise
     table: ``diff_corrected`` (a minus b, PPI++), ``se_corrected``, the two-sided
@@ -325,7 +326,7 @@ def labels_sentence(table: pd.DataFrame) -> str:
     )
 
 
-def judge_vs_corrected_display(table: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+def judge_vs_corrected_display(table: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
     """One row per model: judge-only, human-only and judge-corrected accuracy with intervals
     (points), lambda-hat, rho and the labels the correction is worth; then one row per reading
     counting the pairs it separates after the adjustment."""

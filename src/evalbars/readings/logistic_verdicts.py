@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evalbars.defaults import ALPHA
+
 __all__ = [
     "READINGS",
     "VERDICT_COLUMNS",
@@ -101,7 +103,7 @@ def _same(first: pd.Series, second) -> bool:
 
 
 def verdict_table(
-    lmm_contrasts: pd.DataFrame, logistic_contrasts: pd.DataFrame, alpha: float = 0.05
+    lmm_contrasts: pd.DataFrame, logistic_contrasts: pd.DataFrame, alpha: float = ALPHA
 ) -> pd.DataFrame:
     """Every pair's verdict under the linear mixed model, the logistic GLMM and GEE, side by side.
 

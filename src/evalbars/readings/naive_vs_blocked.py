@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evalbars.defaults import ALPHA
 from evalbars.tables import format_p, is_missing
 
 __all__ = [
@@ -74,7 +75,7 @@ def naive_vs_blocked(
     pairwise: pd.DataFrame,
     omnibus: pd.DataFrame,
     mixed_contrasts: pd.DataFrame,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     logistic_contrasts: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Naive and blocked versions of the same quantities, side by side, with their ratio.
@@ -178,7 +179,7 @@ def naive_vs_blocked(
 NOT_COMPUTED = "not computed (no shared questions, or not fitted)"
 
 
-def naive_vs_blocked_display(table: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+def naive_vs_blocked_display(table: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
     """The human-readable form of :func:`naive_vs_blocked` for Markdown and LaTeX.
 
     Each quantity is named once, each value carries its context (the SE range

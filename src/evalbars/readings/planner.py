@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from evalbars.data.scores import wide_scores
+from evalbars.defaults import ALPHA, POWER
 from evalbars.errors import InputError
 from evalbars.stats.holm_power import (
     DEFAULT_MEAN_ACCURACY,
@@ -38,8 +39,8 @@ def plan(
     gap: float,
     disagreement: float,
     *,
-    alpha: float = 0.05,
-    power: float = 0.8,
+    alpha: float = ALPHA,
+    power: float = POWER,
     procedure: str = "holm",
     tests: int | None = None,
     questions: int | None = None,
@@ -125,8 +126,8 @@ def plan_table(
     gaps,
     disagreement: float,
     *,
-    alpha: float = 0.05,
-    power: float = 0.8,
+    alpha: float = ALPHA,
+    power: float = POWER,
     claims: int = 0,
     questions: int | None = None,
     simulate: bool = True,
@@ -341,9 +342,7 @@ def _labels_text(result: dict) -> str:
         )
     count = f"{int(high):,}" if low == high else f"{int(low):,} to {int(high):,}"
     judged = (
-        f" of {result['judged_questions']:,} judged questions"
-        if result["judged_questions"]
-        else ""
+        f" of {result['judged_questions']:,} judged questions" if result["judged_questions"] else ""
     )
     return (
         f"scored by a judge whose differences correlate {result['judge_correlation']:g} with "

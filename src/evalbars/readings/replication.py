@@ -31,6 +31,7 @@ import pandas as pd
 from evalbars.data import sampling
 from evalbars.data.items import rescore
 from evalbars.data.scores import WideScores, wide_scores
+from evalbars.defaults import ALPHA
 from evalbars.readings.paper import PAPER_VALUES
 from evalbars.stats import mixed, omnibus, pairwise
 from evalbars.stats.fits import contrast_se
@@ -56,7 +57,7 @@ def _mean_contrast_se(fit: mixed.LmmFit) -> float:
     return float(contrast_se(fit, a, b).mean())
 
 
-def paper_quantities(wide: WideScores, alpha: float = 0.05, mixed_method: str = "exact") -> dict:
+def paper_quantities(wide: WideScores, alpha: float = ALPHA, mixed_method: str = "exact") -> dict:
     """Our value of every quantity in :data:`PAPER_VALUES` on one complete score matrix.
 
     Contrast SEs are means over the K(K-1)/2 pairs (the paper reports one number
@@ -120,7 +121,7 @@ def replication_runs(
     seeds,
     configured_seed: int | None,
     *,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     items_policy: str | None = None,
     policy_seed: int = 0,
     models=None,

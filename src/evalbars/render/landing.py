@@ -15,6 +15,7 @@ import html
 
 import pandas as pd
 
+from evalbars.defaults import ALPHA
 from evalbars.readings.claims import claims_display, claims_headline
 from evalbars.readings.judge_corrected import judge_vs_corrected_display, labels_sentence
 from evalbars.readings.naive_vs_blocked import naive_vs_blocked_display
@@ -68,7 +69,7 @@ def _row(table: pd.DataFrame, quantity: str, procedure: str):
     return rows.iloc[0] if len(rows) else None
 
 
-def naive_vs_blocked_headline(table: pd.DataFrame, alpha: float = 0.05) -> str:
+def naive_vs_blocked_headline(table: pd.DataFrame, alpha: float = ALPHA) -> str:
     """One sentence from ``naive_vs_blocked.csv``: the paired SE against the naive one, and how
     many pairs each reading declares different.
 

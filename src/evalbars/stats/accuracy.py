@@ -15,6 +15,7 @@ import pandas as pd
 
 from evalbars.data.blocks import blocks
 from evalbars.data.scores import WideScores, accuracy_order
+from evalbars.defaults import LEVEL
 from evalbars.stats.intervals import clustered_se, wilson_interval
 
 __all__ = ["accuracy_table", "sampling_variance_table"]
@@ -49,7 +50,7 @@ def _per_model(scores, counts, within):
     return samples, total, accuracy, squares
 
 
-def accuracy_table(wide: WideScores, level: float = 0.95) -> pd.DataFrame:
+def accuracy_table(wide: WideScores, level: float = LEVEL) -> pd.DataFrame:
     """Per-model accuracy with naive, question-clustered, Wilson and category-clustered uncertainty.
 
     Parameters

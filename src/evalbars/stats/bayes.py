@@ -29,6 +29,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy import special
 
+from evalbars.defaults import LEVEL
+
 __all__ = [
     "JEFFREYS_PRIOR",
     "UNIFORM_PRIOR",
@@ -149,7 +151,7 @@ def beta_posterior_parameters(successes, n, prior=JEFFREYS_PRIOR) -> BetaPosteri
     return BetaPosterior(k + a, n - k + b)
 
 
-def beta_interval(successes, n, level: float = 0.95, prior=JEFFREYS_PRIOR) -> BetaInterval:
+def beta_interval(successes, n, level: float = LEVEL, prior=JEFFREYS_PRIOR) -> BetaInterval:
     """Equal-tailed Beta posterior interval of a binomial proportion.
 
     Parameters

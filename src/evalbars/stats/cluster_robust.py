@@ -47,6 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from evalbars.defaults import LEVEL
 from evalbars.stats.intervals import clustered_se
 
 __all__ = [
@@ -83,13 +84,13 @@ class ClusterRobustMean:
     clusters: int | np.ndarray
     questions: int | np.ndarray
 
-    def critical_value(self, level: float = 0.95):
+    def critical_value(self, level: float = LEVEL):
         """Two-sided critical value :math:`t_{\\nu}^{-1}(1/2 + \\text{level}/2)` (z when df = inf)."""
         if not 0 < level < 1:
             raise ValueError(f"confidence level must be in (0, 1), got {level!r}")
         return _same_kind(special.stdtrit(np.asarray(self.df, float), 0.5 + level / 2), self.se)
 
-    def interval(self, level: float = 0.95):
+    def interval(self, level: float = LEVEL):
         """Two-sided interval ``(low, high)``: estimate :math:`\\pm` critical value :math:`\\times` SE."""
         half = self.critical_value(level) * np.asarray(self.se)
         return _same_kind(self.estimate - half, self.se), _same_kind(self.estimate + half, self.se)

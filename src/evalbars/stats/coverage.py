@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
+from evalbars.defaults import LEVEL
 from evalbars.stats.bayes import JEFFREYS_PRIOR, UNIFORM_PRIOR, BetaInterval, beta_interval
 from evalbars.stats.intervals import wilson_interval, z_for_level
 
@@ -42,7 +43,7 @@ __all__ = [
 INTERVAL_METHODS = ("wald", "wilson", "clopper_pearson", "jeffreys", "beta_uniform")
 
 
-def clopper_pearson_interval(successes, n, level: float = 0.95) -> BetaInterval:
+def clopper_pearson_interval(successes, n, level: float = LEVEL) -> BetaInterval:
     """Clopper-Pearson ("exact") interval for a binomial proportion.
 
     Notes
@@ -72,7 +73,7 @@ def clopper_pearson_interval(successes, n, level: float = 0.95) -> BetaInterval:
     return BetaInterval(np.where(k > 0, low, 0.0)[()], np.where(k < n, high, 1.0)[()])
 
 
-def binomial_interval(successes, n, method: str, level: float = 0.95) -> BetaInterval:
+def binomial_interval(successes, n, method: str, level: float = LEVEL) -> BetaInterval:
     """The interval of one of :data:`INTERVAL_METHODS` at ``successes`` of ``n``.
 
     The Wald bounds are not clipped to [0, 1] (clipping changes no coverage of a theta in
@@ -107,7 +108,7 @@ def _all_counts(n: int, method: str, level: float):
     return counts, binomial_interval(counts, int(n), method, level)
 
 
-def coverage_at(theta, n: int, method: str, level: float = 0.95):
+def coverage_at(theta, n: int, method: str, level: float = LEVEL):
     """Exact coverage of an interval rule at true accuracy ``theta`` (array_like) and n trials.
 
     Notes
@@ -129,7 +130,7 @@ def coverage_at(theta, n: int, method: str, level: float = 0.95):
     return (covered * stats.binom.pmf(counts, int(n), theta)).sum(axis=-1)[()]
 
 
-def average_coverage(n: int, method: str, level: float = 0.95) -> float:
+def average_coverage(n: int, method: str, level: float = LEVEL) -> float:
     """Exact coverage of an interval rule at n trials, averaged over theta ~ U(0, 1).
 
     Notes

@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from evalbars.defaults import LEVEL
 from evalbars.stats.coverage import clopper_pearson_interval
 
 __all__ = ["OddsRatio", "discordant_odds_ratio", "cohens_h"]
@@ -36,7 +37,7 @@ class OddsRatio(NamedTuple):
     high: np.ndarray
 
 
-def discordant_odds_ratio(n10, n01, level: float = 0.95) -> OddsRatio:
+def discordant_odds_ratio(n10, n01, level: float = LEVEL) -> OddsRatio:
     """The odds ratio ``n10 / n01`` of the discordant questions and its exact interval.
 
     NaN where no question is discordant (the ratio says nothing).

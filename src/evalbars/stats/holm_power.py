@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.polynomial import polynomial as P
 
+from evalbars.defaults import ALPHA, POWER
 from evalbars.stats.pairwise import adjust_pvalues
 from evalbars.stats.planning import (
     all_pairs,
@@ -153,7 +154,7 @@ def simulate_holm_power(
     gap: float,
     disagreement: float,
     *,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     procedure: str = "holm",
     replications: int = 4000,
     mean_accuracy: float = DEFAULT_MEAN_ACCURACY,
@@ -184,8 +185,8 @@ def holm_questions(
     gap: float,
     disagreement: float,
     *,
-    alpha: float = 0.05,
-    power: float = 0.8,
+    alpha: float = ALPHA,
+    power: float = POWER,
     replications: int = 4000,
     mean_accuracy: float = DEFAULT_MEAN_ACCURACY,
     seed: int = 0,

@@ -11,6 +11,8 @@ from statistics import NormalDist
 
 import numpy as np
 
+from evalbars.defaults import LEVEL
+
 __all__ = ["z_for_level", "wilson_interval", "mover_difference", "clustered_se"]
 
 
@@ -25,7 +27,7 @@ def z_for_level(level: float) -> float:
     return NormalDist().inv_cdf(0.5 + level / 2)
 
 
-def wilson_interval(successes, n, level: float = 0.95):
+def wilson_interval(successes, n, level: float = LEVEL):
     """Wilson score interval for a binomial proportion.
 
     Parameters

@@ -13,6 +13,7 @@ import pyarrow as pa
 from scipy import special
 
 from evalbars.data.scores import WideScores, accuracy_order, wide_scores
+from evalbars.defaults import ALPHA
 
 __all__ = [
     "model_pairs",
@@ -432,7 +433,7 @@ def exact_mcnemar_p(n10, n01) -> np.ndarray:
     return np.minimum(1.0, 2 * special.bdtr(np.minimum(b, c), b + c, 0.5))
 
 
-def pairwise_table(wide: WideScores, alpha: float = 0.05) -> pd.DataFrame:
+def pairwise_table(wide: WideScores, alpha: float = ALPHA) -> pd.DataFrame:
     """Unpaired and paired z-tests, exact McNemar and multiplicity-adjusted p for every pair (Table 3).
 
     Every pair uses the questions both models answered (all of them in complete
@@ -541,7 +542,7 @@ def _pair_test_columns(wide: WideScores, pairs: tuple[int, int] | None = None) -
     }
 
 
-def adjusted_pair_table(tests: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+def adjusted_pair_table(tests: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
     """:func:`pair_tests` of every pair, with Bonferroni and Holm over them and the flags.
 
     ``p_bonferroni`` and ``p_holm`` are :func:`adjust_pvalues` of ``p_paired`` over all the

@@ -46,6 +46,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize, special
 
+from evalbars.defaults import ALPHA, POWER
 from evalbars.stats.pairwise import two_sided_normal_p
 from evalbars.stats.rng import setting_rng, share_and_se
 
@@ -104,8 +105,8 @@ def questions_for_effect(
     effect,
     variance,
     *,
-    alpha: float = 0.05,
-    power: float = 0.8,
+    alpha: float = ALPHA,
+    power: float = POWER,
     sides: int = 2,
     null_variance=None,
     z=None,
@@ -186,7 +187,7 @@ def questions_for_effect(
         return (z_a * np.sqrt(null_variance) + z_b * np.sqrt(variance)) ** 2 / effect**2
 
 
-def questions_needed(gap, disagreement, alpha: float = 0.05, power: float = 0.8, test="wald"):
+def questions_needed(gap, disagreement, alpha: float = ALPHA, power: float = POWER, test="wald"):
     """Shared questions for a paired two-sided test at ``alpha`` to find ``gap`` with ``power``.
 
     ``gap`` and ``disagreement`` are proportions (0.02 = 2 points) and broadcast.
@@ -206,7 +207,9 @@ def questions_needed(gap, disagreement, alpha: float = 0.05, power: float = 0.8,
     return np.where(g > delta, np.nan, n)
 
 
-def detectable_gap(questions, disagreement, alpha: float = 0.05, power: float = 0.8, test="wald"):
+def detectable_gap(
+    questions, disagreement, alpha: float = ALPHA, power: float = POWER, test="wald"
+):
     """Smallest gap (proportion) found with ``power`` by a paired test on ``questions`` questions.
 
     Wald: :math:`g = z\\sqrt{\\delta/(n + z^2)}`, :math:`z = z_{1-\\alpha/2} + z_{1-\\beta}`
@@ -235,7 +238,7 @@ def detectable_gap(questions, disagreement, alpha: float = 0.05, power: float = 
     return np.vectorize(solve, otypes=[float])(n, delta)
 
 
-def power_paired(questions, gap, disagreement, alpha: float = 0.05, test="wald"):
+def power_paired(questions, gap, disagreement, alpha: float = ALPHA, test="wald"):
     """Power of the two-sided paired test (both tails) at ``questions`` (normal theory)."""
     n = np.asarray(questions, dtype=float)
     g = np.abs(np.asarray(gap, dtype=float))
@@ -252,7 +255,7 @@ def simulate_pair_power(
     gap: float,
     disagreement: float,
     *,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     replications: int = 20_000,
     seed: int = 0,
 ) -> tuple[float, float]:

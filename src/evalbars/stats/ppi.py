@@ -58,6 +58,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from evalbars.defaults import ALPHA, LEVEL, POWER
 from evalbars.stats.intervals import z_for_level
 from evalbars.stats.pairwise import two_sided_normal_p
 from evalbars.stats.planning import questions_for_effect
@@ -130,7 +131,7 @@ class PPIMeans:
             raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
         return getattr(self, f"{reading}_estimate"), getattr(self, f"{reading}_se")
 
-    def intervals(self, level: float = 0.95) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    def intervals(self, level: float = LEVEL) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """``{reading: (low, high)}``: two-sided normal intervals of every reading."""
         return {r: normal_interval(*self.estimate_and_se(r), level) for r in READINGS}
 
@@ -143,7 +144,7 @@ class LabelPlan(NamedTuple):
     multiplier: np.ndarray
 
 
-def normal_interval(estimate, se, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def normal_interval(estimate, se, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
     """Two-sided normal interval :math:`\\hat\\theta \\pm z_{1/2 + \\text{level}/2}\\,SE`.
 
     Examples
@@ -474,8 +475,8 @@ def labels_needed(
     *,
     gap=None,
     target_se=None,
-    alpha: float = 0.05,
-    power: float = 0.8,
+    alpha: float = ALPHA,
+    power: float = POWER,
     questions=np.inf,
 ) -> LabelPlan:
     """Human labels for a PPI++ reading to reach ``target_se``, or to find ``gap`` with ``power``.

@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from evalbars.defaults import LEVEL
 from evalbars.stats.intervals import wilson_interval
 from evalbars.stats.pairwise import disagreement_rates
 from evalbars.stats.planning import questions_for_effect
@@ -28,7 +29,7 @@ __all__ = [
 ]
 
 
-def wilson_halfwidth(rate, questions, level: float = 0.95):
+def wilson_halfwidth(rate, questions, level: float = LEVEL):
     """Half-width :math:`(U - L)/2` of the Wilson interval at score ``rate`` out of ``questions``.
 
     Uses :func:`evalbars.stats.intervals.wilson_interval` with the fractional count
@@ -41,7 +42,7 @@ def wilson_halfwidth(rate, questions, level: float = 0.95):
 
 
 def precision_table(
-    questions=(100, 200, 1000, 5000), rate: float = 0.8, level: float = 0.95
+    questions=(100, 200, 1000, 5000), rate: float = 0.8, level: float = LEVEL
 ) -> pd.DataFrame:
     """Wilson interval and half-width of an observed score ``rate`` at several question counts.
 
@@ -175,7 +176,7 @@ def precision_tables(
     gaps=(0.10, 0.05, 0.02, 0.01),
     rate: float = 0.8,
     sds: float = 2.0,
-    level: float = 0.95,
+    level: float = LEVEL,
     disagreements=(0.15, 0.30),
     items: pd.DataFrame | None = None,
 ) -> PrecisionTables:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from evalbars.defaults import ALPHA
 from evalbars.stats.pairwise import two_sided_normal_p
 from evalbars.stats.rng import setting_rng, share_and_se
 
@@ -137,7 +138,7 @@ def gamma_exponential_boundary(
 def empirical_bernstein_cs(
     x,
     *,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     lower: float = -1.0,
     upper: float = 1.0,
     boundary: str = "mixture",
@@ -207,7 +208,7 @@ def simulate_looks(
     questions: int = 2000,
     looks: int = 20,
     disagreement: float = 0.3,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     replications: int = 4000,
     seed: int = 0,
     boundary: str = "mixture",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evalbars.defaults import ALPHA
 from evalbars.stats.cluster_robust import cr0_mean, cr1_mean, cr2_mean
 from evalbars.stats.intervals import z_for_level
 from evalbars.stats.rng import setting_rng, share_and_se
@@ -72,7 +73,7 @@ def simulate_gate_clusters(
     discordance: float = 0.3,
     difference: float = 0.0,
     replications: int = 2000,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     seed: int = 0,
 ) -> pd.DataFrame:
     """Rejection rates of the gate's candidate tests of a paired difference on G clusters.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evalbars.defaults import LEVEL
 from evalbars.stats.intervals import clustered_se, z_for_level
 from evalbars.stats.rng import setting_rng, share_and_se
 
@@ -69,7 +70,7 @@ def simulate_clustered(
     questions: int = 1200,
     replications: int = 2000,
     mean_accuracy: float = 0.6,
-    level: float = 0.95,
+    level: float = LEVEL,
     seed: int = 0,
 ) -> pd.DataFrame:
     """Naive, clustered (Miller) and mixed-model SEs of one model's mean on clustered questions.

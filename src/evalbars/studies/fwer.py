@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
+from evalbars.defaults import ALPHA
 from evalbars.stats import omnibus
 from evalbars.stats.pairwise import adjust_pvalues, paired_z_tests
 from evalbars.stats.rng import setting_rng, share_and_se
@@ -123,7 +124,7 @@ def draw_shared_scores(
     return rng.random((replications, questions, models), dtype=np.float32) < success
 
 
-def studentized_range_fwer(models, alpha: float = 0.05):
+def studentized_range_fwer(models, alpha: float = ALPHA):
     """Exact FWER of uncorrected all-pairs z-tests for K independent equal-precision estimates.
 
     Under the global null the K estimates are i.i.d. normal, and some pair is
@@ -159,7 +160,7 @@ def studentized_range_fwer(models, alpha: float = 0.05):
     return stats.studentized_range.sf(width, np.asarray(models, dtype=float), np.inf)
 
 
-def independent_tests_fwer(models, alpha: float = 0.05):
+def independent_tests_fwer(models, alpha: float = ALPHA):
     """The independence benchmark :math:`1 - (1-\\alpha)^{K(K-1)/2}` (0.265 for K = 4)."""
     k = np.asarray(models, dtype=float)
     return 1 - (1 - alpha) ** (k * (k - 1) / 2)
@@ -172,7 +173,7 @@ def simulate_fwer(
     rho: float = 0.5,
     gap: float = 0.0,
     replications: int = 2000,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     mean_accuracy: float = 0.6,
     concentration: float = 1.0,
     seed: int = 0,

@@ -16,6 +16,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from evalbars.defaults import LEVEL
 from evalbars.stats.intervals import wilson_interval
 from evalbars.stats.rng import setting_seed_sequence, share_and_se
 
@@ -77,7 +78,7 @@ def simulate_leaderboard(
     runs: int = 10_000,
     seed: int = 0,
     base_rates=LEADERBOARD_RATES,
-    level: float = 0.95,
+    level: float = LEVEL,
 ) -> LeaderboardResult:
     """The unpaired leaderboard: who ranks first, and how often a rule picks wrong.
 

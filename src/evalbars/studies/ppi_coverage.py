@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evalbars.defaults import LEVEL
 from evalbars.stats.ppi import READINGS, normal_interval, ppi_means, ppi_pair_means
 from evalbars.stats.rng import setting_rng, share_and_se
 
@@ -109,7 +110,7 @@ def simulate_ppi_coverage(
     questions: int = 800,
     labels: int = 200,
     replicates: int = 4000,
-    level: float = 0.95,
+    level: float = LEVEL,
     error_odds: float = 3.0,
     accuracy=(0.6, 0.5),
     shared: float = 0.5,

@@ -164,9 +164,7 @@ class SourceOptions:
 #: Names that say a file is a log: upstream MMLU-Pro's, and Inspect's ``<ISO time>_<task>_<id>``.
 _MMLU_PRO_NAME = re.compile(r"model_outputs_.+\.(json|zip)")
 _INSPECT_NAME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}[-:]\d{2}[-:]\d{2}.*\.(eval|json)")
-_TASKS_ONLY = (
-    "`tasks` chooses among lm-eval and lighteval tasks; this entry holds neither's output"
-)
+_TASKS_ONLY = "`tasks` chooses among lm-eval and lighteval tasks; this entry holds neither's output"
 #: JSON nested thousands deep exhausts Python's parser: no harness writes that.
 DEEP_JSON = "holds JSON nested deeper than Python's parser reads; it is not a harness log"
 #: Columns that say a table holds predictions.

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 
+from evalbars.defaults import ALPHA
 from evalbars.readings.claims.verdicts import CLAIM_COLUMNS, JUDGE_CORRECTED
 from evalbars.stats.bayes import Z_UNDERCOVERS_BELOW_N
 from evalbars.tables import to_markdown
@@ -169,7 +170,7 @@ def _small_sample_sentence(table: pd.DataFrame) -> str:
     )
 
 
-def claims_markdown(table: pd.DataFrame, alpha: float = 0.05, family: str = "claims") -> str:
+def claims_markdown(table: pd.DataFrame, alpha: float = ALPHA, family: str = "claims") -> str:
     """The claims table as Markdown: headline, one row per claim, and how to read it."""
     if table.empty:
         return "No claims configured (config key `claims`, or `evalbars claims --claim`).\n"

@@ -136,6 +136,7 @@ import pandas as pd
 from scipy import special
 
 from evalbars.data.scores import WideScores
+from evalbars.defaults import ALPHA, DRAWS, POWER, SEED
 from evalbars.readings.claims.parsing import (
     Claim,
     parse_claims,
@@ -370,11 +371,11 @@ def evaluate_claims(
     wide: WideScores,
     claims,
     *,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     family: str = "claims",
-    power: float = 0.8,
-    replicates: int = 10_000,
-    seed: int = 2024,
+    power: float = POWER,
+    replicates: int = DRAWS,
+    seed: int = SEED,
     adjust: str = "holm",
 ) -> pd.DataFrame:
     """Verdicts of every claim under every reading (:func:`readings`), one row per (claim, reading).

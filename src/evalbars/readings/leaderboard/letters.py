@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from evalbars.data.scores import WideScores
+from evalbars.defaults import ALPHA
 from evalbars.stats.pairwise import pairwise_table
 
 __all__ = [
@@ -185,7 +186,7 @@ def letter_sets(strings) -> list[set]:
     return [set(x.split(",")) if joined else set(x) for x in strings]
 
 
-def letters_table(wide: WideScores, alpha: float = 0.05, pairs: pd.DataFrame | None = None):
+def letters_table(wide: WideScores, alpha: float = ALPHA, pairs: pd.DataFrame | None = None):
     """Letters of every system from the all-pairs paired z-tests after Holm.
 
     Two systems are separated when their Holm-adjusted paired p-value (``p_holm`` of

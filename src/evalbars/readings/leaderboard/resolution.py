@@ -22,13 +22,16 @@ import pandas as pd
 from scipy import special
 
 from evalbars.data.scores import WideScores, accuracy_order
+from evalbars.defaults import ALPHA, POWER
 from evalbars.stats.cluster_robust import cr2_mean
 from evalbars.stats.planning import questions_needed
 
 __all__ = ["adjacent_resolution"]
 
 
-def adjacent_resolution(wide: WideScores, alpha: float = 0.05, power: float = 0.8) -> pd.DataFrame:
+def adjacent_resolution(
+    wide: WideScores, alpha: float = ALPHA, power: float = POWER
+) -> pd.DataFrame:
     """Questions needed against questions available for every adjacent pair.
 
     Parameters

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from evalbars.data.scores import WideScores
+from evalbars.defaults import ALPHA, LEVEL, POWER
 from evalbars.readings.judge_corrected import judge_vs_corrected
 from evalbars.readings.leaderboard.letters import (
     compact_letters,
@@ -69,11 +70,11 @@ CORRECTED_LEADERBOARD_COLUMNS = [
 def leaderboard_table(
     wide: WideScores,
     *,
-    alpha: float = 0.05,
-    power: float = 0.8,
+    alpha: float = ALPHA,
+    power: float = POWER,
     splits: int = 50,
     seed: int = 0,
-    level: float = 0.95,
+    level: float = LEVEL,
 ) -> pd.DataFrame:
     """One row per system, best first: :data:`LEADERBOARD_COLUMNS` (and
     :data:`CORRECTED_LEADERBOARD_COLUMNS` on judge scores with human labels).

@@ -75,9 +75,9 @@ from evalbars.readings.ranks.render import (
     report_json,
     report_markdown,
 )
+from evalbars.readings.ranks.report import RankReport
 from evalbars.readings.ranks.unpaired import (
     RANK_COLUMNS,
-    RankReport,
     adjacent_gaps,
     anchored_tiers,
     plausible_scores,

@@ -17,8 +17,8 @@ from evalbars.data.scores import WideScores
 from evalbars.readings.judge_corrected import CorrectedReadings, corrected_readings
 from evalbars.readings.ranks.defaults import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED, DRAW_CHUNK
 from evalbars.readings.ranks.render import headline
+from evalbars.readings.ranks.report import RankReport
 from evalbars.readings.ranks.unpaired import (
-    RankReport,
     _assemble,
     _check_settings,
     anchored_tiers,

@@ -16,7 +16,8 @@ from evalbars.readings.ranks.corrected import corrected_rank_table
 from evalbars.readings.ranks.defaults import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
 from evalbars.readings.ranks.leaderboard import leaderboard_from_wide
 from evalbars.readings.ranks.paired import paired_rank_table
-from evalbars.readings.ranks.unpaired import RANK_COLUMNS, RankReport, rank_table
+from evalbars.readings.ranks.report import RankReport
+from evalbars.readings.ranks.unpaired import RANK_COLUMNS, rank_table
 
 __all__ = ["ranks_readings", "read_rank_table"]
 

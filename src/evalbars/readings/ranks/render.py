@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from evalbars.readings.ranks.defaults import DEFAULT_LEVEL
+from evalbars.readings.ranks.report import RankReport
 from evalbars.tables import to_markdown
-
-if TYPE_CHECKING:
-    from evalbars.readings.ranks.unpaired import RankReport
 
 __all__ = [
     "percent_text",

@@ -8,7 +8,6 @@ gaps between neighbours, tiers, and plausible ranks from Jeffreys posterior draw
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -21,12 +20,12 @@ from evalbars.readings.ranks.defaults import (
     MIN_DRAWS,
 )
 from evalbars.readings.ranks.render import headline
+from evalbars.readings.ranks.report import RankReport
 from evalbars.stats.bayes import JEFFREYS_PRIOR, beta_posterior_parameters
 from evalbars.stats.intervals import mover_difference, wilson_interval, z_for_level
 
 __all__ = [
     "RANK_COLUMNS",
-    "RankReport",
     "score_intervals",
     "adjacent_gaps",
     "tiers_from_separated",
@@ -391,39 +390,6 @@ def plausible_scores(
         worlds[:, ~is_se] = drawn
         worlds[:, is_se] = rng.normal(mean, sd, size=(size, len(mean)))
         yield worlds
-
-
-@dataclass(frozen=True)
-class RankReport:
-    """A rank table with its headline and the settings that produced it.
-
-    Attributes
-    ----------
-    table : DataFrame
-        :data:`RANK_COLUMNS`, one row per system in nominal order.
-    headline : str
-        ``"N systems, T tiers; the leader (X) is first in P% of plausible worlds"``.
-    reading : str
-        ``unpaired`` or ``paired``.
-    level : float
-    draws : int
-        Plausible worlds (Jeffreys/normal draws, or bootstrap replicates).
-    seed : int
-    method : str
-        One sentence on how the worlds were drawn and the gaps tested.
-    """
-
-    table: pd.DataFrame
-    headline: str
-    reading: str
-    level: float
-    draws: int
-    seed: int
-    method: str
-
-    @property
-    def n_tiers(self) -> int:
-        return int(self.table["tier"].max())
 
 
 def _check_settings(level: float, draws: int) -> None:

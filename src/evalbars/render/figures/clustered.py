@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evalbars.defaults import LEVEL
 from evalbars.render.figures.style import PALETTE, figure, percent_axis
 
 __all__ = ["clustered_figure"]
 
 
-def clustered_figure(table: pd.DataFrame, level: float = 0.95):
+def clustered_figure(table: pd.DataFrame, level: float = LEVEL):
     """SE ratio to the naive SE and interval coverage for each clustering setting."""
     settings = table.drop_duplicates(["cluster_size", "icc"]).sort_values("design_effect")
     labels = [

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.colors import ListedColormap
 
+from evalbars.defaults import LEVEL
 from evalbars.render.figures.style import PALETTE, figure, percent_axis
 from evalbars.stats.intervals import wilson_interval
 from evalbars.studies.leaderboard import DECISION_RULES
@@ -79,7 +80,7 @@ def _difference_bins(questions: int, rate_a: float, rate_b: float) -> np.ndarray
     return np.arange(lo, hi + width / 2, width)
 
 
-def one_run_figure(one_run: pd.DataFrame, level: float = 0.95):
+def one_run_figure(one_run: pd.DataFrame, level: float = LEVEL):
     """(a) One run's leaderboard: observed scores, Wilson whiskers and the true rates."""
     run = _one_run(one_run)
     questions, labels, colours, true_rates = run.questions, run.labels, run.colours, run.true_rates
@@ -264,7 +265,7 @@ def decision_rules_figure(table: pd.DataFrame, spread: float = 1.0, questions: i
     return fig
 
 
-def played_out_figure(one_run: pd.DataFrame, level: float = 0.95):
+def played_out_figure(one_run: pd.DataFrame, level: float = LEVEL):
     """(e) One run played out question by question: running scores, bands and lead changes."""
     run = _one_run(one_run)
     questions, labels, colours, true_rates = run.questions, run.labels, run.colours, run.true_rates
@@ -321,7 +322,7 @@ def leaderboard_figures(
     runs: pd.DataFrame,
     one_run: pd.DataFrame,
     spread: float = 1.0,
-    level: float = 0.95,
+    level: float = LEVEL,
 ) -> dict:
     """The five leaderboard figures, keyed by name.
 

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
+from evalbars.defaults import LEVEL
 from evalbars.render.figures.style import PALETTE, figure
 from evalbars.stats.precision import (
     questions_to_resolve_paired,
@@ -23,7 +24,7 @@ def _plain_log_ticks(axis, ticks) -> None:
     axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,g}"))
 
 
-def halfwidth_figure(precision: pd.DataFrame, level: float = 0.95):
+def halfwidth_figure(precision: pd.DataFrame, level: float = LEVEL):
     """Half-width of the Wilson interval against the number of questions, log-log."""
     rate = float(precision["rate"].iloc[0])
     grid = np.geomspace(30, 30_000, 300)

@@ -12,13 +12,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evalbars.defaults import LEVEL
 from evalbars.readings.leaderboard.letters import letter_sets
 from evalbars.render.figures.style import PALETTE, figure, message_figure, percent_axis
 
 __all__ = ["verdicts_figure"]
 
 
-def verdicts_figure(table: pd.DataFrame, level: float = 0.95, max_systems: int = 40):
+def verdicts_figure(table: pd.DataFrame, level: float = LEVEL, max_systems: int = 40):
     """Board and resolution strip of a leaderboard table (:func:`evalbars.readings.leaderboard.table.leaderboard_table`)."""
     if table.empty:
         return message_figure("No systems to draw.")

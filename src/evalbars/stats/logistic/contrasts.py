@@ -55,6 +55,7 @@ import pandas as pd
 from scipy import special
 
 from evalbars.data.scores import WideScores
+from evalbars.defaults import ALPHA
 from evalbars.stats.fits import Fit, difference_se, structured_difference_se
 from evalbars.stats.logistic.gee import GeeFit, fit_gee, fit_gee_wide
 from evalbars.stats.logistic.glmm import (
@@ -344,7 +345,7 @@ def _table(fit: Fit, first, second, log_odds, accuracy, accuracy_columns) -> pd.
 
 
 def glmm_contrasts(
-    fit: GlmmFit, alpha: float = 0.05, pairs=None, theta_uncertainty: bool = True
+    fit: GlmmFit, alpha: float = ALPHA, pairs=None, theta_uncertainty: bool = True
 ) -> pd.DataFrame:
     """Pairwise comparisons from the logistic GLMM, one row per pair (a - b).
 
@@ -393,7 +394,7 @@ def glmm_contrasts(
     return _table(fit, first, second, log_odds, accuracy, differences)
 
 
-def gee_contrasts(fit: GeeFit, alpha: float = 0.05, pairs=None) -> pd.DataFrame:
+def gee_contrasts(fit: GeeFit, alpha: float = ALPHA, pairs=None) -> pd.DataFrame:
     """Pairwise comparisons from the GEE fit, one row per pair (a - b).
 
     Same columns as :func:`glmm_contrasts` (:data:`CONTRAST_COLUMNS`): the log odds ratio is
@@ -449,7 +450,7 @@ class LogisticComparison(NamedTuple):
 
 def compare_logistic(
     items: pd.DataFrame,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     models=None,
     outcome: str = "correct",
     pairs=None,

@@ -97,6 +97,7 @@ from scipy import special
 
 from evalbars.data.blocks import blocks
 from evalbars.data.scores import WideScores, accuracy_order
+from evalbars.defaults import ALPHA
 from evalbars.stats.fits import contrast_se
 from evalbars.stats.mixed.common import (
     BLOCKED_SPECS,
@@ -399,7 +400,7 @@ def variance_components(fits) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["model_spec", "component", "variance", "boundary", "method"])
 
 
-def lmm_contrasts(fit: LmmFit, alpha: float = 0.05) -> pd.DataFrame:
+def lmm_contrasts(fit: LmmFit, alpha: float = ALPHA) -> pd.DataFrame:
     """All pairwise contrasts of the estimated marginal means, with Wald z-tests.
 
     Pairs follow :func:`evalbars.stats.pairwise.model_pairs` over the accuracy order
@@ -477,7 +478,7 @@ def _text_column(labels: list, codes: np.ndarray):
     return pd.array(pc.take(pa.array(labels, type=pa.large_string()), codes), dtype=_TEXT)
 
 
-def contrast_table(fits, skipped=(), alpha: float = 0.05, order=None) -> pd.DataFrame:
+def contrast_table(fits, skipped=(), alpha: float = ALPHA, order=None) -> pd.DataFrame:
     """:func:`lmm_contrasts` of each fit, then :func:`unfitted_contrasts` of each skipped
     specification, in one table: the rows ``pd.concat`` of those tables gives (index 0, 1, ...
     through each of them), with every column allocated once at its full length and the model
