@@ -49,7 +49,7 @@ def models(wide: WideScores, *, level: float) -> dict:
     buy (``models``, ``sampling_variance``)."""
     accuracy = accuracy_table(wide, level)
     clustered = (
-        "category-clustered SE"
+        "category-clustered SE (CR0, the paper's Table 1)"
         if len(set(wide.categories)) > 1
         else "category-clustered SE (not applicable: the questions have one category)"
     )
@@ -57,7 +57,8 @@ def models(wide: WideScores, *, level: float) -> dict:
         "models": Table(
             accuracy,
             caption=f"Per-model accuracy over all samples, naive, question-clustered and "
-            f"{clustered}, {level:.0%} Wilson interval at the effective sample size.",
+            f"{clustered}, {level:.0%} Wilson and Jeffreys intervals at the effective sample "
+            "size.",
         ),
         "sampling_variance": Table(
             sampling_variance_table(wide, accuracy),

@@ -16,6 +16,7 @@ import pandas as pd
 from evalbars.data.blocks import blocks
 from evalbars.data.scores import WideScores, accuracy_order
 from evalbars.defaults import LEVEL
+from evalbars.stats.bayes import beta_interval
 from evalbars.stats.intervals import clustered_se, wilson_interval
 
 __all__ = ["accuracy_table", "sampling_variance_table"]
@@ -65,7 +66,7 @@ def accuracy_table(wide: WideScores, level: float = LEVEL) -> pd.DataFrame:
     -------
     DataFrame
         ``model, n, samples, correct, accuracy, se_naive, se_questions, n_effective,
-        ci_low, ci_high, se_clustered``, one row per model, sorted by
+        ci_low, ci_high, se_clustered, jeffreys_low, jeffreys_high``, one row per model, sorted by
         :func:`accuracy_order` (best first). ``n`` counts questions, ``samples``
         samples (question × epoch), ``correct`` the sum of scores, ``n_effective``
         the independent 0/1 answers the samples are worth.
@@ -86,6 +87,13 @@ def accuracy_table(wide: WideScores, level: float = LEVEL) -> pd.DataFrame:
     :math:`n_{eff} = \\hat p(1-\\hat p)/SE_{questions}^2` (Kish's design effect),
     which is the number of questions for one 0/1 sample each and shrinks the
     samples of repeated epochs to what they are worth (never above their count).
+    ``jeffreys_low, jeffreys_high`` is the equal-tailed Jeffreys interval, the
+    :math:`\\mathrm{Beta}(k + 1/2, n - k + 1/2)` posterior's, at the same effective size
+    (:func:`evalbars.stats.bayes.beta_interval`, the one home of the Jeffreys posterior, which
+    the rank reading draws from too); below a few hundred questions it keeps its coverage
+    where the z intervals do not (Bowyer, Aitchison and Ivanova 2025, arXiv:2503.01747;
+    exact coverage in :mod:`evalbars.stats.coverage`). ``se_clustered`` is CR0, the paper's
+    Table 1 column; the readings that decide use CR2 (:mod:`evalbars.stats.cluster_robust`).
 
     References
     ----------
@@ -111,6 +119,8 @@ def accuracy_table(wide: WideScores, level: float = LEVEL) -> pd.DataFrame:
     # are worth at most as many independent answers as there are samples.
     effective = np.where((samples == n) | ~(se_questions > 0), n, np.minimum(design, samples))
     low, high = wilson_interval(accuracy * effective, effective, level)
+    with np.errstate(invalid="ignore"):
+        jeffreys = beta_interval(np.clip(accuracy * effective, 0, effective), effective, level)
     table = pd.DataFrame(
         {
             "model": wide.models,
@@ -124,6 +134,10 @@ def accuracy_table(wide: WideScores, level: float = LEVEL) -> pd.DataFrame:
             "ci_low": low,
             "ci_high": high,
             "se_clustered": se_clustered,
+            # The Jeffreys Beta(1/2, 1/2) posterior interval at the same effective size: its
+            # coverage holds at small n, where the Wilson and Wald intervals' can fall short.
+            "jeffreys_low": jeffreys.low,
+            "jeffreys_high": jeffreys.high,
         }
     )
     if np.all(total == np.round(total)):
