@@ -203,6 +203,8 @@ def _judge_corrected(pair: WideScores, alpha: float, margin: float, better_by: f
     estimate, se = float(reading.estimate[0]), float(reading.se[0])
     low, high = (float(v[0]) for v in normal_interval(reading.estimate, reading.se, 1 - alpha))
     decision = verdict(low, high, margin, better_by) if np.isfinite(se) else "inconclusive"
+    if se == 0:  # the same difference on every labelled question: the exact statements
+        low, high, _, _, decision, _ = _zero_se(estimate, int(reading.n_labelled[0]), margin, alpha)
     fields = {
         "labels": int(reading.n_labelled[0]),
         "judge_corrected_diff": estimate,

@@ -32,11 +32,10 @@ import pandas as pd
 
 from evalbars.data.scores import WideScores
 from evalbars.defaults import ALPHA, LEVEL
-from evalbars.stats.pairwise import adjust_pvalues
+from evalbars.stats.pairwise import adjust_pvalues, difference_test
 from evalbars.stats.ppi import (
     PPIMeans,
     normal_interval,
-    normal_p_value,
     ppi_covariance,
     ppi_means,
     ppi_pair_means,
@@ -185,7 +184,9 @@ def judge_vs_corrected(
         rows each, ``judge-corrected``, ``human-only``, ``judge-only``. ``lambda_hat``,
         ``rho`` and ``effective_labels`` are set on the corrected rows, ``p_value`` and
         ``p_adjusted`` on the pairs' rows. Proportions, not points. Empty (the columns only)
-        without labels.
+        without labels. Where an SE is 0 (every labelled question shows the same difference
+        and the judge adds nothing) there is no interval, and a pair's p is the exact one of
+        :func:`evalbars.stats.pairwise.difference_test` on the labelled questions.
     """
     corrected = corrected_readings(wide)
     if corrected is None:
@@ -220,7 +221,9 @@ def judge_vs_corrected(
     for reading, name in READING_NAMES.items():
         estimate, se = corrected.per_pair.estimate_and_se(reading)
         diff, spread = sign * estimate[index], se[index]
-        p = normal_p_value(diff, spread)
+        # A zero SE (every labelled question shows the same difference, and the judge adds
+        # nothing): the exact rule every table uses, on the labelled questions.
+        p = difference_test(diff, spread, corrected.per_pair.n_labelled[index])[1]
         p_adjusted = adjust_pvalues(np.nan_to_num(p, nan=1.0), adjust) if len(p) else p
         tests = {"p_value": p, "p_adjusted": p_adjusted, "significant": p_adjusted < alpha}
         frames.append(
@@ -262,7 +265,7 @@ def corrected_pair_columns(
     a, b = index.get_indexer(np.asarray(model_a)), index.get_indexer(np.asarray(model_b))
     diff, spread = corrected.pair_matrices()
     estimate, se = diff[a, b], spread[a, b]
-    p = normal_p_value(estimate, se)
+    p = difference_test(estimate, se, corrected.labels)[1]
     holm = adjust_pvalues(np.nan_to_num(p, nan=1.0), "holm") if len(p) else p
     return pd.DataFrame(
         {
@@ -276,8 +279,10 @@ def corrected_pair_columns(
 
 
 def _rows(scope, model_a, model_b, reading, estimate, se, level, extra) -> pd.DataFrame:
-    """One reading's rows of :func:`judge_vs_corrected`."""
+    """One reading's rows of :func:`judge_vs_corrected` (no interval where the SE is 0: a
+    zero-width interval is no evidence of precision)."""
     low, high = normal_interval(estimate, se, level)
+    low, high = np.where(se > 0, low, np.nan), np.where(se > 0, high, np.nan)
     frame = pd.DataFrame(
         {
             "scope": scope,

@@ -42,6 +42,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from evalbars.data.readers import every_eval_ever, helm, lighteval, swe_bench
 from evalbars.data.readers.archives import (
@@ -275,9 +277,16 @@ def _by_lm_eval_name(path: Path, named: bool):
 
 
 def _parquet_table(path: Path, named: bool):
-    """A Parquet file that no corpus claimed: a long table."""
+    """A Parquet file that no corpus claimed: a long table (passed over in a folder when it
+    is a labels file: :func:`_is_labels_header`)."""
     with open(path, "rb") as fh:
-        return ("table", True) if fh.read(4) == b"PAR1" else None
+        if fh.read(4) != b"PAR1":
+            return None
+    try:
+        columns = set(pq.read_schema(path).names)
+    except (OSError, pa.ArrowException):
+        return "table", True  # its reader says what is wrong with it
+    return "table", named or not _is_labels_header(columns)
 
 
 def _json_document(path: Path, named: bool):
@@ -324,12 +333,21 @@ def _recognise_content(path: Path) -> tuple[str | None, bool]:
     return None, False
 
 
+def _is_labels_header(columns) -> bool:
+    """Whether a table's columns are a labels file's (``question_id`` and ``human``, no score
+    column): the human labels of :mod:`evalbars.data.labels`, which a folder of logs may hold
+    beside the logs, not predictions."""
+    names = {str(c).strip().casefold() for c in columns}
+    return {"question_id", "human"} <= names and not names & {"correct", "pred"}
+
+
 def _table_has_marks(path: Path) -> bool:
-    """Whether a CSV/TSV's header names a prediction column (question_id, correct, pred)."""
+    """Whether a CSV/TSV's header names a prediction column (question_id, correct, pred), and
+    is not a labels file's (:func:`_is_labels_header`)."""
     with open(path, "rb") as fh:
         header = fh.readline(4096).decode("utf-8", "replace").lstrip("\ufeff")
     columns = {c.strip().strip('"').strip() for c in re.split(r"[,\t]", header)}
-    return bool(columns & _TABLE_MARKS)
+    return bool(columns & _TABLE_MARKS) and not _is_labels_header(columns)
 
 
 def detect_format(path) -> str:

@@ -41,6 +41,7 @@ References
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -71,6 +72,7 @@ _SAMPLE_MEMBER = re.compile(r"samples/.+_epoch_\d+\.json")
 #: What makes a sample a missing prediction, by cause.
 ERRORED = "errored sample (the harness logged an error, no score)"
 UNPARSED = "unparseable answer (scored I with an empty answer)"
+UNGRADED = "unscored sample (the scorer gave NaN, as model_graded_qa does when its grader fails)"
 UNFINISHED = "unfinished Inspect log (no header.json; Inspect was still writing it or was stopped)"
 
 
@@ -174,15 +176,16 @@ def read_inspect_log(path, options) -> pd.DataFrame:
             "pred",
             "n_options",
             "correct",
-            "unparsed",
+            "cause",
         ],
     )
     causes = [ERRORED] if errored else []
-    causes += [UNPARSED] if frame["unparsed"].any() else []
+    causes += [UNPARSED] if (frame["cause"] == "unparsed").any() else []
+    causes += [UNGRADED] if (frame["cause"] == "ungraded").any() else []
     frame["model"] = model
     frame["correct"] = frame["correct"].astype("Float64")
     return finish_frame(
-        frame.drop(columns="unparsed"),
+        frame.drop(columns="cause"),
         path,
         # What made rows missing in this log; both causes where none did.
         missing_means=" or ".join(causes or [ERRORED, UNPARSED]),
@@ -270,7 +273,7 @@ def _row(sample: dict, index: int, path, scorer: str, category_field, answers: b
     scores = sample.get("scores") or {}
     if sample.get("error") or scorer not in scores:
         # An errored (or unscored) sample has no score: a missing prediction, not a wrong one.
-        return (index, question, epoch, category, target, completion, n_options, None, False)
+        return (index, question, epoch, category, target, completion, n_options, None, "")
     score = scores[scorer] if isinstance(scores[scorer], dict) else {}
     value = _score(score.get("value"), path, index)
     answer = score.get("answer")
@@ -280,5 +283,9 @@ def _row(sample: dict, index: int, path, scorer: str, category_field, answers: b
         (isinstance(answer, str) and not answer.strip()) or (answer is None and answers)
     )
     if unparsed:
-        return (index, question, epoch, category, target, completion, n_options, None, True)
-    return (index, question, epoch, category, target, completion, n_options, value, False)
+        return (index, question, epoch, category, target, completion, n_options, None, "unparsed")
+    if isinstance(value, float) and math.isnan(value):
+        # A model-graded scorer whose grader gave no grade writes NaN ("grader_failed"): Inspect
+        # leaves the sample out of its metrics; here it is a missing prediction of that cause.
+        return (index, question, epoch, category, target, completion, n_options, None, "ungraded")
+    return (index, question, epoch, category, target, completion, n_options, value, "")

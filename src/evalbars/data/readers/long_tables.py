@@ -233,6 +233,12 @@ def _check_columns(frame: pd.DataFrame, path) -> None:
     missing = [c for c in _REQUIRED if c not in frame.columns]
     if "correct" not in frame.columns and not {"pred", "answer"} <= set(frame.columns):
         missing.append("correct (or pred and answer)")
+    if missing and LABEL_COLUMN in frame.columns and "question_id" in frame.columns:
+        raise InputError(
+            path,
+            "holds human labels (question_id, human) but no scores: it is a labels file; "
+            "pass it with --labels (config key labels:) beside the predictions it labels",
+        )
     if missing:
         raise InputError(
             path, f"missing column(s): {', '.join(missing)}; found {list(frame.columns)}"

@@ -40,6 +40,7 @@ class _Scope:
     # PPI++ of every pair's differences where the scores are a judge's with human labels
     corrected_diff: np.ndarray | None = None
     corrected_se: np.ndarray | None = None
+    corrected_labels: int = 0  # labelled questions: the n of the exact rule at a zero SE
 
 
 def _square(values, k, antisymmetric=False):
@@ -95,6 +96,7 @@ def _scope(wide: WideScores, category: str | None) -> _Scope:
         binary=bool(np.isin(wide.scores[np.isfinite(wide.scores)], (0.0, 1.0)).all()),
         corrected_diff=corrected_diff,
         corrected_se=corrected_se,
+        corrected_labels=corrected.labels if corrected else 0,
     )
 
 

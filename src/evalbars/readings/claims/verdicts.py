@@ -60,35 +60,38 @@ letters, the gate and the first screen decide such a pair by the same rule.
 
 Readings (:func:`readings`; ``<adjust>`` is ``claims_options.adjust``, Holm by default):
 
-``naive``            unpaired z (each model's own binomial SE), no adjustment;
-``paired``           paired z over shared questions (Miller 2024, Eq. 7), no adjustment;
-``mcnemar``          exact one-sided binomial test on the discordant questions
-                     (margin-free claims only), no adjustment;
-``bayes``            the posterior of the difference under a uniform Dirichlet prior on the
-                     pair's 2x2 table (:func:`evalbars.stats.bayes.dirichlet_paired_posterior`;
-                     Bowyer, Aitchison and Ivanova 2025, "Position: Don't use the CLT in LLM
-                     evals with fewer than a few hundred datapoints", arXiv:2503.01747): its
-                     ``p`` is twice the posterior probability that the claim is false
-                     (``supported`` when the claim's posterior probability exceeds
-                     1 - alpha/2), the estimate and interval the posterior mean and
-                     equal-tailed (1 - alpha) credible interval; 0/1 scores and pair claims
-                     only, no adjustment;
-``paired_<adjust>``  paired z, the family adjusted;
-``mixed_<adjust>``   Wald z of the nested mixed model's contrast
-                     (:func:`evalbars.stats.mixed.fit_lmm`, ``category_question``; on one
-                     category's questions, or data with one category, ``(1|question)``),
-                     the family adjusted;
-``bootstrap``        ``best``/``top k`` only: the category-stratified paired bootstrap
-                     of ranks (:func:`evalbars.readings.ranks.paired.bootstrap_accuracies`);
-                     supported when the central (1 - alpha) rank interval lies in
-                     [1, k], contradicted when it lies above k (Hall and Miller 2009);
-                     no multiplicity adjustment.
+``naive``
+    unpaired z (each model's own binomial SE), no adjustment;
+``paired``
+    paired z over shared questions (Miller 2024, Eq. 7), no adjustment;
+``mcnemar``
+    exact one-sided binomial test on the discordant questions (margin-free claims only), no
+    adjustment;
+``bayes``
+    the posterior of the difference under a uniform Dirichlet prior on the pair's 2x2 table
+    (:func:`evalbars.stats.bayes.dirichlet_paired_posterior`; Bowyer, Aitchison and Ivanova
+    2025, "Position: Don't use the CLT in LLM evals with fewer than a few hundred datapoints",
+    arXiv:2503.01747): its ``p`` is twice the posterior probability that the claim is false
+    (``supported`` when the claim's posterior probability exceeds 1 - alpha/2), the estimate and
+    interval the posterior mean and equal-tailed (1 - alpha) credible interval; 0/1 scores and
+    pair claims only, no adjustment;
+``paired_<adjust>``
+    paired z, the family adjusted;
+``mixed_<adjust>``
+    Wald z of the nested mixed model's contrast (:func:`evalbars.stats.mixed.fit_lmm`,
+    ``category_question``; on one category's questions, or data with one category,
+    ``(1|question)``), the family adjusted;
+``bootstrap``
+    ``best``/``top k`` only: the category-stratified paired bootstrap of ranks
+    (:func:`evalbars.readings.ranks.paired.bootstrap_accuracies`); supported when the central
+    (1 - alpha) rank interval lies in [1, k], contradicted when it lies above k (Hall and Miller
+    2009); no multiplicity adjustment.
 ``judge_corrected_<adjust>``
-                     where the scores are a judge's and some questions carry human labels
-                     (:mod:`evalbars.readings.judge_corrected`): the normal test of the
-                     PPI++ mean of the pair's per-question differences (arXiv:2311.01453),
-                     the family adjusted as the paired one is. It is the reading to quote on
-                     judge scores: the others test the judge's scores, biased as the judge is.
+    where the scores are a judge's and some questions carry human labels
+    (:mod:`evalbars.readings.judge_corrected`): the normal test of the PPI++ mean of the pair's
+    per-question differences (arXiv:2311.01453), the family adjusted as the paired one is. It is
+    the reading to quote on judge scores: the others test the judge's scores, biased as the
+    judge is.
 
 The ``paired`` and ``mcnemar`` rows also carry the effect sizes: the odds ratio of the
 discordant questions with its exact interval, and Cohen's h of the two accuracies
@@ -262,8 +265,10 @@ def _one_sided(scope: _Scope, reading: str, a: int, b: int, shift: float) -> flo
         return np.nan
     if se > 0:
         return float(special.ndtr(-(diff - shift) / se))
-    # A zero SE: the exact rule every table uses (stats.pairwise.zero_se_one_sided_p).
-    return float(zero_se_one_sided_p(diff, scope.n[a, b], shift))
+    # A zero SE: the exact rule every table uses (stats.pairwise.zero_se_one_sided_p), on the
+    # labelled questions for the judge-corrected reading.
+    n = scope.corrected_labels if reading.startswith(JUDGE_CORRECTED) else scope.n[a, b]
+    return float(zero_se_one_sided_p(diff, n, shift))
 
 
 def _se(scope: _Scope, reading: str, a: int, b: int) -> tuple[float, float]:
@@ -529,7 +534,8 @@ def _row(claim, scope, reading, test, verdicts, family_size, models, settings):
         row |= _posterior(scope, a, b, alpha)
     elif reading != "mcnemar":
         level = alpha / (test["divisor"] * (family_size if adjusted_reading(reading) else 1))
-        half = special.ndtri(1 - level / 2) * se
+        # A zero SE gives no interval (a zero-width one would claim any precision).
+        half = special.ndtri(1 - level / 2) * se if se > 0 else np.nan
         row |= {
             "ci_low_points": 100 * (estimate - half),
             "ci_high_points": 100 * (estimate + half),

@@ -25,6 +25,7 @@ from evalbars.readings.ranks.unpaired import (
     rank_ranges,
 )
 from evalbars.stats.intervals import z_for_level
+from evalbars.stats.pairwise import zero_se_one_sided_p
 
 __all__ = ["corrected_worlds", "corrected_rank_table"]
 
@@ -91,13 +92,17 @@ def corrected_rank_table(
     above, below = np.arange(len(order) - 1), np.arange(1, len(order))
     gap = np.append(diff[above, below], np.nan)
     gap_se = np.append(spread[above, below], np.nan)
-    separated = pd.array(gap - z * gap_se > 0, dtype="boolean")
+    # A zero SE (the same difference on every labelled question): no interval, and the exact
+    # rule of every table decides (stats.pairwise.zero_se_one_sided_p on the labels).
+    exact = zero_se_one_sided_p(gap, corrected.labels) < (1 - level) / 2
+    separated = pd.array(np.where(gap_se > 0, gap - z * gap_se > 0, exact), dtype="boolean")
     separated[len(order) - 1] = pd.NA
+    half = np.where(gap_se > 0, z * gap_se, np.nan)
     gaps = pd.DataFrame(
         {
             "gap": gap,
-            "gap_low": gap - z * gap_se,
-            "gap_high": gap + z * gap_se,
+            "gap_low": gap - half,
+            "gap_high": gap + half,
             "separated": separated,
             "pair_kind": np.where(np.isnan(gap), "", "judge-corrected"),
         }
@@ -115,7 +120,9 @@ def corrected_rank_table(
     )
 
     def separated_from(top):
-        return diff[top, top + 1 :] - z * spread[top, top + 1 :] > 0
+        below, se_below = diff[top, top + 1 :], spread[top, top + 1 :]
+        exact = zero_se_one_sided_p(below, corrected.labels) < (1 - level) / 2
+        return np.where(se_below > 0, below - z * se_below > 0, exact)
 
     rng = np.random.default_rng(seed)
     summary = rank_ranges(corrected_worlds(corrected, columns, int(draws), rng), int(draws), level)
