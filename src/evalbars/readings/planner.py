@@ -60,7 +60,7 @@ def plan(
     With ``judge_correlation`` (the correlation of a judge's and people's scores of a pair's
     per-question differences) and a gap, the answer for a judge-scored eval:
     ``labels_low``/``labels_high``, the human labels a PPI++ reading needs, by the
-    effective-sample-size rule :math:`n = n_0 (1 - \rho^2)/(1 - n_0\rho^2/N)`
+    effective-sample-size rule :math:`n = n_0 (1 - \\rho^2)/(1 - n_0\\rho^2/N)`
     (:func:`evalbars.stats.ppi.labels_needed`; :math:`n_0` the questions a human-scored eval
     would need, N ``judged_questions``, every question the judge scores; default N >> n).
     """

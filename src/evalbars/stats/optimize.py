@@ -136,7 +136,7 @@ def chord_newton(fun: Objective, hessian, x, gtol: float, free, max_iter: int = 
     The Hessian is computed once and reused while the gradient keeps falling fast (near the
     optimum it barely changes), and recomputed when it does not. An indefinite Hessian (a saddle,
     e.g. a variance exactly 0 where the optimum is interior) gives a modified Newton step with
-    |eigenvalues| plus a push along the direction of most negative curvature; steps are
+    ``|eigenvalues|`` plus a push along the direction of most negative curvature; steps are
     backtracked until the value decreases (Armijo with a tiny slope factor, tolerant of
     rounding).
 

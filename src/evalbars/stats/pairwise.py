@@ -385,7 +385,7 @@ def tukey_p(z, k: int, grid_points: int = 2049) -> np.ndarray:
     statistics each is evaluated exactly. Beyond, the survival function is
     evaluated exactly at ``grid_points`` equally spaced ranges from 0 to the
     largest one and its logarithm interpolated by a monotone cubic (PCHIP): the
-    log tail is smooth and the interpolant keeps p decreasing in |z|. Against
+    log tail is smooth and the interpolant keeps p decreasing in :math:`|z|`. Against
     the exact values the relative error is below 1e-6 where p > 1e-8; further
     out, scipy's own value (1 - cdf by quadrature) carries an error of the same
     size as the interpolation's.

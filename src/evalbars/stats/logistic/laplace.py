@@ -24,7 +24,7 @@ from evalbars.stats.logistic.cells import (
 from evalbars.stats.optimize import forward_difference_hessian
 
 #: Positions of the variance parameters and of the fixed effects in the packed vector
-#: ``(theta_question, theta_category, beta)`` (of :meth:`_Params.packed`, ``GlmmFit.hessian``
+#: ``(theta_question, theta_category, beta)`` (of :meth:`_Params.pack`, ``GlmmFit.hessian``
 #: and ``GlmmFit.cov_with_theta``).
 THETA = slice(0, 2)
 BETA = slice(2, None)
