@@ -163,7 +163,9 @@ def run_run(args: argparse.Namespace) -> int:
         if args.unlock:
             command = runner.snakemake_command(directory, configfiles=configs, extra=["--unlock"])
             runner.run_snakemake(command, directory)
-        report = None if args.no_report else directory / "results" / "report.html"
+        # A dry run writes nothing, so there is no report to make after it.
+        dry = any(flag in args.snakemake for flag in ("-n", "--dry-run", "--dryrun"))
+        report = None if args.no_report or dry else directory / "results" / "report.html"
         command = runner.snakemake_command(
             directory,
             configfiles=configs,
@@ -177,6 +179,7 @@ def run_run(args: argparse.Namespace) -> int:
             directory,
             progress=lambda line: print(f"evalbars run: {line}", file=sys.stderr, flush=True),
             hint_style="config",
+            echo=bool(args.snakemake),  # Snakemake's own options: its own output
         )
     if report is not None:
         print(f"report: {report}")

@@ -93,12 +93,12 @@ def structured_difference_se(cov, first, second, diagonal, leading=None) -> np.n
     r""":func:`difference_se` for a Jacobian that is diagonal in the models but for ``p``
     leading parameters, without forming it (memory O(pairs), not O(pairs x K)).
 
-    The parameters are :math:`(\lambda_1, \dots, \lambda_p, eta_1, \dots, eta_K)` and
-    :math:`\partial g_k / \partial eta_j = \delta_{jk} a_k`,
+    The parameters are :math:`(\lambda_1, \dots, \lambda_p, \beta_1, \dots, \beta_K)` and
+    :math:`\partial g_k / \partial \beta_j = \delta_{jk} a_k`,
     :math:`\partial g_k / \partial \lambda = L_k`; with :math:`l = L_a - L_b`,
 
-    .. math::  d^	op C d = l^	op C_{\lambda\lambda} l
-               + 2\, l^	op (a_a C_{\lambda a} - a_b C_{\lambda b})
+    .. math::  d^\top C d = l^\top C_{\lambda\lambda} l
+               + 2\, l^\top (a_a C_{\lambda a} - a_b C_{\lambda b})
                + a_a^2 C_{aa} + a_b^2 C_{bb} - 2 a_a a_b C_{ab}.
 
     Parameters

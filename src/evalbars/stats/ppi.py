@@ -406,7 +406,7 @@ def ppi_covariance(judge, human, lam) -> np.ndarray:
     Returns
     -------
     ndarray, shape (models, models)
-        :math:`\\Sigma_{ab} = \\lambda_a\\lambda_b\\,\\hat\\sigma(\tilde Y_a, \tilde Y_b)/N +
+        :math:`\\Sigma_{ab} = \\lambda_a\\lambda_b\\,\\hat\\sigma(\\tilde Y_a, \\tilde Y_b)/N +
         \\hat\\sigma(Y_a - \\lambda_a\\hat Y_a,\\, Y_b - \\lambda_b\\hat Y_b)/n`: the unlabelled
         and labelled questions are independent samples, so their terms add (Angelopoulos et
         al. 2023, arXiv:2311.01453, the variance of the PPI++ mean, taken per pair of

@@ -185,10 +185,13 @@ def run_snakemake(
     *,
     progress: Callable[[str], None] | None = None,
     hint_style: str = "config",
+    echo: bool = False,
 ) -> None:
     """Run ``command`` (:func:`snakemake_command`) in ``directory``, passing each progress
-    line and each warning a job prints to ``progress``. Raises :class:`RunFailed` with the
-    one-line reason when the run fails."""
+    line and each warning a job prints to ``progress``; with ``echo``, Snakemake's whole output
+    goes to stdout instead (what a user who passes Snakemake's own options, ``--dry-run``,
+    ``--summary``, asked for). Raises :class:`RunFailed` with the one-line reason when the run
+    fails."""
     for stale in (directory / "results" / "logs").rglob("*.error"):
         stale.unlink()  # a previous run's errors are not this run's
     lines = []
@@ -203,6 +206,9 @@ def run_snakemake(
     ) as run:
         for line in run.stdout:
             lines.append(line)
+            if echo:
+                sys.stdout.write(line)
+                continue
             # Progress, and every warning a job prints (what was dropped or re-scored).
             shown = ("steps (" in line and "done" in line) or line.startswith("evalbars: ")
             if progress is not None and shown:

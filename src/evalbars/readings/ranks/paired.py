@@ -55,8 +55,8 @@ class _PairedMoments:
     """Column moments of a complete score matrix, for paired gaps between any two columns.
 
     For columns a and b over n questions, with :math:`d_i = s_{ia} - s_{ib}`:
-    :math:`\bar d = \bar s_a - \bar s_b` and
-    :math:`SE_p^2 = (\\overline{d^2} - \bar d^2)/n`, where
+    :math:`\\bar d = \\bar s_a - \\bar s_b` and
+    :math:`SE_p^2 = (\\overline{d^2} - \\bar d^2)/n`, where
     :math:`\\overline{d^2} = \\overline{s_a^2} + \\overline{s_b^2} - 2\\,\\overline{s_a s_b}`
     (population variance, as ``se_paired`` of :func:`evalbars.stats.pairwise.pairwise_table`).
     Cross moments of neighbours come from one elementwise product, those of one

@@ -227,7 +227,7 @@ def _quantile_positions(worlds: int, level: float) -> tuple[int, int]:
 
     With :math:`t_- = (1 - level)/2 \\cdot W` and :math:`t_+ = (1 + level)/2 \\cdot W`
     over W worlds, the smallest rank r with :math:`F(r) \\ge t` is the
-    :math:`\\lceil t \rceil`-th smallest rank (inverse-CDF quantile); the factor
+    :math:`\\lceil t \\rceil`-th smallest rank (inverse-CDF quantile); the factor
     1 - 1e-12 keeps a product such as 0.025 * 10,000 from rounding up past 250.
     """
     if not 0 < level < 1:
