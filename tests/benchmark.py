@@ -18,6 +18,15 @@ path), beside lme4's time on the same data. Each stage is timed as the best of
 ``--repeat`` runs (loading once). It prints one table with columns
 ``data, stage, questions, seconds, note``; ``--output`` also writes it as CSV.
 
+``--gate-clusters`` checks the release gate's type-I error instead: a seeded simulation of
+clustered nulls (:func:`evalbars.studies.cluster_type1.gate_clusters_table`) at 3, 6, 14 and 57
+categories, design effects 1, 2 and 4.5, equal sizes and MMLU-Pro's size spread (3.5), each
+setting 4,000 nulls; it prints every method's rejection rate and whether the gate's
+(CR2 with Satterthwaite t) stays within 5 +- 1.5% everywhere. ``--ppi-coverage`` runs the
+PPI++ coverage study (:func:`evalbars.studies.ppi_coverage.simulate_ppi_coverage`, 4,000
+replicates) and checks 94-96% coverage under random labels, and under-coverage when labels are
+chosen by outcome.
+
 ``--simulations`` times the simulation stage as users run it instead
 (:func:`time_simulation_stage`): ``snakemake simulate_all`` on ``--cores``
 cores in a scratch copy of the configuration, from the DAG build to the last
@@ -58,6 +67,8 @@ from evalbars.data.scores import wide_scores
 from evalbars.stats import mixed, omnibus, pairwise
 from evalbars.stats.accuracy import accuracy_table
 from evalbars.stats.logistic import gee, glmm
+from evalbars.studies.cluster_type1 import gate_clusters_table
+from evalbars.studies.ppi_coverage import simulate_ppi_coverage
 from evalbars.workflow import smk
 
 from .conftest import REPO, mirror_location
@@ -477,6 +488,82 @@ def scale_summary(table: pd.DataFrame) -> tuple[pd.DataFrame, list]:
     return summary, lines
 
 
+#: The gate's type-I band (issue 33): nominal 5%, within 1.5 points at every cluster count.
+GATE_BAND = (0.035, 0.065)
+#: PPI++ coverage band under uniformly random labels, nominal 95%.
+PPI_BAND = (0.94, 0.96)
+
+
+def gate_clusters(replications: int = 4000) -> tuple[pd.DataFrame, list[str]]:
+    """The gate's type-I error under clustered nulls, and the lines that judge it."""
+    table = gate_clusters_table(
+        cluster_counts=(3, 6, 14, 57),
+        design_effects=(1.0, 2.0, 4.5),
+        size_ratios=(1.0, 3.5),
+        replications=replications,
+    )
+    gate = table[table["method"] == "cr2_satterthwaite"]
+    low, high = GATE_BAND
+    inside = gate["rate"].between(low, high)
+    lines = [
+        f"gate (CR2, Satterthwaite t): type-I error {gate['rate'].min():.2%} to "
+        f"{gate['rate'].max():.2%} over {len(gate)} settings of 3 to 57 clusters "
+        f"({replications:,} nulls each); within {low:.1%}-{high:.1%}: "
+        + ("yes" if inside.all() else f"no, {int((~inside).sum())} settings outside"),
+    ]
+    for method in ("cr0_z", "cr1_t"):
+        rows = table[table["method"] == method]
+        lines.append(f"{method}: {rows['rate'].min():.2%} to {rows['rate'].max():.2%}")
+    return table, lines
+
+
+def ppi_coverage() -> tuple[pd.DataFrame, list[str]]:
+    """The PPI++ coverage study, and the lines that judge it."""
+    table = simulate_ppi_coverage()
+    corrected = table[table["reading"] == "ppi++"].set_index(["scenario", "target"])["coverage"]
+    random_labels = corrected.loc["random_labels"]
+    chosen = corrected.loc["judge_errors_oversampled"]
+    low, high = PPI_BAND
+    ok = random_labels.between(low, high).all()
+    lines = [
+        f"PPI++ under random labels: coverage {random_labels.min():.2%} to "
+        f"{random_labels.max():.2%} (one model and a pair); within {low:.0%}-{high:.0%}: "
+        + ("yes" if ok else "no"),
+        f"PPI++ with labels chosen by outcome: {chosen.min():.2%} to {chosen.max():.2%} "
+        + ("(under-covers, as it must)" if chosen.max() < low else "(does not under-cover)"),
+    ]
+    return table, lines
+
+
+def run_checks(args) -> int:
+    """``--gate-clusters`` and ``--ppi-coverage``: each study's table and its verdict lines
+    (with ``--dry-run``, what would be checked)."""
+    checks = [
+        (name, check)
+        for name, check, asked in (
+            ("the gate's type-I error", gate_clusters, args.gate_clusters),
+            ("PPI++ coverage", ppi_coverage, args.ppi_coverage),
+        )
+        if asked
+    ]
+    if args.dry_run:
+        print(f"would check: {' and '.join(name for name, _ in checks)}")
+        return 0
+    tables = []
+    for _, check in checks:
+        start = time.perf_counter()
+        table, lines = check()
+        with pd.option_context("display.width", 250, "display.max_rows", 500):
+            print(table.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
+        for line in lines:
+            print(line)
+        print(f"({time.perf_counter() - start:.1f} s)")
+        tables.append(table)
+    if args.output:
+        pd.concat(tables, ignore_index=True).to_csv(args.output, index=False)
+    return 0
+
+
 def _planned(args) -> str:
     """What a run with these options times (``--dry-run``)."""
     if args.scale is not None:
@@ -508,6 +595,16 @@ def _parser() -> argparse.ArgumentParser:
         "(default K = 100 1000 4500; 21,000 questions at K >= 4,500, else 12,032), "
         "--repeat runs each, instead",
     )
+    parser.add_argument(
+        "--gate-clusters",
+        action="store_true",
+        help="check the release gate's type-I error under clustered nulls (3 to 57 clusters)",
+    )
+    parser.add_argument(
+        "--ppi-coverage",
+        action="store_true",
+        help="check PPI++ coverage under random and outcome-chosen labels",
+    )
     parser.add_argument("--cores", type=int, default=2, help="cores for --simulations (default 2)")
     parser.add_argument("--config", default="config/config.yaml", help="workflow config file")
     parser.add_argument("--repeat", type=int, default=3, help="runs per stage; the best counts")
@@ -528,14 +625,10 @@ def main(argv=None) -> int:
     config = load_config(root / args.config)
     mirror = mirror_location(config["mirror"] or None)
     print(f"archives from: {mirror or 'upstream'} ({len(config['models'])} models)", flush=True)
+    if args.gate_clusters or args.ppi_coverage:
+        return run_checks(args)
     if args.dry_run:
-        if args.scale is not None:
-            what = f"analysis_all ranks_all on K = {' '.join(map(str, args.scale or [100, 1000, 4500]))}"
-        elif args.simulations:
-            what = f"snakemake simulate_all --cores {args.cores}"
-        else:
-            what = f"each analysis stage, best of {args.repeat}, subsample and all questions"
-        print(f"would time: {what}")
+        print(f"would time: {_planned(args)}")
         return 0
     if args.scale is not None:
         table = time_scale(args.scale or [100, 1000, 4500], args.cores, args.repeat)

@@ -307,10 +307,10 @@ def compare_models(
     Satterthwaite degrees of freedom :math:`\\nu` and the :math:`t_\\nu` quantile
     (:func:`evalbars.stats.cluster_robust.cr2_mean`, R clubSandwich's ``coef_test(vcov =
     "CR2", test = "Satterthwaite")``). CR0 with a normal quantile, the gate's reading before,
-    rejected a true null 22% of the time with 3 categories and 7.5% with 14; CR2 with
-    Satterthwaite t keeps 4.5-6% at 3 to 57 categories, with or without real clustering and
-    with unequal category sizes (``tests/benchmark.py --gate-clusters``; CR1 with t(G - 1) is
-    the same with equal sizes but reaches 10-12% at 3 unequal ones). So the clustered interval
+    rejected a true null 22-32% of the time with 3 categories; CR2 with Satterthwaite t keeps
+    3.5-5.9% at 3 to 57 categories, with or without real clustering and with unequal category
+    sizes (``python -m tests.benchmark --gate-clusters``, 4,000 nulls per setting; CR1 with
+    t(G - 1) is the same with equal sizes but reaches 6.9% at 3 unequal ones). So the clustered interval
     is used alone, not the larger of it and the paired one: that rule, which patched CR0's
     optimism, makes CR2 conservative (0.2% at 3 categories).
     :math:`\\hat\\Delta \\pm q_{1-\\alpha/2} SE`, q the normal or t quantile. McNemar's exact test
