@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import http.server
 import json
 import logging
@@ -12,8 +13,11 @@ from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
+import pytest
 
-from evalbars.data.scores import WideScores
+from evalbars.data.readers import SourceOptions, read_source
+from evalbars.data.scores import WideScores, wide_scores
+from evalbars.errors import InputError
 from evalbars.studies.fwer import simulate_fwer
 from evalbars.studies.leaderboard import LeaderboardResult
 
@@ -173,3 +177,53 @@ def run_workflow_script(name: str, *, log, input: dict, output: dict, params: di
         root.handlers[:] = handlers
         root.setLevel(level)
         logging.captureWarnings(False)
+
+
+# --- Bad input: what a user sees, and that nothing changed ---------------------------------------
+
+
+def digest(folder: Path) -> dict:
+    return {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.rglob("*") if p.is_file()}
+
+
+def last_error(capsys) -> str:
+    return capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def refusal(path, **options) -> str:
+    with pytest.raises(InputError) as raised:
+        read_source(path, SourceOptions(**options))
+    return str(raised.value)
+
+
+def long_table(path: Path, scores: dict, categories=None) -> Path:
+    """A long CSV table: ``scores`` maps a model to its 0/1 list over questions 0, 1, ..."""
+    rows = [
+        {
+            "model": model,
+            "question_id": q,
+            "category": (categories or {}).get(q, "a"),
+            "correct": c,
+        }
+        for model, column in scores.items()
+        for q, c in enumerate(column)
+    ]
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def wide_of(path: Path):
+    return wide_scores(pd.read_csv(path).astype({"model": str}))
+
+
+ALIKE_WHY = (
+    "M1, M2 and M3 score alike on every question (no within-question variation to separate the "
+    "question variance from the residual)"
+)
+
+
+def alike_wide() -> WideScores:
+    """Three models that score alike on every one of 60 questions in two categories."""
+    column = np.array([(q * 7 + q // 9) % 3 == 0 for q in range(60)], dtype=float)
+    categories = np.array(["ab"[q % 2] for q in range(60)])
+    return WideScores(np.tile(column[:, None], 3), ["M1", "M2", "M3"], np.arange(60), categories)

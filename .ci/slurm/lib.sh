@@ -4,7 +4,8 @@
 # Everything the test cluster owns lives in one state directory, so that `stop` can remove it whole
 # and the next `start` begins with an empty queue. The only file outside it is /etc/slurm/slurm.conf,
 # because every SLURM client (sinfo, srun, sbatch, and the ones Snakemake's plugin calls) reads that
-# path without being told; `start` marks it as ours and `stop` removes it.
+# path without being told; `start` writes it (and installs missing packages) only when
+# EVALBARS_SLURM_INSTALL=1 asks for it, marks it as ours, and `stop` removes it (ours only).
 
 STATE="${EVALBARS_SLURM_STATE:-/tmp/evalbars-slurm}"
 SLURM_CONF_PATH=/etc/slurm/slurm.conf

@@ -18,7 +18,7 @@ def test_odds_ratio_at_the_edges_and_stacked():
     ratio = discordant_odds_ratio([5, 0, 0, 3], [0, 4, 0, 3])
     assert ratio.estimate[0] == np.inf and ratio.estimate[1] == 0 and np.isnan(ratio.estimate[2])
     # 5 of 5: the lower bound of pi is (0.025)^(1/5), the upper 1 (odds infinite)
-    assert ratio.low[0] == pytest.approx(0.025 ** 0.2 / (1 - 0.025 ** 0.2), rel=1e-12)
+    assert ratio.low[0] == pytest.approx(0.025**0.2 / (1 - 0.025**0.2), rel=1e-12)
     assert ratio.high[0] == np.inf and ratio.low[1] == 0
     assert ratio.estimate[3] == 1.0 and ratio.low[3] * ratio.high[3] == pytest.approx(1.0)
 

@@ -1,0 +1,1 @@
+"""The workflow on a real one-node SLURM cluster (the slurm tier: `uv run pytest --run-slurm`)."""

@@ -1,0 +1,1 @@
+"""Tests that need the MMLU-Pro archives (the realdata tier: `uv run pytest --run-realdata`)."""
