@@ -39,6 +39,8 @@ MODEL_COLUMNS = [
     "ci_low",
     "ci_high",
     "se_clustered",
+    "jeffreys_low",
+    "jeffreys_high",
 ]
 PAIR_COLUMNS = [
     "model_a", "model_b", "n", "diff",

@@ -5,6 +5,8 @@ eb.read_items(...)``, ``eb.check_claims(...)``. The names load on first use (PEP
 ``import evalbars`` (every workflow job, the DAG build) costs no statistics imports.
 """
 
+import importlib
+
 __version__ = "0.1.0"
 
 #: The names of :mod:`evalbars.api` available as ``evalbars.<name>``.
@@ -35,9 +37,10 @@ __all__ = ["__version__", *_API]
 
 def __getattr__(name: str):
     if name in _API:
-        from evalbars import api  # noqa: PLC0415 - loaded on first use (module docstring)
-
-        return getattr(api, name)
+        # importlib, not an import statement: the workflow lists a job's code inputs by reading
+        # its imports (evalbars.workflow.smk.package_files), and every module imports this
+        # package; an import statement here would make every job depend on all of evalbars.
+        return getattr(importlib.import_module("evalbars.api"), name)
     raise AttributeError(f"module 'evalbars' has no attribute {name!r}")
 
 

@@ -38,6 +38,19 @@ def test_clustered_se_convention_toy():
     assert np.isnan(single["se_clustered"])
 
 
+def test_jeffreys_interval_columns_are_rs_qbeta():
+    # R: qbeta(c(.025, .975), 19.5, 22.5) and qbeta(c(.025, .975), 0.5, 10.5), for 19 of 41
+    # and 0 of 10 right: the Jeffreys posterior Beta(k + 1/2, n - k + 1/2).
+    expected = {
+        (19, 41): (0.317626104238719, 0.614169738653724),
+        (0, 10): (4.78904331575819e-05, 0.217196267509211),
+    }
+    for (k, n), (low, high) in expected.items():
+        row = accuracy_table(wide_from([ones_then_zeros(n, k)])).iloc[0]
+        assert row["jeffreys_low"] == pytest.approx(low, rel=1e-12)
+        assert row["jeffreys_high"] == pytest.approx(high, rel=1e-12)
+
+
 def test_accuracy_table_columns_and_order():
     wide = wide_scores(pd.read_csv(DATA / "synthetic_incomplete.csv"))
     table = accuracy_table(wide)

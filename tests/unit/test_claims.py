@@ -125,11 +125,13 @@ CLAIM_MODELS = ["Alpha-7B", "Beta-7B", "Gamma-2B"]
         ),
         (
             "Alpha-7B > Beta-7B - 2",
-            "'A > B' takes no margin; for non-inferiority by d points write 'A >= B - 2'",
+            "'A > B' subtracts no margin; for non-inferiority by 2 points write 'A >= B - 2', "
+            "for superiority by 2 points 'A > B + 2'",
         ),
         (
             "Alpha-7B < Beta-7B + 3 points",
-            "'A > B' takes no margin; for non-inferiority by d points write 'A >= B - 3'",
+            "'A < B' takes no margin; write it from the better side: 'B > A + 3' for "
+            "superiority by 3 points, or 'B >= A - 3' for non-inferiority",
         ),
         ("Alpha-7B >= Beta-7B + 2", "the margin is subtracted: write 'A >= B - 2'"),
         ("top -1: Alpha-7B", "'top k' needs a whole number k >= 1, got '-1'"),
@@ -453,11 +455,16 @@ def test_cli_claims_markdown_csv_and_json(items_csv, tmp_path, capsys):
     ]
     status, out, err = run(argv, capsys)
     assert status == 0 and err == ""
-    assert out.startswith("Of 3 claims, supported:") and "| best: Alpha-7B" in out
+    # 300 questions: fewer than 332, so the answer leads with the exact and Bayesian readings.
+    assert out.startswith(
+        "With 300 questions (fewer than 332) the z readings' intervals are too narrow; "
+        "supported: 1 of 3 by the exact McNemar reading"
+    )
+    assert "| best: Alpha-7B" in out
     status, out, _ = run([*argv, "--format", "csv"], capsys)
     assert status == 0 and list(pd.read_csv(io.StringIO(out)).columns) == CLAIM_COLUMNS
     status, out, _ = run([*argv, "--format", "json"], capsys)
-    assert status == 0 and len(json.loads(out)["rows"]) == 3 * 6
+    assert status == 0 and len(json.loads(out)["rows"]) == 3 * 7
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pytest
 
 from evalbars.cli import main
 from evalbars.data.scores import WideScores
@@ -88,9 +89,14 @@ def test_the_gate_is_inconclusive_on_one_or_two_questions(tmp_path, capsys):
     six = long_table(tmp_path / "six.csv", {"A": [0] * 6, "B": [1] * 6})
     s = gate.compare_models(wide_of(six), "B", "A").summary
     assert (s["verdict"], s["p_regression"]) == ("regression", 1 / 64)
-    # ... but only at margin 0: McNemar says nothing about "worse by more than 1 point".
+    # Worse by more than 1 point: the exact bound of six losses of six, ((1 + 0.01) / 2)^6.
     s = gate.compare_models(wide_of(six), "B", "A", margin=0.01).summary
-    assert (s["verdict"], s["p_regression"]) == ("inconclusive", 1.0)
+    assert s["verdict"] == "regression"
+    assert s["p_regression"] == pytest.approx(((1 + 0.01) / 2) ** 6, rel=1e-12)
+    # At a 50-point margin six losses are no longer beyond what chance gives: 0.75^6 = 0.178.
+    s = gate.compare_models(wide_of(six), "B", "A", margin=0.5).summary
+    assert s["verdict"] == "inconclusive"
+    assert s["p_regression"] == pytest.approx(0.75**6, rel=1e-12)
 
 
 def test_the_gate_bounds_models_that_agree_everywhere_by_clopper_pearson(tmp_path):
@@ -100,9 +106,11 @@ def test_the_gate_bounds_models_that_agree_everywhere_by_clopper_pearson(tmp_pat
     bound = 1 - 0.025 ** (1 / 40)  # 0 flips of 40: one-sided 97.5% Clopper-Pearson bound
     assert (s["low"], s["high"], s["se_kind"]) == (-bound, bound, "exact")
     assert round(bound, 6) == 0.088097  # scipy.stats.beta.ppf(0.975, 1, 40)
-    assert s["verdict"] == "inconclusive" and s["p_noninferiority"] == 0.95**40
+    assert s["verdict"] == "inconclusive"
+    assert s["p_noninferiority"] == pytest.approx(0.95**40, rel=1e-12)
     s = gate.compare_models(same, "A", "B", margin=0.10).summary
-    assert s["verdict"] == "non-inferior" and s["p_noninferiority"] == 0.9**40
+    assert s["verdict"] == "non-inferior"
+    assert s["p_noninferiority"] == pytest.approx(0.9**40, rel=1e-12)
 
 
 # --- Claims never supported by a zero SE, a leaderboard never separated on one question ----------
@@ -121,12 +129,14 @@ def test_claims_are_not_supported_by_a_zero_se(tmp_path):
     table = claims.evaluate_claims(same, ["|A - B| < 1"]).set_index("reading")
     assert table.loc["paired", "verdict"] == "not supported"
     assert table.loc["paired", "p_adjusted"] == 1.0
-    # Ten wins of ten: the exact reading still decides (p = 2 * 2^-10).
+    # Ten wins of ten: the exact rule decides, in the z readings as in McNemar's (one rule for
+    # a zero SE everywhere: p = 2 * 2^-10), and no reading gives a zero-width interval.
     ten = wide_of(long_table(tmp_path / "ten.csv", {"A": [1] * 10, "B": [0] * 10}))
     table = claims.evaluate_claims(ten, ["A > B"]).set_index("reading")
-    assert table.loc["mcnemar", "verdict"] == "supported"
-    assert table.loc["mcnemar", "p_adjusted"] == 2 * 0.5**10
-    assert table.loc["paired", "verdict"] == "not supported"
+    for reading in ("mcnemar", "paired", "paired_holm"):
+        assert table.loc[reading, "verdict"] == "supported"
+        assert table.loc[reading, "p_adjusted"] == 2 * 0.5**10
+    assert np.isnan(table.loc["paired", "ci_low_points"])
 
 
 def test_the_leaderboard_does_not_separate_on_one_question(tmp_path):

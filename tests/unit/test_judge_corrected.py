@@ -15,7 +15,6 @@ import pytest
 import evalbars as eb
 from evalbars.data.labels import (
     attach_labels,
-    check_same_labelled_questions,
     questions_to_label,
     read_labels,
     tables_carry_labels,

@@ -413,7 +413,8 @@ def test_tasks_on_an_entry_without_lm_eval_output_is_refused():
         with pytest.raises(InputError) as caught:
             read_source(path, SourceOptions(tasks=["toyqa"]))
         assert str(caught.value) == (
-            f"{path}: `tasks` chooses among lm-eval tasks; this entry holds no lm-eval output"
+            f"{path}: `tasks` chooses among lm-eval and lighteval tasks; this entry holds "
+            "neither's output"
         )
 
 

@@ -1,4 +1,6 @@
 # --- Imports, config validation and helpers shared by every stage -------------------------------
+# No line here may hold the word rule, a space and later a colon: snakemake --lint takes such
+# text for a rule and reports rules mixed with functions.
 # Helpers delegate to evalbars.workflow.smk, where they are unit-tested. No rules in this file.
 
 import re
@@ -163,18 +165,20 @@ def figure_outputs(name, caption, category, labels, *, key=None, subcategory=Non
 
 def stage_outputs(members):
     """Every output of a stage's rules, with its report flag, for `output:` of its stage rule."""
-    return {name: path for rule in members for name, path in rule.rule.output._allitems() if name}
+    return {
+        name: path for member in members for name, path in member.rule.output._allitems() if name
+    }
 
 
 def stage_inputs(members):
-    """The inputs of a stage's rules that no rule of the stage makes, for its stage rule:
-    the code of every member under its own key."""
-    made = {str(path) for rule in members for path in rule.output}
+    """The inputs of a stage's rules that none of the stage's rules makes, for the stage's own
+    rule, the code of every member under its own key."""
+    made = {str(path) for member in members for path in member.output}
     inputs = {}
-    for rule in members:
-        for name, value in rule.input.items():
+    for member in members:
+        for name, value in member.input.items():
             values = value if isinstance(value, list) else [value]
             outside = [str(v) for v in values if str(v) not in made]
             if outside:
-                inputs[f"{rule.rule.name}_{name}"] = outside
+                inputs[f"{member.rule.name}_{name}"] = outside
     return inputs

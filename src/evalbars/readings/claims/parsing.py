@@ -141,11 +141,12 @@ def parse_claim(text: str, models=None, categories=None) -> Claim:
         _malformed(original, body)
     groups = match.groupdict()
     a, b = groups["a"].strip(), (groups.get("b") or "").strip() or None
+    if models is not None and kind in ("inferiority", "superiority"):
+        refuse = _refuse_a_reversed_margin if kind == "inferiority" else _refuse_a_margin
+        for name in (a, b):
+            refuse(original, name, models)
     if kind == "inferiority":
         kind, a, b = "superiority", b, a
-    if kind == "superiority" and models is not None:
-        for name in (a, b):
-            _refuse_a_margin(original, name, models)
     a = _match_name(original, a, models, "model")
     if b is not None:
         b = _match_name(original, b, models, "model")
@@ -209,6 +210,20 @@ def _refuse_a_margin(text: str, b: str, models) -> None:
             text,
             f"'A > B' subtracts no margin; for non-inferiority by {d} points write "
             f"'A >= B - {d}', for superiority by {d} points 'A > B + {d}'",
+        )
+
+
+def _refuse_a_reversed_margin(text: str, name: str, models) -> None:
+    """'A < B + 3' names no model 'B + 3': a margin is written from the better model's side."""
+    if name in models:
+        return
+    found = re.fullmatch(r"(?P<b>\S.*?)\s*[-+]\s*" + _MARGIN, name)
+    if found and found["b"].lower() in {m.lower() for m in models}:
+        d = found["d"].lstrip("+-").strip()
+        raise ClaimError(
+            text,
+            f"'A < B' takes no margin; write it from the better side: 'B > A + {d}' for "
+            f"superiority by {d} points, or 'B >= A - {d}' for non-inferiority",
         )
 
 

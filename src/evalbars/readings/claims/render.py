@@ -118,7 +118,7 @@ def claims_headline(table: pd.DataFrame) -> str:
     --------
     >>> table = pd.DataFrame({"claim": ["a", "a", "b", "b"], "reading": ["paired",
     ...     "paired_holm"] * 2, "verdict": ["supported", "not supported"] * 2,
-    ...     "family_size": [1, 2, 1, 2]})
+    ...     "family_size": [1, 2, 1, 2], "questions": 1497})
     >>> claims_headline(table)
     'No claim survives the Holm adjustment for 2 claims; 2 are supported before it (paired reading).'
     """

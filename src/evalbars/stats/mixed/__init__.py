@@ -250,9 +250,11 @@ def fit_obstacle(wide: WideScores, model_spec: str) -> str | None:
     >>> fit_obstacle(alike, "category_question")
     'a and b score alike on every question (no within-question variation to separate the question variance from the residual)'
     """
+    scores = np.asarray(wide.scores, dtype=float)
+    if int(np.isfinite(scores).any(axis=1).sum()) < 2:
+        return "one question: no question or residual variance can be estimated from it"
     if model_spec == "category":
         return None
-    scores = np.asarray(wide.scores, dtype=float)
     # Rows in blocks (no copy of the matrix); the first question with variation settles it.
     for rows in blocks(*scores.shape):
         block = scores[rows]

@@ -240,6 +240,15 @@ def strata_deviance(variance: dict, st: StrataStats) -> float:
     return float(deviance)
 
 
+def _pooled_df(st, q) -> float:
+    """Degrees of freedom of the pooled residual variance; refused when there are none (one
+    question: nothing is left to estimate a variance from)."""
+    df = st.df_cells + st.df_within + q - 1
+    if df <= 0:
+        raise ValueError("too few questions for a mixed model: no residual degrees of freedom")
+    return df
+
+
 def _candidates(st: StrataStats, model_spec: str) -> list:
     """Stationary points of the REML deviance on every face the specification allows.
 
@@ -266,7 +275,7 @@ def _candidates(st: StrataStats, model_spec: str) -> list:
     # sigma_w^2 = sigma_q^2 = 0 (the whole category-only model): one residual variance
     # for all three strata, v = sigma^2 = n K phi.
     pooled_ss = st.ss_cells + n_rep * st.ss_within
-    weight, df = n_rep * k, st.df_cells + st.df_within + q - 1
+    weight, df = n_rep * k, _pooled_df(st, q)
     for rho in minima(st, pooled_ss, weight, df):
         sigma2 = (pooled_ss + weight * _residual_ss(rho, st)) / df
         add(sigma2, 0.0, 0.0, rho * sigma2 / weight)
