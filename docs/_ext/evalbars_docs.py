@@ -482,8 +482,8 @@ COLUMNS_ELSEWHERE = {
     ":func:`evalbars.readings.replication.replication_table`",
     "replication_seeds": "the replication check: see "
     ":func:`evalbars.readings.replication.replication_runs`",
-    "precision": "the precision study: see :mod:`evalbars.stats.precision`",
-    "questions_needed": "the precision study: see :mod:`evalbars.stats.precision`",
+    "precision": "the precision study: see :mod:`evalbars.stats.planning.precision`",
+    "questions_needed": "the precision study: see :mod:`evalbars.stats.planning.precision`",
     "leaderboard": "the leaderboard-luck study: see :mod:`evalbars.studies.leaderboard`",
     "fwer": "the family-wise error study: see :mod:`evalbars.studies.fwer`",
     "clustered": "the clustered-questions study: see :mod:`evalbars.studies.clustered`",

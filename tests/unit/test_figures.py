@@ -8,7 +8,7 @@ from evalbars.render.figures.clustered import clustered_figure
 from evalbars.render.figures.fwer import methods_figure, models_figure, power_figure
 from evalbars.render.figures.leaderboard import leaderboard_figures
 from evalbars.render.figures.precision import halfwidth_figure, questions_needed_figure
-from evalbars.stats.precision import precision_tables
+from evalbars.stats.planning.precision import precision_tables
 from evalbars.studies import combine_settings
 from evalbars.studies.clustered import simulate_clustered
 from evalbars.studies.leaderboard import simulate_leaderboard

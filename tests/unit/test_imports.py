@@ -59,7 +59,7 @@ def test_dag_build_helpers_stay_light():
 def test_package_files_follows_absolute_relative_and_package_imports(tmp_path):
     script = tmp_path / "job.py"
     script.write_text(
-        "from evalbars.readings.ranks import rank_table\nimport evalbars.stats.precision\n"
+        "from evalbars.readings.ranks import rank_table\nimport evalbars.stats.planning.precision\n"
     )
     found = {str(Path(f).relative_to(PACKAGE)) for f in package_files(script, PACKAGE)}
     # ranks/__init__ imports every ranks module; ranks.paired imports pairwise -> scores ...
@@ -69,10 +69,10 @@ def test_package_files_follows_absolute_relative_and_package_imports(tmp_path):
         "readings/ranks/paired.py",
         "stats/pairwise.py",
     } <= found
-    assert {"stats/precision.py", "stats/intervals.py", "data/scores.py"} <= found
+    assert {"stats/planning/precision.py", "stats/intervals.py", "data/scores.py"} <= found
     # precision's paired sample size is planning's (one home per formula), and the planner
     # seeds through stats.rng; no simulation study comes with them
-    assert {"stats/planning.py", "stats/rng.py"} <= found
+    assert {"stats/planning/sample_size.py", "stats/rng.py"} <= found
     assert not {f for f in found if f.startswith(("render/", "stats/mixed"))}
     assert not {f for f in found if f.startswith("studies/")}
 

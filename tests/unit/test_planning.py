@@ -14,8 +14,9 @@ from evalbars import cli
 from evalbars.cli import main
 from evalbars.errors import InputError
 from evalbars.readings import planner
-from evalbars.stats import holm_power, planning
 from evalbars.stats.pairwise import adjust_pvalues, disagreement_rates, paired_z_tests
+from evalbars.stats.planning import holm as holm_power
+from evalbars.stats.planning import sample_size as planning
 from evalbars.stats.rng import STUDY_CODES
 from evalbars.studies.fwer import draw_shared_scores
 

@@ -1,4 +1,4 @@
-"""Closed-form precision tables (evalbars.stats.precision): half-widths and questions needed."""
+"""Closed-form precision tables (evalbars.stats.planning.precision): half-widths and questions needed."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from evalbars.stats.intervals import wilson_interval
 from evalbars.stats.pairwise import disagreement_rates
-from evalbars.stats.precision import (
+from evalbars.stats.planning.precision import (
     precision_table,
     precision_tables,
     questions_needed_table,

@@ -1,5 +1,7 @@
-"""A documented command is a tested command: every shell command in README.md and config/README.md
-runs here, in a scratch copy of the repository, as a newcomer would type it.
+"""A documented command is a tested command: every shell command in README.md, config/README.md
+and the documentation's pages (docs/**/*.md) runs here, in a scratch copy of the repository, as a
+newcomer would type it, in that order (the docs' pages sorted by path: getting started before
+the guides, which rerun its report).
 
 Each fenced ``bash`` block is split into commands (``\\`` continuations joined, ``&&`` chains
 split, trailing comments dropped). Full-line comments right after a command are its documented
@@ -32,7 +34,17 @@ import pytest
 from ..conftest import DATA, REPO
 from ..workflow_runs import snakemake_env
 
-DOCUMENTS = ("README.md", "config/README.md")
+#: Every page whose ``bash`` and ``python`` blocks run (``console`` and ``text`` blocks are shown,
+#: not run; the ``.rst`` pages hold none, and the text they ``include`` is not theirs).
+DOCUMENTS = (
+    "README.md",
+    "config/README.md",
+    *sorted(
+        str(page.relative_to(REPO))
+        for page in (REPO / "docs").rglob("*.md")
+        if "_build" not in page.relative_to(REPO / "docs").parts
+    ),
+)
 BIN = Path(sys.executable).parent
 
 #: The README's placeholders for the user's own files, and the shipped file each stands for.

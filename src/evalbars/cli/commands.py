@@ -39,7 +39,8 @@ from evalbars.readings.leaderboard.stability import MAX_SPLITS
 from evalbars.readings.ranks import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
 from evalbars.readings.ranks.defaults import MIN_DRAWS
 from evalbars.readings.ranks.leaderboard import SE_UNITS
-from evalbars.stats import holm_power, planning
+from evalbars.stats.planning import holm as holm_power
+from evalbars.stats.planning import sample_size as planning
 from evalbars.tables import neutralised_table, to_markdown
 
 

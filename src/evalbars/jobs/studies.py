@@ -13,7 +13,7 @@ import time
 import pandas as pd
 
 from evalbars.jobs.outputs import Frame, Table
-from evalbars.stats.precision import precision_tables
+from evalbars.stats.planning.precision import precision_tables
 from evalbars.studies import combine_settings
 from evalbars.studies.clustered import simulate_clustered
 from evalbars.studies.fwer import simulate_fwer

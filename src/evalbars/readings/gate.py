@@ -55,7 +55,7 @@ from evalbars.stats.cluster_robust import clustering_applicable, cr2_mean
 from evalbars.stats.effect_sizes import cohens_h, discordant_odds_ratio
 from evalbars.stats.intervals import z_for_level
 from evalbars.stats.pairwise import exact_mcnemar_p, pair_statistics, zero_se_one_sided_p
-from evalbars.stats.planning import questions_for_effect
+from evalbars.stats.planning.sample_size import questions_for_effect
 from evalbars.stats.ppi import labels_needed, normal_interval, ppi_pair_means
 from evalbars.stats.sequential import empirical_bernstein_cs
 
@@ -174,7 +174,7 @@ def _questions_to_decide(summary: dict, stats: dict, power: float):
     """Shared questions an inconclusive comparison would need for the nearer boundary (the
     margin, or the superiority margin) to be decided at ``power`` if the true difference were
     the observed one: the planner's paired sample size
-    (:func:`evalbars.stats.planning.questions_for_effect`) at the observed variance of a
+    (:func:`evalbars.stats.planning.sample_size.questions_for_effect`) at the observed variance of a
     difference, times the design effect of the clustered SE where that was used. None where
     the observed difference sits on a boundary (no sample size decides it)."""
     n, diff = summary["questions"], summary["diff"]

@@ -1,8 +1,8 @@
 """The planner's answers: questions needed for a gap, or the gap a number of questions can find,
 for ``evalbars plan`` and the workflow's ``plan.csv``.
 
-The formulas are :mod:`evalbars.stats.planning` (closed forms) and
-:mod:`evalbars.stats.holm_power` (Holm's requirement by simulation).
+The formulas are :mod:`evalbars.stats.planning.sample_size` (closed forms) and
+:mod:`evalbars.stats.planning.holm` (Holm's requirement by simulation).
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ import pandas as pd
 from evalbars.data.scores import wide_scores
 from evalbars.defaults import ALPHA, POWER
 from evalbars.errors import InputError
-from evalbars.stats.holm_power import (
+from evalbars.stats.pairwise import disagreement_rates
+from evalbars.stats.planning.holm import (
     DEFAULT_MEAN_ACCURACY,
     MAX_SIMULATED_MODELS,
     holm_questions,
     holm_simulation_problem,
     simulate_holm_power,
 )
-from evalbars.stats.pairwise import disagreement_rates
-from evalbars.stats.planning import (
+from evalbars.stats.planning.sample_size import (
     all_pairs,
     detectable_gap,
     per_test_alpha,

@@ -61,7 +61,7 @@ import numpy as np
 from evalbars.defaults import ALPHA, LEVEL, POWER
 from evalbars.stats.intervals import z_for_level
 from evalbars.stats.pairwise import two_sided_normal_p
-from evalbars.stats.planning import questions_for_effect
+from evalbars.stats.planning.sample_size import questions_for_effect
 
 __all__ = [
     "READINGS",
@@ -501,7 +501,7 @@ def labels_needed(
     -------
     LabelPlan
         ``human_only_labels`` :math:`n_0` (:math:`\\sigma^2/SE^2`, or
-        :func:`evalbars.stats.planning.questions_for_effect`:
+        :func:`evalbars.stats.planning.sample_size.questions_for_effect`:
         :math:`(z_{1-\\alpha/2} + z_{1-\\beta})^2\\sigma^2/g^2`), ``labels`` n solving
         :math:`n \\cdot` :func:`label_multiplier` :math:`(\\rho, n, N) = n_0`, that is
 

@@ -13,8 +13,8 @@ import numpy as np
 __all__ = ["STUDY_CODES", "setting_seed_sequence", "setting_rng", "share_and_se"]
 
 #: Integer code of each study in the seed entropy (never reuse a retired code). 101 and 102
-#: are the planner's simulations (:func:`evalbars.stats.planning.simulate_pair_power` and
-#: :func:`evalbars.stats.holm_power.simulate_holm_power`); 22 and 23 the leaderboard verdicts' split
+#: are the planner's simulations (:func:`evalbars.stats.planning.sample_size.simulate_pair_power` and
+#: :func:`evalbars.stats.planning.holm.simulate_holm_power`); 22 and 23 the leaderboard verdicts' split
 #: halves (:mod:`evalbars.readings.leaderboard.stability`) and the gate's sequential simulation;
 #: 24 the gate's type-I error under few clusters (:mod:`evalbars.studies.cluster_type1`), 25 the
 #: PPI++ coverage study (:mod:`evalbars.studies.ppi_coverage`), 26 the draw of questions to label

@@ -11,7 +11,7 @@ loops over replicates or questions in Python. Import a study from its module
 of them, so a job runs, and is rerun for, the code of its own study only.
 
 The closed-form precision tables are not simulations: see
-:mod:`evalbars.stats.precision`. Figures are in :mod:`evalbars.render.figures`.
+:mod:`evalbars.stats.planning.precision`. Figures are in :mod:`evalbars.render.figures`.
 """
 
 from __future__ import annotations

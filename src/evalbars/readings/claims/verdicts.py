@@ -105,7 +105,7 @@ over it. Intervals of adjusted readings use the Bonferroni level
 :math:`1 - \\alpha/m` (Holm's verdict can be sharper).
 
 For every claim the paired reading's observed gap g and disagreement rate
-:math:`\\delta` give the questions needed (:func:`evalbars.stats.planning.questions_for_effect`,
+:math:`\\delta` give the questions needed (:func:`evalbars.stats.planning.sample_size.questions_for_effect`,
 variance :math:`\\delta - g^2`, at the per-test level :math:`\\alpha/m`, or
 :math:`\\alpha/(mk)` for ``top k``) for the paired Holm verdict to be decided with the
 requested power if the true gap were the observed one. The effect is the distance of g
@@ -149,7 +149,7 @@ from evalbars.readings.ranks.unpaired import summarise_ranks
 from evalbars.stats.bayes import dirichlet_paired_posterior, dirichlet_probability_above
 from evalbars.stats.effect_sizes import cohens_h, discordant_odds_ratio
 from evalbars.stats.pairwise import adjust_pvalues, zero_se_one_sided_p
-from evalbars.stats.planning import questions_for_effect
+from evalbars.stats.planning.sample_size import questions_for_effect
 
 __all__ = [
     "READINGS",

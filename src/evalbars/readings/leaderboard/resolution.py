@@ -1,7 +1,7 @@
 """Resolution of adjacent leaderboard pairs: how many questions would the observed gap need?
 
 For each pair of neighbours in the accuracy order, the planner's paired sample size
-(:func:`evalbars.stats.planning.questions_needed`) at the pair's observed gap and observed
+(:func:`evalbars.stats.planning.sample_size.questions_needed`) at the pair's observed gap and observed
 disagreement rate is set against the questions the pair shares; a pair whose ratio
 exceeds 1 is *unresolved*: the benchmark is too small to tell the two apart at the
 configured power, whatever the point estimates say.
@@ -24,7 +24,7 @@ from scipy import special
 from evalbars.data.scores import WideScores, accuracy_order
 from evalbars.defaults import ALPHA, POWER
 from evalbars.stats.cluster_robust import cr2_mean
-from evalbars.stats.planning import questions_needed
+from evalbars.stats.planning.sample_size import questions_needed
 
 __all__ = ["adjacent_resolution"]
 

@@ -8,7 +8,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from evalbars.defaults import LEVEL
 from evalbars.render.figures.style import PALETTE, figure
-from evalbars.stats.precision import (
+from evalbars.stats.planning.precision import (
     questions_to_resolve_paired,
     questions_to_resolve_unpaired,
     wilson_halfwidth,

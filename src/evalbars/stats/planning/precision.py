@@ -16,7 +16,7 @@ import pandas as pd
 from evalbars.defaults import LEVEL
 from evalbars.stats.intervals import wilson_interval
 from evalbars.stats.pairwise import disagreement_rates
-from evalbars.stats.planning import questions_for_effect
+from evalbars.stats.planning.sample_size import questions_for_effect
 
 __all__ = [
     "wilson_halfwidth",
@@ -94,7 +94,7 @@ def questions_to_resolve_paired(gap, disagreement, sds: float = 2.0):
     :math:`k^2`; models that agree more need fewer questions. A gap larger than
     the disagreement rate is impossible (NaN).
 
-    This is :func:`evalbars.stats.planning.questions_for_effect` with effect ``gap``, variance
+    This is :func:`evalbars.stats.planning.sample_size.questions_for_effect` with effect ``gap``, variance
     :math:`\\delta - \\text{gap}^2` and multiplier ``z = sds``.
 
     References

@@ -21,7 +21,7 @@ The per-test level :math:`\\alpha'` depends on the multiplicity procedure over
 m tests (:func:`per_test_alpha`): none, :math:`\\alpha`; Bonferroni,
 :math:`\\alpha/m`; Holm, somewhere between (its first step is Bonferroni's, its
 last is unadjusted), so Holm's requirement is bracketed by the two closed forms
-and located by simulation (:func:`evalbars.stats.holm_power.holm_questions`), as no closed
+and located by simulation (:func:`evalbars.stats.planning.holm.holm_questions`), as no closed
 form exists.
 
 Simulations
@@ -29,7 +29,7 @@ Simulations
 :func:`simulate_pair_power` draws the discordant counts of one pair directly
 (multinomial with the three probabilities above): the exact model of the
 closed forms.
-The K-model simulation of Holm's requirement is :mod:`evalbars.stats.holm_power`; the
+The K-model simulation of Holm's requirement is :mod:`evalbars.stats.planning.holm`; the
 planner's answers and tables are :mod:`evalbars.readings.planner`.
 
 References

@@ -27,7 +27,7 @@ from numpy.polynomial import polynomial as P
 
 from evalbars.defaults import ALPHA, POWER
 from evalbars.stats.pairwise import adjust_pvalues
-from evalbars.stats.planning import (
+from evalbars.stats.planning.sample_size import (
     all_pairs,
     paired_z_from_counts,
     questions_needed,
