@@ -13,6 +13,7 @@ from evalbars import cli
 from evalbars.data.scores import wide_scores
 from evalbars.readings import gate
 from evalbars.stats import pairwise, sequential
+from evalbars.stats.cluster_robust import cr2_mean
 from evalbars.stats.intervals import clustered_se
 
 STRONG, WEAK = "Mistral-7B-v0.1", "Mistral-7B-Instruct-v0.1"  # 5.9 points apart on the subsample
@@ -103,7 +104,8 @@ def test_one_table_with_names_and_an_inconclusive_pair(model_files, capsys):
     table = pd.read_csv(pd.io.common.StringIO(out))
     assert status == 3 and table["verdict"].iloc[0] == "inconclusive"
     assert table["questions"].iloc[1:].sum() == table["questions"].iloc[0] == 1497
-    # A 4-point margin makes the same data non-inferior (clustered interval -3.7 to +3.2).
+    # A 5-point margin makes the same data non-inferior: the CR2 interval (t with 11.6 df) runs
+    # from -4.3 to +3.8 points; at 4 points it is still inconclusive.
     status, out, _ = run(
         [
             "compare",
@@ -113,15 +115,16 @@ def test_one_table_with_names_and_an_inconclusive_pair(model_files, capsys):
             "--candidate",
             "Yi-6b-Chat",
             "--margin",
-            "4",
+            "5",
         ],
         capsys,
     )
     assert status == 0 and out.startswith("**non-inferior**")
+    assert "-4.3" in out and "CR2 SE, t with 11.6 df" in out
     assert "compare" in cli.build_parser().format_help()
 
 
-def test_interval_is_the_wider_of_paired_and_clustered_and_tests_are_its_halves(real_wide):
+def test_interval_is_cr2_with_satterthwaite_t_and_tests_are_its_halves(real_wide):
     result = gate.compare_models(real_wide, STRONG, WEAK, margin=0.05, alpha=0.05)
     s = result.summary
     d = (
@@ -129,15 +132,20 @@ def test_interval_is_the_wider_of_paired_and_clustered_and_tests_are_its_halves(
         - real_wide.scores[:, real_wide.models.index(STRONG)]
     )
     assert s["diff"] == pytest.approx(d.mean(), abs=1e-15)
-    # Clustering may only widen: on the subsample's 14 categories the clustered SE (0.0099) is
-    # below the paired one (0.0127), so the paired SE is the gate's.
-    clustered = float(clustered_se(d, real_wide.categories))
+    # The 14 categories: the category-clustered CR2 SE with its Satterthwaite df, used alone even
+    # where it is below the paired SE (the larger-of rule made CR2 conservative).
+    robust = cr2_mean(d, real_wide.categories)
     paired = float(np.sqrt(np.mean((d - d.mean()) ** 2) / len(d)))
-    assert clustered == pytest.approx(0.009917204480111306, rel=1e-12) and paired > clustered
-    assert s["se"] == pytest.approx(paired, rel=1e-12) and s["se_kind"] == "paired"
-    z = special.ndtri(0.975)
-    assert s["low"] == pytest.approx(s["diff"] - z * s["se"]) and s["high"] > s["low"]
+    assert s["se_kind"] == "clustered" and s["se"] == pytest.approx(float(robust.se), rel=1e-12)
+    assert s["df"] == pytest.approx(float(robust.df), rel=1e-12) and 1 < s["df"] < 13
+    # CR2 inflates CR0's residuals: its SE exceeds the plain sandwich, 0.0099 here.
+    assert float(clustered_se(d, real_wide.categories)) < s["se"] < paired
+    q = special.stdtrit(s["df"], 0.975)
+    assert s["low"] == pytest.approx(s["diff"] - q * s["se"]) and s["high"] > s["low"]
     # Non-inferiority at 5 points: p < alpha / 2 exactly when the lower bound clears -5 points.
+    assert s["p_noninferiority"] == pytest.approx(
+        special.stdtr(s["df"], -(s["diff"] + 0.05) / s["se"])
+    )
     assert (s["p_noninferiority"] < 0.025) == (s["low"] > -0.05)
     assert s["verdict"] == ("non-inferior" if s["low"] > -0.05 else "inconclusive")
 

@@ -16,7 +16,7 @@ from evalbars.readings.leaderboard import resolution, signal_noise, stability
 from evalbars.readings.leaderboard import table as verdicts
 from evalbars.render.figures.verdicts import verdicts_figure
 from evalbars.stats import pairwise
-from evalbars.stats.intervals import clustered_se
+from evalbars.stats.cluster_robust import cr2_mean
 from evalbars.stats.rng import setting_rng
 
 from ..helpers import long_table, wide_of
@@ -65,9 +65,13 @@ def test_resolution_is_the_planners_formula_on_pairwise_counts(real_wide):
     first = table.iloc[0]
     columns = [real_wide.models.index(m) for m in (first.model_a, first.model_b)]
     d = real_wide.scores[:, columns[0]] - real_wide.scores[:, columns[1]]
-    assert first.se_clustered == pytest.approx(float(clustered_se(d, real_wide.categories)))
+    robust = cr2_mean(d, real_wide.categories)
+    assert first.se_clustered == pytest.approx(float(robust.se), rel=1e-12)
+    assert first.cluster_df == pytest.approx(float(robust.df), rel=1e-12)
+    # N* times the design effect and the t(df)-over-normal quantile inflation.
+    student = special.stdtrit(first.cluster_df, 0.975) + special.stdtrit(first.cluster_df, 0.8)
     assert first.questions_needed_clustered == pytest.approx(
-        first.questions_needed * first.se_clustered**2 / first.se_paired**2
+        first.questions_needed * first.se_clustered**2 / first.se_paired**2 * (student / z) ** 2
     )
     np.testing.assert_array_equal(table["unresolved"], table["ratio"] > 1)
 
