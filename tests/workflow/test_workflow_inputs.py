@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import json
 import shutil
 import signal
@@ -194,18 +195,6 @@ def _ids_with_leading_zeros(tmp_path):
     )
 
 
-def _one_category_model(tmp_path):
-    both = long_table(tmp_path / "both.csv", ["M1", "M2"])
-    narrow = long_table(tmp_path / "narrow.csv", ["M3"], ids=range(0, 40, 2), categories="a")
-    return (
-        [str(both), str(narrow)],
-        {"max_unshared_share": 1.0},
-        "the 20 questions every model answered are all in category 'a' (M3 answered no question "
-        "outside it); the analysis needs shared questions in at least two categories: give every "
-        "model questions in two or more of the same categories, or a `category` column",
-    )
-
-
 def _category_conflict(tmp_path):
     first = long_table(tmp_path / "first.csv", ["M1"])
     second = long_table(tmp_path / "second.csv", ["M2"], categories="ba")
@@ -214,16 +203,6 @@ def _category_conflict(tmp_path):
         {},
         f"{second}, record 1: question 0 has category 'b' for model 'M2' but 'a' for model 'M1' "
         f"({first}); 40 question(s) conflict in all",
-    )
-
-
-def _one_model(tmp_path):
-    mine = long_table(tmp_path / "mine.csv", ["M1"])
-    return (
-        [str(mine)],
-        {},
-        "evalbars compares models, but the data hold 1: ['M1']; list at least two in `models:` "
-        "or `predictions:`",
     )
 
 
@@ -253,9 +232,7 @@ BAD_INPUTS = {
         _bad_correct,
         _truncated_zip,
         _ids_with_leading_zeros,
-        _one_category_model,
         _category_conflict,
-        _one_model,
         _subsample_too_large,
         _subsample_one_per_category,
     )
@@ -283,6 +260,68 @@ def test_bad_input_stops_before_anything_is_written(tmp_path, case):
     assert "Traceback" not in result.stderr
     assert files_of(workdir / "data") == []
     assert files_of(workdir / "results" / "tables") == []
+    assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in inputs.iterdir()} == before
+
+
+#: Data shapes the paper's design is not: each gets the readings that apply and one line (on the
+#: console and the first screen) on what it leaves out. (files, overrides, that line or None)
+DATA_SHAPES = {
+    "no_category": (
+        lambda d: [str(long_table(d / "mine.csv", ["M1", "M2", "M3"], categories="-"))],
+        {},
+        "the questions have no categories: the category level is dropped",
+    ),
+    # One model answered only category 'a': the shared questions have one category.
+    "one_shared_category": (
+        lambda d: [
+            str(long_table(d / "both.csv", ["M1", "M2"])),
+            str(long_table(d / "narrow.csv", ["M3"], ids=range(0, 40, 2), categories="a")),
+        ],
+        {"max_unshared_share": 1.0},
+        "the questions have one category (a): the category level is dropped",
+    ),
+    "two_models": (lambda d: [str(long_table(d / "mine.csv", ["M1", "M2"]))], {}, None),
+    "one_model": (
+        lambda d: [str(long_table(d / "mine.csv", ["M1"]))],
+        {},
+        "one model (M1): its accuracy and intervals are reported; there is nothing to compare",
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", list(DATA_SHAPES))
+def test_every_data_shape_gets_a_first_screen_and_one_line_on_what_it_leaves_out(tmp_path, shape):
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    make_files, overrides, note = DATA_SHAPES[shape]
+    predictions = make_files(inputs)
+    if shape == "no_category":  # the same table with no category column at all
+        path = Path(predictions[0])
+        path.write_text(
+            "\n".join(",".join(r.split(",")[:3]) for r in path.read_text().splitlines())
+        )
+    before = {path: hashlib.sha256(path.read_bytes()).hexdigest() for path in inputs.iterdir()}
+    config = {"models": [], "predictions": predictions, "subsample": {"n": "all"}} | overrides
+    workdir = make_workdir(tmp_path, **config)
+    result = run_snakemake(workdir, "--cores", "2", "analysis_all", "claims_all", "report_landing")
+    landing = (workdir / "results" / "report" / "landing.html").read_text()
+    notes = [line for line in result.stderr.splitlines() if "category level is dropped" in line]
+    notes += [line for line in result.stderr.splitlines() if "nothing to compare" in line]
+    if note is None:
+        assert notes == [] and "category level" not in landing
+    else:
+        # Said once on the console (by the data job) and once on the first screen.
+        assert len(notes) == 1 and note in notes[0], result.stderr[-3000:]
+        assert note in html.unescape(landing)
+    models = pd.read_csv(workdir / "results" / "tables" / "models.csv", keep_default_na=False)
+    assert len(models) == (1 if shape == "one_model" else 3 if "category" in shape else 2)
+    assert (models["ci_low"] < models["accuracy"]).all() and (models["jeffreys_high"] < 1).all()
+    # The category level dropped: clustered SEs are not applicable (empty), not 0.
+    assert models["se_clustered"].eq("").all() == (note is not None and "categor" in note)
+    if shape != "one_model":
+        pairwise = pd.read_csv(workdir / "results" / "tables" / "pairwise.csv")
+        assert len(pairwise) == len(models) * (len(models) - 1) // 2
+        assert pairwise["p_mcnemar"].between(0, 1).all()
     assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in inputs.iterdir()} == before
 
 

@@ -59,6 +59,8 @@ _PROCEDURES = {
     "paired_uncorrected": ("paired z, uncorrected", "question"),
     "paired_bonferroni": ("paired z, Bonferroni", "question + multiplicity"),
     "paired_holm": ("paired z, Holm", "question + multiplicity"),
+    "lmm_question": ("mixed model, (1|question)", "question"),
+    "lmm_question_holm": ("question mixed model, Holm", "question + multiplicity"),
     "lmm_category_question_holm": (
         "nested mixed model, Holm",
         "category + question + multiplicity",
@@ -88,7 +90,8 @@ def naive_vs_blocked(
         :func:`evalbars.stats.omnibus.omnibus_table`.
     mixed_contrasts : DataFrame
         :func:`evalbars.stats.mixed.lmm_contrasts` rows for the model specs ``category`` and
-        ``category_question``.
+        ``category_question``; for data with no categories, or one, ``question`` (the
+        question-only model: the category rows are then left out).
     alpha : float
         Significance level for counting significant pairs.
     logistic_contrasts : DataFrame, optional
@@ -140,11 +143,17 @@ def naive_vs_blocked(
             )
         return chosen
 
-    category, nested = spec("category"), spec("category_question")
+    # With no categories, or one, the fits are question-only (evalbars.stats.mixed.BLOCKED_SPECS):
+    # the category rows are left out rather than shown empty.
+    specs = set(mixed_contrasts["model_spec"])
+    blocked = "question" if "question" in specs and "category_question" not in specs else None
+    blocked = blocked or "category_question"
+    nested = spec(blocked)
     add("contrast_se", "unpaired_z", pairwise["se_unpaired"])
-    add("contrast_se", "lmm_category", category["se"])
+    if blocked == "category_question":
+        add("contrast_se", "lmm_category", spec("category")["se"])
     add("contrast_se", "paired_z", pairwise["se_paired"])
-    add("contrast_se", "lmm_category_question", nested["se"])
+    add("contrast_se", f"lmm_{blocked}", nested["se"])
     logistic = {}
     if logistic_contrasts is not None and len(logistic_contrasts):
         for procedure, method in (("glmm", "glmm_laplace"), ("gee", "gee_exchangeable")):
@@ -159,7 +168,7 @@ def naive_vs_blocked(
     add("significant_pairs", "paired_uncorrected", pairwise["p_paired"] < alpha, count=True)
     add("significant_pairs", "paired_bonferroni", pairwise["p_bonferroni"] < alpha, count=True)
     add("significant_pairs", "paired_holm", pairwise["p_holm"] < alpha, count=True)
-    add("significant_pairs", "lmm_category_question_holm", nested["p_holm"] < alpha, count=True)
+    add("significant_pairs", f"lmm_{blocked}_holm", nested["p_holm"] < alpha, count=True)
     for procedure, contrasts in logistic.items():
         add(
             "significant_pairs",
