@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from evalbars.data.items import build_item_table
-from evalbars.data.readers import SourceOptions, read_source
+from evalbars.data.readers import SourceOptions, lm_eval, read_source
 from evalbars.readings.stderr_audit import (
     AUDIT_COLUMNS,
     FLAGS,
@@ -252,3 +252,13 @@ def test_rounded_values_pass_only_within_their_rounding():
     lenient = by_task(audit_stderr(rounded, items, decimals=4))["flag"]
     assert lenient.drop("toybench").eq("ok").all()
     assert lenient.loc["toybench"] == "differs"  # 0.0992 against 0.1074: beyond any rounding
+
+
+def test_lighteval_results_named_as_lm_evals_are_passed_over():
+    # lighteval writes results_<ts>.json as lm-eval does; the audit reads lm-eval's only (the
+    # lighteval example's workflow stopped on "names no model_name").
+    corpus = DATA / "corpora" / "lighteval"
+    results = sorted(corpus.rglob("results_*.json"))
+    assert len(results) == 4 and all(lm_eval.is_lm_eval_name(p) for p in results)
+    assert published_stderr(corpus).empty
+    assert len(published_stderr(DATA / "harness" / "lm_eval")) > 0

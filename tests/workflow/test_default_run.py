@@ -267,7 +267,9 @@ def descendants(default_run) -> dict:
     return rule_descendants(default_run)
 
 
-@pytest.mark.parametrize("module", ["omnibus.py", "intervals.py", "figures/ranks.py"])
+@pytest.mark.parametrize(
+    "module", ["stats/omnibus.py", "stats/intervals.py", "render/figures/ranks.py"]
+)
 def test_editing_a_module_reruns_exactly_the_jobs_that_import_it(
     default_run, descendants, package_copy, module
 ):

@@ -47,7 +47,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalbars.data.readers import helm, lm_eval
+from evalbars.data.readers import helm, lighteval, lm_eval
 from evalbars.data.readers.archives import member_names, open_archive, read_member
 from evalbars.data.readers.common import few
 from evalbars.data.readers.inspect_logs import is_inspect_log
@@ -90,7 +90,8 @@ def published_stderr(path) -> pd.DataFrame:
     :data:`PUBLISHED_COLUMNS`: one row per (file, task or group, metric, filter), the task and group
     names as the harness writes them. Reads lm-eval (and lmms-eval) results files (a samples file
     stands for its results file), Inspect ``.eval``/``.json`` logs and HELM run folders'
-    ``stats.json``; passes over other files and lm-eval's ``"N/A"`` (``bootstrap_iters: 0``)."""
+    ``stats.json``; passes over other files, lm-eval's ``"N/A"`` (``bootstrap_iters: 0``) and
+    lighteval's ``results_<ts>.json`` (named as lm-eval's; lighteval's SEs are not audited)."""
     path = Path(path)
     found = sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else [path]
     sources = dict.fromkeys(s for s in (_source(f, not path.is_dir()) for f in found) if s)
@@ -100,6 +101,8 @@ def published_stderr(path) -> pd.DataFrame:
 
 def _source(file: Path, named: bool):
     """``(harness, file read)`` of a file that holds published values, or None."""
+    if lighteval.claims_results_name(file):
+        return None  # lighteval's results file shares lm-eval's name; its SEs are not audited
     if lm_eval.is_lm_eval_name(file):
         return "lm_eval", lm_eval.results_of(file)
     if file.suffix == ".json" and (file.parent / "run_spec.json").is_file():
