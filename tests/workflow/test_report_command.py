@@ -48,10 +48,14 @@ def test_report_prints_the_path_and_one_line_per_claim(inspect_report):
     assert result.returncode == 0, result.stderr[-3000:]
     lines = result.stdout.splitlines()
     assert lines[0] == f"report: {output / 'report.html'}"
-    assert lines[1].startswith("Of 1 claim, supported: ")
+    # 20 questions: the headline leads with the exact and Bayesian readings (small n).
+    assert lines[1].startswith("With 20 questions (fewer than 332) the z readings' intervals")
+    assert "0 of 1 by the exact McNemar reading, 1 of 1 by the Bayesian reading" in lines[1]
     assert lines[2].startswith(f"  {CLAIM}: naive ")
     assert "paired holm" in lines[2] and "mixed holm" in lines[2]
-    assert lines[3].startswith("rerun or edit: snakemake --snakefile ")
+    assert lines[3] == f"rerun or edit: evalbars run --directory {output} --configfile " + str(
+        output / "config.yaml"
+    )
     # progress, as it runs
     assert "steps (100%) done" in result.stderr
 
@@ -71,7 +75,7 @@ def test_report_writes_the_config_it_used_and_fits_it_to_the_data(inspect_report
 def test_report_opens_on_the_verdicts(inspect_report):
     output, _ = inspect_report
     front = report_front_page(output / "report.html")
-    headline = front.index("Of 1 claim, supported:")
+    headline = front.index("With 20 questions (fewer than 332)")
     assert headline < front.index("Naive versus blocked") < front.index("How this report was made")
     assert "3 models read: mockllm/fake-strong" in front
     assert "data:image/png;base64," in front  # the claims figure, inline
@@ -80,9 +84,9 @@ def test_report_opens_on_the_verdicts(inspect_report):
 def test_rerun_with_plain_snakemake_is_a_no_op(inspect_report):
     output, result = inspect_report
     command = result.stdout.splitlines()[3].removeprefix("rerun or edit: ").split()
-    assert command[0] == "snakemake"
+    assert command[:2] == ["evalbars", "run"]
     rerun = subprocess.run(
-        [sys.executable, "-m", *command, "-n", "data_all", "analysis_all", "claims_all"],
+        [*EVALBARS, *command[1:], "data_all", "analysis_all", "claims_all", "--", "-n"],
         capture_output=True,
         text=True,
         env=snakemake_env(),
@@ -95,7 +99,7 @@ def test_the_same_options_in_another_order_rerun_nothing(inspect_report):
     # orders; so may a user. The item table's params were order-sensitive, so the README's
     # `evalbars report` followed by its Python example reran the whole workflow.
     output, result = inspect_report
-    command = result.stdout.splitlines()[3].removeprefix("rerun or edit: ").split()
+    command = result.stdout.splitlines()[3].removeprefix("rerun or edit: ").split()[1:]
     config_path = output / "config.yaml"
     written = config_path.read_text()
     config = yaml.safe_load(written)
@@ -104,7 +108,7 @@ def test_the_same_options_in_another_order_rerun_nothing(inspect_report):
     config_path.write_text(yaml.safe_dump(config, sort_keys=False))
     try:
         rerun = subprocess.run(
-            [sys.executable, "-m", *command, "-n", "data_all", "analysis_all", "claims_all"],
+            [*EVALBARS, *command, "data_all", "analysis_all", "claims_all", "--", "-n"],
             capture_output=True,
             text=True,
             env=snakemake_env(),
