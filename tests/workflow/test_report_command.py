@@ -7,6 +7,8 @@ tests/workflow/test_documented_commands.py; here the Inspect logs, with a claim,
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -79,6 +81,18 @@ def test_report_opens_on_the_verdicts(inspect_report):
     assert headline < front.index("Naive versus blocked") < front.index("How this report was made")
     assert "3 models read: mockllm/fake-strong" in front
     assert "data:image/png;base64," in front  # the claims figure, inline
+
+
+def test_the_report_embeds_every_stages_tables_and_figures(inspect_report):
+    # One job per stage (`jobs: per_stage`): the stage rules must keep each output's report().
+    output, _ = inspect_report
+    listed = re.search(r"var categories = (\{.*?\});", (output / "report.html").read_text())
+    embedded = {
+        Path(p).name for group in json.loads(listed[1]).values() for v in group.values() for p in v
+    }
+    wanted = {"claims.csv", "claims.png", "naive_vs_blocked.csv", "models.csv", "pairwise.csv"}
+    wanted |= {"ranks.csv", "leaderboard.csv", "landing.html", "subsample_allocation.csv"}
+    assert wanted <= embedded, sorted(wanted - embedded)
 
 
 def test_rerun_with_plain_snakemake_is_a_no_op(inspect_report):

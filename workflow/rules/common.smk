@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import snakemake.io
 from snakemake.utils import Paramspace, validate
 
-from evalbars.workflow import smk, stages
+from evalbars.workflow import report_guard, smk, stages
 
 # Every config file Snakemake merged is checked for a key given twice (YAML keeps the last).
 smk.validate_config(
@@ -19,6 +20,10 @@ smk.validate_config(
     True,
     config_files=workflow.configfiles,
 )
+# Snakemake's report puts job parameters (the claims, with their model names) in <script> blocks
+# unescaped: keep a name holding "</script>" from ending them (evalbars.workflow.report_guard).
+if any(arg == "--report" or arg.startswith("--report=") for arg in sys.argv):
+    report_guard.guard_report_data()
 # A lock left by a killed run stops Snakemake before any hook: name the remedy up front.
 LOCK_HINT = smk.stale_lock_hint() if workflow.exec_mode.name == "DEFAULT" else None
 if LOCK_HINT and "--unlock" not in sys.argv:
@@ -164,10 +169,24 @@ def figure_outputs(name, caption, category, labels, *, key=None, subcategory=Non
 
 
 def stage_outputs(members):
-    """Every output of a stage's rules, with its report flag, for `output:` of its stage rule."""
+    """Every output of a stage's rules, with its flags (its `report(...)`), for `output:` of
+    its stage rule."""
     return {
-        name: path for member in members for name, path in member.rule.output._allitems() if name
+        name: with_flags(path)
+        for member in members
+        for name, path in member.rule.output._allitems()
+        if name
     }
+
+
+def with_flags(path):
+    """A rule's output as a new string carrying the same flags: given as it is to another rule's
+    `output:`, it lost them (Snakemake 9 takes flags from annotated strings, not from another
+    rule's files), and `evalbars report`'s report held none of the stages' tables."""
+    value = str(path)
+    for name, setting in path.flags.items():
+        value = snakemake.io.flag(value, name, setting)
+    return value
 
 
 def stage_inputs(members):
