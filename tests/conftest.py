@@ -73,6 +73,8 @@ SLOW_FILES = (
     "workflow/test_corpora_examples.py",  # 150 s
     "workflow/test_default_run.py",  # 140 s
     "workflow/test_documented_commands.py",  # 110 s
+    "workflow/test_report_in_browser.py",  # 100 s, two reports
+    "workflow/test_wheel.py",  # builds and installs the wheel
     "workflow/test_report_command.py",
     "workflow/test_pairwise_shards.py",
     "workflow/test_config_dry_runs.py",
