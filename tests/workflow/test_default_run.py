@@ -25,6 +25,7 @@ from evalbars.workflow import smk
 from ..conftest import DEFAULT_SUBSAMPLE, REPO
 from ..helpers import MODEL_COLUMNS, PAIR_COLUMNS
 from ..workflow_runs import make_workdir, planned_jobs, run_snakemake
+from . import test_report_in_browser as browser_test
 
 pytestmark = pytest.mark.workflow
 
@@ -280,7 +281,9 @@ def test_editing_a_module_reruns_exactly_the_jobs_that_import_it(
         if str(path)
         in smk.package_files(REPO / "workflow" / "scripts" / f"{script}.py", package_copy)
     }
-    assert users, f"no rule imports {module}"
+    # Rules the default run has no job of (the pairwise shards of a large board) plan nothing.
+    users &= set(descendants)
+    assert users, f"no rule of the default run imports {module}"
     downstream = descendants
     original, stat = path.read_bytes(), path.stat()
     try:
@@ -351,3 +354,41 @@ def test_alpha_reruns_the_tests_that_use_it_and_what_reads_them(default_run, des
     assert "leaderboard_table" in planned
     # ...and everything downstream of a job that reruns.
     assert set().union(*(descendants[rule] for rule in planned - {"all"})) - {"all"} <= planned
+
+
+def test_the_papers_report_opens_in_a_browser_on_its_answer(default_run, tmp_path):
+    # The report the README's reproduction writes, in headless Chromium: no error, the headline
+    # and the claims figure on the first screen, the five files of the README embedded.
+    executable = browser_test.chromium_executable()
+    if executable is None:
+        pytest.skip("chromium is not installed (Debian's package chromium; .ci/run installs it)")
+    browser = browser_test.Chromium(executable, tmp_path / "profile")
+    try:
+        page = browser_test.Page(browser)
+        page.open(default_run / "results" / "report.html", browser_test.LANDING_SHOWN)
+        browser.drain(1.0)
+        assert page.problems() == [] and page.dialogs() == []
+        headline = page.evaluate(f"{browser_test.LANDING_SHOWN}.innerText")
+        # the README's answer, word for word
+        readme = (REPO / "README.md").read_text()
+        assert headline.strip() in readme and headline.startswith("No claim survives the Holm")
+        verdict = browser_test.rectangle(page, ".evalbars-landing p.verdict")
+        assert browser_test.shown_on_first_screen(verdict) == 1.0
+        # Three claims draw three panels under the claims table: the first is on the first
+        # screen (the figure starts 666 px down at 1280 x 900), the rest a scroll away.
+        figure = browser_test.rectangle(page, ".evalbars-landing img")
+        assert figure["top"] < browser_test.HEIGHT - 200
+        assert browser_test.shown_on_first_screen(figure) > 0.3
+        png = page.screenshot()
+    finally:
+        browser.close()
+    folder = Path(os.environ.get("EVALBARS_ARTIFACTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "paper-report-first-screen.png").write_bytes(png)
+    listed = re.search(
+        r"var categories = (\{.*?\});", (default_run / "results" / "report.html").read_text()
+    )
+    embedded = {
+        Path(p).name for group in json.loads(listed[1]).values() for v in group.values() for p in v
+    }
+    assert set(browser_test.readme_tables()) <= embedded

@@ -322,6 +322,16 @@ def test_every_data_shape_gets_a_first_screen_and_one_line_on_what_it_leaves_out
         pairwise = pd.read_csv(workdir / "results" / "tables" / "pairwise.csv")
         assert len(pairwise) == len(models) * (len(models) - 1) // 2
         assert pairwise["p_mcnemar"].between(0, 1).all()
+        # Naive versus blocked reads the question-only mixed model when categories are dropped.
+        blocked = pd.read_csv(workdir / "results" / "tables" / "naive_vs_blocked.csv")
+        dropped = note is not None
+        procedures = set(blocked["procedure"])
+        assert ("lmm_question" in procedures) == dropped
+        assert ("lmm_category" in procedures) == (not dropped)
+        se = blocked.set_index("procedure").loc[
+            "lmm_question" if dropped else "lmm_category_question"
+        ]
+        assert se["value"] > 0
     assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in inputs.iterdir()} == before
 
 
