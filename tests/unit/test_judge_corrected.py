@@ -327,3 +327,20 @@ def test_the_planner_counts_labels_by_the_effective_sample_size_rule():
         ]
         == 618.0
     )
+
+
+def test_intervals_on_a_few_labels_stay_within_what_the_score_can_be():
+    # The real Inspect model_graded logs: 8 labelled questions, a human-only accuracy of 0.75
+    # with SE 0.153, whose normal interval would run to 1.05.
+    logs = Path(__file__).resolve().parents[1] / "data" / "harness" / "inspect" / "model_graded"
+    items = eb.read_items([logs], labels=logs / "labels.csv")
+    table = eb.judge_corrected_table(items)
+    models = table[table["scope"] == "model"]
+    human = models[models["reading"] == "human-only"].iloc[0]
+    assert human["estimate"] == 0.75 and human["se"] == pytest.approx(np.sqrt(0.75 * 0.25 / 8))
+    assert human["ci_high"] == 1.0 and human["ci_low"] == pytest.approx(
+        0.75 - 1.959964 * human["se"]
+    )
+    assert (models["ci_low"].dropna() >= 0).all() and (models["ci_high"].dropna() <= 1).all()
+    pairs = table[table["scope"] == "pair"]
+    assert (pairs["ci_low"].dropna() >= -1).all() and (pairs["ci_high"].dropna() <= 1).all()
