@@ -115,3 +115,11 @@ def report_front_page(report: Path) -> str:
     text = report.read_text()
     start = text.index("var workflow_desc = ") + len("var workflow_desc = ")
     return json.JSONDecoder().raw_decode(text, start)[0]
+
+
+def embedded_results(report: Path) -> set[str]:
+    """The file names of the results a Snakemake HTML report embeds (its ``categories``)."""
+    listed = re.search(r"var categories = (\{.*?\});", report.read_text())
+    return {
+        Path(p).name for group in json.loads(listed[1]).values() for v in group.values() for p in v
+    }

@@ -24,7 +24,7 @@ from evalbars.workflow import smk
 
 from ..conftest import DEFAULT_SUBSAMPLE, REPO
 from ..helpers import MODEL_COLUMNS, PAIR_COLUMNS
-from ..workflow_runs import make_workdir, planned_jobs, run_snakemake
+from ..workflow_runs import embedded_results, make_workdir, planned_jobs, run_snakemake
 from . import test_report_in_browser as browser_test
 
 pytestmark = pytest.mark.workflow
@@ -385,10 +385,5 @@ def test_the_papers_report_opens_in_a_browser_on_its_answer(default_run, tmp_pat
     folder = Path(os.environ.get("EVALBARS_ARTIFACTS") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "paper-report-first-screen.png").write_bytes(png)
-    listed = re.search(
-        r"var categories = (\{.*?\});", (default_run / "results" / "report.html").read_text()
-    )
-    embedded = {
-        Path(p).name for group in json.loads(listed[1]).values() for v in group.values() for p in v
-    }
+    embedded = embedded_results(default_run / "results" / "report.html")
     assert set(browser_test.readme_tables()) <= embedded

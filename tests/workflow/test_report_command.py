@@ -7,8 +7,6 @@ tests/workflow/test_documented_commands.py; here the Inspect logs, with a claim,
 from __future__ import annotations
 
 import hashlib
-import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +16,7 @@ import pytest
 import yaml
 
 from ..conftest import DATA
-from ..workflow_runs import report_front_page, snakemake_env
+from ..workflow_runs import embedded_results, report_front_page, snakemake_env
 
 pytestmark = pytest.mark.workflow
 
@@ -86,10 +84,7 @@ def test_report_opens_on_the_verdicts(inspect_report):
 def test_the_report_embeds_every_stages_tables_and_figures(inspect_report):
     # One job per stage (`jobs: per_stage`): the stage rules must keep each output's report().
     output, _ = inspect_report
-    listed = re.search(r"var categories = (\{.*?\});", (output / "report.html").read_text())
-    embedded = {
-        Path(p).name for group in json.loads(listed[1]).values() for v in group.values() for p in v
-    }
+    embedded = embedded_results(output / "report.html")
     wanted = {"claims.csv", "claims.png", "naive_vs_blocked.csv", "models.csv", "pairwise.csv"}
     wanted |= {"ranks.csv", "leaderboard.csv", "landing.html", "subsample_allocation.csv"}
     assert wanted <= embedded, sorted(wanted - embedded)

@@ -146,8 +146,8 @@ def naive_vs_blocked(
     # With no categories, or one, the fits are question-only (evalbars.stats.mixed.BLOCKED_SPECS):
     # the category rows are left out rather than shown empty.
     specs = set(mixed_contrasts["model_spec"])
-    blocked = "question" if "question" in specs and "category_question" not in specs else None
-    blocked = blocked or "category_question"
+    question_only = "question" in specs and "category_question" not in specs
+    blocked = "question" if question_only else "category_question"
     nested = spec(blocked)
     add("contrast_se", "unpaired_z", pairwise["se_unpaired"])
     if blocked == "category_question":
