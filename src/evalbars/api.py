@@ -75,16 +75,10 @@ __all__ = [
     "write_report",
 ]
 
-#: The targets of :func:`write_report`: every stage that reads the data (the simulation studies
-#: do not, and are added by ``simulations=True``).
-REPORT_TARGETS = (
-    "data_all",
-    "analysis_all",
-    "ranks_all",
-    "claims_all",
-    "leaderboard_all",
-    "report_landing",
-)
+#: The stages of :func:`write_report` (config ``run.stages``): every stage that reads the data
+#: (the replication check applies to the paper's data only; the simulation studies read none,
+#: and are added by ``simulations=True``).
+REPORT_STAGES = ("data", "analysis", "ranks", "claims", "leaderboard")
 
 
 @contextmanager
@@ -378,9 +372,10 @@ class ReportRun:
     directory : Path
         The run directory (its ``results/`` holds every table and figure).
     report : Path
-        The self-contained HTML report.
+        The self-contained HTML report (``report.html`` in the run directory).
     config : Path
-        The configuration the run used (rerun or edit it with ``evalbars run``).
+        The configuration the run used, which records what the run makes (``run:``): rerun or
+        edit it with ``evalbars run --directory DIRECTORY --configfile CONFIG``.
     claims : DataFrame
         ``claims.csv`` (empty without claims).
     """
@@ -396,12 +391,15 @@ def report_config(
     *,
     claims: Sequence[str] = (),
     missing_prediction: str = "wrong",
+    simulations: bool = False,
     labels=None,
     **options,
 ) -> dict:
     """The workflow configuration of :func:`write_report`: the given files as ``predictions``,
     no MMLU-Pro archives, settings fitted to the data (every question; no paper replication),
-    one job per stage (``jobs: per_stage``), and the labels file, if any, as ``labels``."""
+    one job per stage (``jobs: per_stage``), the labels file, if any, as ``labels``, and what
+    the run makes (``run``): the stages :data:`REPORT_STAGES` (and the simulation studies with
+    ``simulations``), the report at ``report.html`` in the run directory."""
     # Only what differs from the readers' defaults, so the written config reads as it was meant.
     defaults = SourceOptions()
     given = {
@@ -419,6 +417,10 @@ def report_config(
         "claims": list(claims),
         # one job per stage: on the data of one report, start-ups are most of the work
         "jobs": "per_stage",
+        "run": {
+            "stages": [*REPORT_STAGES, *(["simulations"] if simulations else [])],
+            "report": "report.html",
+        },
     } | ({"labels": str(Path(labels).resolve())} if labels else {})
 
 
@@ -445,9 +447,13 @@ def write_report(
     Before anything is written the data are read and checked in this process, as the
     workflow's item-table job checks them, and the claims against the models and categories
     they hold, so that bad input stops the run with its one-line reason and leaves nothing
-    behind. The run directory is then locked (a second run into it is refused, naming the
-    first), and the configuration is written to ``output/config.yaml``. A run that fails
-    removes a run directory it made itself.
+    behind. The run is then :func:`evalbars.workflow.runner.run_workflow`, the path of
+    ``evalbars run`` too: the run directory is locked (a second run into it is refused, naming
+    the first), the configuration is written to ``output/config.yaml``, recording what the run
+    makes (its stages and its report, ``run:``), so that ``evalbars run --directory OUTPUT
+    --configfile OUTPUT/config.yaml`` reruns exactly this run. A run refused before the
+    workflow starts removes a run directory it made itself; once the workflow has started the
+    directory stays, failed or interrupted, with its logs and the configuration that resumes it.
 
     Parameters
     ----------
@@ -471,10 +477,18 @@ def write_report(
     **options
         Reader options, as for :func:`read_items`.
 
+    Returns
+    -------
+    ReportRun
+        The run directory, the report, the configuration and the claims' verdicts.
+
     Raises
     ------
     EvalbarsError
         With the one-line reason when the run fails on bad input.
+    KeyboardInterrupt
+        :class:`evalbars.workflow.runner.RunInterrupted` on Ctrl-C, whose ``resume`` is the
+        command that finishes the run.
     """
     listed = _listed(paths)
     for path in [*listed, *([labels] if labels else [])]:
@@ -485,7 +499,12 @@ def write_report(
     if directory.exists() and not directory.is_dir():
         raise InputError(directory, "is a file, not a run directory; give another --output")
     config = report_config(
-        listed, claims=claims, missing_prediction=missing_prediction, labels=labels, **options
+        listed,
+        claims=claims,
+        missing_prediction=missing_prediction,
+        simulations=simulations,
+        labels=labels,
+        **options,
     )
     smk.source_files(config["predictions"])  # a name Snakemake cannot take, in one line
     # The workflow's own checks, here first: one line, and nothing written. The item-table job
@@ -496,29 +515,17 @@ def write_report(
     claim_jobs.checked_claims(
         claim_jobs.model_accuracy(table), table["category"].unique(), claims=list(claims), notes=[]
     )
-    with runner.RunLock(directory, command=runner.command_line()):
-        if runner.stale_snakemake_lock(directory) and not unlock:
-            raise InputError(
-                directory,
-                "holds a Snakemake lock (.snakemake/locks) of another snakemake run there, or "
-                "of one that was killed; if none is running, add --unlock (write_report(..., "
-                "unlock=True))",
-            )
-        config_path = directory / "config.yaml"
-        partial = config_path.with_name(".config.yaml.partial")
-        partial.write_text(yaml.safe_dump(config, sort_keys=False))
-        partial.replace(config_path)
-        if unlock:
-            runner.run_snakemake(
-                runner.snakemake_command(directory, configfiles=[config_path], extra=["--unlock"]),
-                directory,
-            )
-        report = directory / "report.html"
-        targets = [*REPORT_TARGETS, *(["simulate_all"] if simulations else [])]
-        command = runner.snakemake_command(
-            directory, configfiles=[config_path], targets=targets, cores=cores, report=report
-        )
-        runner.run_snakemake(command, directory, progress=progress, hint_style=hint_style)
+    report = runner.run_workflow(
+        directory,
+        config=config,
+        cores=cores,
+        unlock=unlock,
+        progress=progress,
+        hint_style=hint_style,
+        unlock_remedy="add --unlock (write_report(..., unlock=True))",
+    )
     claims_path = directory / "results" / "tables" / "claims.parquet"
     table = pd.read_parquet(claims_path) if claims_path.exists() else pd.DataFrame()
-    return ReportRun(directory=directory, report=report, config=config_path, claims=table)
+    return ReportRun(
+        directory=directory, report=report, config=directory / "config.yaml", claims=table
+    )

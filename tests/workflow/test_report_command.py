@@ -1,12 +1,17 @@
 """`evalbars report`: the workflow on a harness's own logs, in one command, as a newcomer types it.
 
 The lm-eval example is run by the README's own command in
-tests/workflow/test_documented_commands.py; here the Inspect logs, with a claim, and bad input.
+tests/workflow/test_documented_commands.py; here the Inspect logs, with a claim, and bad input;
+the command it prints to rerun the run, run as printed; and Ctrl-C, then the command it prints
+to resume.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import shlex
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +19,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+
+from evalbars.workflow import runner
 
 from ..conftest import DATA
 from ..workflow_runs import embedded_results, report_front_page, snakemake_env
@@ -23,10 +30,28 @@ pytestmark = pytest.mark.workflow
 EVALBARS = [sys.executable, "-m", "evalbars.cli"]
 INSPECT = DATA / "harness" / "inspect" / "eval_zstd"
 CLAIM = "mockllm/fake-strong > mockllm/fake-weak"
+#: Where the installed `evalbars` command is: a printed command runs as printed, from PATH.
+BIN = Path(sys.executable).parent
 
 
 def digests(folder: Path) -> dict:
     return {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.rglob("*") if p.is_file()}
+
+
+def tables(output: Path) -> dict:
+    """Every table of a run, by name, as bytes' digests."""
+    folder = output / "results" / "tables"
+    return {path.relative_to(folder): digest for path, digest in digests(folder).items()}
+
+
+def run_as_printed(line: str) -> subprocess.CompletedProcess:
+    """A command evalbars printed, run as a user pastes it: split as a shell splits it, with
+    the installed `evalbars` first on PATH."""
+    words = shlex.split(line)
+    assert words[0] == "evalbars" and (BIN / "evalbars").is_file()
+    env = snakemake_env()
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    return subprocess.run(words, capture_output=True, text=True, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +66,12 @@ def inspect_report(tmp_path_factory):
     )
     assert digests(INSPECT) == before  # the user's logs are never modified
     return output, result
+
+
+@pytest.fixture(scope="module")
+def first_tables(inspect_report):
+    """The report's tables as its first run wrote them (a test below edits its claims)."""
+    return tables(inspect_report[0])
 
 
 def test_report_prints_the_path_and_one_line_per_claim(inspect_report):
@@ -90,25 +121,12 @@ def test_the_report_embeds_every_stages_tables_and_figures(inspect_report):
     assert wanted <= embedded, sorted(wanted - embedded)
 
 
-def test_rerun_with_plain_snakemake_is_a_no_op(inspect_report):
-    output, result = inspect_report
-    command = result.stdout.splitlines()[3].removeprefix("rerun or edit: ").split()
-    assert command[:2] == ["evalbars", "run"]
-    rerun = subprocess.run(
-        [*EVALBARS, *command[1:], "data_all", "analysis_all", "claims_all", "--", "-n"],
-        capture_output=True,
-        text=True,
-        env=snakemake_env(),
-    )
-    assert rerun.returncode == 0 and "Nothing to be done" in rerun.stdout + rerun.stderr
-
-
 def test_the_same_options_in_another_order_rerun_nothing(inspect_report):
     # `evalbars report` and `evalbars.api.write_report` write a source's options in different
     # orders; so may a user. The item table's params were order-sensitive, so the README's
     # `evalbars report` followed by its Python example reran the whole workflow.
     output, result = inspect_report
-    command = result.stdout.splitlines()[3].removeprefix("rerun or edit: ").split()[1:]
+    command = shlex.split(result.stdout.splitlines()[3].removeprefix("rerun or edit: "))[1:]
     config_path = output / "config.yaml"
     written = config_path.read_text()
     config = yaml.safe_load(written)
@@ -117,7 +135,7 @@ def test_the_same_options_in_another_order_rerun_nothing(inspect_report):
     config_path.write_text(yaml.safe_dump(config, sort_keys=False))
     try:
         rerun = subprocess.run(
-            [*EVALBARS, *command, "data_all", "analysis_all", "claims_all", "--", "-n"],
+            [*EVALBARS, *command, "--", "-n"],
             capture_output=True,
             text=True,
             env=snakemake_env(),
@@ -127,6 +145,77 @@ def test_the_same_options_in_another_order_rerun_nothing(inspect_report):
     assert rerun.returncode == 0 and "Nothing to be done" in rerun.stdout + rerun.stderr, (
         rerun.stdout[-2000:]
     )
+
+
+def test_ctrl_c_prints_one_line_and_its_command_resumes_the_run(tmp_path, first_tables):
+    # The same report, in another directory, interrupted once its first job is done, as Ctrl-C
+    # in a terminal would (SIGINT to evalbars; it passes it on to Snakemake and its jobs).
+    output = tmp_path / "interrupted"
+    process = subprocess.Popen(
+        [*EVALBARS, "report", str(INSPECT), "--claim", CLAIM, "--output", str(output)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=snakemake_env(),
+        # as a terminal's shell starts it (a suite started with `&` would pass SIGINT ignored)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    shown = []
+    for line in process.stderr:
+        shown.append(line)
+        if "steps (" in line:
+            break
+    process.send_signal(signal.SIGINT)
+    out, rest = process.communicate(timeout=300)
+    err = "".join(shown) + rest
+    assert process.returncode == 130, err[-3000:]
+    assert out == "" and "Traceback" not in err
+    resume = f"evalbars run --directory {output} --configfile {output / 'config.yaml'}"
+    assert err.splitlines()[-1] == f"evalbars report: interrupted; resume with: {resume}"
+    assert not (output / "report.html").exists()
+    assert not runner.stale_snakemake_lock(output)  # Snakemake released its lock
+    # The printed command, as printed: it finishes the run, with the first run's bytes.
+    resumed = run_as_printed(resume)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert resumed.stdout == f"report: {output / 'report.html'}\n"
+    assert tables(output) == first_tables
+
+
+def test_the_printed_rerun_command_reruns_the_run_and_then_only_a_claims_edit(
+    inspect_report, first_tables
+):
+    # The command `evalbars report` prints, as printed, on the unchanged run directory: the
+    # same targets (nothing to do), and the report rewritten where `report` wrote it.
+    output, result = inspect_report
+    line = result.stdout.splitlines()[3].removeprefix("rerun or edit: ")
+    report = output / "report.html"
+    written = report.stat().st_mtime_ns
+    files = {p: p.stat().st_mtime_ns for p in (output / "data").rglob("*") if p.is_file()}
+    files |= {p: p.stat().st_mtime_ns for p in (output / "results").rglob("*") if p.is_file()}
+    rerun = run_as_printed(line)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert rerun.stdout == f"report: {report}\n"
+    assert "steps (" not in rerun.stderr  # no job ran
+    assert {p: p.stat().st_mtime_ns for p in files} == files
+    assert report.stat().st_mtime_ns > written
+    assert not (output / "results" / "report.html").exists()
+    # After an edit of its config.yaml (a second claim), the same command reruns the claims
+    # stage and the report's first screen, nothing before them.
+    config_path = output / "config.yaml"
+    config = yaml.safe_load(config_path.read_text())
+    config["claims"].append("best: mockllm/fake-strong")
+    config_path.write_text(yaml.safe_dump(config, sort_keys=False))
+    edited = run_as_printed(line)
+    assert edited.returncode == 0, edited.stderr[-3000:]
+    changed = {p.relative_to(output) for p in files if p.stat().st_mtime_ns != files[p]}
+    assert Path("results/tables/claims.csv") in changed
+    before_claims = {"data", "analysis", "subsample", "stage_analysis"}
+    assert not {p for p in changed if before_claims & set(p.parts)}, sorted(changed)
+    assert not {p for p in changed if p.name.startswith(("models.", "pairwise.", "omnibus."))}
+    claims = pd.read_csv(output / "results" / "tables" / "claims.csv")
+    assert set(claims["claim"]) == {CLAIM, "best: mockllm/fake-strong"}
+    assert "best: mockllm/fake-strong" in report_front_page(report)
+    assert tables(output)[Path("pairwise.csv")] == first_tables[Path("pairwise.csv")]
 
 
 def test_report_on_bad_input_is_one_line_and_a_nonzero_exit(tmp_path):

@@ -4,7 +4,8 @@ Each subcommand has a function that adds its arguments and a function that runs
 it and returns the exit status; :func:`build_parser` wires them up.
 
 Exit status: 0 on success; 1 on bad input (the reason is printed as one line on
-stderr, no traceback); 2 on a bad command line (also one line).
+stderr, no traceback); 2 on a bad command line (also one line); 130 on Ctrl-C (one line: for
+``report`` and ``run``, the command that resumes the run).
 
 Example::
 
@@ -82,7 +83,8 @@ DESCRIPTIONS = {
     "run": "The workflow evalbars ships (the Snakefile of a clone, or the copy in the installed "
     "package), in --directory. Without --configfile it reruns DIRECTORY/config.yaml (a report's "
     "run directory) or, where there is none, reproduces the paper (downloading MMLU-Pro's "
-    "archives, or from $EVALBARS_MIRROR).",
+    "archives, or from $EVALBARS_MIRROR). The configuration's run: key says what it makes (the "
+    "stages) and where the report goes. Ctrl-C prints the command that resumes the run.",
     "example": "The lm-evaluation-harness logs of three fake models that evalbars ships, to try "
     "`evalbars report` on a real harness's output.",
     "labels": "PATH... are files `evalbars read` reads. The list (question_id, category, an empty "
@@ -200,7 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """Run ``evalbars``; returns the exit status (0 ok, 1 bad input, 2 bad command line)."""
+    """Run ``evalbars``; returns the exit status (0 ok, 1 bad input, 2 bad command line, 130
+    interrupted)."""
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     # `evalbars run ... -- OPTIONS` hands OPTIONS to Snakemake as they are.
@@ -222,6 +225,11 @@ def main(argv=None) -> int:
         reason = " ".join(str(exc).split())
         print(f"evalbars {args.command}: error: {reason}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt as exc:  # Ctrl-C: one line, and how to resume a run
+        resume = getattr(exc, "resume", None)
+        line = f"interrupted; resume with: {resume}" if resume else "interrupted"
+        print(f"evalbars {args.command}: {line}", file=sys.stderr, flush=True)
+        return 130
     except BrokenPipeError:  # e.g. piped into `head`
         return 0
     finally:

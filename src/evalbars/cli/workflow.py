@@ -24,7 +24,7 @@ from evalbars.readings import claims
 from evalbars.render.landing import separation_sentence
 from evalbars.tables import format_p
 from evalbars.workflow import runner
-from evalbars.workflow.location import example_logs, workflow_root
+from evalbars.workflow.location import example_logs
 
 # --- evalbars report ------------------------------------------------------------------------------
 
@@ -105,7 +105,7 @@ def run_report(args: argparse.Namespace) -> int:
     else:
         pairwise_path = run.directory / "results" / "tables" / "pairwise.parquet"
         print(f"no claims given. {separation_sentence(pd.read_parquet(pairwise_path))}")
-    print(f"rerun or edit: {runner.rerun_hint(run.directory, run.config)}")
+    print(f"rerun or edit: {runner.rerun_hint(run.directory, run.config, args.cores)}")
     return 0
 
 
@@ -133,54 +133,33 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help="first remove a Snakemake lock left in the run directory by a run that was killed",
     )
     parser.add_argument(
-        "--no-report", action="store_true", help="do not write DIRECTORY/results/report.html"
+        "--no-report",
+        action="store_true",
+        help="do not write the report (the config's run.report: report.html in a report's run "
+        "directory, else results/report.html)",
     )
     parser.add_argument(
         "targets",
         nargs="*",
         metavar="TARGET",
-        help="rules or files to make (default: every stage); anything after -- goes to Snakemake",
+        help="rules or files to make, and no report (default: the stages the config records, "
+        "run.stages, and the report); anything after -- goes to Snakemake",
     )
 
 
 def run_run(args: argparse.Namespace) -> int:
-    directory = Path(args.directory).resolve()
-    configs = [Path(path).resolve() for path in args.configfile]
-    if not configs:
-        own = directory / "config.yaml"
-        configs = [own if own.is_file() else workflow_root() / "config" / "config.yaml"]
-    for config in configs:
-        if not config.is_file():
-            raise InputError(config, "--configfile: file does not exist")
-        runner.refuse_templating(config)
-    with runner.RunLock(directory, command=runner.command_line()):
-        if runner.stale_snakemake_lock(directory) and not args.unlock:
-            raise InputError(
-                directory,
-                "holds a Snakemake lock (.snakemake/locks) of another snakemake run there, or of "
-                "one that was killed; if none is running, add --unlock",
-            )
-        if args.unlock:
-            command = runner.snakemake_command(directory, configfiles=configs, extra=["--unlock"])
-            runner.run_snakemake(command, directory)
-        # A dry run writes nothing, so there is no report to make after it.
-        dry = any(flag in args.snakemake for flag in ("-n", "--dry-run", "--dryrun"))
-        report = None if args.no_report or dry else directory / "results" / "report.html"
-        command = runner.snakemake_command(
-            directory,
-            configfiles=configs,
-            targets=args.targets,
-            cores=args.cores,
-            report=report,
-            extra=args.snakemake,
-        )
-        runner.run_snakemake(
-            command,
-            directory,
-            progress=lambda line: print(f"evalbars run: {line}", file=sys.stderr, flush=True),
-            hint_style="config",
-            echo=bool(args.snakemake),  # Snakemake's own options: its own output
-        )
+    report = runner.run_workflow(
+        args.directory,
+        configfiles=args.configfile,
+        targets=args.targets,
+        report=not args.no_report,
+        cores=args.cores,
+        unlock=args.unlock,
+        extra=args.snakemake,
+        progress=lambda line: print(f"evalbars run: {line}", file=sys.stderr, flush=True),
+        hint_style="config",
+        echo=bool(args.snakemake),  # Snakemake's own options: its own output
+    )
     if report is not None:
         print(f"report: {report}")
     return 0
