@@ -523,3 +523,16 @@ def test_md_and_markdown_are_one_format_for_every_table_command(two_models, caps
             assert code in (0, 3), name
             shown.append(capsys.readouterr().out)
         assert shown[0] == shown[1] and shown[0], name
+
+
+def test_ctrl_c_in_any_command_is_one_line_and_exit_130(capsys, monkeypatch):
+    # (The run commands add the command that resumes the run: tests/unit/test_run_directory.py.)
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    parser = cli.build_parser()
+    ranks_parser = parser._subparsers._group_actions[0].choices["ranks"]
+    ranks_parser.set_defaults(run=interrupted)
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    status, out, err = run(["ranks", str(SEED001)], capsys)
+    assert (status, out, err) == (130, "", "evalbars ranks: interrupted\n")

@@ -59,7 +59,7 @@ def test_the_lock_is_released_when_its_run_ends_however_it_ends(tmp_path):
     directory = tmp_path / "run"
     with pytest.raises(RuntimeError), runner.RunLock(directory, command="first"):
         raise RuntimeError("the run failed")
-    # a failed run that made the directory removes it (nothing partial left)
+    # a run that made the directory and fails before it wrote its record there removes it
     assert not directory.exists()
     with runner.RunLock(directory, command="second") as lock:
         assert lock.created
