@@ -89,8 +89,8 @@ def _coverage_rows(result, truth, level: float) -> list[dict]:
     weight = {"ppi++": float(np.mean(result.lambda_hat)), "human_only": 0.0, "judge_only": np.nan}
     rows = []
     for reading in READINGS:
-        estimate, se = result.estimate_and_se(reading)
-        low, high = normal_interval(estimate, se, level)
+        estimate = result.estimate_and_se(reading)[0]
+        low, high = normal_interval(*result.interval_estimate_and_se(reading), level)
         coverage, mc_se = share_and_se((low <= truth) & (truth <= high))
         rows.append(
             {
