@@ -231,7 +231,13 @@ def test_judge_vs_corrected_is_stats_ppi_on_the_shared_questions(labelled):
         & (table["model_b"] == "model-b")
     ].iloc[0]
     assert row.estimate == pytest.approx(float(pair.estimate[0]), abs=1e-15)
-    assert row.p_value == pytest.approx(float(normal_p_value(pair.estimate, pair.se)[0]))
+    assert row.se == pytest.approx(float(pair.se[0]), abs=1e-15)
+    # the test and interval are the small-sample ones (two pseudo-labels)
+    centre, spread = pair.interval_estimate_and_se("ppi++")
+    assert row.p_value == pytest.approx(float(normal_p_value(centre, spread)[0]))
+    low, high = pair.intervals(0.95)["ppi++"]
+    assert (row.ci_low, row.ci_high) == pytest.approx((float(low[0]), float(high[0])))
+    assert row.note == "" and row.labels == 70
 
 
 def test_the_corrected_interval_covers_the_truth_and_the_judge_only_one_does_not(labelled, truth):
@@ -258,7 +264,7 @@ def test_the_judge_corrected_claim_reading_is_the_pairs_ppi_test_with_holm(label
     table = evaluate_claims(wide, claims, replicates=200)
     corrected = table[table["reading"] == "judge_corrected_holm"].set_index("claim")
     pairs = ppi_pair_means(wide.scores, wide.human, ([0, 1], [2, 2]))
-    p = normal_p_value(pairs.estimate, pairs.se)
+    p = normal_p_value(*pairs.interval_estimate_and_se("ppi++"))
     # Both one-sided p are below 1/2 here: the doubled one-sided p is the two-sided one.
     np.testing.assert_allclose(corrected.loc[claims, "p"], p, rtol=1e-12)
     holm = np.maximum.accumulate(np.sort(p) * [2, 1])
@@ -338,9 +344,15 @@ def test_intervals_on_a_few_labels_stay_within_what_the_score_can_be():
     models = table[table["scope"] == "model"]
     human = models[models["reading"] == "human-only"].iloc[0]
     assert human["estimate"] == 0.75 and human["se"] == pytest.approx(np.sqrt(0.75 * 0.25 / 8))
-    assert human["ci_high"] == 1.0 and human["ci_low"] == pytest.approx(
-        0.75 - 1.959964 * human["se"]
-    )
+    # the interval: two pseudo-labels (7 of 10 with the half-counts), cut at 1
+    centre = (6 + 1) / 10
+    spread = np.sqrt((6 * 0.3**2 + 2 * 0.7**2 + 2 * 0.5 * 0.3**2 + 2 * 0.5 * 0.7**2) / (10 * 9))
+    assert human["ci_low"] == pytest.approx(centre - 1.959964 * spread)
+    assert human["ci_high"] == pytest.approx(centre + 1.959964 * spread)  # 0.9994, was 1.05
+    # 8 labels: shown, and deciding nothing, in words
+    assert set(models.loc[models["reading"] != "judge-only", "note"]) == {
+        "too few labels to decide (n < 10): 8 labelled questions"
+    }
     assert (models["ci_low"].dropna() >= 0).all() and (models["ci_high"].dropna() <= 1).all()
     pairs = table[table["scope"] == "pair"]
     assert (pairs["ci_low"].dropna() >= -1).all() and (pairs["ci_high"].dropna() <= 1).all()
