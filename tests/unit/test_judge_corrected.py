@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 import evalbars as eb
+from evalbars.cli import main
 from evalbars.data.labels import (
     attach_labels,
     questions_to_label,
@@ -22,11 +23,12 @@ from evalbars.data.labels import (
 from evalbars.data.scores import read_wide_scores, wide_scores, write_wide_scores
 from evalbars.errors import ConfigError, InputError
 from evalbars.readings import gate
-from evalbars.readings.claims import evaluate_claims
+from evalbars.readings.claims import claims_headline, claims_markdown, evaluate_claims
 from evalbars.readings.judge_corrected import (
     corrected_pair_columns,
     corrected_readings,
     judge_vs_corrected,
+    judge_vs_corrected_display,
 )
 from evalbars.readings.leaderboard.table import leaderboard_table
 from evalbars.readings.planner import plan
@@ -115,6 +117,22 @@ def test_labels_shared_by_every_model_label_each_models_answer(tmp_path):
             "different values (1 at record 1, 0 here); keep one label per answer",
         ),
         (
+            "model,question_id,human\nmodel-a,q009,nan\nmodel-b,q009,1\nmodel-c,q009,1\n",
+            "labels.csv, record 1: human is 'nan': give a score in [0, 1], or leave the cell "
+            "empty where no person labelled the answer",
+        ),
+        (
+            "question_id,category,human\nq009,arith,1\nq001,code,0\n",
+            "labels.csv, record 2: question 'q001' is in category 'arith' in the data but 'code' "
+            "here; are these labels of other data? (drop the category column to join by "
+            "question id alone)",
+        ),
+        (
+            "question_id,category,human\nq009,arith,\nq001,arith,\n",
+            "labels.csv: no labels filled in: the human column is empty on all 2 rows; fill it "
+            "in (0/1 or a score in [0, 1]) before passing the file as --labels",
+        ),
+        (
             "model,id,human\nmodel-a,q001,1\n",
             "labels.csv: a labels file needs the column(s) question_id (and model, for labels "
             "of one model's answers); found ['model', 'id', 'human']",
@@ -126,6 +144,48 @@ def test_bad_labels_are_refused_in_one_line_naming_file_and_record(tmp_path, tex
     with pytest.raises(InputError) as caught:
         eb.read_items(JUDGED / "judged_scores.csv", labels=path)
     assert str(caught.value) == f"{tmp_path}/{line}"
+
+
+def test_a_human_column_saying_nan_names_its_record(tmp_path):
+    # was: "models ... are labelled on different questions", the nan read as unlabelled
+    text = (
+        (JUDGED / "judged.csv")
+        .read_text()
+        .replace("model-a,q009,arith,1,1", "model-a,q009,arith,1,nan")
+    )
+    path = write(tmp_path, "judged.csv", text)
+    with pytest.raises(InputError) as caught:
+        eb.read_items(path)
+    assert str(caught.value) == (
+        f"{path}, record 9: human is 'nan': give a score in [0, 1], or leave the cell empty "
+        "where no person labelled the answer"
+    )
+
+
+def test_the_unfilled_template_and_a_filled_file_are_never_overwritten(tmp_path, capsys):
+    template = tmp_path / "to_label.csv"
+    source = str(JUDGED / "judged_scores.csv")
+    sample = ["labels", "sample", source, "--n", "12", "--seed", "1", "-o", str(template)]
+    assert main(sample) == 0
+    # the unfilled template as --labels: one line, not an IndexError traceback
+    capsys.readouterr()
+    assert main(["claims", source, "--labels", str(template), "--claim", "model-a > model-b"]) == 1
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"evalbars claims: error: {template}: no labels filled in: the human column is empty "
+        "on all 12 rows; fill it in (0/1 or a score in [0, 1]) before passing the file as "
+        "--labels"
+    ]
+    filled = template.read_text().replace(",\n", ",1\n")
+    template.write_text(filled)
+    # a second draw into the filled file is refused in one line naming it, and leaves it be
+    assert main(sample) == 1
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"evalbars labels: error: {template}: already exists (it may hold labels people filled "
+        "in): not overwritten; name another file, or pass --force to replace it"
+    ]
+    assert template.read_text() == filled
+    assert main([*sample, "--force"]) == 0
+    assert template.read_text() != filled and template.read_text().endswith(",\n")
 
 
 def test_models_labelled_on_different_questions_are_refused_for_a_paired_reading(tmp_path):
@@ -208,6 +268,61 @@ def test_the_score_matrix_keeps_its_labels_and_a_matrix_without_them_is_unchange
 # --- the readings -------------------------------------------------------------------------------
 
 
+def test_one_model_with_labels_gets_its_three_readings(labelled, tmp_path):
+    # was: "cannot reshape array of size 0 into shape (240,0)" in the readings stage
+    one = labelled[labelled["model"] == "model-a"]
+    wide = wide_scores(one)
+    table = judge_vs_corrected(wide)
+    assert table["scope"].eq("model").all() and len(table) == 3
+    rows = table.set_index("reading")
+    direct = ppi_means(wide.scores, wide.human)
+    assert rows.loc["judge-corrected", "estimate"] == pytest.approx(float(direct.estimate[0]))
+    assert rows.loc["human-only", "estimate"] == pytest.approx(float(direct.human_only_estimate[0]))
+    assert rows.loc["judge-only", "estimate"] == pytest.approx(float(wide.scores.mean()))
+    ranks, _ = ranks_readings(wide, draws=200, replicates=200)
+    assert ranks.loc[ranks["reading"] == "judge-corrected", "name"].tolist() == ["model-a"]
+    assert corrected_pair_columns(wide, [], []).empty
+
+
+def test_one_labelled_question_says_why_and_counts_the_family(labelled):
+    # one labelled question: no estimate, and every empty cell says why in words
+    first = labelled.loc[labelled["human"].notna(), "question_id"].iloc[0]
+    items = labelled.assign(human=labelled["human"].where(labelled["question_id"] == first))
+    wide = wide_scores(items)
+    claims = ["model-a > model-b", "model-b > model-c"]
+    table = evaluate_claims(wide, claims, replicates=200)
+    headline = claims_headline(table)
+    assert headline.startswith(
+        "The judge-corrected reading decides nothing (no estimate: 1 labelled question (a "
+        "reading needs 2, and 10 to decide)): the verdicts are of the judge's own scores"
+    )
+    assert "Holm adjustment for 2 claims" in headline and "0 tests" not in headline
+    assert "n/a: no estimate: 1 labelled question" in claims_markdown(table)
+    shown = judge_vs_corrected_display(judge_vs_corrected(wide))
+    cells = shown[["human-only", "judge-corrected", "lambda-hat", "worth (labels)"]]
+    assert not cells.apply(lambda c: c.str.contains("nan|n/a")).any().any()
+    assert (
+        (cells.iloc[:3] == "no estimate: 1 labelled question (a reading needs 2, and 10 to decide)")
+        .all()
+        .all()
+    )
+
+
+def test_nine_labels_do_not_decide_and_ten_do(labelled):
+    labelled_ids = labelled.loc[labelled["human"].notna(), "question_id"].unique()
+    for n, decides in ((9, False), (10, True)):
+        keep = labelled["question_id"].isin(labelled_ids[:n])
+        wide = wide_scores(labelled.assign(human=labelled["human"].where(keep)))
+        table = judge_vs_corrected(wide)
+        corrected = table[(table["reading"] == "judge-corrected") & (table["scope"] == "pair")]
+        assert corrected["significant"].notna().all() == decides
+        note = "" if decides else "too few labels to decide (n < 10): 9 labelled questions"
+        assert set(corrected["note"]) == {note}
+        result = gate.compare_models(wide, "model-c", "model-a")
+        assert (result.summary["verdict"] == result.summary["judge_verdict"]) or decides
+        assert (result.summary["judge_corrected_verdict"] is None) == (not decides)
+
+
 def test_judge_vs_corrected_is_stats_ppi_on_the_shared_questions(labelled):
     wide = wide_scores(labelled)
     table = judge_vs_corrected(wide, level=0.95)
@@ -231,7 +346,13 @@ def test_judge_vs_corrected_is_stats_ppi_on_the_shared_questions(labelled):
         & (table["model_b"] == "model-b")
     ].iloc[0]
     assert row.estimate == pytest.approx(float(pair.estimate[0]), abs=1e-15)
-    assert row.p_value == pytest.approx(float(normal_p_value(pair.estimate, pair.se)[0]))
+    assert row.se == pytest.approx(float(pair.se[0]), abs=1e-15)
+    # the test and interval are the small-sample ones (two pseudo-labels)
+    centre, spread = pair.interval_estimate_and_se("ppi++")
+    assert row.p_value == pytest.approx(float(normal_p_value(centre, spread)[0]))
+    low, high = pair.intervals(0.95)["ppi++"]
+    assert (row.ci_low, row.ci_high) == pytest.approx((float(low[0]), float(high[0])))
+    assert row.note == "" and row.labels == 70
 
 
 def test_the_corrected_interval_covers_the_truth_and_the_judge_only_one_does_not(labelled, truth):
@@ -258,7 +379,7 @@ def test_the_judge_corrected_claim_reading_is_the_pairs_ppi_test_with_holm(label
     table = evaluate_claims(wide, claims, replicates=200)
     corrected = table[table["reading"] == "judge_corrected_holm"].set_index("claim")
     pairs = ppi_pair_means(wide.scores, wide.human, ([0, 1], [2, 2]))
-    p = normal_p_value(pairs.estimate, pairs.se)
+    p = normal_p_value(*pairs.interval_estimate_and_se("ppi++"))
     # Both one-sided p are below 1/2 here: the doubled one-sided p is the two-sided one.
     np.testing.assert_allclose(corrected.loc[claims, "p"], p, rtol=1e-12)
     holm = np.maximum.accumulate(np.sort(p) * [2, 1])
@@ -338,9 +459,15 @@ def test_intervals_on_a_few_labels_stay_within_what_the_score_can_be():
     models = table[table["scope"] == "model"]
     human = models[models["reading"] == "human-only"].iloc[0]
     assert human["estimate"] == 0.75 and human["se"] == pytest.approx(np.sqrt(0.75 * 0.25 / 8))
-    assert human["ci_high"] == 1.0 and human["ci_low"] == pytest.approx(
-        0.75 - 1.959964 * human["se"]
-    )
+    # the interval: two pseudo-labels (7 of 10 with the half-counts), cut at 1
+    centre = (6 + 1) / 10
+    spread = np.sqrt((6 * 0.3**2 + 2 * 0.7**2 + 2 * 0.5 * 0.3**2 + 2 * 0.5 * 0.7**2) / (10 * 9))
+    assert human["ci_low"] == pytest.approx(centre - 1.959964 * spread)
+    assert human["ci_high"] == pytest.approx(centre + 1.959964 * spread)  # 0.9994, was 1.05
+    # 8 labels: shown, and deciding nothing, in words
+    assert set(models.loc[models["reading"] != "judge-only", "note"]) == {
+        "too few labels to decide (n < 10): 8 labelled questions"
+    }
     assert (models["ci_low"].dropna() >= 0).all() and (models["ci_high"].dropna() <= 1).all()
     pairs = table[table["scope"] == "pair"]
     assert (pairs["ci_low"].dropna() >= -1).all() and (pairs["ci_high"].dropna() <= 1).all()

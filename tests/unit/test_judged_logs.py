@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import evalbars as eb
@@ -18,6 +19,7 @@ from evalbars.data.readers import read_source
 from evalbars.data.readers.archives import open_archive, read_member
 from evalbars.data.readers.inspect_logs import UNGRADED
 from evalbars.errors import InputError
+from evalbars.readings.gate import compare_markdown
 
 FOLDER = Path(__file__).resolve().parents[1] / "data" / "harness" / "inspect" / "model_graded"
 LABELS = FOLDER / "labels.csv"
@@ -61,23 +63,39 @@ def test_the_corrected_readings_and_a_pair_whose_labels_agree_everywhere(items):
     # fake-weak: lambda-hat 0.432 (the helper's hand check of ppi-python's conventions).
     assert weak["lambda_hat"] == pytest.approx(0.432, abs=5e-4)
     # fake-strong and fake-weak have the same label on all 8 questions: the difference is 0
-    # with SE 0, which gives no interval and the exact p of 1, never a zero-width "certainty".
+    # with SE 0 by ppi-python's formula; the two pseudo-labels give it an interval that does
+    # not pretend 8 questions rule out any difference (never a zero-width "certainty").
     pair = rows.loc[("pair", "judge-corrected", MODELS[1], MODELS[2])]
-    assert (pair["estimate"], pair["se"], pair["p_value"]) == (0.0, 0.0, 1.0)
-    assert np.isnan(pair["ci_low"]) and np.isnan(pair["ci_high"])
+    assert (pair["estimate"], pair["se"]) == (0.0, 0.0)
+    # centre 0 (the pseudo-labels are symmetric), lambda-hat 0 (no spread in the labels'
+    # differences): the variance of 2 pseudo-labels' differences, (1/4, 1/2, 1/4) on (-1, 0, 1)
+    spread = np.sqrt(1.0 / (10 * 9))
+    assert (pair["ci_low"], pair["ci_high"]) == pytest.approx(
+        (-1.959964 * spread, 1.959964 * spread)
+    )
+    assert pair["p_value"] == 1.0 and pd.isna(pair["significant"])
+    assert pair["note"] == "too few labels to decide (n < 10): 8 labelled questions"
     judge = rows.loc[("pair", "judge-only", MODELS[1], MODELS[2])]
     assert judge["estimate"] == pytest.approx(0.30) and judge["significant"]
+    assert judge["note"] == ""
 
 
-def test_compare_on_the_judged_log_decides_by_the_corrected_reading(items):
+def test_compare_on_8_labels_keeps_the_judges_verdict_and_says_why(items):
     result = eb.compare_models(items, MODELS[2], MODELS[1])
     s = result.summary
     assert s["labels"] == 8 and s["judge_corrected_se"] == 0.0
-    # SE 0 on 8 labelled questions with no difference: the exact Clopper-Pearson bound
-    # 1 - 0.025^(1/8) either side, inconclusive.
-    bound = 1 - 0.025 ** (1 / 8)
-    assert (s["judge_corrected_low"], s["judge_corrected_high"]) == pytest.approx((-bound, bound))
-    assert s["verdict"] == "inconclusive" and s["exit_code"] == 3
+    # 8 labels (fewer than 10): the corrected reading decides nothing, the judge's verdict
+    # stands (inconclusive on 20 questions in 3 categories), and the comment says so.
+    assert s["judge_corrected_verdict"] is None and s["verdict"] == s["judge_verdict"]
+    assert s["judge_corrected_note"] == "too few labels to decide (n < 10): 8 labelled questions"
+    spread = np.sqrt(1.0 / (10 * 9))
+    assert s["judge_corrected_high"] == pytest.approx(1.959964 * spread)
+    comment = compare_markdown(result)
+    assert (
+        "The scores are an LLM judge's, and the judge-corrected reading has too few labels to "
+        "decide (n < 10): 8 labelled questions: the verdict is the judge's own scores'"
+    ) in comment
+    assert s["labels_to_decide"] >= 10
 
 
 def test_a_sample_the_grader_could_not_grade_is_a_missing_prediction_of_its_own_cause(tmp_path):

@@ -11,6 +11,7 @@ import pytest
 
 from evalbars.stats import rng as rng_module
 from evalbars.stats.ppi import (
+    MIN_LABELS,
     check_same_labelled_questions,
     label_multiplier,
     labels_needed,
@@ -60,7 +61,7 @@ def reading(result, which="ppi++", level=0.95):
 
 def test_o_ppi_1_one_model():
     judge, human = oracle_one_model()
-    result = ppi_means(judge, human)
+    result = ppi_means(judge, human, pseudo_labels=0)
     assert reading(result) == pytest.approx((0.430898, 0.380174, 0.481621), abs=TABLE)
     assert reading(result) == pytest.approx(
         (0.43089759484254897, 0.3801738094563662, 0.48162138022873174), abs=TIGHT
@@ -68,12 +69,16 @@ def test_o_ppi_1_one_model():
     assert float(result.lambda_hat[0]) == pytest.approx(0.6179518968509795, abs=TIGHT)
     classical = (0.4, 0.3321048559554297, 0.46789514404457033)
     assert reading(result, "human_only") == pytest.approx(classical, abs=TIGHT)
-    plain = reading(ppi_means(judge, human, lam=1))
+    plain = reading(ppi_means(judge, human, lam=1, pseudo_labels=0))
     assert plain == pytest.approx((0.45, 0.39243909110473774, 0.5075609088952623), abs=TIGHT)
     assert (result.n_labelled[0], result.n_unlabelled[0]) == (200, 2000)
     assert float(result.rho[0]) == pytest.approx(0.6975, abs=1e-4)  # the note's ppi_corr
     # p-values of H0: accuracy 0.5 (the note's table): PPI++, classical, plain PPI
-    readings = (result, ppi_means(judge, human, lam=0), ppi_means(judge, human, lam=1))
+    readings = (
+        result,
+        ppi_means(judge, human, lam=0, pseudo_labels=0),
+        ppi_means(judge, human, lam=1, pseudo_labels=0),
+    )
     p = [normal_p_value(r.estimate, r.se, 0.5)[0] for r in readings]
     assert readings[2].se[0] == pytest.approx(np.sqrt(0.5**2 / 2000 + 0.1475 / 200), abs=1e-15)
     assert p == pytest.approx([0.007583, 0.003892, 0.088659], abs=2e-6)
@@ -85,7 +90,7 @@ def test_o_ppi_1_one_model():
 
 def test_o_ppi_2_pair_plain_ppi_is_wider_than_human_only():
     judge, human = oracle_pair()
-    result = ppi_pair_means(judge, human)
+    result = ppi_pair_means(judge, human, pseudo_labels=0)
     assert reading(result) == pytest.approx((0.226200, 0.152566, 0.299834), abs=TABLE)
     assert reading(result) == pytest.approx(
         (0.22620009713453135, 0.15256575789297339, 0.2998344363760893), abs=TIGHT
@@ -94,14 +99,14 @@ def test_o_ppi_2_pair_plain_ppi_is_wider_than_human_only():
     assert float(result.rho[0]) == pytest.approx(0.375, abs=1e-12)
     classical = (0.2, 0.12160144061839785, 0.2783985593816022)
     assert reading(result, "human_only") == pytest.approx(classical, abs=TIGHT)
-    plain = ppi_pair_means(judge, human, lam=1)
+    plain = ppi_pair_means(judge, human, lam=1, pseudo_labels=0)
     assert reading(plain) == pytest.approx(
         (0.3, 0.20737571574968286, 0.39262428425031715), abs=TIGHT
     )
     # The reason the corrected reading is PPI++: plain PPI is wider than the labels alone.
     assert plain.se[0] > result.human_only_se[0] > result.se[0]
     # Same as PPI++ of the differences computed by hand.
-    by_hand = ppi_means(judge[:, :1] - judge[:, 1:], human[:, :1] - human[:, 1:])
+    by_hand = ppi_means(judge[:, :1] - judge[:, 1:], human[:, :1] - human[:, 1:], pseudo_labels=0)
     assert by_hand.estimate[0] == result.estimate[0] and by_hand.se[0] == result.se[0]
 
 
@@ -113,12 +118,12 @@ def test_continuous_scores_with_few_unlabelled_match_ppi_python():
     labelled_judge = 0.8 * labelled_human + (5 * i % 7) / 20
     judge = np.r_[labelled_judge, (5 * j % 18) / 17 + 0.2][:, None]
     human = np.r_[labelled_human, np.full(18, np.nan)][:, None]
-    result = ppi_means(judge, human)
+    result = ppi_means(judge, human, pseudo_labels=0)
     assert float(result.lambda_hat[0]) == pytest.approx(0.5236031159155461, abs=TIGHT)
     assert reading(result) == pytest.approx(
         (0.5785404673873319, 0.45390581719052475, 0.7031751175841391), abs=TIGHT
     )
-    half = ppi_means(judge, human, lam=0.5)
+    half = ppi_means(judge, human, lam=0.5, pseudo_labels=0)
     assert reading(half) == pytest.approx(
         (0.575, 0.4497344380085485, 0.7002655619914514), abs=TIGHT
     )
@@ -233,6 +238,92 @@ def test_degenerate_inputs():
         ppi_means(judge, human[:-1])
 
 
+def test_one_model_has_no_pair_to_check():
+    judge, human = oracle_one_model()
+    check_same_labelled_questions(human)  # was: cannot reshape array of size 0
+    none = ppi_pair_means(judge, human, (np.array([], int), np.array([], int)))
+    assert none.estimate.shape == (0,)
+
+
+# --- The small-sample interval ----------------------------------------------------------------
+
+
+def test_the_pseudo_labels_by_hand_on_ten_labels():
+    # 10 labels, the judge right on all of them (the 10-label failure: no error seen), and 90
+    # unlabelled questions the judge passed 60 of.
+    human = np.r_[np.ones(6), np.zeros(4), np.full(90, np.nan)][:, None]
+    judge = np.r_[np.ones(6), np.zeros(4), np.ones(60), np.zeros(30)][:, None]
+    result = ppi_means(judge, human)
+    lam = float(result.lambda_hat[0])
+    # ppi-python's reading: lambda-hat 0.95 and a rectifier all but constant (1 - lam or 0)
+    assert lam == pytest.approx(0.24 / ((1 + 10 / 90) * 0.66 * 0.34 * 100 / 99), abs=1e-12)
+    seen = np.r_[np.full(6, 1 - lam), np.zeros(4)]
+    assert result.se[0] == pytest.approx(np.sqrt(lam**2 * (2 / 9) / 90 + seen.var() / 10))
+    # two pseudo-labels, 1/2 on each corner (y, judge) of [0, 1]^2
+    rect = np.r_[seen, [0.0, -lam, 1.0, 1 - lam]]
+    weights = np.r_[np.ones(10), np.full(4, 0.5)]
+    centre = (rect * weights).sum() / 12
+    squares = (weights * (rect - centre) ** 2).sum()
+    se = np.sqrt(lam**2 * (2 / 9) / 90 + squares / (12 * 11))
+    assert result.interval_estimate[0] == pytest.approx(lam * 2 / 3 + centre, abs=1e-15)
+    assert result.interval_se[0] == pytest.approx(se, abs=1e-15)
+    low, high = result.intervals(0.95)["ppi++"]
+    assert (float(low[0]), float(high[0])) == pytest.approx(
+        (lam * 2 / 3 + centre - 1.959964 * se, lam * 2 / 3 + centre + 1.959964 * se), abs=1e-6
+    )
+    # ppi-python's interval is half as wide, as if no judge error could exist
+    assert high[0] - low[0] > 1.9 * (2 * 1.959964 * result.se[0])
+    assert result.decides[0]
+
+
+def test_no_pseudo_labels_is_ppi_python_and_lambda_zero_is_human_only():
+    judge, human = random_stack(seed=4)
+    bare = ppi_means(judge, human, pseudo_labels=0)
+    assert np.array_equal(bare.interval_estimate, bare.estimate)
+    assert np.array_equal(bare.interval_se, bare.se)
+    smoothed = ppi_means(judge, human)
+    zero = ppi_means(judge, human, lam=0)
+    assert np.array_equal(zero.interval_estimate, smoothed.human_only_interval_estimate)
+    assert np.array_equal(zero.interval_se, smoothed.human_only_interval_se)
+    # the estimate, SE and lambda-hat stay ppi-python's
+    for field in ("estimate", "se", "lambda_hat", "human_only_se"):
+        assert np.array_equal(getattr(bare, field), getattr(smoothed, field))
+    # a pair's pseudo-labels are the differences of the two models' corners: 16 points whose
+    # differences have weights (1/4, 1/2, 1/4) on (-1, 0, 1) for the human and the judge alike
+    common = random_stack(seed=5, common=True)
+    pair = ppi_pair_means(*common, ([0], [1]))
+    diff_judge = common[0][..., :1] - common[0][..., 1:2]
+    diff_human = common[1][..., :1] - common[1][..., 1:2]
+    lam = pair.lambda_hat[..., 0]
+    labelled = np.isfinite(diff_human[..., 0])
+    values = np.array([-1.0, 0.0, 1.0])
+    share = np.array([0.25, 0.5, 0.25])
+    for s in range(lam.shape[0]):
+        rect = diff_human[s, labelled[s], 0] - lam[s] * diff_judge[s, labelled[s], 0]
+        pseudo = (values[:, None] - lam[s] * values[None, :]).ravel()
+        weights = 2 * np.outer(share, share).ravel()
+        total = labelled[s].sum() + 2
+        centre = (rect.sum() + pseudo @ weights) / total
+        unlabelled = diff_judge[s, ~labelled[s], 0]
+        expected = lam[s] * unlabelled.mean() + centre
+        assert pair.interval_estimate[s, 0] == pytest.approx(expected, abs=1e-12)
+        squares = ((rect - centre) ** 2).sum() + ((pseudo - centre) ** 2) @ weights
+        se = np.sqrt(
+            lam[s] ** 2 * unlabelled.var() / unlabelled.size + squares / total / (total - 1)
+        )
+        assert pair.interval_se[s, 0] == pytest.approx(se, abs=1e-12)
+
+
+def test_fewer_than_min_labels_do_not_decide():
+    assert MIN_LABELS == 10
+    judge, human = oracle_one_model()
+    labelled = np.flatnonzero(np.isfinite(human[:, 0]))
+    for n, decides in ((MIN_LABELS - 1, False), (MIN_LABELS, True)):
+        some = human.copy()
+        some[labelled[n:], 0] = np.nan
+        assert ppi_means(judge, some).decides[0] == decides
+
+
 def test_interval_and_p_value_helpers():
     low, high = normal_interval([0.4, 0.2], [0.0346410162, 0.04], 0.95)
     assert low == pytest.approx([0.332105, 0.121601], abs=1e-6)
@@ -289,6 +380,20 @@ def test_coverage_is_nominal_under_random_labels_and_not_under_outcome_chosen_on
         chosen = table.loc[("judge_errors_oversampled", target)]
         assert chosen.loc["ppi++", "coverage"] < 0.95 - 3 * band, target
     assert set(table["replicates"]) == {replicates}
+
+
+def test_the_corrected_interval_keeps_its_level_on_ten_labels():
+    # ppi-python's normal interval covered 70 % (one model) and 83 % (a pair) at 10 labels in
+    # this setting; 15, 30, 100 and 200 labels at 4,000 replicates are the benchmark's
+    labels = MIN_LABELS
+    replicates = 2000
+    table = simulate_ppi_coverage(labels=labels, replicates=replicates, seed=11)
+    valid = table[(table["scenario"] == "random_labels") & (table["reading"] == "ppi++")]
+    coverage = valid.set_index("target")["coverage"]
+    band = 3 * np.sqrt(0.95 * 0.05 / replicates)
+    assert coverage["model"] > 0.95 - band, coverage
+    assert coverage["pair"] > 0.95 - band, coverage
+    assert coverage.max() < 0.995  # conservative on a pair, not vacuous
 
 
 def test_the_seeded_study_is_reproducible():

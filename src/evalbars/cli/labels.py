@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from evalbars import api
 from evalbars.cli.arguments import (
@@ -38,6 +39,12 @@ def add_labels_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write the list here (CSV) instead of stdout"
     )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite an existing -o FILE (by default it is refused: it may hold labels "
+        "people filled in)",
+    )
     add_reader_arguments(parser)
 
 
@@ -46,6 +53,12 @@ def run_labels(args: argparse.Namespace) -> int:
         refuse_output_over_inputs(args.output, [*args.paths, args.instances], "-o")
         if not str(args.output).lower().endswith(".csv"):
             raise InputError(args.output, "the list is written as CSV: name it *.csv")
+        if Path(args.output).exists() and not args.force:
+            raise InputError(
+                args.output,
+                "already exists (it may hold labels people filled in): not overwritten; "
+                "name another file, or pass --force to replace it",
+            )
     items = api.read_items(
         args.paths, missing_prediction=args.missing_prediction, **reader_options(args)
     )

@@ -12,8 +12,10 @@ NaN elsewhere). The labels reach the item table one of two ways:
   question right or wrong whoever answered, as on a multiple-choice or exact-answer task).
 
 Every label is checked in one line naming the file and the record: a label on a question
-(or model) the data do not hold, a value outside [0, 1], one answer labelled twice with two
-values. A paired reading needs both models labelled on the **same** questions
+(or model) the data do not hold, a value outside [0, 1] (or a cell that says ``nan``), one
+answer labelled twice with two values, a ``category`` that contradicts the data's (the labels
+are then likely of other data, whose ids happen to match), and a file with no label filled in
+(the unfilled template of ``evalbars labels sample``). A paired reading needs both models labelled on the **same** questions
 (:func:`check_same_labelled_questions`; :func:`evalbars.stats.ppi.check_same_labelled_questions`
 is the same rule on a matrix).
 
@@ -94,14 +96,16 @@ def read_labels(path) -> pd.DataFrame:
     -------
     DataFrame
         ``question_id`` (text, as written, surrounding spaces removed), ``human`` (float in
-        [0, 1]), ``record`` (the 1-based data row), and ``model`` when the file has it; the
-        rows with an empty ``human`` (not yet labelled) left out.
+        [0, 1]), ``record`` (the 1-based data row), and ``model`` and ``category`` (text; empty
+        cells as NA) when the file has them; the rows with an empty ``human`` (not yet
+        labelled) left out.
 
     Raises
     ------
     InputError
         Naming the file (and the record): a missing column, an empty id or model, a label
-        that is not a number in [0, 1], one answer labelled twice with different values.
+        that is not a number in [0, 1] (``nan`` included), one answer labelled twice with
+        different values, no label filled in at all.
     """
     path = Path(path)
     frame = load_table(path, known=_LABEL_FILE_COLUMNS)
@@ -120,7 +124,16 @@ def read_labels(path) -> pd.DataFrame:
         if blank.any():
             raise InputError(path, f"empty {key}", int(frame["record"][blank].iloc[0]))
         frame[key] = text.astype(object)
-    labelled = frame[frame[LABEL_COLUMN].notna()][[*keys, LABEL_COLUMN, "record"]]
+    if frame[LABEL_COLUMN].isna().all():
+        raise InputError(
+            path,
+            f"no labels filled in: the {LABEL_COLUMN} column is empty on all {len(frame):,} "
+            f"rows; fill it in (0/1 or a score in [0, 1]) before passing the file as --labels",
+        )
+    extra = ["category"] if "category" in frame.columns else []
+    if extra:
+        frame["category"] = frame["category"].astype("string").str.strip().replace("", pd.NA)
+    labelled = frame[frame[LABEL_COLUMN].notna()][[*keys, LABEL_COLUMN, *extra, "record"]]
     repeated = labelled.duplicated(keys, keep=False)
     if repeated.any():
         values = labelled[repeated].groupby(keys, sort=False)[LABEL_COLUMN].nunique()
@@ -172,7 +185,8 @@ def attach_labels(items: pd.DataFrame, labels: pd.DataFrame, source) -> pd.DataF
     Raises
     ------
     InputError
-        Naming the labels file and record: a question (or model) the data do not hold.
+        Naming the labels file and record: a question (or model) the data do not hold, or a
+        ``category`` other than the data's for that question.
     ConfigError
         When the data already carry a ``human`` column (two sources of labels).
     """
@@ -192,6 +206,8 @@ def attach_labels(items: pd.DataFrame, labels: pd.DataFrame, source) -> pd.DataF
             f"{str(example)!r}); a label must name a question the predictions hold",
             int(row["record"]),
         )
+    if "category" in labels.columns:
+        _check_categories(items, labels, ids, source)
     # Keys compared in one type: integer ids as int64, any other ids (and models) as text.
     integer = pd.api.types.is_integer_dtype(items["question_id"])
     item_ids = items["question_id"].to_numpy(dtype=np.int64 if integer else object)
@@ -223,6 +239,32 @@ def attach_labels(items: pd.DataFrame, labels: pd.DataFrame, source) -> pd.DataF
     position = pd.MultiIndex.from_frame(label_keys).get_indexer(pd.MultiIndex.from_frame(item_keys))
     human = np.where(position >= 0, labels[LABEL_COLUMN].to_numpy()[position], np.nan)
     return items.assign(**{LABEL_COLUMN: human})
+
+
+def _check_categories(items: pd.DataFrame, labels: pd.DataFrame, ids: pd.Series, source) -> None:
+    """Refuse a labels file whose ``category`` of a question contradicts the data's: its labels
+    are likely of other data whose ids match, and would correct the wrong questions."""
+    given = labels["category"].notna().to_numpy()
+    if not given.any():
+        return
+    data = (
+        pd.DataFrame({"question_id": items["question_id"], "data": items["category"].astype(str)})
+        .drop_duplicates("question_id")
+        .set_index("question_id")["data"]
+    )
+    theirs = data.reindex(ids.to_numpy()).to_numpy(dtype=object)
+    mine = labels["category"].astype(object).to_numpy()
+    clash = given & (theirs != mine)
+    if clash.any():
+        i = int(np.argmax(clash))
+        row = labels.iloc[i]
+        raise InputError(
+            source,
+            f"question {row['question_id']!r} is in category {theirs[i]!r} in the data but "
+            f"{mine[i]!r} here; are these labels of other data? (drop the category column to "
+            "join by question id alone)",
+            int(row["record"]),
+        )
 
 
 def check_same_labelled_questions(items: pd.DataFrame, source) -> None:

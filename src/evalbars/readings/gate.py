@@ -51,12 +51,13 @@ from scipy import special
 
 from evalbars.data.scores import WideScores
 from evalbars.defaults import ALPHA, POWER
+from evalbars.readings.judge_corrected import too_few_labels_note
 from evalbars.stats.cluster_robust import clustering_applicable, cr2_mean
 from evalbars.stats.effect_sizes import cohens_h, discordant_odds_ratio
 from evalbars.stats.intervals import z_for_level
 from evalbars.stats.pairwise import exact_mcnemar_p, pair_statistics, zero_se_one_sided_p
 from evalbars.stats.planning.sample_size import questions_for_effect
-from evalbars.stats.ppi import labels_needed, normal_interval, ppi_pair_means
+from evalbars.stats.ppi import MIN_LABELS, labels_needed, ppi_pair_means
 from evalbars.stats.sequential import empirical_bernstein_cs
 
 __all__ = [
@@ -196,15 +197,23 @@ def _judge_corrected(pair: WideScores, alpha: float, margin: float, better_by: f
     """The judge-corrected reading of candidate minus baseline (PPI++ of the differences,
     :func:`evalbars.stats.ppi.ppi_pair_means`), its verdict, and, when that is inconclusive,
     the human labels that would decide it (:func:`evalbars.stats.ppi.labels_needed` at the
-    observed judge-human correlation); ``{}`` without labels."""
+    observed judge-human correlation); ``{}`` without labels.
+
+    The interval is the small-sample one (:meth:`evalbars.stats.ppi.PPIMeans.intervals`, two
+    pseudo-labels), cut to [-1, 1]. With fewer than :data:`evalbars.stats.ppi.MIN_LABELS`
+    labels it decides nothing: ``judge_corrected_verdict`` is None and
+    ``judge_corrected_note`` says why, and the comparison keeps the judge's own verdict."""
     if not pair.has_labels:
         return {}
     reading = ppi_pair_means(pair.scores, pair.human, ([0], [1]), models=pair.models)
     estimate, se = float(reading.estimate[0]), float(reading.se[0])
-    low, high = (float(v[0]) for v in normal_interval(reading.estimate, reading.se, 1 - alpha))
-    decision = verdict(low, high, margin, better_by) if np.isfinite(se) else "inconclusive"
-    if se == 0:  # the same difference on every labelled question: the exact statements
-        low, high, _, _, decision, _ = _zero_se(estimate, int(reading.n_labelled[0]), margin, alpha)
+    centre, centre_se = (float(v[0]) for v in reading.interval_estimate_and_se("ppi++"))
+    low, high = (float(v[0]) for v in reading.intervals(1 - alpha)["ppi++"])
+    low, high = float(np.clip(low, -1.0, 1.0)), float(np.clip(high, -1.0, 1.0))
+    decision = verdict(low, high, margin, better_by) if np.isfinite(centre_se) else "inconclusive"
+    if centre_se == 0:  # the same difference on every labelled question: the exact statements
+        low, high, _, _, decision, _ = _zero_se(centre, int(reading.n_labelled[0]), margin, alpha)
+    note = too_few_labels_note(int(reading.n_labelled[0]))
     fields = {
         "labels": int(reading.n_labelled[0]),
         "judge_corrected_diff": estimate,
@@ -216,11 +225,12 @@ def _judge_corrected(pair: WideScores, alpha: float, margin: float, better_by: f
         "lambda_hat": float(reading.lambda_hat[0]),
         "rho": float(reading.rho[0]),
         "effective_labels": float(reading.n_effective[0]),
-        "judge_corrected_verdict": decision,
-        "labels_to_decide": None,
+        "judge_corrected_verdict": None if note else decision,
+        "judge_corrected_note": note,
+        "labels_to_decide": MIN_LABELS if note else None,
     }
     distance = min(abs(estimate + margin), abs(estimate - better_by) or np.inf)
-    if decision == "inconclusive" and np.isfinite(distance) and distance > 0:
+    if (note or decision == "inconclusive") and np.isfinite(distance) and distance > 0:
         variance = float(reading.human_only_se[0]) ** 2 * fields["labels"]
         plan = labels_needed(
             variance,
@@ -231,7 +241,10 @@ def _judge_corrected(pair: WideScores, alpha: float, margin: float, better_by: f
             questions=len(pair.scores),
         )
         need = float(plan.labels)
-        fields["labels_to_decide"] = int(np.ceil(np.round(need, 6))) if np.isfinite(need) else None
+        if np.isfinite(need):
+            fields["labels_to_decide"] = max(int(np.ceil(np.round(need, 6))), MIN_LABELS)
+        elif not note:
+            fields["labels_to_decide"] = None
     return fields
 
 
@@ -387,11 +400,11 @@ def compare_models(
     corrected = _judge_corrected(pair, alpha, margin, better_by, power)
     if corrected:
         # On judge scores with human labels the corrected reading decides: the judge's own
-        # difference is biased as the judge is. The judge's verdict stays beside it.
-        summary |= corrected | {
-            "judge_verdict": decision,
-            "verdict": corrected["judge_corrected_verdict"],
-        }
+        # difference is biased as the judge is. The judge's verdict stays beside it. With too
+        # few labels to decide, the judge's own verdict stands, and the note says so.
+        summary |= corrected | {"judge_verdict": decision}
+        if corrected["judge_corrected_verdict"] is not None:
+            summary["verdict"] = corrected["judge_corrected_verdict"]
     if sequential:
         steps = d
         if arrival is not None:
@@ -450,6 +463,21 @@ def _kind(se_kind: str, df: float = np.inf) -> str:
     return {"exact": "exact: no flips", "none": "SE 0"}.get(se_kind, f"{se_kind} SE")
 
 
+def _corrected_row(s: dict) -> str:
+    """The judge-corrected row of :func:`compare_markdown`'s table, with why it decides
+    nothing where it does not."""
+    shown = (
+        f"{_points(s['judge_corrected_diff'])} | "
+        f"{_interval(s['judge_corrected_low'], s['judge_corrected_high'])} (lambda-hat "
+        f"{s['lambda_hat']:.2f}"
+    )
+    if not np.isfinite(s["judge_corrected_diff"]):
+        shown = f"none | none ({s['judge_corrected_note']}"
+    elif s.get("judge_corrected_note"):
+        shown += f"; {s['judge_corrected_note']}"
+    return f"| judge-corrected (PPI++, {s['labels']:,} human labels) | | | {shown}) |"
+
+
 def compare_markdown(result: Comparison, flip_ids: int = 10) -> str:
     """A pull-request comment: headline, one table, flips (the first ``flip_ids`` ids of each)."""
     s = result.summary
@@ -478,12 +506,7 @@ def compare_markdown(result: Comparison, flip_ids: int = 10) -> str:
         f"| {_points(s['diff'])} | {_interval(s['low'], s['high'])} ({_kind(s['se_kind'], s['df'])}) |",
     ]
     if "judge_corrected_diff" in s:
-        lines.append(
-            f"| judge-corrected (PPI++, {s['labels']:,} human labels) | | | "
-            f"{_points(s['judge_corrected_diff'])} | "
-            f"{_interval(s['judge_corrected_low'], s['judge_corrected_high'])} (lambda-hat "
-            f"{s['lambda_hat']:.2f}) |"
-        )
+        lines.append(_corrected_row(s))
     if "cs_low" in s:
         decided = (
             f"decided after {s['cs_decided_at']:,} questions" if s["cs_decided_at"] else "undecided"
@@ -505,7 +528,14 @@ def compare_markdown(result: Comparison, flip_ids: int = 10) -> str:
             f"({_ratio(s['odds_ratio_low'])} to {_ratio(s['odds_ratio_high'])}), Cohen's h "
             f"{s['cohens_h']:+.2f}."
         )
-    if "judge_corrected_diff" in s:
+    if s.get("judge_corrected_note"):
+        lines.append(
+            f"The scores are an LLM judge's, and the judge-corrected reading has "
+            f"{s['judge_corrected_note']}: the verdict is the judge's own scores', biased as "
+            f"the judge is. At least {s['labels_to_decide']:,} human labels would let the "
+            "corrected reading decide."
+        )
+    elif "judge_corrected_diff" in s:
         lines.append(
             f"The scores are an LLM judge's: the verdict is the judge-corrected reading's "
             f"(the judge's own scores say {s['judge_verdict']}); judge-human correlation of the "

@@ -12,7 +12,10 @@ It reports how often the 95 % intervals of :func:`evalbars.stats.ppi.ppi_means` 
 :func:`evalbars.stats.ppi.ppi_pair_means` (model 0 minus model 1) cover the true human mean:
 the PPI++ reading (near nominal under random labels, far below when labels follow the outcome,
 however many there are), the human-only reading (likewise), and the judge-only reading (far
-below in both: the judge is biased, and no labels enter it).
+below in both: the judge is biased, and no labels enter it). The intervals are those the
+readings show: the small-sample ones with two pseudo-labels (:mod:`evalbars.stats.ppi`).
+:func:`coverage_by_labels` runs it at several label counts (10, 15, 30 and 200 in the
+benchmark), flagging those below :data:`evalbars.stats.ppi.MIN_LABELS` where nothing is decided.
 """
 
 from __future__ import annotations
@@ -21,15 +24,31 @@ import numpy as np
 import pandas as pd
 
 from evalbars.defaults import LEVEL
-from evalbars.stats.ppi import READINGS, normal_interval, ppi_means, ppi_pair_means
+from evalbars.stats.ppi import (
+    MIN_LABELS,
+    PSEUDO_LABELS,
+    READINGS,
+    normal_interval,
+    ppi_means,
+    ppi_pair_means,
+)
 from evalbars.stats.rng import setting_rng, share_and_se
 
-__all__ = ["SCENARIOS", "draw_judged_questions", "choose_labelled", "simulate_ppi_coverage"]
+__all__ = [
+    "SCENARIOS",
+    "LABEL_COUNTS",
+    "draw_judged_questions",
+    "choose_labelled",
+    "simulate_ppi_coverage",
+    "coverage_by_labels",
+]
 
 #: Labelling schemes, the valid one first.
 SCENARIOS = ("random_labels", "judge_errors_oversampled")
 #: The study's key in :data:`evalbars.stats.rng.STUDY_CODES`.
 STUDY = "ppi_coverage"
+#: Label counts of :func:`coverage_by_labels`: the few-label settings users meet, and 200.
+LABEL_COUNTS = (10, 15, 30, 200)
 
 
 def draw_judged_questions(
@@ -89,8 +108,8 @@ def _coverage_rows(result, truth, level: float) -> list[dict]:
     weight = {"ppi++": float(np.mean(result.lambda_hat)), "human_only": 0.0, "judge_only": np.nan}
     rows = []
     for reading in READINGS:
-        estimate, se = result.estimate_and_se(reading)
-        low, high = normal_interval(estimate, se, level)
+        estimate = result.estimate_and_se(reading)[0]
+        low, high = normal_interval(*result.interval_estimate_and_se(reading), level)
         coverage, mc_se = share_and_se((low <= truth) & (truth <= high))
         rows.append(
             {
@@ -118,6 +137,7 @@ def simulate_ppi_coverage(
     false_negative=(0.05, 0.05),
     seed: int = 0,
     rng: np.random.Generator | None = None,
+    pseudo_labels: float = PSEUDO_LABELS,
 ) -> pd.DataFrame:
     """Coverage of the PPI++, human-only and judge-only intervals, one model and one pair.
 
@@ -140,6 +160,9 @@ def simulate_ppi_coverage(
         *false_negative)``.
     rng : numpy.random.Generator, optional
         A generator to use instead of that stream.
+    pseudo_labels : float
+        Of the intervals (:func:`evalbars.stats.ppi.ppi_means`); 0 gives ppi-python's normal
+        interval, for comparison.
 
     Returns
     -------
@@ -183,8 +206,16 @@ def simulate_ppi_coverage(
         labelled = choose_labelled(rng, weights[scenario], labels)
         human = np.where(labelled[..., None], truth, np.nan)
         readings = {
-            "model": (ppi_means(judge[..., :1], human[..., :1]), true_mean),
-            "pair": (ppi_pair_means(judge[..., :2], human[..., :2], ([0], [1])), true_gap),
+            "model": (
+                ppi_means(judge[..., :1], human[..., :1], pseudo_labels=pseudo_labels),
+                true_mean,
+            ),
+            "pair": (
+                ppi_pair_means(
+                    judge[..., :2], human[..., :2], ([0], [1]), pseudo_labels=pseudo_labels
+                ),
+                true_gap,
+            ),
         }
         for target, (result, value) in readings.items():
             for row in _coverage_rows(result, value, level):
@@ -192,3 +223,30 @@ def simulate_ppi_coverage(
     table = pd.DataFrame(rows)
     setting = {"replicates": replicates, "questions": questions, "labels": labels, "level": level}
     return table.assign(**setting)
+
+
+def coverage_by_labels(label_counts=LABEL_COUNTS, **settings) -> pd.DataFrame:
+    """:func:`simulate_ppi_coverage` at each label count, one table.
+
+    Parameters
+    ----------
+    label_counts : sequence of int
+        Human labels per benchmark (each its own seeded stream).
+    **settings
+        The other arguments of :func:`simulate_ppi_coverage` (not ``rng``).
+
+    Returns
+    -------
+    DataFrame
+        Its rows for every label count, with ``decides``: whether the reading decides at that
+        count (:data:`evalbars.stats.ppi.MIN_LABELS`).
+
+    Examples
+    --------
+    >>> table = coverage_by_labels((10, 30), questions=200, replicates=200)
+    >>> sorted(set(table["labels"])), bool(table["decides"].all())
+    ([10, 30], True)
+    """
+    tables = [simulate_ppi_coverage(labels=int(n), **settings) for n in label_counts]
+    table = pd.concat(tables, ignore_index=True)
+    return table.assign(decides=table["labels"] >= MIN_LABELS)

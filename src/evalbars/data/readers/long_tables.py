@@ -382,7 +382,19 @@ def _parse_epochs(frame: pd.DataFrame, path) -> pd.Series:
 
 
 def label_values(frame: pd.DataFrame, path) -> np.ndarray:
-    """The ``human`` column as float64 in [0, 1], NaN where no person labelled the row."""
+    """The ``human`` column as float64 in [0, 1], NaN where no person labelled the row (an empty
+    cell); a cell that says ``nan`` is refused naming its record, not read as unlabelled."""
+    raw = frame[LABEL_COLUMN]
+    if not (pd.api.types.is_numeric_dtype(raw) or pd.api.types.is_bool_dtype(raw)):
+        said_nan = raw.astype("string").str.strip().str.lower().eq("nan").fillna(False)
+        if said_nan.any():
+            i = int(np.argmax(said_nan.to_numpy()))
+            raise InputError(
+                path,
+                f"{LABEL_COLUMN} is {plain(raw.iloc[i])!r}: give a score in [0, 1], or leave the "
+                "cell empty where no person labelled the answer",
+                int(frame["record"].iloc[i]),
+            )
     parsed = parse_score(frame, LABEL_COLUMN, path)
     return np.asarray(pd.array(parsed, dtype="Float64").to_numpy(dtype=float, na_value=np.nan))
 

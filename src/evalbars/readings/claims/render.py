@@ -49,9 +49,24 @@ def _quoted(table: pd.DataFrame) -> tuple[str, str]:
     """The reading the answer quotes and its name: the judge-corrected one with the family's
     adjustment where the scores are a judge's with human labels, else the paired one."""
     corrected = next((r for r in _readings(table) if r.startswith(f"{JUDGE_CORRECTED}_")), None)
-    if corrected:
+    if corrected and (table.loc[table["reading"] == corrected, "verdict"] != "n/a").any():
         return corrected, "judge-corrected reading"
     return _paired_adjusted(table), "paired reading"
+
+
+def _corrected_fallback(table: pd.DataFrame) -> str:
+    """The sentence that leads when the judge-corrected reading decides nothing: why, and that
+    the quoted reading is of the judge's own scores."""
+    if "note" not in table:
+        return ""
+    rows = table[table["reading"].str.startswith(f"{JUDGE_CORRECTED}_")]
+    notes = rows.loc[rows["verdict"] == "n/a", "note"]
+    if rows.empty or (rows["verdict"] != "n/a").any() or not notes.astype(bool).any():
+        return ""
+    return (
+        f"The judge-corrected reading decides nothing ({notes[notes.astype(bool)].iloc[0]}): "
+        "the verdicts are of the judge's own scores, biased as the judge is. "
+    )
 
 
 def _points(value: float) -> str:
@@ -61,7 +76,8 @@ def _points(value: float) -> str:
 def _cell(row) -> str:
     verdict = row["verdict"]
     if verdict == "n/a":
-        return "n/a"
+        note = row.get("note", "")
+        return f"n/a: {note}" if isinstance(note, str) and note else "n/a"
     if row.name == "bootstrap":
         low, high = int(row["rank_low"]), int(row["rank_high"])
         ranks = f"rank {low}" if low == high else f"ranks {low}-{high}"
@@ -135,7 +151,7 @@ def claims_headline(table: pd.DataFrame) -> str:
     scope = f"the {title} adjustment for {_count(family, 'claim')}"
     if family != n:
         scope = f"the {title} adjustment for {family} tests"
-    small = _small_sample_sentence(table)
+    small = _corrected_fallback(table) + _small_sample_sentence(table)
     if not adjusted and family == 1:
         return small + f"The claim is not supported by the {name}."
     if not adjusted:
@@ -194,7 +210,17 @@ def claims_markdown(table: pd.DataFrame, alpha: float = ALPHA, family: str = "cl
     )
 
 
-_TEXT_COLUMNS = ("claim", "kind", "model_a", "model_b", "category", "reading", "rival", "verdict")
+_TEXT_COLUMNS = (
+    "claim",
+    "kind",
+    "model_a",
+    "model_b",
+    "category",
+    "reading",
+    "rival",
+    "verdict",
+    "note",
+)
 
 
 def read_claims_table(path) -> pd.DataFrame:

@@ -41,6 +41,8 @@ class _Scope:
     corrected_diff: np.ndarray | None = None
     corrected_se: np.ndarray | None = None
     corrected_labels: int = 0  # labelled questions: the n of the exact rule at a zero SE
+    corrected_estimate: np.ndarray | None = None  # PPI++ point estimates (diff: interval centres)
+    corrected_note: str = ""  # why the judge-corrected reading decides nothing, if it does not
 
 
 def _square(values, k, antisymmetric=False):
@@ -80,7 +82,10 @@ def _scope(wide: WideScores, category: str | None) -> _Scope:
     a, b = np.triu_indices(k, k=1)
     wins[b, a] = stats["n01"]
     corrected = corrected_readings(wide)
-    corrected_diff, corrected_se = corrected.pair_matrices() if corrected else (None, None)
+    # the small-sample centres and SEs test; too few labels: the reading decides nothing
+    decides = corrected is not None and corrected.decides
+    corrected_diff, corrected_se = corrected.pair_matrices() if decides else (None, None)
+    note = corrected.note if corrected else "no labelled question every model answered"
     return _Scope(
         category=category,
         wide=wide,
@@ -97,6 +102,8 @@ def _scope(wide: WideScores, category: str | None) -> _Scope:
         corrected_diff=corrected_diff,
         corrected_se=corrected_se,
         corrected_labels=corrected.labels if corrected else 0,
+        corrected_estimate=corrected.pair_matrices(interval=False)[0] if decides else None,
+        corrected_note=note if wide.has_labels and not decides else "",
     )
 
 

@@ -231,6 +231,7 @@ CLAIM_COLUMNS = [
     "odds_ratio_low",
     "odds_ratio_high",
     "cohens_h",
+    "note",
 ]
 
 
@@ -277,7 +278,7 @@ def _se(scope: _Scope, reading: str, a: int, b: int) -> tuple[float, float]:
     if reading.startswith("mixed_"):
         return scope.mixed_diff[a, b], scope.mixed_se[a, b]
     if reading.startswith(JUDGE_CORRECTED):
-        return scope.corrected_diff[a, b], scope.corrected_se[a, b]
+        return scope.corrected_estimate[a, b], scope.corrected_se[a, b]
     return scope.diff[a, b], scope.se_paired[a, b]
 
 
@@ -499,8 +500,10 @@ def _row(claim, scope, reading, test, verdicts, family_size, models, settings):
             "family_size": family_size if adjusted_reading(reading) else 1,
         }
         | dict.fromkeys(CLAIM_COLUMNS[10:], np.nan)
-        | {"rival": "", "verdict": "n/a"}
+        | {"rival": "", "verdict": "n/a", "note": ""}
     )
+    if reading.startswith(JUDGE_CORRECTED) and test is None:
+        row["note"] = scope.corrected_note
     if reading == "bootstrap":
         ranks = (
             _bootstrap_ranks(scope, settings["replicates"], settings["seed"])
@@ -536,9 +539,11 @@ def _row(claim, scope, reading, test, verdicts, family_size, models, settings):
         level = alpha / (test["divisor"] * (family_size if adjusted_reading(reading) else 1))
         # A zero SE gives no interval (a zero-width one would claim any precision).
         half = special.ndtri(1 - level / 2) * se if se > 0 else np.nan
-        row |= {
-            "ci_low_points": 100 * (estimate - half),
-            "ci_high_points": 100 * (estimate + half),
+        # the judge-corrected interval is centred where its test is (the pseudo-labels')
+        centre = scope.corrected_diff[a, b] if reading.startswith(JUDGE_CORRECTED) else estimate
+        row |= {  # a gap of accuracies lies within +-100 points
+            "ci_low_points": float(np.clip(100 * (centre - half), -100.0, 100.0)),
+            "ci_high_points": float(np.clip(100 * (centre + half), -100.0, 100.0)),
             "ci_level": 1 - level,
         }
     if reading in ("paired", "mcnemar"):

@@ -14,7 +14,11 @@ import numpy as np
 import pandas as pd
 
 from evalbars.data.scores import WideScores
-from evalbars.readings.judge_corrected import CorrectedReadings, corrected_readings
+from evalbars.readings.judge_corrected import (
+    CorrectedReadings,
+    clip_interval,
+    corrected_readings,
+)
 from evalbars.readings.ranks.defaults import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED, DRAW_CHUNK
 from evalbars.readings.ranks.render import headline
 from evalbars.readings.ranks.report import RankReport
@@ -75,18 +79,22 @@ def corrected_rank_table(
     -------
     RankReport or None
         Reading ``judge-corrected``; rows by corrected estimate, highest first. ``form`` is
-        ``se`` (score :math:`\\pm z \\cdot SE`), ``n`` the questions every model answered.
-        Gaps: the PPI++ interval of the adjacent pair's differences; tiers and anchored tiers
-        as in :func:`evalbars.readings.ranks.rank_table`.
+        ``se`` (the small-sample interval of :mod:`evalbars.stats.ppi`, cut to [0, 1]), ``n``
+        the questions every model answered. Gaps: the PPI++ interval of the adjacent pair's
+        differences (cut to [-1, 1]); tiers and anchored tiers as in
+        :func:`evalbars.readings.ranks.rank_table`. With fewer than
+        :data:`evalbars.stats.ppi.MIN_LABELS` labels no gap is separated (one tier) and every
+        row's ``note`` says so; None with fewer than 2 labels (no estimate).
     """
     _check_settings(level, draws)
     corrected = corrected_readings(wide)
-    if corrected is None:
+    if corrected is None or corrected.labels < 2:
         return None
     order = corrected.order()
     columns = pd.Index(corrected.models).get_indexer(order)
     z = z_for_level(level)
-    estimate, se = corrected.per_model.estimate[columns], corrected.per_model.se[columns]
+    estimate = corrected.per_model.estimate[columns]
+    centre, se = (v[columns] for v in corrected.per_model.interval_estimate_and_se("ppi++"))
     diff, spread = corrected.pair_matrices()
     diff, spread = diff[np.ix_(columns, columns)], spread[np.ix_(columns, columns)]
     above, below = np.arange(len(order) - 1), np.arange(1, len(order))
@@ -95,14 +103,16 @@ def corrected_rank_table(
     # A zero SE (the same difference on every labelled question): no interval, and the exact
     # rule of every table decides (stats.pairwise.zero_se_one_sided_p on the labels).
     exact = zero_se_one_sided_p(gap, corrected.labels) < (1 - level) / 2
-    separated = pd.array(np.where(gap_se > 0, gap - z * gap_se > 0, exact), dtype="boolean")
+    decided = np.where(gap_se > 0, gap - z * gap_se > 0, exact) & corrected.decides
+    separated = pd.array(decided, dtype="boolean")
     separated[len(order) - 1] = pd.NA
     half = np.where(gap_se > 0, z * gap_se, np.nan)
+    gap_low, gap_high = clip_interval(gap - half, gap + half, "pair")
     gaps = pd.DataFrame(
         {
             "gap": gap,
-            "gap_low": gap - half,
-            "gap_high": gap + half,
+            "gap_low": gap_low,
+            "gap_high": gap_high,
             "separated": separated,
             "pair_kind": np.where(np.isnan(gap), "", "judge-corrected"),
         }
@@ -113,23 +123,25 @@ def corrected_rank_table(
             "form": "se",
             "n": float(corrected.questions),
             "score": estimate,
-            "ci_low": estimate - z * se,
-            "ci_high": estimate + z * se,
-            "note": "",
+            "ci_low": clip_interval(centre - z * se, centre + z * se)[0],
+            "ci_high": clip_interval(centre - z * se, centre + z * se)[1],
+            "note": corrected.note,
         }
     )
 
     def separated_from(top):
         below, se_below = diff[top, top + 1 :], spread[top, top + 1 :]
         exact = zero_se_one_sided_p(below, corrected.labels) < (1 - level) / 2
-        return np.where(se_below > 0, below - z * se_below > 0, exact)
+        return np.where(se_below > 0, below - z * se_below > 0, exact) & corrected.decides
 
     rng = np.random.default_rng(seed)
     summary = rank_ranges(corrected_worlds(corrected, columns, int(draws), rng), int(draws), level)
     table = _assemble(board, gaps, summary, anchored_tiers(separated_from, len(order)))
     method = (
         f"Judge-corrected: PPI++ with {corrected.labels:,} human labels of "
-        f"{corrected.questions:,} questions; normal intervals, PPI++ gap intervals of the "
-        f"pairs' differences, {int(draws):,} draws of the estimates' joint normal (seed {seed})."
+        f"{corrected.questions:,} questions; normal intervals with two pseudo-labels, cut to "
+        f"what a score can be, PPI++ gap intervals of the pairs' differences, {int(draws):,} "
+        f"draws of the estimates' joint normal (seed {seed})."
+        + (f" {corrected.note[0].upper()}{corrected.note[1:]}." if corrected.note else "")
     )
     return RankReport(table, headline(table), "judge-corrected", level, int(draws), seed, method)
