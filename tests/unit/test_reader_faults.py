@@ -693,6 +693,77 @@ def test_a_header_naming_a_column_twice_is_refused(tmp_path, capsys):
     )
 
 
+def spreadsheet_export(path: Path, blank_rows: list[str]) -> Path:
+    """180 questions of two models (records 1-360), then ``blank_rows`` as a spreadsheet's CSV
+    export writes the empty rows below its data."""
+    rows = [
+        f"{model},q{q:03d},{'xy'[q % 2]},{int((q * 7 + len(model)) % 3 == 0)}"
+        for model in ("alpha", "beta")
+        for q in range(180)
+    ]
+    path.write_text("\n".join(["model,question_id,category,correct", *rows, *blank_rows]) + "\n")
+    return path
+
+
+def test_wholly_blank_rows_of_a_spreadsheet_export_are_skipped_in_one_line(
+    tmp_path, capsys, caplog
+):
+    export = spreadsheet_export(tmp_path / "export.csv", [",,,"] * 4 + [" , ,\t,"])
+    before = export.read_bytes()
+    # Before: "export.csv, record 361: empty model".
+    with caplog.at_level(logging.WARNING):
+        (frame,) = read_source(export)
+    assert len(frame) == 360 and frame["record"].max() == 360
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{export}: skipped 5 wholly blank rows (records 361 to 365: nothing in any field)"
+    ]
+    items = build_item_table([frame])
+    flat = pd.read_csv(export, nrows=360)
+    assert items.groupby("model")["correct"].mean().to_dict() == pytest.approx(
+        flat.groupby("model")["correct"].mean().to_dict()
+    )
+    assert main(["read", str(export)]) == 0 and export.read_bytes() == before
+
+
+def test_a_partly_blank_row_is_still_refused_naming_its_record(tmp_path):
+    export = spreadsheet_export(tmp_path / "export.csv", [",,,", ",q999,x,", ",,,"])
+    assert refusal(export) == f"{export}, record 362: empty model"
+    blank = tmp_path / "blank.csv"
+    blank.write_text("model,question_id,correct\n,,\n,,\n")
+    assert refusal(blank) == f"{blank}: the table has no rows (its 2 rows are all blank)"
+
+
+# --- Inspect logs of a format version evalbars does not know ------------------------------------
+
+
+@pytest.mark.parametrize(("version", "shown"), [(3, "3"), (None, "(none given)")])
+def test_an_inspect_log_of_an_unknown_format_version_is_read_with_one_warning(
+    tmp_path, caplog, version, shown
+):
+    def set_version(document):
+        document["version"] = version
+
+    log = json_log(tmp_path, set_version)
+    # Before: read with no note.
+    with caplog.at_level(logging.WARNING):
+        (frame,) = read_source(log)
+    (known,) = read_source(JSON_LOG)
+    pd.testing.assert_series_equal(frame["correct"], known["correct"])
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{log}: Inspect log format version {shown}, which evalbars does not know (it reads "
+        "version 2, which Inspect 0.3 writes); its samples are read as version 2's: check the "
+        "scores"
+    ]
+
+
+def test_an_inspect_log_of_version_2_is_read_without_a_warning(caplog):
+    assert json.loads(JSON_LOG.read_text())["version"] == 2
+    with caplog.at_level(logging.WARNING):
+        read_source(JSON_LOG)
+        read_source(DEFLATE_LOG)
+    assert caplog.records == []
+
+
 # --- Files evalbars may not read, gzip, dangling symbolic links ----------------------------------
 
 
