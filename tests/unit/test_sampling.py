@@ -193,6 +193,13 @@ def test_pairs_that_share_no_question_are_named_and_the_category_note_still_appl
         "the questions have one category (x): the category level is dropped (the mixed models "
         "are question-only, clustered SEs do not apply, and there are no per-category tables)",
     ]
+    # No two models share a question: no pair has a paired reading.
+    disjoint = pd.DataFrame({"model": ["A", "A", "B", "B"], "question_id": [1, 2, 3, 4]})
+    assert sampling.no_shared_question(disjoint) == [
+        "no two models share a question (2 models, 4 questions): each model is read on its own "
+        "questions, and the readings that pair models (the paired comparisons, the omnibus "
+        "tests, the paired ranks) are left out"
+    ]
     # One model, or a question every model answered: no such note.
     assert sampling.no_shared_question(items[items["model"] == "A"]) == []
     assert sampling.no_shared_question(toy_items(n_questions=20)) == []

@@ -197,7 +197,7 @@ def no_shared_question(items: pd.DataFrame) -> list[str]:
     Each pair of models is compared on the questions both answered; the readings of all
     models at once on the same questions (the omnibus tests, the paired rank reading) have
     none. The sentence gives the range of the pairs' shared questions and names the pairs
-    that share none (:math:`n_{ab} = \\sum_q P_{qa} P_{qb}` from the question-by-model
+    that share none (or says that no two models share a question) (:math:`n_{ab} = \\sum_q P_{qa} P_{qb}` from the question-by-model
     presence matrix :math:`P`).
 
     Examples
@@ -219,6 +219,12 @@ def no_shared_question(items: pd.DataFrame) -> list[str]:
     first, second = np.triu_indices(len(present.columns), k=1)
     counts = both[first, second]
     models = present.columns
+    if not counts.any():
+        return [
+            f"no two models share a question ({len(models)} models, {len(present):,} questions): "
+            "each model is read on its own questions, and the readings that pair models (the "
+            "paired comparisons, the omnibus tests, the paired ranks) are left out"
+        ]
     low, high = int(counts.min()), int(counts.max())
     spread = f"{low:,}" if low == high else f"{low:,} to {high:,}"
     note = (
