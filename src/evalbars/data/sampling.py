@@ -167,8 +167,8 @@ def design_notes(items: pd.DataFrame, question_set: str = "shared") -> list[str]
     ...                       "category": ["x", "y", "x", "y"]})
     >>> design_notes(items)
     []
-    >>> design_notes(items.drop(index=[0, 3]), "all")[0][:60]
-    'no question is answered by every model (2 models, 2 question'
+    >>> design_notes(items.drop(index=[0, 3]), "all")[0][:55]
+    'no two models share a question (2 models, 2 questions):'
     """
     models = list(factorize_sorted(items["model"])[1])
     if len(models) < 2:
