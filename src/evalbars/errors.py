@@ -12,6 +12,7 @@ import errno
 import logging
 import re
 import sys
+import unicodedata
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -59,7 +60,9 @@ class ChecksumError(DownloadError):
 
 
 #: Control characters (C0, DEL and C1): a NUL or a line break in a name breaks every table.
-CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: So do the bidirectional embeddings, overrides and isolates (U+202A-U+202E,
+#: U+2066-U+2069), which print as nothing and reorder the text around them.
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def control_character(what: str, name: str) -> str | None:
@@ -71,14 +74,19 @@ def control_character(what: str, name: str) -> str | None:
     --------
     >>> control_character("model name", "fake\x00strong")
     "model name 'fake\\x00strong' holds the control character U+0000 (at character 5); names must be printable text"
+    >>> control_character("model name", "fake\u202egnorts")
+    "model name 'fake\\u202egnorts' holds the control character U+202E (right-to-left override, at character 5); names must be printable text"
     >>> control_character("model name", "fake-strong") is None
     True
     """
     found = CONTROL_CHARACTERS.search(name)
     if found is None:
         return None
+    code = ord(found.group())
+    # A bidirectional control is named: it reorders how the text around it prints.
+    kind = f"{unicodedata.name(found.group()).lower()}, " if code > 0x9F else ""
     return (
-        f"{what} {name!r} holds the control character U+{ord(found.group()):04X} (at character "
+        f"{what} {name!r} holds the control character U+{code:04X} ({kind}at character "
         f"{found.start() + 1}); names must be printable text"
     )
 

@@ -22,13 +22,15 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from evalbars import cli
+from evalbars import api, cli
+from evalbars.data import sampling
 from evalbars.data.readers import SourceOptions, detect_format, read_source
-from evalbars.errors import InputError
+from evalbars.errors import ConfigError, InputError
 
 REPO = Path(__file__).resolve().parents[2]
 CORPORA = REPO / "tests" / "data" / "corpora"
 HELM = CORPORA / "helm"
+HELM_UNSHARED = CORPORA / "helm_unshared"
 LIGHTEVAL = CORPORA / "lighteval"
 OLL_V1 = CORPORA / "lighteval_oll_v1"
 EEE = CORPORA / "every_eval_ever"
@@ -155,6 +157,38 @@ def test_helm_truncated_file_names_the_file(tmp_path):
     (run / "per_instance_stats.json").write_text(text[: len(text) // 2])
     with pytest.raises(InputError, match=r"per_instance_stats.json: not a readable HELM file"):
         read(run.parent)
+
+
+def test_a_helm_suite_whose_models_share_no_question_is_read_and_said_so(caplog):
+    # crfm-helm's own suite folder (helm-run, then helm-summarize): model-a ran addition,
+    # model-b multiplication, model-c both; no question is answered by all three.
+    with caplog.at_level(logging.WARNING):
+        items = api.read_items(HELM_UNSHARED)
+    means = items.groupby(["model", "category"], observed=True)["correct"].mean()
+    runs = sorted(p for p in HELM_UNSHARED.iterdir() if p.name.startswith("mmlu:"))
+    assert len(means) == len(runs) == 4
+    for run in runs:
+        model, subject = run_model_subject(run)
+        assert means[(model, subject)] == pytest.approx(helm_stat(run)["mean"], abs=1e-12)
+    note = (
+        "no question is answered by every model (3 models, 16 questions): each pair is compared "
+        "on the questions both answered (0 to 8 per pair), and the readings of every model at "
+        "once (the omnibus tests, the paired ranks) are left out; 1 of the 3 pairs shares no "
+        "question ('synth/model-a' and 'synth/model-b'), so it has only unpaired readings"
+    )
+    messages = [r.getMessage() for r in caplog.records]
+    assert note in messages
+    # helm-summarize's tables beside the runs are not logs, and its groups/ folder is no run.
+    assert (
+        f"{HELM_UNSHARED}: skipped 2 files that are not prediction logs ('mmlu.json', "
+        "'summary.json')" in messages
+    )
+    assert not any("failed HELM run folder" in m for m in messages)
+    # What the report's first screen calls on the drawn items (IndexError before).
+    assert sampling.design_notes(items[["model", "question_id", "category"]]) == [note]
+    # The paper's design (question_set: shared) refuses such data in one line.
+    with pytest.raises(ConfigError, match=r"^no question was answered by every model \(the "):
+        api.read_items(HELM_UNSHARED, question_set="shared", max_unshared_share=1)
 
 
 # --- lighteval --------------------------------------------------------------------------------

@@ -504,6 +504,82 @@ def test_a_control_character_in_a_model_name_is_refused_naming_file_and_record(
     assert not output.exists() and table.read_bytes() == before
 
 
+@pytest.mark.parametrize(
+    ("column", "name", "shown", "code"),
+    [
+        ("model", "fake\u202egnorts", "'fake\\u202egnorts'", "U+202E (right-to-left override"),
+        ("model", "fake\u2066strong", "'fake\\u2066strong'", "U+2066 (left-to-right isolate"),
+        ("category", "math\u202a", "'math\\u202a'", "U+202A (left-to-right embedding"),
+    ],
+)
+def test_a_bidirectional_control_in_a_name_is_refused_as_control_characters_are(
+    tmp_path, capsys, column, name, shown, code
+):
+    # Before: a right-to-left override was read, and printed the name backwards after it.
+    table = tmp_path / "items.csv"
+    rows = {"model": ["a", "a"], "question_id": [1, 2], "category": ["x", "x"], "correct": [1, 0]}
+    rows[column][1] = name
+    pd.DataFrame(rows).to_csv(table, index=False)
+    line = (
+        f"{table}, record 2: {column} name {shown} holds the control character {code}, at "
+        "character 5); names must be printable text"
+    )
+    assert refusal(table) == line
+    assert main(["read", str(table)]) == 1
+    assert last_error(capsys) == f"evalbars read: error: {line}"
+
+
+def test_a_model_name_in_nfd_is_read_in_nfc(tmp_path):
+    nfc, nfd = "caf\u00e9", "cafe\u0301"
+    table = tmp_path / "items.csv"
+    table.write_text(
+        f"model,question_id,category,correct\n{nfd},1,\u00c9co,1\n{nfd},2,E\u0301co,0\n"
+        "b,1,\u00c9co,0\nb,2,E\u0301co,1\n"
+    )
+    items = build_item_table(read_source(table))
+    assert sorted(items["model"].unique()) == ["b", nfc]
+    # Canonically equivalent categories are one category.
+    assert items["category"].unique().tolist() == ["\u00c9co"]
+
+
+def test_a_model_name_spelled_in_two_unicode_forms_is_refused_naming_both(tmp_path, capsys):
+    nfc, nfd = "caf\u00e9", "cafe\u0301"
+    first, second = tmp_path / "first.csv", tmp_path / "second.csv"
+    first.write_text(f"model,question_id,correct\n{nfc},1,1\n{nfc},2,0\nb,1,1\nb,2,0\n")
+    second.write_text(f"model,question_id,correct\n{nfd},3,1\n{nfd},4,0\n")
+    difference = (
+        f"model names {nfc!r} and {nfd!r} differ only in Unicode normalisation (U+00E9 "
+        "against U+0065 U+0301)"
+    )
+    # Before: two models 'café' and 'café', printed alike.
+    line = (
+        f"{second}, record 1: {difference}, the first in {first}: they print alike; write the "
+        "name alike in every file (or rename one if they are two models)"
+    )
+    assert main(["read", str(first), str(second)]) == 1
+    assert last_error(capsys) == f"evalbars read: error: {line}"
+    # In one file: both records named.
+    both = tmp_path / "both.csv"
+    both.write_text(f"model,question_id,correct\n{nfc},1,1\nb,2,0\n{nfd},2,0\n")
+    assert refusal(both) == (
+        f"{both}, record 3: {difference}, in records 1 and 3: they would print alike as two "
+        "models; write the name one way"
+    )
+
+
+def test_question_ids_in_two_unicode_forms_are_refused_as_ids_written_differently(tmp_path, capsys):
+    first, second = tmp_path / "a.csv", tmp_path / "b.csv"
+    first.write_text("model,question_id,correct\na,q\u00e9,1\na,q2,0\n")
+    second.write_text("model,question_id,correct\nb,qe\u0301,1\nb,q2,0\n")
+    assert main(["read", str(first), str(second)]) == 1
+    assert last_error(capsys) == (
+        "evalbars read: error: question ids are written differently in different sources: "
+        "question ids 'qe\u0301' and 'q\u00e9' differ only in Unicode normalisation (U+0065 "
+        "U+0301 against U+00E9); 2 of 3 questions are in some sources but not all. Write the "
+        "ids alike in every file (the same zeros, case, spaces and Unicode form)"
+    )
+
+
 def test_a_control_character_in_an_lm_eval_model_name_names_the_results_file(tmp_path):
     logs = tmp_path / "lm_eval"
     shutil.copytree(LM_EVAL / "evalbars__fake-weak", logs)
@@ -615,6 +691,77 @@ def test_a_header_naming_a_column_twice_is_refused(tmp_path, capsys):
     assert capsys.readouterr().err.strip() == (
         f"evalbars read: error: {table}: the header names column 'correct' twice"
     )
+
+
+def spreadsheet_export(path: Path, blank_rows: list[str]) -> Path:
+    """180 questions of two models (records 1-360), then ``blank_rows`` as a spreadsheet's CSV
+    export writes the empty rows below its data."""
+    rows = [
+        f"{model},q{q:03d},{'xy'[q % 2]},{int((q * 7 + len(model)) % 3 == 0)}"
+        for model in ("alpha", "beta")
+        for q in range(180)
+    ]
+    path.write_text("\n".join(["model,question_id,category,correct", *rows, *blank_rows]) + "\n")
+    return path
+
+
+def test_wholly_blank_rows_of_a_spreadsheet_export_are_skipped_in_one_line(
+    tmp_path, capsys, caplog
+):
+    export = spreadsheet_export(tmp_path / "export.csv", [",,,"] * 4 + [" , ,\t,"])
+    before = export.read_bytes()
+    # Before: "export.csv, record 361: empty model".
+    with caplog.at_level(logging.WARNING):
+        (frame,) = read_source(export)
+    assert len(frame) == 360 and frame["record"].max() == 360
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{export}: skipped 5 wholly blank rows (records 361 to 365: nothing in any field)"
+    ]
+    items = build_item_table([frame])
+    flat = pd.read_csv(export, nrows=360)
+    assert items.groupby("model")["correct"].mean().to_dict() == pytest.approx(
+        flat.groupby("model")["correct"].mean().to_dict()
+    )
+    assert main(["read", str(export)]) == 0 and export.read_bytes() == before
+
+
+def test_a_partly_blank_row_is_still_refused_naming_its_record(tmp_path):
+    export = spreadsheet_export(tmp_path / "export.csv", [",,,", ",q999,x,", ",,,"])
+    assert refusal(export) == f"{export}, record 362: empty model"
+    blank = tmp_path / "blank.csv"
+    blank.write_text("model,question_id,correct\n,,\n,,\n")
+    assert refusal(blank) == f"{blank}: the table has no rows (its 2 rows are all blank)"
+
+
+# --- Inspect logs of a format version evalbars does not know ------------------------------------
+
+
+@pytest.mark.parametrize(("version", "shown"), [(3, "3"), (None, "(none given)")])
+def test_an_inspect_log_of_an_unknown_format_version_is_read_with_one_warning(
+    tmp_path, caplog, version, shown
+):
+    def set_version(document):
+        document["version"] = version
+
+    log = json_log(tmp_path, set_version)
+    # Before: read with no note.
+    with caplog.at_level(logging.WARNING):
+        (frame,) = read_source(log)
+    (known,) = read_source(JSON_LOG)
+    pd.testing.assert_series_equal(frame["correct"], known["correct"])
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{log}: Inspect log format version {shown}, which evalbars does not know (it reads "
+        "version 2, which Inspect 0.3 writes); its samples are read as version 2's: check the "
+        "scores"
+    ]
+
+
+def test_an_inspect_log_of_version_2_is_read_without_a_warning(caplog):
+    assert json.loads(JSON_LOG.read_text())["version"] == 2
+    with caplog.at_level(logging.WARNING):
+        read_source(JSON_LOG)
+        read_source(DEFLATE_LOG)
+    assert caplog.records == []
 
 
 # --- Files evalbars may not read, gzip, dangling symbolic links ----------------------------------

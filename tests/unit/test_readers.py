@@ -8,10 +8,14 @@ import zipfile
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.dataset as ds
 import pytest
 
 from evalbars.data import readers
 from evalbars.data.fetch import archive_name, model_from_archive
+from evalbars.data.items import build_item_table
+from evalbars.data.readers.long_tables import hive_partitions
 from evalbars.errors import InputError
 
 from ..helpers import record, write_json
@@ -190,6 +194,111 @@ def test_bad_long_tables(tmp_path, text, message):
     path.write_text(text)
     with pytest.raises(InputError, match=message):
         readers.read_long_table(path)
+
+
+# --- hive-partitioned Parquet folders ------------------------------------------------------------
+
+
+def flat_predictions() -> pd.DataFrame:
+    rng = np.random.default_rng(4)
+    return pd.DataFrame(
+        [
+            {
+                "model": m,
+                "question_id": q,
+                "category": "xy"[q % 2],
+                "correct": int(rng.random() < p),
+            }
+            for m, p in (("alpha", 0.7), ("beta", 0.5), ("openai/gpt-4o", 0.6))
+            for q in range(30)
+        ]
+    )
+
+
+def write_hive(folder, frame: pd.DataFrame, keys=("model",)) -> None:
+    """``frame`` as pyarrow writes a hive-partitioned dataset: ``model=alpha/part-0.parquet``
+    (values percent-encoded: ``model=openai%2Fgpt-4o``), 20 rows a file."""
+    ds.write_dataset(
+        pa.Table.from_pandas(frame, preserve_index=False),
+        folder,
+        format="parquet",
+        partitioning=list(keys),
+        partitioning_flavor="hive",
+        max_rows_per_file=20,
+        max_rows_per_group=20,
+    )
+
+
+def test_a_hive_partitioned_parquet_folder_reads_its_keys_as_columns(tmp_path):
+    flat = flat_predictions()
+    write_hive(tmp_path / "preds", flat)
+    alpha = tmp_path / "preds" / "model=alpha"
+    assert sorted(p.name for p in alpha.iterdir()) == ["part-0.parquet", "part-1.parquet"]
+    # Before: "preds/model=alpha/part-0.parquet: missing column(s): model".
+    (frame,) = readers.read_source(tmp_path / "preds")  # one dataset, one frame
+    items = build_item_table([frame])
+    columns = ["model", "question_id", "category", "correct"]
+    got = items[columns].astype({"model": str, "category": str}).sort_values(columns[:2])
+    pd.testing.assert_frame_equal(
+        got.reset_index(drop=True),
+        flat.astype({"correct": np.int8}).sort_values(columns[:2]).reset_index(drop=True),
+    )
+    assert set(items["source_file"]) == {
+        f"model={m}/part-{i}.parquet" for m in ("alpha", "beta", "openai%2Fgpt-4o") for i in (0, 1)
+    }
+    # One file of it, given alone, takes its model from its folder too.
+    (part,) = readers.read_source(alpha / "part-1.parquet")
+    assert set(part["model"]) == {"alpha"} and part["record"].tolist() == list(range(1, 11))
+
+
+def test_hive_keys_below_each_other_and_a_null_partition(tmp_path):
+    flat = flat_predictions()
+    write_hive(tmp_path / "preds", flat, keys=("model", "category"))
+    assert (tmp_path / "preds" / "model=beta" / "category=y").is_dir()
+    items = build_item_table(readers.read_source(tmp_path / "preds"))
+    assert items.groupby("model", observed=True)["correct"].mean().to_dict() == pytest.approx(
+        flat.groupby("model")["correct"].mean().to_dict()
+    )
+    assert hive_partitions("p/model=__HIVE_DEFAULT_PARTITION__/a.parquet") == [("model", None)]
+    null = tmp_path / "nulls" / "model=__HIVE_DEFAULT_PARTITION__" / "part-0.parquet"
+    null.parent.mkdir(parents=True)
+    flat[["question_id", "correct"]].to_parquet(null)
+    with pytest.raises(InputError) as raised:
+        readers.read_source(null.parents[1])
+    assert str(raised.value) == f"{null}, record 1: empty model"
+
+
+def test_inconsistent_hive_partitions_are_refused_in_one_line(tmp_path):
+    scores = pd.DataFrame({"question_id": [1, 2], "correct": [1, 0]})
+    mixed = tmp_path / "mixed"
+    for folder in ("model=alpha", "category=x"):
+        (mixed / folder).mkdir(parents=True)
+        scores.assign(model="beta").to_parquet(mixed / folder / "part-0.parquet")
+    with pytest.raises(InputError) as raised:
+        readers.read_source(mixed)
+    assert str(raised.value) == (
+        f"{mixed / 'model=alpha' / 'part-0.parquet'}: is partitioned by model but "
+        "category=x/part-0.parquet by category: the partitions are inconsistent (every file of a "
+        "hive-partitioned folder sits under the same keys, in the same order)"
+    )
+    twice = tmp_path / "twice" / "model=m" / "model=n" / "part-0.parquet"
+    twice.parent.mkdir(parents=True)
+    scores.to_parquet(twice)
+    with pytest.raises(InputError) as raised:
+        readers.read_source(tmp_path / "twice")
+    assert str(raised.value) == (
+        f"{twice}: its folders name the partition key 'model' twice (model=m/model=n); a "
+        "hive-partitioned folder names each key once"
+    )
+    clash = tmp_path / "clash" / "model=alpha" / "part-0.parquet"
+    clash.parent.mkdir(parents=True)
+    scores.assign(model=["alpha", "beta"]).to_parquet(clash)
+    with pytest.raises(InputError) as raised:
+        readers.read_source(clash.parents[1])
+    assert str(raised.value) == (
+        f"{clash}, record 2: column 'model' holds 'beta' but the folder model=alpha says "
+        "'alpha': the partitions are inconsistent"
+    )
 
 
 def test_ids_with_leading_zeros_stay_strings(tmp_path):

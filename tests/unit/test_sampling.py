@@ -142,3 +142,64 @@ def test_the_design_is_judged_on_the_shared_questions():
         f"the questions have one category ({first})"
     )
     assert sampling.design_notes(narrowed, "all") == []
+
+
+# --- No question answered by every model (question_set: all) --------------------------------------
+
+
+def unshared_items() -> pd.DataFrame:
+    """A answers questions 0-39, B 20-59, C 0-19 and 40-59: every pair shares 20 questions and
+    no question is answered by all three."""
+    answered = {"A": range(0, 40), "B": range(20, 60), "C": [*range(0, 20), *range(40, 60)]}
+    return pd.DataFrame(
+        [
+            {"model": m, "question_id": q, "category": "xy"[q % 2], "correct": q % 3 == 0}
+            for m, questions in answered.items()
+            for q in questions
+        ]
+    )
+
+
+NO_SHARED = (
+    "no question is answered by every model (3 models, 60 questions): each pair is compared on "
+    "the questions both answered (20 per pair), and the readings of every model at once (the "
+    "omnibus tests, the paired ranks) are left out"
+)
+
+
+def test_no_question_shared_by_every_model_is_one_note_not_an_index_error():
+    items = unshared_items()
+    # Before: design_notes (the report's first screen calls it with the default question set)
+    # stopped with IndexError: list index out of range.
+    assert sampling.design_notes(items) == [NO_SHARED]
+    assert sampling.design_notes(items, "all") == [NO_SHARED]
+    sampling.check_design(items, "all", "all")
+    with pytest.raises(ConfigError, match="no question was answered by every model"):
+        sampling.check_design(items, "all", "shared")
+    # The subsample of question_set: all draws from every question.
+    drawn = sampling.stratified_subsample(items, 10, seed=3, question_set="all")
+    assert len(drawn.questions) == 10 and drawn.n_dropped == 0
+
+
+def test_pairs_that_share_no_question_are_named_and_the_category_note_still_applies():
+    items = unshared_items()
+    apart = items[~((items["model"] == "C") & (items["question_id"] < 40))]  # C: 40-59 only
+    notes = sampling.design_notes(apart.assign(category="x"), "all")
+    assert notes == [
+        "no question is answered by every model (3 models, 60 questions): each pair is compared "
+        "on the questions both answered (0 to 20 per pair), and the readings of every model at "
+        "once (the omnibus tests, the paired ranks) are left out; 1 of the 3 pairs shares no "
+        "question ('A' and 'C'), so it has only unpaired readings",
+        "the questions have one category (x): the category level is dropped (the mixed models "
+        "are question-only, clustered SEs do not apply, and there are no per-category tables)",
+    ]
+    # No two models share a question: no pair has a paired reading.
+    disjoint = pd.DataFrame({"model": ["A", "A", "B", "B"], "question_id": [1, 2, 3, 4]})
+    assert sampling.no_shared_question(disjoint) == [
+        "no two models share a question (2 models, 4 questions): each model is read on its own "
+        "questions, and the readings that pair models (the paired comparisons, the omnibus "
+        "tests, the paired ranks) are left out"
+    ]
+    # One model, or a question every model answered: no such note.
+    assert sampling.no_shared_question(items[items["model"] == "A"]) == []
+    assert sampling.no_shared_question(toy_items(n_questions=20)) == []

@@ -30,13 +30,20 @@ a category is put in the category ``uncategorised``.
 from __future__ import annotations
 
 import logging
+import unicodedata
 
 import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
 from evalbars.data.codes import as_category, factorize_sorted, first_rows
-from evalbars.data.readers.common import LABEL_COLUMN, RAW_COLUMNS, TEXT_COLUMNS
+from evalbars.data.readers.common import (
+    LABEL_COLUMN,
+    RAW_COLUMNS,
+    TEXT_COLUMNS,
+    check_spellings,
+    spelling_difference,
+)
 from evalbars.errors import ConfigError, InputError, plain
 
 __all__ = [
@@ -193,7 +200,13 @@ def _check_categories(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _difference(a: str, b: str) -> str:
-    """What two names that are equal up to case and surrounding whitespace differ in."""
+    """What two names that are equal up to case, surrounding whitespace and Unicode
+    normalisation differ in."""
+    normal_a, normal_b = unicodedata.normalize("NFC", a), unicodedata.normalize("NFC", b)
+    if normal_a == normal_b:
+        return spelling_difference(a, b).split(" differ only in ", 1)[1]
+    if (normal_a, normal_b) != (a, b):
+        return _difference(normal_a, normal_b) + " and Unicode normalisation"
     if a.strip() == b.strip():
         if a.rstrip() == b.rstrip():
             return "trailing whitespace"
@@ -204,10 +217,10 @@ def _difference(a: str, b: str) -> str:
 
 
 def near_duplicate_pair(names) -> tuple[str, str] | None:
-    """The first two ``names`` that differ only in case or surrounding whitespace, sorted, or
-    None when there are none."""
+    """The first two ``names`` that differ only in case, surrounding whitespace or Unicode
+    normalisation (NFC), sorted, or None when there are none."""
     text = pd.Series(pd.unique(pd.Series(list(names), dtype=object).dropna().astype(str)))
-    folded = text.str.strip().str.casefold()
+    folded = text.str.normalize("NFC").str.strip().str.casefold()
     clashing = text[folded.duplicated(keep=False).to_numpy()]
     if clashing.empty:
         return None
@@ -217,13 +230,15 @@ def near_duplicate_pair(names) -> tuple[str, str] | None:
 
 
 def near_duplicates(names, what: str) -> str:
-    """A sentence naming the first two ``names`` that differ only in case or surrounding
-    whitespace, or ``""`` when there are none.
+    """A sentence naming the first two ``names`` that differ only in case, surrounding
+    whitespace or Unicode normalisation, or ``""`` when there are none.
 
     >>> near_duplicates(["fake-mid", "other", "fake-mid "], "model names")
     "model names 'fake-mid' and 'fake-mid ' differ only in trailing whitespace"
     >>> near_duplicates(["Math", "math"], "categories")
     "categories 'Math' and 'math' differ only in case"
+    >>> near_duplicates(["q\\u00e9", "qe\\u0301"], "question ids").split(" differ ")[1]
+    'only in Unicode normalisation (U+0065 U+0301 against U+00E9)'
     """
     pair = near_duplicate_pair(names)
     if pair is None:
@@ -284,6 +299,7 @@ def join_sources(frames) -> pd.DataFrame:
     if not frames:
         raise ValueError("no prediction sources were given")
     seen: dict[str, str] = {}
+    check_spellings(frames)  # two spellings of one name, NFC-normalised alike by the readers
     for frame in frames:
         _check_some_scores(frame)
         source = frame["source_path"].iloc[0]

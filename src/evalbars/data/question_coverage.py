@@ -190,8 +190,9 @@ def check_id_spelling(combined: pd.DataFrame, in_source: pd.DataFrame | None = N
     """Stop when sources write the same question ids differently, whatever ``question_set``.
 
     Ids that some sources hold and others lack, and that differ only by leading zeros
-    (``001`` and ``1``), case or surrounding whitespace, are one question written two ways:
-    the paired analyses would quietly compare the few ids that happen to match. Raises
+    (``001`` and ``1``), case, surrounding whitespace or Unicode normalisation (``é`` as
+    U+00E9, or as ``e`` and U+0301), are one question written two ways: the paired analyses
+    would quietly compare the few ids that happen to match. Raises
     :class:`~evalbars.errors.ConfigError` naming the two ids, their files and how many
     questions are affected. (:func:`check_source_coverage` stops any large loss of shared
     questions with ``question_set: shared``; this check also covers ``question_set: all``
@@ -210,7 +211,8 @@ def check_id_spelling(combined: pd.DataFrame, in_source: pd.DataFrame | None = N
     raise ConfigError(
         f"question ids are written differently in different sources: {hint}; "
         f"{int(unshared_mask.sum()):,} of {len(in_source):,} questions are in some sources but "
-        "not all. Write the ids alike in every file (the same zeros, case and spaces)"
+        "not all. Write the ids alike in every file (the same zeros, case, spaces and Unicode "
+        "form)"
     )
 
 
@@ -239,8 +241,9 @@ def data_changes(
     ``missing`` is :func:`evalbars.data.items.missing_prediction_counts`, ``coverage``
     :func:`coverage_table`, ``question_set`` what the analysis uses (with ``all``
     no question leaves the analysis; only the paired comparisons are limited to
-    the questions both models answered). The workflow prints these on the console
-    and logs them; the two tables carry the same numbers into the report.
+    the questions both models answered; when no question is answered by every model,
+    :func:`evalbars.data.sampling.no_shared_question` says so). The workflow prints these on
+    the console and logs them; the two tables carry the same numbers into the report.
     """
     lines = []
     for row in missing.itertuples(index=False):
@@ -268,7 +271,7 @@ def data_changes(
             f"the paired analyses use the {shared:,} questions every model answered; "
             f"{total - shared:,} of {total:,} leave that set (per model: question_coverage.csv)"
         )
-    elif shared < total:
+    elif 0 < shared < total:  # none at all: said, with what it leaves out, by the data stage
         lines.append(
             f"question_set: all keeps the {total:,} questions any model answered; {shared:,} are "
             "answered by every model (pairs use the questions both models answered)"

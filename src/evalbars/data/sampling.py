@@ -18,12 +18,13 @@ import pandas as pd
 
 from evalbars.data.codes import factorize_sorted
 from evalbars.data.items import UNCATEGORISED
-from evalbars.data.question_coverage import shared_questions
+from evalbars.data.question_coverage import presence, shared_questions
 from evalbars.data.scores import question_order
 from evalbars.errors import ConfigError
 
 __all__ = [
     "design_notes",
+    "no_shared_question",
     "allocate_proportional",
     "QUESTION_SETS",
     "eligible_questions",
@@ -156,23 +157,93 @@ def check_design(items: pd.DataFrame, n, question_set: str = "shared") -> None:
 
 def design_notes(items: pd.DataFrame, question_set: str = "shared") -> list[str]:
     """One sentence for each reading the shape of the data leaves out, for the console and
-    the report's first screen: a single model (nothing to compare), and no categories or a
-    single one (the category level dropped). Empty for the paper's design."""
+    the report's first screen: a single model (nothing to compare), several models with no
+    question they all answered (:func:`no_shared_question`), and no categories or a single one
+    (the category level dropped). Empty for the paper's design.
+
+    Examples
+    --------
+    >>> items = pd.DataFrame({"model": ["a", "a", "b", "b"], "question_id": [1, 2, 1, 2],
+    ...                       "category": ["x", "y", "x", "y"]})
+    >>> design_notes(items)
+    []
+    >>> design_notes(items.drop(index=[0, 3]), "all")[0][:55]
+    'no two models share a question (2 models, 2 questions):'
+    """
     models = list(factorize_sorted(items["model"])[1])
     if len(models) < 2:
         return [
             f"one model ({models[0]}): its accuracy and intervals are reported; there is "
             "nothing to compare it with"
         ]
-    shared, _ = eligible_questions(items, question_set)
+    notes = no_shared_question(items)
+    # With no question every model answered (question_set: all) the analysis reads them all.
+    shared, _ = eligible_questions(items, "all" if notes else question_set)
     categories = sorted(shared["category"].unique())
     if len(categories) > 1:
-        return []
+        return notes
     which = "no categories" if categories == [UNCATEGORISED] else f"one category ({categories[0]})"
     return [
+        *notes,
         f"the questions have {which}: the category level is dropped (the mixed models are "
-        "question-only, clustered SEs do not apply, and there are no per-category tables)"
+        "question-only, clustered SEs do not apply, and there are no per-category tables)",
     ]
+
+
+def no_shared_question(items: pd.DataFrame) -> list[str]:
+    """The sentence that says several models share no question, and what that leaves out;
+    empty when some question was answered by every model (or there is one model).
+
+    Each pair of models is compared on the questions both answered; the readings of all
+    models at once on the same questions (the omnibus tests, the paired rank reading) have
+    none. The sentence gives the range of the pairs' shared questions and names the pairs
+    that share none (or says that no two models share a question) (:math:`n_{ab} = \\sum_q P_{qa} P_{qb}` from the question-by-model
+    presence matrix :math:`P`).
+
+    Examples
+    --------
+    >>> items = pd.DataFrame({"model": ["a", "a", "b", "b", "c"], "question_id": [1, 2, 2, 3, 3]})
+    >>> print(no_shared_question(items)[0])  # doctest: +NORMALIZE_WHITESPACE
+    no question is answered by every model (3 models, 3 questions): each pair is compared on
+    the questions both answered (0 to 1 per pair), and the readings of every model at once
+    (the omnibus tests, the paired ranks) are left out; 1 of the 3 pairs shares no question
+    ('a' and 'c'), so it has only unpaired readings
+    """
+    present = presence(items)
+    if present.shape[1] < 2 or present.all(axis=1).any():
+        return []
+    # Questions each pair answered: one product of the presence matrix (exact in float32 up to
+    # 2**24 questions; BLAS, where an integer product loops in numpy).
+    matrix = present.to_numpy(dtype=np.float32)
+    both = (matrix.T @ matrix).round().astype(np.int64)
+    first, second = np.triu_indices(len(present.columns), k=1)
+    counts = both[first, second]
+    models = present.columns
+    if not counts.any():
+        return [
+            f"no two models share a question ({len(models)} models, {len(present):,} questions): "
+            "each model is read on its own questions, and the readings that pair models (the "
+            "paired comparisons, the omnibus tests, the paired ranks) are left out"
+        ]
+    low, high = int(counts.min()), int(counts.max())
+    spread = f"{low:,}" if low == high else f"{low:,} to {high:,}"
+    note = (
+        f"no question is answered by every model ({len(models)} models, {len(present):,} "
+        f"questions): each pair is compared on the questions both answered ({spread} per "
+        "pair), and the readings of every model at once (the omnibus tests, the paired ranks) "
+        "are left out"
+    )
+    apart = np.flatnonzero(counts == 0)
+    if len(apart):
+        pairs = len(counts)
+        named = ", ".join(f"{models[first[i]]!r} and {models[second[i]]!r}" for i in apart[:3])
+        named += f" and {len(apart) - 3} more" if len(apart) > 3 else ""
+        share, it = ("shares", "it has") if len(apart) == 1 else ("share", "they have")
+        note += (
+            f"; {len(apart)} of the {pairs} pairs {share} no question ({named}), so {it} only "
+            "unpaired readings"
+        )
+    return [note]
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from evalbars.data.sampling import (
     check_design,
     design_notes,
     keep_questions,
+    no_shared_question,
     stratified_subsample,
 )
 from evalbars.data.scores import WideScores, score_columns, wide_scores, write_wide_scores
@@ -142,7 +143,8 @@ def items(
     Everything that can make the run fail is checked before anything is returned: the
     sources against each other (:func:`evalbars.data.question_coverage.check_source_coverage`,
     with ``question_set: shared``) and the design (:func:`evalbars.data.sampling.check_design`).
-    What dropped or re-scored data, and (with ``design``) what the shape of the data leaves out
+    What dropped or re-scored data, what no question answered by every model leaves out
+    (``question_set: all``), and (with ``design``) what else the shape of the data leaves out
     (no categories, one model), is logged as a warning: the console shows it. ``labels`` is a
     labels file (:func:`evalbars.data.labels.read_labels`) joined onto the table; labels, from
     it or from the predictions, are checked (:mod:`evalbars.data.labels`) and counted.
@@ -161,7 +163,11 @@ def items(
     check_design(table, subsample_n, question_set)
     missing = missing_prediction_counts(raw, policy)
     coverage = coverage_table(combined, table, in_source)
-    notes = design_notes(table, question_set) if design else []
+    # What no question every model answered leaves out is said whatever the caller.
+    if design:
+        notes = design_notes(table, question_set)
+    else:
+        notes = no_shared_question(table) if not coverage["shared"].iloc[0] else []
     if has_labels(table):
         counted = label_summary(table)
         log.warning(

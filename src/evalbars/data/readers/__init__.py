@@ -72,7 +72,7 @@ from evalbars.data.readers.lm_eval import (
     read_lm_eval_runs,
     results_of,
 )
-from evalbars.data.readers.long_tables import TABLE_SUFFIXES, read_long_table
+from evalbars.data.readers.long_tables import TABLE_SUFFIXES, read_long_table, read_long_tables
 from evalbars.data.readers.mmlu_pro import read_json_document, read_mmlu_pro
 from evalbars.errors import InputError
 
@@ -412,7 +412,7 @@ READERS = {
             ],
         ),
         Reader("mmlu_pro", lambda paths, options: [read_mmlu_pro(p, options.model) for p in paths]),
-        Reader("table", lambda paths, options: [read_long_table(p) for p in paths]),
+        Reader("table", lambda paths, options: read_long_tables(paths)),
         Reader("helm", helm.read_helm_files),
         Reader("lighteval", lighteval.read_lighteval_files, tasks=True),
         Reader("every_eval_ever", every_eval_ever.read_eee_files),

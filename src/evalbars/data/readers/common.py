@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +47,9 @@ __all__ = [
     "check_question_id",
     "blank_cells",
     "LABEL_COLUMN",
+    "SPELLINGS",
+    "check_spellings",
+    "spelling_difference",
 ]
 
 RAW_COLUMNS = [
@@ -274,6 +278,7 @@ def finish_frame(
     )
     _check_scales(frame)
     _check_names(frame)
+    _normalise_names(frame)
     _check_unique_questions(frame)
     return frame
 
@@ -332,6 +337,107 @@ def _check_names(frame: pd.DataFrame) -> None:
             control_character(f"{column} name", str(names[code])),
             plain(frame["record"].iloc[i]),
         )
+
+
+#: ``frame.attrs`` key: ``{column: {NFC name: the name as the source spells it}}`` for the model
+#: and category names :func:`finish_frame` normalised (:func:`spelling_difference`).
+SPELLINGS = "spellings"
+
+
+def _normalise_names(frame: pd.DataFrame) -> None:
+    """Model and category names in Unicode NFC, in place, so that a name means one string
+    however a file spells it (``'é'`` as U+00E9, or as ``e`` and the combining U+0301 that
+    macOS file names and some tokenizers write); the source's spellings that changed go in
+    ``frame.attrs[SPELLINGS]`` (:func:`evalbars.data.items.join_sources` compares them across
+    files).
+
+    Two spellings of one model in one file are refused, naming both records: they would be
+    analysed as one model though the file writes them as two. Categories so spelled are one
+    category (canonically equivalent text). Judged once per distinct name; ASCII names pass.
+    """
+    spellings = {}
+    for column in ("model", "category"):
+        names = frame[column].cat.categories
+        if not len(names) or names.str.isascii().all():
+            continue
+        normal = pd.Index([unicodedata.normalize("NFC", name) for name in names], dtype="str")
+        changed = normal != names
+        if not changed.any():
+            continue
+        spellings[column] = dict(zip(normal[changed], names[changed], strict=True))
+        codes = frame[column].cat.codes.to_numpy()
+        if normal.has_duplicates:
+            if column == "model":
+                _refuse_two_spellings(frame, names, normal)
+            merged, normal = pd.factorize(normal)  # (sorted names stay sorted: as_category)
+            codes = np.where(codes >= 0, merged[codes], -1)
+        frame[column] = as_category(pd.Categorical.from_codes(codes, categories=normal))
+    if spellings:
+        frame.attrs[SPELLINGS] = spellings
+
+
+def _refuse_two_spellings(frame: pd.DataFrame, names: pd.Index, normal: pd.Index) -> None:
+    """The InputError for one model name spelled two ways in one file, naming both records."""
+    clash = normal[normal.duplicated()][0]
+    first_code, second_code = np.flatnonzero(normal == clash)[:2]
+    codes = frame["model"].cat.codes.to_numpy()
+    first, second = (int((codes == code).argmax()) for code in (first_code, second_code))
+    first, second = sorted((first, second))
+    spelled = [str(frame["model"].iloc[row]) for row in (first, second)]
+    raise InputError(
+        frame["source_path"].iloc[second],
+        f"model names {spelling_difference(*spelled)}, in records "
+        f"{plain(frame['record'].iloc[first])} and {plain(frame['record'].iloc[second])}: "
+        "they would print alike as two models; write the name one way",
+        plain(frame["record"].iloc[second]),
+    )
+
+
+def check_spellings(frames) -> dict:
+    """Refuse a model whose name two of ``frames`` spell differently (Unicode forms that
+    :func:`finish_frame` normalised alike), naming both files; return ``{model: spelling}``
+    of the names some frame spelled otherwise than NFC."""
+    frames = list(frames)
+    respelled = {
+        model for frame in frames for model in frame.attrs.get(SPELLINGS, {}).get("model", {})
+    }
+    if not respelled:  # every name as its file spells it (and NFC): nothing to compare
+        return {}
+    spelled: dict = {}  # each model's name as the first frame holding it spells it, and where
+    for frame in frames:
+        spellings = frame.attrs.get(SPELLINGS, {}).get("model", {})
+        models = frame["model"]
+        for model in respelled.intersection(models.dropna().unique()):
+            spelling = spellings.get(model, model)
+            if model in spelled and spelled[model][0] != spelling:
+                row = int((models == model).to_numpy().argmax())
+                raise InputError(
+                    frame["source_path"].iloc[row],
+                    f"model names {spelling_difference(spelled[model][0], spelling)}, the first "
+                    f"in {spelled[model][1]}: they print alike; write the name alike in every "
+                    "file (or rename one if they are two models)",
+                    plain(frame["record"].iloc[row]),
+                )
+            spelled.setdefault(model, (spelling, frame["source_path"].iloc[0]))
+    return {model: spelling for model, (spelling, _) in spelled.items() if spelling != model}
+
+
+def spelling_difference(a: str, b: str) -> str:
+    r"""Two spellings of one name and the code points they differ in (they print alike).
+
+    Examples
+    --------
+    >>> spelling_difference("caf\u00e9", "cafe\u0301").split(" differ ")[1]
+    'only in Unicode normalisation (U+00E9 against U+0065 U+0301)'
+    """
+    start = next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
+    end = 0
+    while end < min(len(a), len(b)) - start and a[len(a) - 1 - end] == b[len(b) - 1 - end]:
+        end += 1
+    points = [" ".join(f"U+{ord(c):04X}" for c in text[start : len(text) - end]) for text in (a, b)]
+    return f"{a!r} and {b!r} differ only in Unicode normalisation ({points[0]} against {points[1]})"
 
 
 def blank_cells(values: pd.Series) -> np.ndarray:

@@ -127,14 +127,14 @@ def helm_run_folders(paths) -> tuple[list[Path], list[Path]]:
     """``(runs, incomplete)``: folders holding both :data:`RUN_FILES`, and the other folders
     beside them (HELM's failed runs: empty, or without per-instance stats).
 
-    ``paths`` are the HELM files a walk found; ``eval_cache`` (HELM's cache) is not a run.
+    ``paths`` are the HELM files a walk found. A run folder is named for its run spec
+    (``<scenario>:<arguments>``); the other folders of a suite, ``eval_cache`` (HELM's cache)
+    and ``groups`` (``helm-summarize``'s tables), are not runs.
     """
     folders = sorted({Path(p).parent for p in paths})
     runs = [f for f in folders if all((f / name).is_file() for name in RUN_FILES)]
     parents = {f.parent for f in folders}
-    siblings = {
-        d for parent in parents for d in parent.iterdir() if d.is_dir() and d.name != "eval_cache"
-    }
+    siblings = {d for parent in parents for d in parent.iterdir() if d.is_dir() and ":" in d.name}
     return runs, sorted((siblings | set(folders)) - set(runs))
 
 

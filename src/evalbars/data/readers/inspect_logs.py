@@ -24,6 +24,8 @@ How the item table is read from them:
   ``""``, ``pattern()`` no answer when its pattern finds none) is not a wrong
   answer either; both are missing predictions, as lm-eval's ``[invalid]`` is,
   and the count of errored samples is always reported;
+- **version**: the log format version (``version``, 2 in Inspect 0.3); a log of another
+  version is read as version 2 with one warning naming it;
 - **status**: a log whose status is ``error`` or ``cancelled`` (the run did not
   finish) is refused unless the user allows partial logs (``allow_partial: true``);
   an ``.eval`` archive without ``header.json`` is an unfinished log (Inspect writes
@@ -41,6 +43,7 @@ References
 from __future__ import annotations
 
 import json
+import logging
 import math
 import re
 from pathlib import Path
@@ -62,8 +65,14 @@ __all__ = [
     "is_inspect_log",
     "read_inspect_log",
     "log_identity",
+    "KNOWN_VERSIONS",
 ]
 
+log = logging.getLogger(__name__)
+
+#: Log format versions read (``EvalLog.version``: 2 in every Inspect 0.3 release read here,
+#: 0.3.205 to 0.3.285); a log of another is read as version 2 with a warning.
+KNOWN_VERSIONS = (2,)
 #: Inspect's letter grades as numbers (``inspect_ai.scorer.value_to_float``).
 SCORE_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 DEFAULT_CATEGORY_FIELDS = ("category", "subject")
@@ -141,6 +150,7 @@ def read_inspect_log(path, options) -> pd.DataFrame:
     :class:`evalbars.data.readers.SourceOptions`."""
     path = Path(path)
     header, samples = _load(path)
+    _check_version(header, path)
     status = header.get("status")
     if status not in FINISHED and not options.allow_partial:
         raise InputError(
@@ -190,6 +200,23 @@ def read_inspect_log(path, options) -> pd.DataFrame:
         # What made rows missing in this log; both causes where none did.
         missing_means=" or ".join(causes or [ERRORED, UNPARSED]),
         errored_samples=errored,
+    )
+
+
+def _check_version(header: dict, path) -> None:
+    """One warning line for a log of a format version this reader does not know: its samples
+    are read as version 2's, which may misread them (a newer Inspect may have moved a field)."""
+    version = header.get("version")
+    if version in KNOWN_VERSIONS and not isinstance(version, bool):
+        return
+    log.warning(
+        "%s: Inspect log format version %s, which evalbars does not know (it reads version%s "
+        "%s, which Inspect 0.3 writes); its samples are read as version %s's: check the scores",
+        path,
+        "(none given)" if version is None else repr(version),
+        "s" if len(KNOWN_VERSIONS) > 1 else "",
+        ", ".join(map(str, KNOWN_VERSIONS)),
+        KNOWN_VERSIONS[-1],
     )
 
 

@@ -15,18 +15,28 @@ from __future__ import annotations
 import codecs
 import csv
 import logging
+import re
 from pathlib import Path
+from urllib.parse import unquote
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from evalbars.data.readers.common import LABEL_COLUMN, blank_cells, finish_frame
+from evalbars.data.readers.common import (
+    LABEL_COLUMN,
+    SPELLINGS,
+    blank_cells,
+    check_spellings,
+    finish_frame,
+)
 from evalbars.data.readers.mmlu_pro import correct_from_pred
 from evalbars.errors import InputError, plain
 
 __all__ = [
     "read_long_table",
+    "read_long_tables",
+    "hive_partitions",
     "load_table",
     "parse_score",
     "label_values",
@@ -115,13 +125,55 @@ def load_table(path, known=None) -> pd.DataFrame:
     frame["record"] = np.arange(
         1, len(frame) + 1, dtype=np.int32 if len(frame) < 2**31 else np.int64
     )
+    if not parquet:
+        frame = _skip_blank_rows(frame, path)
     return frame
 
 
+def _skip_blank_rows(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """``frame`` without its wholly blank rows (every field empty or whitespace: the ``,,,,``
+    rows a spreadsheet's CSV export adds below the data), said in one warning line naming the
+    file; the other rows keep their record numbers. A row with some field given is kept (and
+    judged by the checks that follow)."""
+    columns = [column for column in frame.columns if column != "record"]
+    # Rows whose first field is blank, then those whose every other field is too: a table
+    # without blank rows costs one look at one column.
+    rows = np.flatnonzero(blank_cells(frame[columns[0]]))
+    for column in columns[1:]:
+        if not len(rows):
+            break
+        rows = rows[blank_cells(frame[column].iloc[rows])]
+    if not len(rows):
+        return frame
+    records = frame["record"].to_numpy()[rows]
+    if len(rows) == 1:
+        which = f"record {records[0]}"
+    elif records[-1] - records[0] == len(rows) - 1:
+        which = f"records {records[0]} to {records[-1]}"
+    else:
+        which = f"records {records[0]}, {records[1]}{', ...' if len(rows) > 2 else ''}"
+    log.warning(
+        "%s: skipped %d wholly blank row%s (%s: nothing in any field)",
+        path,
+        len(rows),
+        "" if len(rows) == 1 else "s",
+        which,
+    )
+    kept = frame.drop(index=rows).reset_index(drop=True)
+    if kept.empty:
+        raise InputError(path, f"the table has no rows (its {len(rows)} rows are all blank)")
+    return kept
+
+
 def read_long_table(path) -> pd.DataFrame:
-    """Read a long table of predictions into raw rows (see the module docstring)."""
+    """Read a long table of predictions into raw rows (see the module docstring).
+
+    A table in a hive-partitioned folder (``model=alpha/part-0.parquet``) takes each
+    ``key=value`` folder above it as a column (:func:`hive_partitions`).
+    """
     path = Path(path)
     frame = load_table(path)
+    frame = _with_partitions(frame, path)
     _check_columns(frame, path)
     # An item table the workflow wrote names the files it was built from; read back, its rows
     # come from this table, which is what messages must name.
@@ -129,7 +181,7 @@ def read_long_table(path) -> pd.DataFrame:
     for column in ("model", "question_id"):
         bad = blank_cells(frame[column])
         if bad.any():
-            raise InputError(path, f"empty {column}", int(bad.argmax()) + 1)
+            raise InputError(path, f"empty {column}", int(frame["record"].iloc[bad.argmax()]))
     ids = normalise_ids(frame["question_id"])
     if ids.dtype != frame["question_id"].dtype:  # (setting an unchanged column would copy it)
         frame["question_id"] = ids
@@ -150,6 +202,125 @@ def read_long_table(path) -> pd.DataFrame:
     if missing.any() and "pred" in frame.columns:
         frame.loc[missing, "pred"] = None
     return finish_frame(frame, path, missing_means="correct empty or NaN (no score)")
+
+
+#: A hive partition folder's name: ``key=value``, the key a column name, the value
+#: percent-encoded (pyarrow and Spark write ``model=openai%2Fgpt-4o`` for ``openai/gpt-4o``).
+_PARTITION = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)")
+#: The value hive writers give a key that is null.
+HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
+
+
+def hive_partitions(path) -> list[tuple[str, str | None]]:
+    """The ``key=value`` folders directly above a table, outermost first, as
+    ``(key, value)``: the columns a hive-partitioned dataset keeps in its folder names.
+
+    Values are percent-decoded, :data:`HIVE_NULL` is None, and a key written in another case
+    than a known column (``Model=alpha``) is that column. A key named twice is refused.
+
+    Examples
+    --------
+    >>> hive_partitions("preds/model=openai%2Fgpt-4o/category=law/part-0.parquet")
+    [('model', 'openai/gpt-4o'), ('category', 'law')]
+    >>> hive_partitions("results/table.csv")
+    []
+    """
+    path = Path(path)
+    found = []
+    for folder in path.parents:  # innermost first
+        matched = _PARTITION.fullmatch(folder.name)
+        if matched is None:
+            break
+        key, value = matched.groups()
+        key = key.casefold() if key.casefold() in _KNOWN else key
+        found.append((key, None if value == HIVE_NULL else unquote(value)))
+    found.reverse()
+    keys = [key for key, _ in found]
+    repeated = next((key for key in keys if keys.count(key) > 1), None)
+    if repeated is not None:
+        folders = "/".join(path.parts[-len(found) - 1 : -1])
+        raise InputError(
+            path,
+            f"its folders name the partition key {repeated!r} twice ({folders}); a "
+            "hive-partitioned folder names each key once",
+        )
+    return found
+
+
+def _with_partitions(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """``frame`` with its hive partition keys as columns; a column the file holds too must
+    hold the folder's value on every row (else refused, naming the first row that does not)."""
+    for key, value in hive_partitions(path):
+        if key not in frame.columns:
+            frame[key] = pd.Series([value] * len(frame), dtype=object if value is None else "str")
+            continue
+        given = frame[key]
+        blank = blank_cells(given)
+        if value is None:
+            differs = ~blank
+        else:
+            differs = blank | (given.astype(str).str.strip() != value).to_numpy(dtype=bool)
+        if differs.any():
+            i = int(differs.argmax())
+            raise InputError(
+                path,
+                f"column {key!r} holds {plain(given.iloc[i])!r} but the folder "
+                f"{key}={value if value is not None else HIVE_NULL} says {value!r}: the "
+                "partitions are inconsistent",
+                int(frame["record"].iloc[i]),
+            )
+    return frame
+
+
+def read_long_tables(paths) -> list[pd.DataFrame]:
+    """Raw rows of long tables, one frame per table (:func:`read_long_table`), except that the
+    files of one hive-partitioned folder (every file under ``key=value`` folders below one
+    root) are one frame, as pyarrow reads them as one dataset: a partition may be split
+    into several files (``part-0.parquet``, ``part-1.parquet``), and a model may span them.
+
+    Every file of a partitioned folder must sit under the same keys, in the same order; else
+    the first that does not is refused. Its rows' ``source_file`` is the file's path below the
+    root (``model=alpha/part-0.parquet``); their record numbers are the file's own.
+    """
+    order: list = []  # a table's path, or a partitioned folder's root, in reading order
+    datasets: dict = {}
+    for path in map(Path, paths):
+        keys = hive_partitions(path)
+        if not keys:
+            order.append(path)
+            continue
+        root = path.parents[len(keys)]
+        if root not in datasets:
+            order.append(root)
+        datasets.setdefault(root, []).append((path, [key for key, _ in keys]))
+    return [
+        _read_partitioned(item, datasets[item]) if item in datasets else read_long_table(item)
+        for item in order
+    ]
+
+
+def _read_partitioned(root: Path, files: list) -> pd.DataFrame:
+    """The files of one hive-partitioned folder as one frame (:func:`read_long_tables`)."""
+    first_path, first_keys = files[0]
+    parts = []
+    for path, keys in files:
+        if keys != first_keys:
+            raise InputError(
+                path,
+                f"is partitioned by {'/'.join(keys)} but {first_path.relative_to(root)} by "
+                f"{'/'.join(first_keys)}: the partitions are inconsistent (every file of a "
+                "hive-partitioned folder sits under the same keys, in the same order)",
+            )
+        part = read_long_table(path)
+        part["source_file"] = str(path.relative_to(root))
+        parts.append(part)
+    spellings = check_spellings(parts)
+    combined = finish_frame(
+        pd.concat(parts, ignore_index=True), root, missing_means=parts[0].attrs["missing_means"]
+    )
+    if spellings:
+        combined.attrs[SPELLINGS] = {"model": spellings}
+    return combined
 
 
 #: Every column name a long table may use (others are kept and ignored).
