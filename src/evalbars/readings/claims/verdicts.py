@@ -143,6 +143,7 @@ from evalbars.defaults import ALPHA, DRAWS, POWER, SEED
 from evalbars.readings.claims.parsing import (
     Claim,
     parse_claims,
+    unshared_error,
 )
 from evalbars.readings.claims.scope import _bootstrap_ranks, _Scope, _scope
 from evalbars.readings.ranks.unpaired import summarise_ranks
@@ -231,6 +232,7 @@ CLAIM_COLUMNS = [
     "odds_ratio_low",
     "odds_ratio_high",
     "cohens_h",
+    "note",
 ]
 
 
@@ -315,11 +317,22 @@ def _verdict(p_adjusted: float, p_opposite_adjusted: float, alpha: float) -> str
     return "not supported"
 
 
-def _applies(claim: Claim, scope: _Scope, reading: str) -> bool:
+def _exact_reason(claim: Claim, scope: _Scope, index: dict) -> str:
+    """Why the exact readings do not apply to the comparisons the claim makes ("" where they
+    do: :func:`evalbars.stats.pairwise.exact_readings_reasons`, the one rule of every table)."""
+    a = index[claim.model_a]
+    if claim.kind in ("best", "top"):  # A against every rival
+        return next((reason for reason in scope.exact_reasons[a] if reason), "")
+    return scope.exact_reasons[a, index[claim.model_b]]
+
+
+def _applies(claim: Claim, scope: _Scope, reading: str, index: dict) -> bool:
+    if reading in ("mcnemar", "bayes") and _exact_reason(claim, scope, index):
+        return False
     if reading == "mcnemar":
         return claim.kind not in ("noninferiority", "equivalence") and not claim.margin
     if reading == "bayes":
-        return scope.binary and claim.kind not in ("best", "top")
+        return claim.kind not in ("best", "top")
     if reading.startswith("mixed_"):
         return scope.mixed_diff is not None
     if reading.startswith(JUDGE_CORRECTED):
@@ -346,7 +359,12 @@ def _questions_needed(claim, scope, row, alpha, power, family_size):
     a, b = row["_pair"]
     g = scope.diff[a, b]
     n = scope.n[a, b]
-    delta = (scope.wins[a, b] + scope.wins[b, a]) / n if n else np.nan
+    # The mean square of the per-question differences: the share of discordant questions for
+    # one 0/1 sample per cell (exact from the counts), else from the paired SE (ddof 0).
+    if scope.exact_reasons[a, b]:
+        delta = n * scope.se_paired[a, b] ** 2 + g**2
+    else:
+        delta = (scope.wins[a, b] + scope.wins[b, a]) / n
     d = claim.margin / 100
     divisor = row["_divisor"]
     if claim.kind == "noninferiority":
@@ -425,6 +443,9 @@ def evaluate_claims(
     categories = sorted(set(wide.categories.tolist()))
     claims = parse_claims(claims, models, categories)  # a claim listed twice is refused
     index = {m: i for i, m in enumerate(models)}
+    answered = np.isfinite(wide.scores)
+    for claim in claims:  # before any fit: a comparison with no shared question is refused
+        _refuse_unshared(claim, answered, wide.categories, models)
     scopes = {None: _scope(wide, None)}
     for claim in claims:
         if claim.category not in scopes:
@@ -437,7 +458,7 @@ def evaluate_claims(
         tests = []
         for claim in claims:
             scope = scopes[claim.category]
-            if not _applies(claim, scope, reading) or reading == "bootstrap":
+            if not _applies(claim, scope, reading, index) or reading == "bootstrap":
                 tests.append(None)
                 continue
             tests.append(_test(claim, scope, reading, index))
@@ -471,6 +492,19 @@ def evaluate_claims(
     return pd.DataFrame(ordered, columns=CLAIM_COLUMNS)
 
 
+def _refuse_unshared(claim: Claim, answered, categories, models: list) -> None:
+    """A ClaimError when a comparison of the claim has no shared question (in its category) to
+    read, as ``evalbars compare`` refuses such a pair: no reading has anything to say."""
+    if claim.category is not None:
+        answered = answered[categories == claim.category]
+    a = models.index(claim.model_a)
+    rivals = [models.index(claim.model_b)] if claim.model_b else range(len(models))
+    shared = (answered[:, [a]] & answered).any(axis=0)
+    unshared = [models[b] for b in rivals if b != a and not shared[b]]
+    if unshared:
+        raise unshared_error(claim, unshared[0])
+
+
 def _adjusted_part(values: np.ndarray, live: np.ndarray, extra: list, method: str) -> np.ndarray:
     """Adjusted values of the live claims (``method`` of
     :func:`evalbars.stats.pairwise.adjust_pvalues`), over them plus ``extra`` p-values."""
@@ -499,12 +533,12 @@ def _row(claim, scope, reading, test, verdicts, family_size, models, settings):
             "family_size": family_size if adjusted_reading(reading) else 1,
         }
         | dict.fromkeys(CLAIM_COLUMNS[10:], np.nan)
-        | {"rival": "", "verdict": "n/a"}
+        | {"rival": "", "verdict": "n/a", "note": _not_applicable(claim, scope, reading, test)}
     )
     if reading == "bootstrap":
         ranks = (
             _bootstrap_ranks(scope, settings["replicates"], settings["seed"])
-            if _applies(claim, scope, reading)
+            if _applies(claim, scope, reading, {m: i for i, m in enumerate(models)})
             else None
         )
         if ranks is not None:
@@ -541,8 +575,10 @@ def _row(claim, scope, reading, test, verdicts, family_size, models, settings):
             "ci_high_points": 100 * (estimate + half),
             "ci_level": 1 - level,
         }
+        if not se > 0:
+            row["note"] = no_interval(int(scope.n[a, b]), estimate)
     if reading in ("paired", "mcnemar"):
-        row |= _effect_sizes(scope, a, b, alpha)
+        row |= _effect_sizes(scope, a, b, alpha, exact=not scope.exact_reasons[a, b])
     if reading.startswith("paired_"):
         extra = {
             "p": test["p"],
@@ -556,6 +592,39 @@ def _row(claim, scope, reading, test, verdicts, family_size, models, settings):
         )
         row |= {"disagreement": delta, "questions_needed": needed, "more_questions": more}
     return row
+
+
+def no_interval(questions: int, estimate: float) -> str:
+    """Why a reading whose SE is 0 has no interval, in words (the ``note`` of its row).
+
+    Examples
+    --------
+    >>> no_interval(1, 1.0), no_interval(40, 0.0)
+    ('no interval: 1 question', 'no interval: identical on every question')
+    """
+    if questions == 1:
+        return "no interval: 1 question"
+    if estimate == 0:
+        return "no interval: identical on every question"
+    return "no interval: the same difference on every question"
+
+
+def _not_applicable(claim: Claim, scope: _Scope, reading: str, test) -> str:
+    """Why a reading does not apply to a claim ("" where it does): the ``note`` of its row."""
+    if test is not None or reading == "bootstrap" and claim.kind in ("best", "top"):
+        return ""
+    index = {m: i for i, m in enumerate(scope.wide.models)}
+    reason = _exact_reason(claim, scope, index) if reading in ("mcnemar", "bayes") else ""
+    if reason:
+        return f"not applicable ({reason})"
+    if reading.startswith("mixed_") and scope.mixed_note:
+        return scope.mixed_note
+    if reading == "mcnemar":
+        return "not applicable (claims without a margin only)"
+    if reading in ("bayes", "bootstrap"):
+        kinds = "pair claims" if reading == "bayes" else "best and top k claims"
+        return f"not applicable ({kinds} only)"
+    return ""
 
 
 def _posterior(scope: _Scope, a: int, b: int, alpha: float) -> dict:
@@ -574,10 +643,13 @@ def _posterior(scope: _Scope, a: int, b: int, alpha: float) -> dict:
     }
 
 
-def _effect_sizes(scope: _Scope, a: int, b: int, alpha: float) -> dict:
-    """The discordant odds ratio with its exact interval, and Cohen's h of the two accuracies
-    on the questions both answered (:mod:`evalbars.stats.effect_sizes`)."""
+def _effect_sizes(scope: _Scope, a: int, b: int, alpha: float, exact: bool) -> dict:
+    """The discordant odds ratio with its exact interval (where the exact readings apply: a
+    2x2 table), and Cohen's h of the two accuracies on the questions both answered
+    (:mod:`evalbars.stats.effect_sizes`)."""
     ratio = discordant_odds_ratio(scope.wins[a, b], scope.wins[b, a], 1 - alpha)
+    if not exact:
+        ratio = ratio._replace(estimate=np.nan, low=np.nan, high=np.nan)
     scores = scope.wide.scores[:, [a, b]]
     both = np.isfinite(scores).all(axis=1)
     means = scores[both].mean(axis=0) if both.any() else np.full(2, np.nan)
