@@ -563,6 +563,17 @@ def exact_readings_not_applicable(wide: WideScores, a: str, b: str) -> str | Non
     they do not, an exact reading says "not applicable (<reason>)", carries no p and decides
     nothing.
 
+    Parameters
+    ----------
+    wide : WideScores
+    a, b : str
+        Two of ``wide.models``.
+
+    Returns
+    -------
+    str or None
+        :data:`REPEATED_SAMPLES`, :data:`NOT_BINARY`, or None where the exact readings apply.
+
     Examples
     --------
     >>> wide = WideScores(np.array([[1.0, 2 / 3], [0.0, 1.0]]), ["A", "B"], np.arange(2),
@@ -589,7 +600,9 @@ def pairwise_table(wide: WideScores, alpha: float = ALPHA) -> pd.DataFrame:
       :math:`z^2 = (n_{10} - n_{01})^2 / ((n_{10} + n_{01}) - (n_{10} - n_{01})^2/n)`
       (with ``ddof=1`` it would be multiplied by (n - 1)/n);
     - ``p_mcnemar``: :func:`exact_mcnemar_p` on ``n10, n01`` (counts of questions a
-      scored strictly higher / lower than b; the sign test for non-binary scores);
+      scored strictly higher / lower than b), NaN where the exact readings do not apply
+      (repeated samples or partial credit on the pair's shared questions:
+      :func:`exact_readings_reasons`);
     - ``p_bonferroni``, ``p_holm``: :func:`adjust_pvalues` of ``p_paired`` over the
       K(K-1)/2 pairs.
 

@@ -241,7 +241,7 @@ def read_claims_table(path) -> pd.DataFrame:
     """Read ``claims.csv`` back: text columns stay text (``n/a`` and a model called ``NA`` too)."""
     numeric = [c for c in CLAIM_COLUMNS if c not in _TEXT_COLUMNS]
     table = pd.read_csv(path, keep_default_na=False, na_values={c: [""] for c in numeric})
-    return table.astype({c: str for c in _TEXT_COLUMNS})
+    return table.astype({c: str for c in _TEXT_COLUMNS if c in table})
 
 
 def claims_json(table: pd.DataFrame, alpha: float, family: str) -> str:
