@@ -348,17 +348,17 @@ def _verdict(p_adjusted: float, p_opposite_adjusted: float, alpha: float) -> str
     return "not supported"
 
 
-def _exact_reason(claim: Claim, scope: _Scope, index: dict) -> str:
+def _exact_reason(claim: Claim, scope: _Scope) -> str:
     """Why the exact readings do not apply to the comparisons the claim makes ("" where they
     do: :func:`evalbars.stats.pairwise.exact_readings_reasons`, the one rule of every table)."""
-    a = index[claim.model_a]
+    a = scope.wide.models.index(claim.model_a)
     if claim.kind in ("best", "top"):  # A against every rival
         return next((reason for reason in scope.exact_reasons[a] if reason), "")
-    return scope.exact_reasons[a, index[claim.model_b]]
+    return scope.exact_reasons[a, scope.wide.models.index(claim.model_b)]
 
 
-def _applies(claim: Claim, scope: _Scope, reading: str, index: dict) -> bool:
-    if reading in ("mcnemar", "bayes") and _exact_reason(claim, scope, index):
+def _applies(claim: Claim, scope: _Scope, reading: str) -> bool:
+    if reading in ("mcnemar", "bayes") and _exact_reason(claim, scope):
         return False
     if reading == "mcnemar":
         return claim.kind not in ("noninferiority", "equivalence") and not claim.margin
@@ -489,7 +489,7 @@ def evaluate_claims(
         tests = []
         for claim in claims:
             scope = scopes[claim.category]
-            if not _applies(claim, scope, reading, index) or reading == "bootstrap":
+            if not _applies(claim, scope, reading) or reading == "bootstrap":
                 tests.append(None)
                 continue
             tests.append(_test(claim, scope, reading, index))
@@ -569,7 +569,7 @@ def _row(claim, scope, reading, test, verdicts, family_size, models, settings):
     if reading == "bootstrap":
         ranks = (
             _bootstrap_ranks(scope, settings["replicates"], settings["seed"])
-            if _applies(claim, scope, reading, {m: i for i, m in enumerate(models)})
+            if _applies(claim, scope, reading)
             else None
         )
         if ranks is not None:
@@ -644,8 +644,7 @@ def _not_applicable(claim: Claim, scope: _Scope, reading: str, test) -> str:
     """Why a reading does not apply to a claim ("" where it does): the ``note`` of its row."""
     if test is not None or reading == "bootstrap" and claim.kind in ("best", "top"):
         return ""
-    index = {m: i for i, m in enumerate(scope.wide.models)}
-    reason = _exact_reason(claim, scope, index) if reading in ("mcnemar", "bayes") else ""
+    reason = _exact_reason(claim, scope) if reading in ("mcnemar", "bayes") else ""
     if reason:
         return f"not applicable ({reason})"
     if reading.startswith("mixed_") and scope.mixed_note:
@@ -679,7 +678,7 @@ def _effect_sizes(scope: _Scope, a: int, b: int, alpha: float, exact: bool) -> d
     2x2 table), and Cohen's h of the two accuracies on the questions both answered
     (:mod:`evalbars.stats.effect_sizes`)."""
     ratio = discordant_odds_ratio(scope.wins[a, b], scope.wins[b, a], 1 - alpha)
-    if not exact:
+    if not exact:  # no 2x2 table: the counts of questions one model led are no odds ratio
         ratio = ratio._replace(estimate=np.nan, low=np.nan, high=np.nan)
     scores = scope.wide.scores[:, [a, b]]
     both = np.isfinite(scores).all(axis=1)
