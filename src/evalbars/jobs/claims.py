@@ -49,11 +49,11 @@ def _unshared_rival(claim, answered: pd.DataFrame, models) -> str | None:
     """A model the claim compares ``claim.model_a`` with that shares no question with it in
     ``answered`` (the claim's category's rows, if it names one), or None."""
     if claim.category is not None:
-        answered = answered[answered["category"].astype(str) == claim.category]
+        answered = answered[answered["category"] == claim.category]
     own = answered.loc[answered["model"] == claim.model_a, "question_id"].unique()
     rivals = [claim.model_b] if claim.model_b else [m for m in models if m != claim.model_a]
-    shared = answered.loc[answered["question_id"].isin(own), "model"]
-    met = set(shared.astype(str).unique()) if len(own) else set()
+    # unique() before str(): a categorical column of a board's rows is not copied as text
+    met = {str(m) for m in answered.loc[answered["question_id"].isin(own), "model"].unique()}
     return next((str(m) for m in rivals if str(m) not in met), None)
 
 
