@@ -273,8 +273,9 @@ def check_claims(
     """``claims.csv``: each claim's verdict under every reading (see
     :func:`evalbars.readings.claims.evaluate_claims` for the claim forms and readings).
 
-    A claim naming a model or category the data do not hold is refused, as the workflow's
-    ``claims_check`` job refuses it (:func:`evalbars.jobs.claims.checked_claims`).
+    A claim naming a model or category the data do not hold, or comparing two models that share
+    no question, is refused, as the workflow's ``claims_check`` job refuses it
+    (:func:`evalbars.jobs.claims.checked_claims`).
     """
     wide = scores(items)
     answered = np.isfinite(wide.scores)

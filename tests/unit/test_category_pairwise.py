@@ -204,3 +204,22 @@ def test_compare_categories_restricts_to_the_most_accurate_models(balanced):
     assert len(top.table) == len(set(balanced.categories))  # one pair in every category
     drawn = pairs_among(everything.table, top.models)
     np.testing.assert_array_equal(drawn["p_mcnemar"], top.table["p_mcnemar"])
+
+
+def test_pairs_with_epochs_are_adjusted_on_their_paired_z_not_a_sign_test(balanced):
+    # A sign test of epoch means favours the model with fewer samples: where a pair's cells
+    # hold repeated samples the exact McNemar p is empty and its paired z enters the family.
+    epochs = wide_scores(pd.read_csv(DATA / "synthetic_epochs.csv"))
+    assert epochs.has_repeats
+    table = category_pairwise_table(epochs)
+    assert list(table.columns) == CATEGORY_PAIR_COLUMNS
+    assert table["p_mcnemar"].isna().all() and not table["significant_mcnemar"].any()
+    assert set(table["test"]) == {"paired z (repeated samples per question)"}
+    np.testing.assert_allclose(table["p_holm"], multipletests(table["p_paired"], method="holm")[1])
+    np.testing.assert_allclose(table["p_bh"], multipletests(table["p_paired"], method="fdr_bh")[1])
+    split = category_summary(table)
+    assert split["statistic"].isna().all() and split["p"].isna().all()
+    # One 0/1 sample per cell: the exact test, as before.
+    exact = category_pairwise_table(balanced)
+    assert set(exact["test"]) == {"exact McNemar"} and exact["p_mcnemar"].notna().all()
+    assert category_summary(exact)["p"].notna().any()

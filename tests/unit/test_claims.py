@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,9 +17,11 @@ from statsmodels.stats import proportion
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.weightstats import ztest
 
-from evalbars import cli
+from evalbars import api, cli
 from evalbars.cli import main
 from evalbars.data.scores import WideScores, wide_scores
+from evalbars.errors import ConfigError
+from evalbars.jobs import claims as claim_jobs
 from evalbars.readings.claims import (
     CLAIM_COLUMNS,
     ClaimError,
@@ -30,7 +33,7 @@ from evalbars.readings.claims import (
     read_claims_table,
 )
 from evalbars.stats.mixed import fit_lmm, lmm_contrasts
-from evalbars.stats.pairwise import pairwise_table
+from evalbars.stats.pairwise import pair_statistics, pairwise_table
 
 from ..helpers import last_error
 
@@ -527,3 +530,178 @@ def test_a_claims_questions_are_those_its_comparison_used(tmp_path, capsys):
     out = capsys.readouterr().out.splitlines()
     header, first = out[0].split(","), out[1].split(",")
     assert first[header.index("questions")] == "4"
+
+
+# --- Unequal samples per question --------------------------------------------------------------
+
+
+def unequal_epochs(seed=0, n=300) -> pd.DataFrame:
+    """The issue's case: A answers each question 3 times at 80%, B once at 75%."""
+    rng = np.random.default_rng(seed)
+    a, b = rng.random((n, 3)) < 0.8, rng.random(n) < 0.75
+    q = np.arange(n)
+    return pd.concat(
+        [
+            pd.DataFrame(
+                {"model": "A", "question_id": np.repeat(q, 3), "category": "x"}
+                | {"correct": a.ravel().astype(int), "epoch": np.tile([1, 2, 3], n)}
+            ),
+            pd.DataFrame(
+                {"model": "B", "question_id": q, "category": "x", "correct": b.astype(int)}
+                | {"epoch": 1}
+            ),
+        ],
+        ignore_index=True,
+    )
+
+
+def test_unequal_epochs_do_not_turn_the_exact_readings_around(tmp_path, capsys):
+    items = unequal_epochs()
+    wide = wide_scores(items)
+    d = wide.scores[:, 0] - wide.scores[:, 1]
+    # The sign test on epoch means read "A > B" (4.7 points ahead) as contradicted: B is ahead
+    # on 113 questions, A on 79 (exact p 0.017), because one sample of B is more often 1.
+    wins, losses = int((d > 0).sum()), int((d < 0).sum())
+    assert (round(d.mean(), 4), wins, losses) == (0.0467, 79, 113)
+    assert stats.binomtest(wins, wins + losses).pvalue == pytest.approx(0.01701206, rel=1e-6)
+    table = api.check_claims(items, ["A > B"]).set_index("reading")
+    for reading in ("mcnemar", "bayes"):
+        row = table.loc[reading]
+        assert row["verdict"] == "n/a" and np.isnan(row["p"]) and np.isnan(row["p_adjusted"])
+        assert row["note"] == "not applicable (repeated samples per question)"
+    # No flip count or odds ratio of the 2x2 table either; the paired z of the per-question
+    # means stays (statsmodels' z-test of the differences), and no reading contradicts A > B.
+    assert np.isnan(table.loc["paired", "odds_ratio"]) and np.isfinite(
+        table.loc["paired", "cohens_h"]
+    )
+    assert table.loc["paired", "p"] == pytest.approx(
+        2 * ztest(d, value=0, alternative="larger", ddof=0)[1], rel=1e-9
+    )
+    assert "contradicted" not in set(table["verdict"])
+    # The answer no longer points at the exact readings below 332 questions.
+    path = tmp_path / "unequal.csv"
+    items.to_csv(path, index=False)
+    status, out, err = run(["claims", str(path), "--claim", "A > B", "--replicates", "100"], capsys)
+    assert status == 0 and err == ""
+    assert out.startswith(
+        "With 300 questions (fewer than 332) the z readings' intervals can be too narrow; the "
+        "exact McNemar and Bayesian readings do not apply (repeated samples per question). The "
+        "claim is not supported by the paired reading."
+    )
+    assert "| not applicable (repeated samples per question) |" in out
+    assert "| contradicted" not in out and "(1 test)" in out
+
+
+def test_no_reading_favours_the_model_with_fewer_samples():
+    """A: 3 samples per question, B: 1, at the same true probability on every question (drawn
+    from Beta(3, 1), mean 0.75), 300 questions. Every reading that decides rejects "A > B"
+    and "B > A" at about its nominal 2.5% each way; none favours B."""
+    n, alpha = 300, 0.05
+    rng = np.random.default_rng(37)
+    # The z readings, vectorized over 4,000 samples: the pair statistics the claims read.
+    p = rng.beta(3, 1, (4000, n))
+    stack = np.stack([rng.binomial(3, p) / 3, rng.binomial(1, p).astype(float)], axis=-1)
+    pair = pair_statistics(stack)
+    band = 4 * np.sqrt(0.025 * 0.975 / 4000)  # four binomial SEs about 2.5%
+    for se in ("se_paired", "se_unpaired"):
+        z = pair["diff"][:, 0] / pair[se][:, 0]
+        a_ahead, b_ahead = (
+            (z > stats.norm.isf(alpha / 2)).mean(),
+            (z < stats.norm.ppf(alpha / 2)).mean(),
+        )
+        assert b_ahead < 0.025 + band and a_ahead < 0.025 + band, se
+        if se == "se_paired":  # the paired z holds its level (the naive one is conservative)
+            assert abs(a_ahead - 0.025) < band and abs(b_ahead - 0.025) < band
+    # Every reading of the claims table, mixed model included, on 20 samples: the exact ones
+    # never decide, none contradicts "A > B" more often than chance allows.
+    favours_b = {}
+    for replicate in range(20):
+        p = rng.beta(3, 1, n)
+        a, b = rng.binomial(3, p), rng.binomial(1, p)
+        wide = WideScores(
+            np.column_stack([a / 3, b]).astype(float),
+            ["A", "B"],
+            np.arange(n),
+            np.full(n, "x"),
+            samples=np.column_stack([np.full(n, 3), np.ones(n, int)]),
+            within_ss=np.column_stack([a * (3 - a) / 3, np.zeros(n)]),
+        )
+        table = evaluate_claims(wide, ["A > B"], seed=replicate).set_index("reading")
+        assert (table.loc[["mcnemar", "bayes"], "verdict"] == "n/a").all()
+        for reading, verdict in table["verdict"].items():
+            favours_b[reading] = favours_b.get(reading, 0) + (verdict == "contradicted")
+    # P(4 or more of 20 | 2.5%) = 0.0015; the sign test on epoch means contradicted in 63%.
+    assert max(favours_b.values()) <= 3, favours_b
+
+
+# --- Models that share no question -------------------------------------------------------------
+
+
+@pytest.fixture
+def unshared(tmp_path):
+    """A and B answer different questions; D shares with A only question 2 (category b)."""
+    answered = {"A": [1, 2], "B": [3, 4], "C": [1, 2, 3, 4], "D": [2, 3]}
+    rows = [
+        {"model": m, "question_id": q, "category": "ab"[1 - q % 2], "correct": (q + len(m)) % 2}
+        for m, questions in answered.items()
+        for q in questions
+    ]
+    path = tmp_path / "unshared.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("claim", "problem"),
+    [
+        ("A > B", "'A' and 'B' share no question"),
+        (
+            "best: A",
+            "'A' and 'B' share no question ('best: A' compares 'A' with every other model)",
+        ),
+        ("A > D in a", "'A' and 'D' share no question in 'a'"),
+    ],
+)
+def test_a_claim_on_models_that_share_no_question_is_refused(unshared, capsys, claim, problem):
+    # It printed 0 questions, +nan intervals, "not supported (p 1.000)" and a mixed-model p.
+    status, out, err = run(["claims", str(unshared), "--claim", claim], capsys)
+    assert status == 1 and out == ""
+    assert err.splitlines()[-1] == f"evalbars claims: error: claim {claim!r}: {problem}"
+    items = pd.read_csv(unshared)
+    with pytest.raises(ClaimError, match=re.escape(problem)):
+        evaluate_claims(wide_scores(items), [claim])
+    # The API and the workflow's claims_check job refuse it as the command does.
+    with pytest.raises(ConfigError, match=re.escape(problem)):
+        api.check_claims(items, [claim])
+    coded = items.astype({"model": "category", "category": "category"})  # as Parquet gives
+    with pytest.raises(ConfigError) as raised:
+        claim_jobs.checked_claims(
+            claim_jobs.model_accuracy(items), ["a", "b"], claims=[claim], notes=[], answered=coded
+        )
+    assert str(raised.value) == f"claim {claim!r}: {problem}; edit `claims:` in the config"
+    # A pair that shares a question passes, in its category too.
+    checked = claim_jobs.checked_claims(
+        claim_jobs.model_accuracy(items),
+        ["a", "b"],
+        claims=["A > D", "A > D in b"],
+        notes=[],
+        answered=items,
+    )
+    assert json.loads(checked["checked"].text)["claims"] == ["A > D", "A > D in b"]
+
+
+def test_questions_needed_on_epoch_means_plan_on_their_variance():
+    # The disagreement is the mean square of the per-question differences; on epoch means it
+    # is not the share of questions on which the two differ (that overstated the variance).
+    wide = wide_scores(pd.read_csv(DATA / "synthetic_epochs.csv"))
+    claim = "Falcon-7B > Orca-2-7B"
+    row = rows(evaluate_claims(wide, [claim], replicates=100), claim, "paired_holm")
+    d = (
+        wide.scores[:, wide.models.index("Falcon-7B")]
+        - wide.scores[:, wide.models.index("Orca-2-7B")]
+    )
+    d = d[np.isfinite(d)]  # the questions both answered
+    g, delta = d.mean(), (d**2).mean()
+    assert row["disagreement"] == pytest.approx(delta, rel=1e-12) and delta < (d != 0).mean()
+    z = stats.norm.ppf(1 - 0.05 / 2) + stats.norm.ppf(0.8)
+    assert row["questions_needed"] == np.ceil(z**2 * (delta - g**2) / g**2)

@@ -14,7 +14,7 @@ import pytest
 
 from evalbars.cli import main
 from evalbars.data.scores import WideScores
-from evalbars.readings import category_pairwise, claims, gate
+from evalbars.readings import category_pairwise, claims, gate, ranks
 from evalbars.readings.leaderboard import letters, stability
 from evalbars.readings.leaderboard import table as verdicts
 from evalbars.stats import mixed
@@ -152,3 +152,65 @@ def test_the_leaderboard_does_not_separate_on_one_question(tmp_path):
     # Two questions, every one won by C: the paired SE is 0, still one letter.
     two = wide_of(long_table(tmp_path / "two.csv", {"A": [0, 0], "C": [1, 1]}))
     assert list(letters.letters_table(two)["letters"]) == ["a", "a"]
+
+
+def test_claims_on_one_question_or_identical_models_say_so_in_words(tmp_path):
+    # They printed "+nan (+nan to +nan)" and "1 questions".
+    one = wide_of(long_table(tmp_path / "one.csv", {"A": [1], "B": [0]}))
+    table = claims.evaluate_claims(one, ["A > B"])
+    text = claims.claims_markdown(table)
+    assert "nan" not in text and "1 questions" not in text and "1 tests" not in text
+    assert text.startswith("With 1 question (fewer than 332)")
+    shown = claims.claims_display(table).iloc[0]
+    assert (shown["questions"], shown["gap, points (CI)"]) == (
+        1,
+        "+100.0 (no interval: 1 question)",
+    )
+    assert (shown["paired"], shown["questions needed"]) == (
+        "not supported (p 1.000)",
+        "no number (no spread: 1 question)",
+    )
+    decided = table[table["verdict"] != "n/a"]
+    assert set(decided["verdict"]) == {"not supported"}
+    scores = [1, 0, 1, 1, 0] * 8
+    same = wide_of(long_table(tmp_path / "same.csv", {"A": scores, "B": scores}))
+    table = claims.evaluate_claims(same, ["A > B", "B > A"])
+    text = claims.claims_markdown(table)
+    assert "nan" not in text
+    shown = claims.claims_display(table).iloc[0]
+    assert shown["gap, points (CI)"] == "+0.0 (no interval: identical on every question)"
+    paired = table[table["reading"].isin(["paired", "paired_holm", "mcnemar", "bayes"])]
+    assert set(paired["verdict"]) == {"not supported"} and (paired["p"] == 1.0).all()
+    row = table[(table["claim"] == "A > B") & (table["reading"] == "paired")].iloc[0]
+    assert row["note"] == "no interval: identical on every question"
+    assert np.isnan(row["ci_low_points"]) and np.isnan(row["ci_high_points"])
+
+
+def test_the_same_partial_credit_gap_on_every_question_decides_no_reading_by_its_se():
+    # 0.6 against 0.3 on each of 50 questions: the mixed model's SE was 1e-16, its interval
+    # "+30.0 to +30.0" and its p 0. Every z reading now has no interval, and the exact bound of
+    # a constant difference decides: P(d = 0.3 on every question | mean gap <= 0) <= (1/1.3)^50.
+    n = 50
+    wide = WideScores(np.tile([0.6, 0.3], (n, 1)), ["A", "B"], np.arange(n), np.full(n, "x"))
+    stats = category_pairwise.pair_statistics(wide.scores)
+    assert stats["se_paired"][0] == 0.0 and stats["se_unpaired"][0] == 0.0
+    table = claims.evaluate_claims(wide, ["A > B"]).set_index("reading")
+    bound = 2 * (1 / 1.3) ** n
+    for reading in ("naive", "paired", "paired_holm", "mixed_holm"):
+        row = table.loc[reading]
+        assert row["p"] == pytest.approx(bound, rel=1e-9), reading
+        assert np.isnan(row["ci_low_points"]), reading
+        assert row["note"] == "no interval: the same difference on every question", reading
+    assert (table.loc[["mcnemar", "bayes"], "note"] == "not applicable (scores are not 0/1)").all()
+
+
+def test_paired_ranks_do_not_separate_on_a_zero_se(tmp_path):
+    # One shared question, A right and B wrong: the gap's SE is 0; the interval "100 to 100"
+    # separated the two. The exact rule of every table decides instead: 1/2 for one question,
+    # 2^-10 < 0.025 for ten wins of ten.
+    for wins, separated in ((1, False), (10, True)):
+        wide = wide_of(long_table(tmp_path / f"{wins}.csv", {"A": [1] * wins, "B": [0] * wins}))
+        gaps = ranks.paired_rank_table(wide, replicates=100).table
+        first = gaps.iloc[0]
+        assert bool(first["separated"]) is separated
+        assert first["gap"] == 1.0 and np.isnan(first["gap_low"]) and np.isnan(first["gap_high"])

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 
-from evalbars.data.scores import accuracy_order
+from evalbars.data.scores import WideScores, accuracy_order
 from evalbars.stats import pairwise
 from evalbars.stats.accuracy import accuracy_table
 
@@ -121,9 +121,11 @@ def test_pairwise_table_equals_a_loop_over_pairs(missing, binary):
         )
         for key, value in ref.items():
             assert getattr(row, key) == pytest.approx(value, rel=1e-12, abs=1e-15), key
-        assert row.p_mcnemar == pytest.approx(
-            float(pairwise.exact_mcnemar_p(ref["n10"], ref["n01"]))
-        )
+        if binary:
+            expected = float(pairwise.exact_mcnemar_p(ref["n10"], ref["n01"]))
+            assert row.p_mcnemar == pytest.approx(expected)
+        else:  # graded scores have no 2x2 table: the exact test does not apply
+            assert np.isnan(row.p_mcnemar) and not row.significant_mcnemar
     np.testing.assert_allclose(table["p_holm"], pairwise.adjust_pvalues(table["p_paired"], "holm"))
     np.testing.assert_allclose(table["p_bonferroni"], np.minimum(1, 10 * table["p_paired"]))
     for test in ("unpaired", "paired", "mcnemar", "bonferroni", "holm"):
@@ -270,3 +272,62 @@ def test_shards_gathered_give_the_whole_table_byte_for_byte(kind, monkeypatch):
         gathered = pairwise.adjusted_pair_table(pd.concat(parts, ignore_index=True))
         assert gathered.to_csv(index=False) == whole.to_csv(index=False)
         pd.testing.assert_frame_equal(gathered, whole)
+
+
+# --- When the exact readings apply ----------------------------------------------------------------
+
+
+def test_exact_readings_apply_to_one_0_1_sample_per_shared_cell():
+    # A: 0/1, one sample; B: three samples on question 0 only; C: partial credit on question 3
+    # only; D: answers questions 1-3 (not question 0, B's repeated cell).
+    nan = np.nan
+    scores = np.array([[1, 2 / 3, 1, nan], [0, 1, 0, 1], [1, 0, 1, 0], [1, 1, 0.5, 1]], dtype=float)
+    samples = np.array([[1, 3, 1, 0], [1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1]])
+    wide = WideScores(scores, list("ABCD"), np.arange(4), np.full(4, "x"), samples=samples)
+    a, b = np.triu_indices(4, k=1)
+    reasons = pairwise.exact_readings_reasons(wide, a, b)
+    expected = {
+        ("A", "B"): pairwise.REPEATED_SAMPLES,
+        ("A", "C"): pairwise.NOT_BINARY,
+        ("A", "D"): "",
+        ("B", "C"): pairwise.REPEATED_SAMPLES,  # repeated samples are named first
+        ("B", "D"): "",  # B's repeated cell is on a question D did not answer
+        ("C", "D"): pairwise.NOT_BINARY,
+    }
+    names = np.array(list("ABCD"))
+    pairs = [(names[i], names[j]) for i, j in zip(a, b, strict=True)]
+    assert dict(zip(pairs, reasons, strict=True)) == expected
+    # One pair by name, the same rule.
+    assert pairwise.exact_readings_not_applicable(wide, "B", "D") is None
+    assert pairwise.exact_readings_not_applicable(wide, "D", "C") == "scores are not 0/1"
+    # Complete data (questions 1-3) take each model's own cells: C's partial credit.
+    complete = pairwise.exact_readings_reasons(wide.rows([1, 2, 3]), a, b)
+    assert complete.tolist() == [pairwise.NOT_BINARY if "C" in pair else "" for pair in pairs]
+    # pairwise.csv: the exact McNemar p only where the exact readings apply.
+    table = pairwise.pairwise_table(wide).set_index(["model_a", "model_b"])
+    for (x, y), reason in expected.items():
+        row = table.loc[(x, y)] if (x, y) in table.index else table.loc[(y, x)]
+        assert np.isnan(row["p_mcnemar"]) == bool(reason), (x, y)
+        assert not (np.isnan(row["p_mcnemar"]) and row["significant_mcnemar"])
+
+
+def test_a_constant_difference_is_bounded_by_the_worst_null_that_gives_it():
+    # d = c on all n questions, c > s: under the null distribution d in {c, -1} with mean s,
+    # P(d = c) = (1 + s)/(1 + c), the largest any null with mean <= s allows; its n-th power is
+    # the p. For 0/1 scores (c = 1) that is the sign test, ((1 + s)/2)^n.
+    for c, s, n in (
+        (0.5, 0.0, 3),
+        (0.3, -0.1, 20),
+        (1.0, 0.0, 10),
+        (1.0, 0.01, 6),
+        (-0.05, -0.1, 8),
+    ):
+        chance = (1 + s) / (1 + c)
+        assert chance * c + (1 - chance) * -1 == pytest.approx(s, abs=1e-15)
+        assert pairwise.zero_se_one_sided_p(c, n, s) == pytest.approx(chance**n, rel=1e-12)
+    assert pairwise.zero_se_one_sided_p(1.0, 10) == 2.0**-10
+    assert pairwise.zero_se_one_sided_p([0.0, 0.2, -0.3], 5, 0.2).tolist() == [1.0, 1.0, 1.0]
+    # Round-off of zero is zero: a constant partial-credit gap has SE 0, not 1e-9.
+    x = np.tile([0.7, 0.1], (7, 1))
+    stats = pairwise.pair_statistics(x)
+    assert stats["se_paired"][0] == 0.0 and stats["diff"][0] == pytest.approx(0.6)

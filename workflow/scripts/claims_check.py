@@ -14,8 +14,14 @@ if TYPE_CHECKING:
 
 with script_context(snakemake.log[0]):
     p = snakemake.params
-    items = pd.read_parquet(snakemake.input.item_table, columns=["model", "category", "correct"])
+    items = pd.read_parquet(
+        snakemake.input.item_table, columns=["model", "question_id", "category", "correct"]
+    )
     result = claims.checked_claims(
-        claims.model_accuracy(items), items["category"].unique(), claims=p.claims, notes=p.notes
+        claims.model_accuracy(items),
+        items["category"].unique(),
+        claims=p.claims,
+        notes=p.notes,
+        answered=items,
     )
     write_outputs(result, snakemake.output)

@@ -60,6 +60,14 @@ class WideScores:
         Mean human label of each cell's labelled samples where a person labelled the
         model's answer (:mod:`evalbars.data.labels`), NaN elsewhere; None without labels.
         ``scores`` are then a judge's scores and the judge-corrected readings use both.
+
+    Notes
+    -----
+    A cell mean is an unbiased estimate of the model's chance on the question whatever its
+    number of samples, so the readings of per-question mean differences (paired z, mixed
+    models, bootstrap) hold with unequal samples. The exact readings of a pair's 2x2 table do
+    not: they need one 0/1 sample per cell
+    (:func:`evalbars.stats.pairwise.exact_readings_not_applicable` says why not).
     """
 
     scores: np.ndarray

@@ -9,10 +9,9 @@ import pandas as pd
 
 from evalbars import tables
 from evalbars.data.scores import WideScores
-from evalbars.errors import ConfigError
 from evalbars.jobs.outputs import Table, Text
 from evalbars.readings import claims as claims_readings
-from evalbars.readings.claims.parsing import check_claims
+from evalbars.readings.claims.parsing import check_claims, claim_config_error, unshared_error
 from evalbars.readings.planner import data_setting, plan_caption, plan_table
 from evalbars.render import landing
 
@@ -24,17 +23,38 @@ __all__ = [
 ]
 
 
-def checked_claims(accuracy: pd.Series, categories, *, claims: list, notes: list) -> dict:
+def checked_claims(
+    accuracy: pd.Series, categories, *, claims: list, notes: list, answered=None
+) -> dict:
     """``claims_check``: the configured claims parsed against the data's models (the index of
     ``accuracy``, each model's mean score) and ``categories`` (a claim naming neither stops the
     run), with the notes of the settings fitted to the data and an example claim in the
-    analysed models' own names (``checked``, JSON)."""
-    check_claims(claims, sorted(accuracy.index), sorted(categories))
+    analysed models' own names (``checked``, JSON). With ``answered``, the item table's
+    ``model, question_id, category`` rows, a claim comparing two models that share no question
+    (in its category) stops the run too, as ``evalbars compare`` refuses such a pair."""
+    parsed = check_claims(claims, sorted(accuracy.index), sorted(categories))
+    if answered is not None:
+        for claim in parsed:
+            rival = _unshared_rival(claim, answered, accuracy.index)
+            if rival is not None:
+                raise claim_config_error(unshared_error(claim, rival))
     # A claim in the analysed models' own names, for the report to offer when none is given.
     leaders = accuracy.sort_values(ascending=False)
     example = f"{leaders.index[0]} > {leaders.index[1]}" if len(leaders) > 1 else None
     document = {"claims": list(claims), "notes": list(notes), "example": example}
     return {"checked": Text(json.dumps(document, indent=2) + "\n")}
+
+
+def _unshared_rival(claim, answered: pd.DataFrame, models) -> str | None:
+    """A model the claim compares ``claim.model_a`` with that shares no question with it in
+    ``answered`` (the claim's category's rows, if it names one), or None."""
+    if claim.category is not None:
+        answered = answered[answered["category"] == claim.category]
+    own = answered.loc[answered["model"] == claim.model_a, "question_id"].unique()
+    rivals = [claim.model_b] if claim.model_b else [m for m in models if m != claim.model_a]
+    # unique() before str(): a categorical column of a board's rows is not copied as text
+    met = {str(m) for m in answered.loc[answered["question_id"].isin(own), "model"].unique()}
+    return next((str(m) for m in rivals if str(m) not in met), None)
 
 
 def model_accuracy(items: pd.DataFrame) -> pd.Series:
@@ -66,7 +86,7 @@ def claims_table(
             adjust=adjust,
         )
     except claims_readings.ClaimError as exc:
-        raise ConfigError(f"{exc}; edit `claims:` in the config to name the analysed data") from exc
+        raise claim_config_error(exc) from exc
     markdown = claims_readings.claims_markdown(table, alpha, family)
     if table.empty:
         markdown = landing.no_claims_text(checked["notes"], checked["example"])

@@ -5,9 +5,13 @@ B on law" readings from many small comparisons. :func:`category_pairwise_table`
 tests every pair in every category (paired z and exact McNemar on that
 category's questions) and adjusts the exact McNemar p over **all** category x
 pair tests, by Holm (family-wise error) and by Benjamini-Hochberg (false
-discovery rate). :func:`category_summary` counts, per pair, the naive category
-wins and how many survive each correction, and asks whether the gap differs
-between categories at all:
+discovery rate). The exact test is defined for one 0/1 score per (question, model)
+(:func:`evalbars.stats.pairwise.exact_readings_reasons`): where a pair holds repeated
+samples (epochs) or partial credit its ``p_mcnemar`` is empty, the ``test`` column says why,
+and the paired z p of the per-question means enters the family in its place (a sign test of
+epoch means favours the model with fewer samples). :func:`category_summary` counts, per
+pair, the naive category wins and how many survive each correction, and asks whether the
+gap differs between categories at all:
 
 - per pair, the **discordant-split homogeneity test**: on the questions where
   the two models disagree, is the share model a wins the same in every category?
@@ -16,7 +20,8 @@ between categories at all:
   C x 2 table :math:`(b_c, m_c - b_c)` tests :math:`\\pi_c = \\pi`, i.e. a common
   conditional (matched-pair Mantel-Haenszel) odds ratio :math:`\\pi/(1-\\pi)`
   across categories; categories without a discordant question carry no
-  information and are left out (df = categories used - 1);
+  information and are left out (df = categories used - 1); like McNemar's test it needs
+  one 0/1 score per cell, and is empty for a pair where the exact test does not apply;
 - over all models, the **model x category interaction** of the nested mixed
   model (:func:`interaction_test`): the likelihood-ratio test of
   ``correct ~ model * category + (1|question)`` against
@@ -49,10 +54,11 @@ from evalbars.data.scores import WideScores, accuracy_order
 from evalbars.defaults import ALPHA
 from evalbars.stats.pairwise import (
     adjust_pvalues,
+    difference_test,
     exact_mcnemar_p,
+    exact_readings_reasons,
     model_pairs,
     pair_statistics,
-    two_sided_normal_p,
 )
 
 __all__ = [
@@ -87,7 +93,11 @@ CATEGORY_PAIR_COLUMNS = [
     "significant_mcnemar",
     "significant_holm",
     "significant_bh",
+    "test",
 ]
+
+#: The ``test`` of a row whose ``p_holm`` and ``p_bh`` adjust its exact McNemar p.
+EXACT_TEST = "exact McNemar"
 
 
 def category_pairwise_table(wide: WideScores, alpha: float = ALPHA) -> pd.DataFrame:
@@ -95,9 +105,14 @@ def category_pairwise_table(wide: WideScores, alpha: float = ALPHA) -> pd.DataFr
 
     Pairs follow :func:`evalbars.stats.pairwise.model_pairs` over the overall accuracy
     order (so a pair keeps its orientation in every category and ``diff`` may be
-    negative); categories are sorted. ``p_holm`` and ``p_bh`` adjust ``p_mcnemar``
-    over the categories x pairs tests; ``naive_winner`` is the model with the higher
-    accuracy in the category (empty on a tie); ``significant_*`` flag p < alpha.
+    negative); categories are sorted. ``p_paired`` is the two-sided test of
+    :func:`evalbars.stats.pairwise.difference_test` (a zero SE takes the exact bound, never
+    z = inf). ``p_holm`` and ``p_bh`` adjust, over the categories x pairs tests, each row's
+    ``p_mcnemar``, or its ``p_paired`` where the exact test does not apply (``p_mcnemar``
+    empty; ``test`` names the test and why: :data:`EXACT_TEST`, or "paired z (repeated
+    samples per question)", "paired z (scores are not 0/1)"). ``naive_winner`` is the model
+    with the higher accuracy in the category (empty on a tie); ``significant_*`` flag
+    p < alpha.
 
     Returns
     -------
@@ -110,9 +125,12 @@ def category_pairwise_table(wide: WideScores, alpha: float = ALPHA) -> pd.DataFr
     a, b = np.triu_indices(len(order), k=1)
     frames = []
     for category in sorted(set(wide.categories.tolist())):
-        scores = wide.scores[wide.categories == category][:, columns]
+        part = wide.rows(wide.categories == category)
+        scores = part.scores[:, columns]
         st = pair_statistics(scores)
-        z, p = two_sided_normal_p(st["diff"], st["se_paired"])
+        z, p = difference_test(st["diff"], st["se_paired"], st["n"])
+        # "" where the exact test applies on this category's questions, else the reason
+        barred = exact_readings_reasons(part, np.asarray(columns)[a], np.asarray(columns)[b])
         # nanmean's sum over count, without its warning for a model with no score here
         answered = np.isfinite(scores)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -134,14 +152,20 @@ def category_pairwise_table(wide: WideScores, alpha: float = ALPHA) -> pd.DataFr
                     "p_paired": p,
                     "n10": st["n10"].astype(int),
                     "n01": st["n01"].astype(int),
-                    "p_mcnemar": exact_mcnemar_p(st["n10"], st["n01"]),
+                    "p_mcnemar": np.where(
+                        barred == "", exact_mcnemar_p(st["n10"], st["n01"]), np.nan
+                    ),
                     "naive_winner": winner,
+                    "test": barred,
                 }
             )
         )
     table = pd.concat(frames, ignore_index=True)
-    table["p_holm"] = adjust_pvalues(table["p_mcnemar"].to_numpy(), "holm")
-    table["p_bh"] = adjust_pvalues(table["p_mcnemar"].to_numpy(), "bh")
+    exact = table["test"].to_numpy() == ""
+    tested = np.where(exact, table["p_mcnemar"], table["p_paired"])
+    table["test"] = np.where(exact, EXACT_TEST, "paired z (" + table["test"] + ")")
+    table["p_holm"] = adjust_pvalues(tested, "holm")
+    table["p_bh"] = adjust_pvalues(tested, "bh")
     for test in ("mcnemar", "holm", "bh"):
         table[f"significant_{test}"] = table[f"p_{test}"] < alpha
     return table[CATEGORY_PAIR_COLUMNS]
@@ -244,11 +268,15 @@ def category_summary(table: pd.DataFrame, wide: WideScores | None = None) -> pd.
     for all pairs together: the model x category ``LRT (ML)`` and ``split-plot F``
     (:func:`interaction_test`). Columns: ``model_a, model_b, categories,
     wins_a, wins_b, ties, significant_mcnemar, significant_holm, significant_bh,
-    test, statistic, df, df2, p``. The count columns of the all-pairs rows are totals.
+    test, statistic, df, df2, p``. The count columns of the all-pairs rows are totals. The
+    discordant split of a pair is empty (statistic and p) where the exact test does not apply
+    in some category (``table``'s ``test`` column).
     """
     rows = []
     for (a, b), group in table.groupby(["model_a", "model_b"], sort=False):
         chi2, df, p = discordant_homogeneity(group["n10"], group["n01"])
+        if "test" in group and (group["test"] != EXACT_TEST).any():  # no 2x2 table to split
+            chi2, p = np.nan, np.nan
         rows.append(
             {
                 "model_a": a,

@@ -8,6 +8,11 @@
   the same questions, from their 2x2 table; :func:`paired_posterior` is evalbars' Bayesian
   paired reading (:data:`PAIRED_READING`).
 
+The paired posteriors model a 2x2 table: one 0/1 score per (question, model). With repeated
+samples per question (epochs) or partial credit there is no such table (counting the questions
+on which one cell mean exceeds the other favours the model with fewer samples), and evalbars'
+readings do not apply them there (:func:`evalbars.stats.pairwise.exact_readings_reasons`).
+
 Bowyer, Aitchison and Ivanova (2025) recommend them below a few hundred questions, where
 z intervals are too narrow (:data:`Z_UNDERCOVERS_BELOW_N`). Counts broadcast to one stack
 shape (pairs on the leading axes); nothing loops over questions, models, pairs or draws. All

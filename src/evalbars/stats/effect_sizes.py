@@ -14,7 +14,10 @@ the first is right, ``n01`` where only the second is. McNemar's test asks whethe
   accuracies (Cohen 1988, "Statistical Power Analysis for the Behavioral Sciences", chapter 6):
   0.2, 0.5 and 0.8 are his small, medium and large.
 
-Both are vectorised over any shape of counts or accuracies.
+Both are vectorised over any shape of counts or accuracies. The odds ratio needs a 2x2 table,
+one 0/1 score per (question, model): evalbars reports it only where
+:func:`evalbars.stats.pairwise.exact_readings_reasons` finds one (Cohen's h of two accuracies
+holds for cell means of any number of samples).
 """
 
 from __future__ import annotations

@@ -20,6 +20,12 @@ __all__ = [
     "adjust_pvalues",
     "two_sided_normal_p",
     "zero_se_one_sided_p",
+    "rounded_variance",
+    "ZERO_SE",
+    "REPEATED_SAMPLES",
+    "NOT_BINARY",
+    "exact_readings_not_applicable",
+    "exact_readings_reasons",
     "difference_test",
     "pair_statistics",
     "pair_range",
@@ -142,10 +148,36 @@ def _moments(n, sum_a, sum_b, sq_a, sq_b, cross) -> dict:
         var_b = sq_b / n - mean_b**2
         diff = mean_a - mean_b
         mean_sq_diff = (sq_a + sq_b - 2 * cross) / n
-        # Clip round-off below zero (e.g. identical columns).
-        se_unpaired = np.sqrt(np.maximum(var_a + var_b, 0.0) / n)
-        se_paired = np.sqrt(np.maximum(mean_sq_diff - diff**2, 0.0) / n)
+        # Round-off of zero (identical columns, one difference on every question) is zero: a
+        # variance of 1e-17 would give an SE of 1e-9 and any z.
+        se_unpaired = np.sqrt(rounded_variance(var_a + var_b, (sq_a + sq_b) / n) / n)
+        se_paired = np.sqrt(rounded_variance(mean_sq_diff - diff**2, mean_sq_diff) / n)
     return {"n": n, "diff": diff, "se_unpaired": se_unpaired, "se_paired": se_paired}
+
+
+#: A variance below this share of the mean square it was taken from is round-off of zero: the
+#: cancellation in :math:`\overline{x^2} - \bar x^2` leaves a few ulps (2.2e-16 each) of the mean
+#: square, and a real variance is a far larger share of it (at least 1/n of it for 0/1 scores).
+ROUNDING_SHARE = 1e-12
+
+
+#: A model-based SE at or below this (1e-7 accuracy points) is round-off of zero: a mixed model
+#: whose residual variance vanishes (two models with the same difference on every question)
+#: leaves an SE of 1e-16 that would give any z. A real SE is at least about 1/n for 0/1
+#: scores, far above it for any n a table can hold.
+ZERO_SE = 1e-9
+
+
+def rounded_variance(variance, mean_square):
+    """``variance`` with round-off of zero (and below) set to 0 (:data:`ROUNDING_SHARE`).
+
+    Examples
+    --------
+    >>> rounded_variance(np.array([1e-17, 1e-3, -1e-18]), 0.09).tolist()
+    [0.0, 0.001, 0.0]
+    """
+    # (NaN, no shared question, stays NaN)
+    return np.where(variance <= ROUNDING_SHARE * np.abs(mean_square), 0.0, variance)
 
 
 def _binary_matrix(scores: np.ndarray, columns=None):
@@ -323,22 +355,22 @@ def zero_se_one_sided_p(diff, n, shift=0.0):
     A paired SE of 0 means every one of the n shared questions has the same difference c
     (often: no question flipped, c = 0, or every question flipped the same way, c = 1 for
     0/1 scores). A z reading then has no estimate of its sampling error, and a zero-width
-    interval would claim any precision. evalbars decides such a pair, in every table and
-    reading, by the exact test of the discordant questions instead (:func:`exact_mcnemar_p`
-    is its two-sided form at s = 0). With :math:`p_{10}, p_{01}` the chances that a question
-    favours a or b, :math:`\\Delta = p_{10} - p_{01}`, the p is the largest chance of what was
-    seen under :math:`H_0: \\Delta \\le s`:
+    interval would claim any precision: the SE is not used. evalbars decides such a pair, in
+    every table and reading, by an exact bound on seeing the same difference n times instead.
+    Scores lie in [0, 1], so a question's difference :math:`d_i` lies in [-1, 1]; if its mean
+    is at most s, :math:`c\\,P(d_i = c) - (1 - P(d_i = c)) \\le s`, so
+    :math:`P(d_i = c) \\le (1 + s)/(1 + c)`, and over independent questions whose mean
+    difference is at most s (the product is largest when every question's mean is s):
 
-    - c > s and c > 0 (every question in favour of a): :math:`P(\\text{n wins}) = p_{10}^n`,
-      largest at :math:`p_{10} = (1 + s)/2`, so :math:`p = ((1 + s)/2)^n` (:math:`2^{-n}` at
-      s = 0, the sign test);
-    - c = 0 and s < 0 (no flip, a non-inferiority margin d = -s): :math:`P(\\text{no flip}) =
-      (1 - p_{10} - p_{01})^n`, largest at :math:`p_{01} = d`, so :math:`p = (1 - d)^n`, the
-      release gate's exact statement (:mod:`evalbars.readings.gate`);
-    - otherwise p = 1 (the data favour the null).
+    .. math:: p = \\left(\\frac{1 + s}{1 + c}\\right)^n \\text{ if } c > s,
+              \\qquad p = 1 \\text{ otherwise}.
 
-    The bounds are exact for 0/1 scores; for partial credit they are those of the questions'
-    signs. ``diff``, ``n`` and ``shift`` broadcast.
+    For 0/1 scores c is -1, 0 or 1: n wins of n give :math:`((1 + s)/2)^n` (:math:`2^{-n}` at
+    s = 0, the sign test, :func:`exact_mcnemar_p` in its two-sided form), no flip against a
+    non-inferiority margin d = -s gives :math:`(1 - d)^n`, the release gate's exact statement
+    (:mod:`evalbars.readings.gate`). The bound needs nothing of the scores but their range, so
+    it holds for partial credit and for means of any numbers of samples per question.
+    ``diff``, ``n`` and ``shift`` broadcast.
 
     Examples
     --------
@@ -346,12 +378,12 @@ def zero_se_one_sided_p(diff, n, shift=0.0):
     0.0009765625
     >>> float(zero_se_one_sided_p(0.0, 20, shift=-0.1))  # no flip in 20, 10-point margin
     0.12157665459056935
+    >>> float(zero_se_one_sided_p(0.5, 3))  # half a point more on each of 3 questions
+    0.2962962962962962
     """
     diff, n, shift = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (diff, n, shift)))
-    won = (diff > 0) & (diff > shift)
-    tied = (diff == 0) & (shift < 0)
-    with np.errstate(invalid="ignore"):
-        p = np.where(won, ((1.0 + shift) / 2.0) ** n, np.where(tied, (1.0 + shift) ** n, 1.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(diff > shift, ((1.0 + shift) / (1.0 + diff)) ** n, 1.0)
     return np.where(np.isfinite(diff), np.clip(p, 0.0, 1.0), np.nan)
 
 
@@ -433,6 +465,126 @@ def exact_mcnemar_p(n10, n01) -> np.ndarray:
     return np.minimum(1.0, 2 * special.bdtr(np.minimum(b, c), b + c, 0.5))
 
 
+#: Why the exact readings of a pair do not apply: some cell of the pair holds more than one
+#: sample (epochs), or a score that is not 0 or 1 (partial credit).
+REPEATED_SAMPLES = "repeated samples per question"
+NOT_BINARY = "scores are not 0/1"
+
+
+def exact_readings_reasons(wide: WideScores, a, b) -> np.ndarray:
+    """Why the exact readings do not apply to each pair (``a[i]``, ``b[i]``); "" where they do.
+
+    The exact readings (the exact McNemar test, the sign test, the counts of flipped
+    questions, the discordant odds ratio, the Bayesian posterior of the 2x2 table) are defined
+    for one 0/1 score per (question, model): the pair's 2x2 table is then the data, and under
+    :math:`\\Delta = 0` a discordant question favours either model with probability 1/2.
+    A cell mean of several samples breaks both. A question's sign is no longer the sign of a
+    0/1 difference, and when the two models hold different numbers of samples the signs favour
+    the model with fewer: at a true accuracy of 0.8 on every question, three samples of A and
+    one of B, B is ahead on 39% of the questions and A on 20% (:math:`0.8 (1 - 0.8^3)` against
+    :math:`0.2 (1 - 0.2^3)`), although neither model is better. Partial credit has no 2x2
+    table either. The paired z on the per-question means stays valid whatever the samples.
+
+    Parameters
+    ----------
+    wide : WideScores
+    a, b : array_like of int
+        Columns of ``wide``, one pair per position.
+
+    Returns
+    -------
+    ndarray of str
+        :data:`REPEATED_SAMPLES` where some cell of the pair, on the questions both answered,
+        holds more than one sample; else :data:`NOT_BINARY` where a score there is neither 0
+        nor 1; else "".
+
+    Examples
+    --------
+    >>> wide = WideScores(np.array([[1.0, 0.0, 0.5]]), ["A", "B", "C"], np.arange(1),
+    ...     np.array(["x"]))
+    >>> exact_readings_reasons(wide, [0, 0], [1, 2]).tolist()
+    ['', 'scores are not 0/1']
+    """
+    a, b = (np.atleast_1d(np.asarray(v, dtype=np.int64)) for v in (a, b))
+    scores = np.asarray(wide.scores)
+    answered = np.isfinite(scores)
+    reasons = np.full(a.shape, "", dtype=object)
+    if not wide.has_repeats and _zero_one(scores):
+        return reasons
+    repeated = (wide.sample_counts > 1) if wide.has_repeats else None
+    partial = answered & (scores != 0) & (scores != 1)
+    for cells, reason in ((repeated, REPEATED_SAMPLES), (partial, NOT_BINARY)):
+        if cells is not None and cells.any():
+            reasons[(reasons == "") & _pairs_touching(cells, answered, a, b)] = reason
+    return reasons
+
+
+def _zero_one(scores: np.ndarray) -> bool:
+    """Whether every score is 0, 1 or NaN, checked :data:`BLOCK_MODELS` columns at a time (no
+    mask of a whole board's matrix)."""
+    for c0 in range(0, scores.shape[-1], BLOCK_MODELS):
+        block = scores[..., c0 : c0 + BLOCK_MODELS]
+        if not np.all((block == 0) | (block == 1) | np.isnan(block)):
+            return False
+    return True
+
+
+def _pairs_touching(cells: np.ndarray, answered: np.ndarray, a, b) -> np.ndarray:
+    """Per pair: whether a cell of either model flagged in ``cells`` lies on a question both
+    answered. Complete data need only each model's own flag; otherwise the counts
+    ``cells' answered`` of the flagged models against the pairs' models (one float32 product,
+    exact below 2**24 questions)."""
+    flagged = cells.any(axis=0)
+    if answered.all():
+        return flagged[a] | flagged[b]
+    if cells.shape[0] >= 2**24:  # beyond float32's exact counts: pair by pair
+        both = answered[:, a] & answered[:, b]
+        return ((cells[:, a] | cells[:, b]) & both).any(axis=0)
+    rows, columns = np.flatnonzero(flagged), np.unique(np.concatenate([a, b]))
+    counts = cells[:, rows].T.astype(np.float32) @ answered[:, columns].astype(np.float32)
+    row_of = np.full(cells.shape[1], -1)
+    row_of[rows] = np.arange(rows.size)
+    column_of = np.searchsorted(columns, np.arange(cells.shape[1]))
+
+    def shared(x, y):  # flagged cells of x on the questions y answered
+        found = row_of[x] >= 0
+        out = np.zeros(x.shape, dtype=bool)
+        out[found] = counts[row_of[x[found]], column_of[y[found]]] > 0
+        return out
+
+    return shared(a, b) | shared(b, a)
+
+
+def exact_readings_not_applicable(wide: WideScores, a: str, b: str) -> str | None:
+    """Why the exact readings do not apply to models ``a`` and ``b`` of ``wide``, or None.
+
+    The one rule every table and reading follows (:func:`exact_readings_reasons`): they apply
+    when every cell of the pair, on the questions both answered, holds one 0/1 sample. Where
+    they do not, an exact reading says "not applicable (<reason>)", carries no p and decides
+    nothing.
+
+    Parameters
+    ----------
+    wide : WideScores
+    a, b : str
+        Two of ``wide.models``.
+
+    Returns
+    -------
+    str or None
+        :data:`REPEATED_SAMPLES`, :data:`NOT_BINARY`, or None where the exact readings apply.
+
+    Examples
+    --------
+    >>> wide = WideScores(np.array([[1.0, 2 / 3], [0.0, 1.0]]), ["A", "B"], np.arange(2),
+    ...     np.array(["x", "x"]), samples=np.array([[1, 3], [1, 3]]))
+    >>> exact_readings_not_applicable(wide, "A", "B")
+    'repeated samples per question'
+    """
+    reason = exact_readings_reasons(wide, [wide.models.index(a)], [wide.models.index(b)])[0]
+    return reason or None
+
+
 def pairwise_table(wide: WideScores, alpha: float = ALPHA) -> pd.DataFrame:
     """Unpaired and paired z-tests, exact McNemar and multiplicity-adjusted p for every pair (Table 3).
 
@@ -448,7 +600,9 @@ def pairwise_table(wide: WideScores, alpha: float = ALPHA) -> pd.DataFrame:
       :math:`z^2 = (n_{10} - n_{01})^2 / ((n_{10} + n_{01}) - (n_{10} - n_{01})^2/n)`
       (with ``ddof=1`` it would be multiplied by (n - 1)/n);
     - ``p_mcnemar``: :func:`exact_mcnemar_p` on ``n10, n01`` (counts of questions a
-      scored strictly higher / lower than b; the sign test for non-binary scores);
+      scored strictly higher / lower than b), NaN where the exact readings do not apply
+      (repeated samples or partial credit on the pair's shared questions:
+      :func:`exact_readings_reasons`);
     - ``p_bonferroni``, ``p_holm``: :func:`adjust_pvalues` of ``p_paired`` over the
       K(K-1)/2 pairs.
 
@@ -538,8 +692,16 @@ def _pair_test_columns(wide: WideScores, pairs: tuple[int, int] | None = None) -
         "p_paired": p_paired,
         "n10": n10.astype(int),
         "n01": n01.astype(int),
-        "p_mcnemar": exact_mcnemar_p(n10, n01),
+        "p_mcnemar": _exact_p_where_it_applies(wide, columns, a, b, n10, n01),
     }
+
+
+def _exact_p_where_it_applies(wide, columns, a, b, n10, n01) -> np.ndarray:
+    """:func:`exact_mcnemar_p` of the pairs (``a``, ``b``) of positions in ``columns``, NaN
+    where the exact readings do not apply (:func:`exact_readings_reasons`)."""
+    columns = np.asarray(columns)
+    barred = exact_readings_reasons(wide, columns[a], columns[b]) != ""
+    return np.where(barred, np.nan, exact_mcnemar_p(n10, n01))
 
 
 def adjusted_pair_table(tests: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:

@@ -28,6 +28,8 @@ __all__ = [
     "parse_claims",
     "read_claims_file",
     "check_claims",
+    "unshared_error",
+    "claim_config_error",
 ]
 
 KINDS = ("superiority", "noninferiority", "equivalence", "best", "top")
@@ -272,11 +274,27 @@ def read_claims_file(path) -> list[str]:
     return texts
 
 
+def unshared_error(claim: Claim, rival: str) -> ClaimError:
+    """The error of a claim that compares ``claim.model_a`` with ``rival``, a model with which
+    it shares no question (in the claim's category, if it names one)."""
+    where = f" in {claim.category!r}" if claim.category else ""
+    problem = f"{claim.model_a!r} and {rival!r} share no question{where}"
+    if claim.kind in ("best", "top"):
+        problem += f" ('{claim.label}' compares {claim.model_a!r} with every other model)"
+    return ClaimError(claim.text, problem)
+
+
 def check_claims(texts, models, categories) -> list:
     """The configured claims parsed against the data, or a ConfigError naming the claim and the key."""
     try:
         return parse_claims(texts, models, categories)
     except ClaimError as exc:
-        if hint_style() == "cli":  # the message names the claim as the user typed it
-            raise ConfigError(str(exc)) from exc
-        raise ConfigError(f"{exc}; edit `claims:` in the config to name the analysed data") from exc
+        raise claim_config_error(exc, "to name the analysed data") from exc
+
+
+def claim_config_error(exc: ClaimError, purpose: str = "") -> ConfigError:
+    """The ConfigError of a configured claim the data refuse: the claim's own message, and in
+    the workflow where to edit it (``purpose`` says what for)."""
+    if hint_style() == "cli":  # the message names the claim as the user typed it
+        return ConfigError(str(exc))
+    return ConfigError(f"{exc}; edit `claims:` in the config" + (f" {purpose}" if purpose else ""))

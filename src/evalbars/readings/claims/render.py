@@ -10,6 +10,7 @@ import pandas as pd
 from evalbars.defaults import ALPHA
 from evalbars.readings.claims.verdicts import CLAIM_COLUMNS, JUDGE_CORRECTED
 from evalbars.stats.bayes import Z_UNDERCOVERS_BELOW_N
+from evalbars.stats.pairwise import NOT_BINARY, REPEATED_SAMPLES
 from evalbars.tables import to_markdown
 
 __all__ = [
@@ -33,6 +34,10 @@ _READING_TITLES = {
     for kind in ("paired", "mixed", JUDGE_CORRECTED)
     for method, title in _ADJUSTMENT_TITLES.items()
 }
+
+
+#: The reasons the exact readings do not apply (a note names one in brackets).
+_EXACT = (REPEATED_SAMPLES, NOT_BINARY)
 
 
 def _readings(table: pd.DataFrame) -> list:
@@ -73,11 +78,22 @@ def _points(value: float) -> str:
     return f"{value:+.1f}"
 
 
+def _note(row) -> str:
+    """The row's ``note`` ("" where it has none, or in a table written before notes)."""
+    note = row.get("note", "")
+    return note if isinstance(note, str) else ""
+
+
 def _cell(row) -> str:
     verdict = row["verdict"]
     if verdict == "n/a":
-        note = row.get("note", "")
-        return f"n/a: {note}" if isinstance(note, str) and note else "n/a"
+        # The exact readings where the data have no 2x2 table, and a judge-corrected reading
+        # that decides nothing, say why; the other readings that do not apply to a kind of
+        # claim are the notes under the table.
+        note = _note(row)
+        if any(f"({reason})" in note for reason in _EXACT):
+            return note
+        return f"n/a: {note}" if note and str(row.name).startswith(JUDGE_CORRECTED) else "n/a"
     if row.name == "bootstrap":
         low, high = int(row["rank_low"]), int(row["rank_high"])
         ranks = f"rank {low}" if low == high else f"ranks {low}-{high}"
@@ -97,10 +113,11 @@ def claims_display(table: pd.DataFrame) -> pd.DataFrame:
     for claim, group in table.groupby("claim", sort=False):
         by = group.set_index("reading")
         paired = by.loc["paired"]
-        estimate = (
-            f"{_points(paired['estimate_points'])} ({_points(paired['ci_low_points'])} to "
-            f"{_points(paired['ci_high_points'])})"
-        )
+        if np.isfinite(paired["ci_low_points"]):
+            interval = f"{_points(paired['ci_low_points'])} to {_points(paired['ci_high_points'])}"
+        else:  # a zero SE: no interval, and the note says why
+            interval = _note(paired) or "no interval"
+        estimate = f"{_points(paired['estimate_points'])} ({interval})"
         if isinstance(paired["rival"], str) and paired["rival"]:
             estimate += f" vs {paired['rival']}"
         holm = by.loc[_paired_adjusted(table)]
@@ -109,6 +126,8 @@ def claims_display(table: pd.DataFrame) -> pd.DataFrame:
             plan = "decided"
         elif np.isfinite(needed):
             plan = f"{int(needed):,} (+{int(holm['more_questions']):,})"
+        elif _note(paired).startswith("no interval"):  # no spread of the differences to plan on
+            plan = "no number (no spread: " + _note(paired).partition(": ")[2] + ")"
         else:
             plan = "no number (observed gap at the threshold)"
         rows.append(
@@ -173,16 +192,29 @@ def _small_sample_sentence(table: pd.DataFrame) -> str:
     questions = int(table["questions"].max())
     if questions >= Z_UNDERCOVERS_BELOW_N:
         return ""
-    n = table["claim"].nunique()
-    counts = []
+    counts, reasons = [], {}
     for reading, title in (("mcnemar", "exact McNemar"), ("bayes", "Bayesian")):
-        verdicts = table.loc[table["reading"] == reading, "verdict"]
-        if (verdicts != "n/a").any():
-            counts.append(f"{int((verdicts == 'supported').sum())} of {n} by the {title} reading")
+        rows = table[table["reading"] == reading]
+        live = rows["verdict"] != "n/a"
+        if live.any():
+            supported = int((rows["verdict"] == "supported").sum())
+            counts.append(f"{supported} of {int(live.sum())} by the {title} reading")
+        notes = rows["note"] if "note" in rows else pd.Series(dtype=str)
+        for reason in _EXACT:
+            barred = int(notes.astype(str).str.contains(f"({reason})", regex=False).sum())
+            if barred:
+                reasons[reason] = max(reasons.get(reason, 0), barred)
     said = ("; supported: " + ", ".join(counts)) if counts else ""
+    if reasons:  # the exact readings do not apply to some claims: the z readings are the answer
+        why = "; ".join(reasons)
+        claims = table["claim"].nunique()
+        barred = max(reasons.values())
+        whom = "" if barred == claims else f" to {_count(barred, 'claim')}"
+        said += f"; the exact McNemar and Bayesian readings do not apply{whom} ({why})"
+    verb = "can be" if reasons and not counts else "are"
     return (
-        f"With {questions:,} questions (fewer than {Z_UNDERCOVERS_BELOW_N}) the z readings' "
-        f"intervals are too narrow{said}. "
+        f"With {_count(questions, 'question')} (fewer than {Z_UNDERCOVERS_BELOW_N}) the z "
+        f"readings' intervals {verb} too narrow{said}. "
     )
 
 
@@ -199,7 +231,7 @@ def claims_markdown(table: pd.DataFrame, alpha: float = ALPHA, family: str = "cl
         f"Verdicts at alpha = {alpha:g}: supported when the claim's (adjusted) p < alpha, "
         "contradicted when the opposite's is, else not supported; p is the doubled one-sided p "
         f"of the claim (Bayesian: twice the posterior probability that it is false). {title} "
-        f"family: {members} ({size} tests). Gap: the paired estimate with its "
+        f"family: {members} ({_count(size, 'test')}). Gap: the paired estimate with its "
         f"{1 - alpha:.0%} interval, in accuracy points (for best/top k: to the deciding rival). "
         "Bootstrap: the claim's central rank interval and P(rank <= k). Questions needed: for the "
         f"paired {title} verdict to be decided with the configured power if the true gap were the "
@@ -227,7 +259,7 @@ def read_claims_table(path) -> pd.DataFrame:
     """Read ``claims.csv`` back: text columns stay text (``n/a`` and a model called ``NA`` too)."""
     numeric = [c for c in CLAIM_COLUMNS if c not in _TEXT_COLUMNS]
     table = pd.read_csv(path, keep_default_na=False, na_values={c: [""] for c in numeric})
-    return table.astype({c: str for c in _TEXT_COLUMNS})
+    return table.astype({c: str for c in _TEXT_COLUMNS if c in table})
 
 
 def claims_json(table: pd.DataFrame, alpha: float, family: str) -> str:

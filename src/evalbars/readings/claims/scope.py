@@ -14,7 +14,7 @@ from evalbars.readings.ranks.paired import bootstrap_accuracies
 from evalbars.readings.ranks.unpaired import min_ranks
 from evalbars.stats.fits import contrast_se
 from evalbars.stats.mixed import blocked_spec, fit_lmm
-from evalbars.stats.pairwise import pair_statistics
+from evalbars.stats.pairwise import ZERO_SE, exact_readings_reasons, pair_statistics
 
 # --- Statistics of one scope (all questions, or one category) ------------------------------------
 
@@ -34,7 +34,9 @@ class _Scope:
     mixed_diff: np.ndarray | None
     mixed_se: np.ndarray | None
     mixed_note: str
-    binary: bool = True  # every score 0 or 1: the 2x2 table of a pair is the data
+    # exact_reasons[a, b]: why the exact readings do not apply to the pair ("" where they do:
+    # one 0/1 sample per cell, the 2x2 table is then the data)
+    exact_reasons: np.ndarray | None = None
     seed: int = 0  # of the Bayesian reading's draws (set by evaluate_claims)
     ranks: np.ndarray | None = None
     # PPI++ of every pair's differences where the scores are a judge's with human labels
@@ -68,7 +70,8 @@ def _mixed(wide: WideScores, category: str | None):
     diff = fit.params[a] - fit.params[b]
     with np.errstate(invalid="ignore"):
         se = contrast_se(fit, a, b)
-    return diff, se, ""
+    # A vanishing residual variance leaves round-off, not precision (stats.pairwise.ZERO_SE)
+    return diff, np.where(se <= ZERO_SE, 0.0, se), ""
 
 
 def _scope(wide: WideScores, category: str | None) -> _Scope:
@@ -81,6 +84,8 @@ def _scope(wide: WideScores, category: str | None) -> _Scope:
     wins = _square(stats["n10"], k)
     a, b = np.triu_indices(k, k=1)
     wins[b, a] = stats["n01"]
+    reasons = np.full((k, k), "", dtype=object)
+    reasons[a, b] = reasons[b, a] = exact_readings_reasons(wide, a, b)
     corrected = corrected_readings(wide)
     # the small-sample centres and SEs test; too few labels: the reading decides nothing
     decides = corrected is not None and corrected.decides
@@ -98,7 +103,7 @@ def _scope(wide: WideScores, category: str | None) -> _Scope:
         mixed_diff=mixed_diff,
         mixed_se=mixed_se,
         mixed_note=note,
-        binary=bool(np.isin(wide.scores[np.isfinite(wide.scores)], (0.0, 1.0)).all()),
+        exact_reasons=reasons,
         corrected_diff=corrected_diff,
         corrected_se=corrected_se,
         corrected_labels=corrected.labels if corrected else 0,

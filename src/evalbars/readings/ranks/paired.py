@@ -26,6 +26,7 @@ from evalbars.readings.ranks.unpaired import (
     score_intervals,
 )
 from evalbars.stats.intervals import z_for_level
+from evalbars.stats.pairwise import rounded_variance, zero_se_one_sided_p
 
 __all__ = ["bootstrap_accuracies", "paired_rank_table"]
 
@@ -80,8 +81,17 @@ class _PairedMoments:
     def _gaps(self, a, b, cross) -> tuple[np.ndarray, np.ndarray]:
         diff = self.mean[a] - self.mean[b]
         mean_sq_diff = self.mean_sq[a] + self.mean_sq[b] - 2 * cross
-        # Clip round-off below zero (two identical columns).
-        return diff, np.sqrt(np.maximum(mean_sq_diff - diff**2, 0.0) / self.n)
+        # Round-off of zero (two identical columns, one difference on every question) is zero.
+        return diff, np.sqrt(rounded_variance(mean_sq_diff - diff**2, mean_sq_diff) / self.n)
+
+    def separated(self, diff, se, z, level) -> np.ndarray:
+        """Whether each gap's interval lies above 0; at a zero SE (no interval: the same
+        difference on every question) the exact rule of every table decides
+        (:func:`evalbars.stats.pairwise.zero_se_one_sided_p`), so one question never
+        separates two models and 120 wins of 120 do."""
+        exact = zero_se_one_sided_p(diff, self.n) < (1 - level) / 2
+        with np.errstate(invalid="ignore"):
+            return np.where(se > 0, diff - z * se > 0, exact)
 
     def adjacent(self) -> tuple[np.ndarray, np.ndarray]:
         """``(diff, se_paired)`` of every column and the next one."""
@@ -316,8 +326,12 @@ def paired_rank_table(
       with :math:`SE_p = \\sqrt{\\frac1n \\cdot \\frac1n \\sum_i (d_i - \\bar d)^2}`, the
       per-question differences :math:`d_i = s_{ia} - s_{ib}` (Miller 2024, Eq. 7;
       ``se_paired`` of :func:`evalbars.stats.pairwise.pairwise_table`). For 0/1 scores
-      its test is the large-sample McNemar test. ``separated``: the interval
-      excludes zero; tiers as in :func:`rank_table`.
+      its test is the large-sample McNemar test; on per-question means of repeated samples
+      it stays valid whatever each model's number of samples (the mean differences are
+      unbiased). ``separated``: the interval excludes zero; at a zero SE (the same
+      difference on every question) there is no interval and the exact bound of
+      :func:`evalbars.stats.pairwise.zero_se_one_sided_p` decides; tiers as in
+      :func:`rank_table`.
     - Plausible ranks: every bootstrap replicate is one world; ranks with ties
       sharing the better rank (ties are common, since replicate accuracies are
       multiples of 1/n), then ``p_first`` and the central rank range. Because all
@@ -349,13 +363,14 @@ def paired_rank_table(
     moments = _PairedMoments(scores, columns)
     gap, se = moments.adjacent()
     gap, se = np.append(gap, np.nan), np.append(se, np.nan)
-    separated = pd.array(gap - z * se > 0, dtype="boolean")
+    separated = pd.array(moments.separated(gap, se, z, level), dtype="boolean")
     separated[len(order) - 1] = pd.NA
+    half = np.where(se > 0, z * se, np.nan)  # a zero SE gives no interval
     gaps = pd.DataFrame(
         {
             "gap": gap,
-            "gap_low": gap - z * se,
-            "gap_high": gap + z * se,
+            "gap_low": gap - half,
+            "gap_high": gap + half,
             "separated": separated,
             "pair_kind": np.where(np.isnan(gap), "", "paired"),
         }
@@ -363,7 +378,7 @@ def paired_rank_table(
 
     def separated_from(top):
         diff, diff_se = moments.from_column(top)
-        return diff - z * diff_se > 0
+        return moments.separated(diff, diff_se, z, level)
 
     rng = np.random.default_rng(seed)
     strata = shared.categories if stratify else None
