@@ -537,7 +537,8 @@ def gate_clusters(replications: int = 4000) -> tuple[pd.DataFrame, list[str]]:
     lines = [
         f"gate (sign-flip test below {SIGN_FLIP_BELOW_DF} CR2 df, CR2 with Satterthwaite t "
         f"from there): type-I error {settled['rate'].min():.2%} to {settled['rate'].max():.2%} "
-        f"over {len(settled)} settings of 7 to 57 categories ({replications:,} nulls each); "
+        f"over {len(settled)} settings of {settled['clusters'].min()} to "
+        f"{settled['clusters'].max()} categories ({replications:,} nulls each); "
         f"within {low:.1%}-{high:.1%}: "
         + ("yes" if inside[reachable].all() else f"no, {int((~inside[reachable]).sum())} outside"),
     ]

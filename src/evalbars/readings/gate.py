@@ -493,11 +493,13 @@ def compare_models(
     (:func:`evalbars.stats.cluster_robust.sign_flip_mean`; Canay, Romano and Shaikh 2017), and
     the interval inverts it. From 30 df on, :math:`\\hat\\Delta \\pm t_{\\nu, 1-\\alpha/2}
     SE_{CR2}` (R clubSandwich's ``coef_test(vcov = "CR2", test = "Satterthwaite")``). CR2
-    with t at every G, the gate's reading before, rejected a true null 10-12% of the time at
-    3 categories with intra-category correlation 0.3 and up to 7-9% at 8; CR0 with a normal
-    quantile, the reading before that, 22-32% at 3 categories. The sign-flip test keeps its
-    level at every G: MEASURED_RATES (``python -m tests.benchmark --gate-clusters``, 4,000
-    nulls per setting; :mod:`evalbars.studies.cluster_type1`).
+    with t at every G, the gate's reading before, rejected a true null 10.9-11.8% of the time
+    at 3 categories with intra-category correlation 0.3, 9.4-9.6% at 4 and up to 7.3% at 8;
+    CR0 with a normal quantile, the reading before that, 25-36% at 3 categories. The gate
+    rejects 0% with 3 to 5 categories (it cannot reject), 1.8-2.8% at 6 (at most 3.1% by
+    construction) and 3.9-5.8% from 8 to 57 categories, at intra-category correlations from 0
+    to 0.3 with equal or unequal category sizes (``python -m tests.benchmark
+    --gate-clusters``: 48 settings of 4,000 nulls; :mod:`evalbars.studies.cluster_type1`).
 
     McNemar's exact test (:func:`evalbars.stats.pairwise.exact_mcnemar_p`) takes the questions
     the candidate scored higher (fail -> pass) and lower (pass -> fail), with one 0/1 score per
@@ -505,6 +507,23 @@ def compare_models(
     confidence sequence of :func:`evalbars.stats.sequential.empirical_bernstein_cs` over the
     questions in the order they were added (``arrival``): valid at every look of a gate that
     reruns as questions are appended, since each look extends the same sequence.
+
+    Examples
+    --------
+    Twenty questions, 8 fail -> pass and 2 pass -> fail: better on the paired reading; in two
+    categories no clustered test can reject, so the gate is inconclusive and says why:
+
+    >>> import numpy as np
+    >>> from evalbars.data.scores import WideScores
+    >>> scores = np.array([[0, 1]] * 8 + [[1, 0]] * 2 + [[1, 1]] * 10, float)
+    >>> wide = WideScores(scores, ["base", "cand"], np.arange(20), np.array(["all"] * 20))
+    >>> s = compare_models(wide, "base", "cand").summary
+    >>> s["verdict"], s["se_kind"], round(s["low"], 3), round(s["high"], 3)
+    ('better', 'paired', 0.019, 0.581)
+    >>> two = WideScores(scores, ["base", "cand"], np.arange(20), np.repeat(["x", "y"], 10))
+    >>> s = compare_models(two, "base", "cand").summary
+    >>> s["verdict"], s["se_kind"], (s["low"], s["high"]), s["paired_verdict"]
+    ('inconclusive', 'sign-flip', (-1.0, 1.0), 'better')
     """
     if margin < 0:
         raise ValueError(f"the margin must be >= 0, got {margin!r}")
