@@ -324,7 +324,9 @@ def test_sign_flip_interval_is_hartigans_subset_means_and_inverts_the_test(level
     scores, clusters, weights = _random_data(np.random.default_rng(9), [4, 6, 2, 9, 5, 3, 7, 4])
     result = sign_flip_mean(scores, clusters, weights, level=level)
     means = _subset_means(scores, clusters, weights)  # the 255 nonempty subsets of 8 clusters
-    k = int(np.floor(256 * (1 - level) / 2))  # the empty set is the kth+1 smallest's -inf
+    # k = floor(P (1 - level) / 2) patterns may lie beyond each bound, the empty set (-inf)
+    # among them: low is the kth smallest nonempty subset mean, high the kth largest.
+    k = int(np.floor(256 * (1 - level) / 2))
     assert (result.low, result.high) == pytest.approx((means[k - 1], means[-k]), rel=1e-13)
     # Nulls just outside the interval are rejected at (1 - level)/2, those on its ends are not.
     step = 1e-9

@@ -122,7 +122,8 @@ class Comparison:
         high, level, df, margin, better_by, p_noninferiority, p_superiority, p_regression``,
         ``paired_low, paired_high, paired_verdict`` (the questions read as independent),
         ``higher, lower`` (questions on which the candidate's mean score is higher, lower),
-        ``flips_apply`` (one 0/1 score per model and question), ``fail_to_pass, pass_to_fail,
+        ``flips_apply`` (one 0/1 score per model and question) and ``flips_note`` (why not),
+        ``sign_patterns`` (the sign-flip test's patterns, or None), ``fail_to_pass, pass_to_fail,
         p_mcnemar, prob_candidate_better, odds_ratio, odds_ratio_low, odds_ratio_high`` (None
         where flips do not apply), ``cohens_h, verdict, power, questions_to_decide,
         exit_code``; with the sequential mode also ``cs_low, cs_high, cs_decided_at`` (the
