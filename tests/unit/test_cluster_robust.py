@@ -1,4 +1,5 @@
-"""CR0, CR1 and CR2 of a mean against R (clubSandwich, sandwich) and against exact identities.
+"""CR0, CR1 and CR2 of a mean against R (clubSandwich, sandwich) and against exact identities;
+the sign-flip test against scipy's exact permutation test and brute-force subset means.
 
 R's numbers are committed in ``tests/reference/r_output/cluster_robust.json`` (written by
 ``tests/reference/make_r_cluster_robust_reference.R`` from ``tests/data/cluster_robust_*.csv``);
@@ -7,12 +8,14 @@ these tests never call R.
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from evalbars.stats.cluster_robust import (
     ClusterRobustMean,
@@ -21,6 +24,10 @@ from evalbars.stats.cluster_robust import (
     cr0_mean,
     cr1_mean,
     cr2_mean,
+    degenerate_se,
+    sign_flip_can_reject,
+    sign_flip_clusters_needed,
+    sign_flip_mean,
 )
 from evalbars.stats.intervals import clustered_se
 
@@ -276,3 +283,117 @@ def test_dispatch_and_interval_p_duality():
         result.interval(1.0)
     with pytest.raises(ValueError, match="clusters"):
         cr2_mean(scores, clusters[:-1])
+
+
+# --- The sign-flip randomization test and the degenerate-SE rule --------------------------------
+
+
+def _subset_means(scores, clusters, weights):
+    """Every nonempty set of clusters' pooled mean, by brute force."""
+    labels = np.unique(clusters)
+    means = []
+    for size in range(1, labels.size + 1):
+        for chosen in itertools.combinations(labels, size):
+            inside = np.isin(clusters, chosen)
+            means.append((weights * scores)[inside].sum() / weights[inside].sum())
+    return np.sort(means)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("null", [0.0, -0.05, 0.1])
+def test_sign_flip_p_values_equal_scipys_exact_permutation_test(weighted, null):
+    scores, clusters, weights = _random_data(np.random.default_rng(8), [5, 9, 3, 12, 7, 4, 8])
+    weights = weights if weighted else np.ones(scores.size)
+    result = sign_flip_mean(scores, clusters, weights, nulls=null)
+    sums = pd.Series(weights * (scores - null)).groupby(clusters).sum().to_numpy()
+    for alternative, ours in (("greater", result.p_greater), ("less", result.p_less)):
+        exact = stats.permutation_test(
+            (sums,),
+            np.sum,
+            permutation_type="samples",
+            alternative=alternative,
+            n_resamples=np.inf,
+        )
+        assert ours == pytest.approx(exact.pvalue, rel=1e-12)
+    assert result.patterns == 2**7 and result.enumerated
+    assert result.estimate == pytest.approx(np.average(scores, weights=weights), rel=1e-13)
+
+
+@pytest.mark.parametrize("level", [0.95, 0.8])
+def test_sign_flip_interval_is_hartigans_subset_means_and_inverts_the_test(level):
+    scores, clusters, weights = _random_data(np.random.default_rng(9), [4, 6, 2, 9, 5, 3, 7, 4])
+    result = sign_flip_mean(scores, clusters, weights, level=level)
+    means = _subset_means(scores, clusters, weights)  # the 255 nonempty subsets of 8 clusters
+    # k = floor(P (1 - level) / 2) patterns may lie beyond each bound, the empty set (-inf)
+    # among them: low is the kth smallest nonempty subset mean, high the kth largest.
+    k = int(np.floor(256 * (1 - level) / 2))
+    assert (result.low, result.high) == pytest.approx((means[k - 1], means[-k]), rel=1e-13)
+    # Nulls just outside the interval are rejected at (1 - level)/2, those on its ends are not.
+    step = 1e-9
+    edges = sign_flip_mean(
+        scores,
+        clusters,
+        weights,
+        nulls=[result.low - step, result.low, result.high, result.high + step],
+        level=level,
+    )
+    half = (1 - level) / 2
+    assert edges.p_greater[0] <= half < edges.p_greater[1]
+    assert edges.p_less[3] <= half < edges.p_less[2]
+
+
+def test_sign_flip_cannot_reject_with_five_clusters_or_fewer():
+    assert sign_flip_clusters_needed(0.05) == 6 and sign_flip_clusters_needed(0.1) == 5
+    for g in (2, 3, 5):
+        scores = np.arange(1.0, g + 1)  # every cluster far above the null of 0
+        result = sign_flip_mean(scores, np.arange(g))
+        assert result.p_greater == 2.0**-g and not sign_flip_can_reject(g, 0.05)
+        assert (result.low, result.high) == (-np.inf, np.inf)
+    six = sign_flip_mean(np.arange(1.0, 7), np.arange(6))
+    assert six.p_greater == 1 / 64 and six.p_value() == 1 / 32 and six.low == 1.0
+    assert sign_flip_can_reject(6, 0.05)
+
+
+def test_sign_flip_stacks_draws_and_empty_clusters():
+    rng = np.random.default_rng(12)
+    clusters = rng.permutation(np.repeat(np.arange(9), 5))
+    scores = rng.normal(0.1, 1.0, size=(4, clusters.size))
+    stacked = sign_flip_mean(scores, clusters, nulls=[0.0, 0.2])
+    for row in range(4):
+        alone = sign_flip_mean(scores[row], clusters, nulls=[0.0, 0.2])
+        np.testing.assert_array_equal(stacked.p_greater[row], alone.p_greater)
+        assert (stacked.low[row], stacked.high[row]) == pytest.approx((alone.low, alone.high))
+    # A cluster with no weight leaves the test of the other 8: each pattern counts twice.
+    weights = np.where(clusters == 0, 0.0, 1.0)
+    without = sign_flip_mean(scores[0], clusters, weights)
+    dropped = sign_flip_mean(scores[0][clusters != 0], clusters[clusters != 0])
+    assert without.clusters == 8 and without.p_greater == dropped.p_greater
+    assert (without.low, without.high) == pytest.approx((dropped.low, dropped.high), rel=1e-13)
+    # Beyond 16 clusters: the identity and 9,999 seeded draws, the same for the same seed.
+    many = np.repeat(np.arange(20), 3)
+    values = rng.normal(0.3, 1.0, many.size)
+    drawn = sign_flip_mean(values, many, draws=10_000, seed=5)
+    assert not drawn.enumerated and drawn.patterns == 10_000
+    assert drawn == sign_flip_mean(values, many, draws=10_000, seed=5)
+    assert drawn.p_greater >= 1e-4 and drawn.low < drawn.estimate < drawn.high
+
+
+def test_degenerate_se_is_zero_up_to_round_off_on_varying_data():
+    # Three categories of 100 with 10 fail -> pass and 6 pass -> fail each: every category's
+    # mean difference is +0.04, so the CR2 SE is 0 (1e-17 by round-off) though 48 questions
+    # flipped both ways.
+    d = np.tile(np.r_[np.ones(10), -np.ones(6), np.zeros(84)], 3)
+    categories = np.repeat(list("abc"), 100)
+    robust = cr2_mean(d, categories)
+    assert robust.se < 1e-15 and degenerate_se(robust.se, d)
+    paired = d.std() / np.sqrt(d.size)
+    assert not degenerate_se(paired, d)
+    # A difference of moments of a constant 1/3 is not exactly 0; it is degenerate all the same.
+    constant = np.full(300, 1 / 3)
+    moments = np.sqrt(max(np.mean(constant**2) - np.mean(constant) ** 2, 0) / 300)
+    assert degenerate_se(moments, constant) and degenerate_se(np.nan, constant)
+    # The smallest real SE: one question of 10,000 differs.
+    one = np.r_[1.0, np.zeros(9999)]
+    assert not degenerate_se(one.std() / 100, one)
+    stacked = degenerate_se(np.array([0.0, 0.05]), np.vstack([d, d]))
+    np.testing.assert_array_equal(stacked, [True, False])

@@ -156,3 +156,22 @@ def test_a_three_way_tie_at_the_top_is_headlined_as_a_tie(tmp_path):
         headline
     )
     assert "A is first" not in headline
+
+
+def test_a_clustered_spread_of_zero_reads_the_pair_unclustered():
+    # Three categories whose mean differences are all +0.04: the CR2 SE is 1e-17, a design
+    # effect of 0 that made the clustered count 0 questions. The paired count stands instead.
+    pattern = np.r_[np.ones(10), np.zeros(6), np.ones(50), np.zeros(34)]
+    other = np.r_[np.zeros(10), np.ones(6), np.ones(50), np.zeros(34)]
+    rows = pd.DataFrame(
+        {
+            "model": np.repeat(["a", "b"], 300),
+            "question_id": np.tile(np.arange(300), 2),
+            "category": np.tile(np.repeat(list("xyz"), 100), 2),
+            "correct": np.r_[np.tile(pattern, 3), np.tile(other, 3)],
+        }
+    )
+    row = resolution.adjacent_resolution(wide_scores(rows)).iloc[0]
+    assert np.isnan(row.se_clustered) and np.isnan(row.design_effect)
+    assert row.questions_needed_clustered == row.questions_needed > 0
+    assert row.unresolved_clustered == row.unresolved

@@ -1,4 +1,5 @@
-"""Simulation studies: the leaderboard-luck explainer's numbers, the paper's FWER study, clustering.
+"""Simulation studies: the leaderboard-luck explainer's numbers, the paper's FWER study, clustering,
+the release gate's type-I error at few categories.
 
 Monte Carlo results are checked against exact values computed independently here
 (binomial enumeration, the studentized range, closed forms) within four Monte Carlo
@@ -19,6 +20,7 @@ from evalbars.stats.intervals import clustered_se
 from evalbars.stats.pairwise import paired_z_tests
 from evalbars.stats.rng import setting_rng
 from evalbars.studies import combine_settings
+from evalbars.studies.cluster_type1 import METHODS, gate_clusters_table, simulate_gate_clusters
 from evalbars.studies.clustered import balanced_random_intercept_se, simulate_clustered
 from evalbars.studies.fwer import (
     draw_conditional_means,
@@ -396,3 +398,63 @@ def test_combine_settings_sorts_independently_of_input_order():
     pd.testing.assert_frame_equal(
         combined, combine_settings(parts[::-1], ["spread", "questions", "rule"])
     )
+
+
+# --- The release gate's type-I error at few categories (studies.cluster_type1) -----------------
+
+
+def _rates(table):
+    return table.set_index("method")["rate"]
+
+
+def test_gate_clusters_at_three_strongly_clustered_categories():
+    # Intra-category correlation 0.3 (half the questions discordant): CR2 with Satterthwaite t,
+    # the gate's reading before, rejects a true null about 12% of the time; the gate's
+    # sign-flip test cannot reject with 3 categories (its smallest one-sided p is 1/8).
+    table = simulate_gate_clusters(
+        3, cluster_size=107, correlation=0.3, discordance=0.5, replications=2000, seed=SEED
+    )
+    rates = _rates(table)
+    assert rates["cr2_satterthwaite"] > 0.065 + TOL_SE * np.sqrt(0.065 * 0.935 / 2000)
+    assert rates["gate"] == rates["sign_flip"] == 0.0
+    attainable = table.set_index("method")["attainable"]
+    assert attainable["gate"] == 0.0 and attainable["cr2_satterthwaite"] == 0.05
+    assert table["correlation"].iloc[0] == pytest.approx(0.3)
+    assert table["design_effect"].iloc[0] == pytest.approx(1 + (107 - 1) * 0.3)
+
+
+def test_gate_clusters_wild_bootstrap_over_rejects_at_four_categories():
+    # Webb's six-point wild cluster bootstrap, the other candidate: above the 6.5% band at 4
+    # equal categories with correlation 0.3; the sign-flip test cannot reject there either.
+    table = simulate_gate_clusters(
+        4, cluster_size=107, correlation=0.3, discordance=0.5, replications=2000, seed=SEED
+    )
+    rates = _rates(table)
+    assert rates["wild_webb"] > 0.065 + TOL_SE * np.sqrt(0.065 * 0.935 / 2000)
+    assert rates["gate"] == 0.0
+
+
+def test_gate_clusters_at_eight_categories_stays_below_the_exact_size():
+    # 8 categories: 256 sign patterns, the test rejects on at most 2 x 6 of them: 4.69%.
+    table = simulate_gate_clusters(
+        8, cluster_size=107, correlation=0.3, discordance=0.5, replications=2000, seed=SEED
+    ).set_index("method")
+    assert table.loc["sign_flip", "attainable"] == 12 / 256
+    gate = table.loc["gate"]
+    assert gate["rate"] == table.loc["sign_flip", "rate"]
+    assert gate["rate"] <= 12 / 256 + TOL_SE * gate["mc_se"]
+    assert gate["rate"] >= 0.035 - TOL_SE * gate["mc_se"]
+
+
+def test_gate_clusters_reads_cr2_from_thirty_degrees_of_freedom_and_is_seeded():
+    # 40 equal categories: CR2's df are 39, so the gate's reading is CR2 with t.
+    settings = dict(cluster_size=20, design_effect=2.0, replications=300, seed=SEED)
+    table = simulate_gate_clusters(40, **settings).set_index("method")
+    assert table.loc["gate", "rejections"] == table.loc["cr2_satterthwaite", "rejections"]
+    assert table.loc["gate", "mean_df"] == pytest.approx(39)
+    again = simulate_gate_clusters(40, **settings).set_index("method")
+    pd.testing.assert_frame_equal(table, again)
+    grid = gate_clusters_table(
+        cluster_counts=(6, 3), correlations=(0.1,), discordance=0.5, replications=50
+    )
+    assert list(grid["clusters"].unique()) == [3, 6] and list(grid["method"][:7]) == list(METHODS)

@@ -366,7 +366,8 @@ COMPARE_EPILOG = """exit status:
   0  no regression shown: the candidate is non-inferior at the margin, or better
   1  regression: the candidate is worse than the baseline by more than the margin,
      significantly (the interval lies below -margin)
-  3  inconclusive: the interval straddles -margin
+  3  inconclusive: the interval straddles -margin, or nothing bounds it (2 to 5
+     categories: no category-clustered test can reject at 5%; a zero SE on 1 or 2 questions)
   2  bad input or usage (one line on stderr)
 """
 

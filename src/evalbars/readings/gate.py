@@ -17,18 +17,41 @@ Verdicts and exit codes (:data:`EXIT_CODES`), with the two-sided (1 - alpha) int
   than the margin;
 - ``inconclusive`` (exit 3): otherwise.
 
-A zero SE (one shared question, models that agree on every question, or the same difference
-on every question) is no evidence of precision: the interval [d, d] would have zero width
-whatever the number of questions. The gate then decides from exact statements instead
-(:func:`_zero_se`): with no flip, the Clopper-Pearson bound on the share of questions that
-could flip; with every question flipped the same way, the exact McNemar test. One or two
-shared questions are inconclusive at any margin under 97.5 points.
+Each decision is the one-sided test at level alpha / 2 that the interval implies.
+Every interval is cut to [-1, 1], what a difference of two scores in [0, 1] can be.
 
-Each decision is the one-sided test at level alpha / 2 that the interval implies:
-non-inferiority rejects :math:`H_0: \\Delta \\le -m` when
-:math:`p = \\Phi(-(\\hat\\Delta + m)/SE) < \\alpha/2` (``p_noninferiority``), and
-regression rejects :math:`H_0: \\Delta \\ge -m` when
-:math:`\\Phi((\\hat\\Delta + m)/SE) < \\alpha/2` (``p_regression``).
+The reading (``se_kind``):
+
+- ``paired``: Miller's paired SE with a normal quantile, on questions without categories (or
+  in one);
+- ``sign-flip``: with two or more categories while CR2's Satterthwaite degrees of freedom are
+  below 30 (:data:`evalbars.stats.cluster_robust.SIGN_FLIP_BELOW_DF`; 30 or fewer categories of
+  equal size), the category sign-flip randomization test and its inverted interval
+  (:func:`evalbars.stats.cluster_robust.sign_flip_mean`). It is exact when each category's
+  effect is symmetric about the null, whatever its distribution; with fewer than 6 categories
+  it cannot reject at alpha 0.05 (its smallest one-sided p is :math:`2^{-G}`), so with 2 to 5
+  categories the gate is inconclusive and says why, beside the paired reading of the same
+  questions (which holds for these categories' questions, not for categories like them);
+- ``clustered``: from 30 degrees of freedom, the category-clustered CR2 SE with Satterthwaite t
+  (:func:`evalbars.stats.cluster_robust.cr2_mean`);
+- ``exact`` or ``none``: a zero paired SE (below).
+
+A standard error of 0, or 0 up to round-off (:func:`evalbars.stats.cluster_robust.degenerate_se`),
+supports no verdict: a zero-width interval would claim any precision whatever the flips behind
+it. When the categories' mean differences are all equal the clustered spread is 0; the gate
+then decides from the paired reading of the same questions, where the flips' own spread
+shows, and says so (with 2 to 5 categories it stays inconclusive: no clustered reading can
+reject there). A zero paired SE (one shared question, models that agree on every question, or
+the same difference on every question) gives exact statements instead (:func:`_zero_se`): with
+no flip, the Clopper-Pearson bound on the share of questions that could flip; with every
+question flipped the same way, the exact McNemar test (0/1 scores only). One or two shared
+questions are inconclusive at any margin under 97.5 points.
+
+Flips and McNemar's counts are defined when each model has one 0/1 score per question. With
+repeated samples (epochs) or partial credit the gate compares per-question means: it lists the
+questions whose means differ, with their sample counts, and reports no flips, no exact McNemar
+and no Bayesian 2x2 reading; the paired and clustered intervals of the mean differences stay
+valid with any number of samples per model.
 
 References
 ----------
@@ -38,11 +61,12 @@ References
    correlated proportions or percentages. Psychometrika 12, 153-157.
 .. [3] Howard, S. R., Ramdas, A., McAuliffe, J. and Sekhon, J. (2021). Time-uniform,
    nonparametric, nonasymptotic confidence sequences. Annals of Statistics 49(2).
+.. [4] Canay, I. A., Romano, J. P. and Shaikh, A. M. (2017). Randomization tests under an
+   approximate symmetry assumption. Econometrica 85(3), 1013-1030.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,11 +75,25 @@ from scipy import special
 
 from evalbars.data.scores import WideScores
 from evalbars.defaults import ALPHA, POWER
+from evalbars.readings.gate_text import compare_csv_table, compare_json, compare_markdown
 from evalbars.readings.judge_corrected import too_few_labels_note
-from evalbars.stats.cluster_robust import clustering_applicable, cr2_mean
+from evalbars.stats.cluster_robust import (
+    SIGN_FLIP_BELOW_DF,
+    clustering_applicable,
+    cr2_mean,
+    degenerate_se,
+    sign_flip_can_reject,
+    sign_flip_clusters_needed,
+    sign_flip_mean,
+)
 from evalbars.stats.effect_sizes import cohens_h, discordant_odds_ratio
 from evalbars.stats.intervals import z_for_level
-from evalbars.stats.pairwise import exact_mcnemar_p, pair_statistics, zero_se_one_sided_p
+from evalbars.stats.pairwise import (
+    exact_mcnemar_p,
+    exact_readings_not_applicable,
+    pair_statistics,
+    zero_se_one_sided_p,
+)
 from evalbars.stats.planning.sample_size import questions_for_effect
 from evalbars.stats.ppi import MIN_LABELS, labels_needed, ppi_pair_means
 from evalbars.stats.sequential import empirical_bernstein_cs
@@ -72,6 +110,8 @@ __all__ = [
 
 #: Exit status of ``evalbars compare`` for each verdict (2 is bad input or usage).
 EXIT_CODES = {"better": 0, "non-inferior": 0, "regression": 1, "inconclusive": 3}
+#: What a difference of two scores in [0, 1] can be: every interval is cut to it.
+FEASIBLE = (-1.0, 1.0)
 
 
 @dataclass(frozen=True)
@@ -82,23 +122,34 @@ class Comparison:
     ----------
     summary : dict
         One record: ``baseline, candidate, questions, left_out, accuracy_baseline,
-        accuracy_candidate, diff, se, se_kind (paired, clustered, or with a zero SE exact
-        or none: see :func:`_zero_se`), low, high, level,
-        margin, p_noninferiority, p_regression, fail_to_pass, pass_to_fail,
-        p_mcnemar, verdict, exit_code``; with the sequential mode also ``cs_low,
-        cs_high, cs_decided_at`` (the first question count at which the sequence
-        reached its verdict, or None) and the verdict is the sequence's. On judge scores
-        with human labels also ``labels, judge_corrected_diff, judge_corrected_se,
-        judge_corrected_low, judge_corrected_high, human_only_diff, human_only_se,
-        lambda_hat, rho, effective_labels, judge_corrected_verdict, labels_to_decide,
-        judge_verdict``, and the verdict is the judge-corrected one (PPI++).
+        accuracy_candidate, diff, se, se_kind`` (the reading: ``paired``, ``sign-flip``,
+        ``clustered``, or with a zero paired SE ``exact`` or ``none``: see the module),
+        ``clusters`` (categories), ``note`` (why the reading is the one it is, or ""), ``low,
+        high, level, df, margin, better_by, p_noninferiority, p_superiority, p_regression``,
+        ``paired_low, paired_high, paired_verdict`` (the questions read as independent),
+        ``higher, lower`` (questions on which the candidate's mean score is higher, lower),
+        ``flips_apply`` (one 0/1 score per model and question) and ``flips_note`` (why not),
+        ``sign_patterns`` (the sign-flip test's patterns, or None), ``fail_to_pass, pass_to_fail,
+        p_mcnemar, prob_candidate_better, odds_ratio, odds_ratio_low, odds_ratio_high`` (None
+        where flips do not apply), ``cohens_h, verdict, power, questions_to_decide,
+        exit_code``; with the sequential mode also ``cs_low, cs_high, cs_decided_at`` (the
+        first question count at which the sequence reached its verdict, or None) and the
+        verdict is the sequence's. On judge scores with human labels also ``labels,
+        judge_corrected_diff, judge_corrected_se, judge_corrected_low, judge_corrected_high,
+        human_only_diff, human_only_se, lambda_hat, rho, effective_labels,
+        judge_corrected_verdict, labels_to_decide, judge_verdict``, and the verdict is the
+        judge-corrected one (PPI++).
     flips : DataFrame
-        ``question_id, category, baseline, candidate, flip`` for every question on
-        which the two scored differently (``flip`` is ``pass->fail`` where the
-        candidate scored lower, ``fail->pass`` where higher).
+        With one 0/1 score per question: ``question_id, category, baseline, candidate, flip``
+        for every question on which the two scored differently (``flip`` is ``pass->fail``
+        where the candidate scored lower, ``fail->pass`` where higher). With repeated samples
+        or partial credit: ``question_id, category, baseline, candidate, baseline_samples,
+        candidate_samples, change`` (``lower`` or ``higher``: the candidate's mean score) for
+        every question whose means differ.
     by_category : DataFrame or None
         Per category: ``category, questions, accuracy_baseline, accuracy_candidate,
-        diff, se, low, high, fail_to_pass, pass_to_fail, p_mcnemar`` (paired SE).
+        diff, se, low, high`` (paired SE), then ``fail_to_pass, pass_to_fail, p_mcnemar``, or
+        ``higher, lower`` where flips do not apply.
     """
 
     summary: dict
@@ -118,7 +169,13 @@ def verdict(low, high, margin: float, better_by: float = 0.0) -> str:
     return "inconclusive"
 
 
-def _zero_se(diff: float, n: int, margin: float, alpha: float):
+def _feasible(low, high):
+    """``low, high`` cut to :data:`FEASIBLE` (NaN stays NaN)."""
+    floor, ceiling = FEASIBLE
+    return float(np.clip(low, floor, ceiling)), float(np.clip(high, floor, ceiling))
+
+
+def _zero_se(diff: float, n: int, margin: float, alpha: float, binary: bool = True):
     """``low, high, p_noninferiority, p_regression, verdict, se_kind`` when the SE is 0.
 
     The SE is 0 when every shared question has the same difference c; a Wald interval
@@ -130,19 +187,25 @@ def _zero_se(diff: float, n: int, margin: float, alpha: float):
       Pearson 1934, "The use of confidence or fiducial limits illustrated in the case of the
       binomial"), so the interval is [-U, U] (``se_kind = exact``) and non-inferiority at m has
       the exact p :math:`(1 - m)^n`, the chance of no flip when a fraction m flips. One
-      shared question gives U = 0.975: inconclusive at any margin under 97.5 points.
+      shared question gives U = 0.975: inconclusive at any margin under 97.5 points. This
+      holds for any differences in [-1, 1] (means of epochs, partial credit):
+      :math:`|\\Delta| \\le P(d \\ne 0)`.
     - c != 0 (every question flipped the same way): the exact test of the discordant
       questions, as every table decides such a pair
       (:func:`evalbars.stats.pairwise.zero_se_one_sided_p`): one-sided p = 2^{-n} for the
       sign of the difference (better, or a regression at margin 0), :math:`((1-m)/2)^n` for
       non-inferiority at margin m, :math:`((1+m)/2)^n` for a regression by more than m;
       there is no interval (``low = high = nan``, ``se_kind = none``). Two questions give
-      p = 0.25: inconclusive.
+      p = 0.25: inconclusive. The sign bound needs 0/1 scores (``binary``): a mean of
+      epochs can be above 0 on every question while the mean difference is 0, so without
+      them the statement is p = 1 both ways (inconclusive).
     """
     if diff == 0:
         bound = 1.0 - (alpha / 2) ** (1.0 / n)
         p_noninferiority = float(zero_se_one_sided_p(0.0, n, -margin))
         return -bound, bound, p_noninferiority, 1.0, verdict(-bound, bound, margin), "exact"
+    if not binary:
+        return np.nan, np.nan, 1.0, 1.0, "inconclusive", "none"
     p_better = float(zero_se_one_sided_p(diff, n))
     p_noninferiority = float(zero_se_one_sided_p(diff, n, -margin))
     p_regression = float(zero_se_one_sided_p(-diff, n, margin))
@@ -160,9 +223,7 @@ def _zero_se(diff: float, n: int, margin: float, alpha: float):
 def _posterior_better(cand, base, up: int, down: int):
     """The Bayesian reading: P(candidate better) under a uniform Dirichlet prior on the 2x2
     table (:func:`evalbars.stats.bayes.dirichlet_paired_posterior`; exact, from the flips
-    alone); None for partial-credit scores, which have no 2x2 table."""
-    if not (np.isin(cand, (0.0, 1.0)).all() and np.isin(base, (0.0, 1.0)).all()):
-        return None
+    alone)."""
     return float(special.betaincc(up + 1.0, down + 1.0, 0.5))
 
 
@@ -171,19 +232,116 @@ def _tail(df: float, statistic: float) -> float:
     return float(special.stdtr(df, statistic) if np.isfinite(df) else special.ndtr(statistic))
 
 
+def _paired_reading(d, stats: dict, margin: float, better_by: float, alpha: float, binary: bool):
+    """The questions read as independent: Miller's paired SE and z, or, where that SE is 0 up
+    to round-off, the exact statements of :func:`_zero_se`."""
+    n, diff, se = len(d), stats["diff"], stats["se_paired"]
+    if degenerate_se(se, d):
+        low, high, p_noninferiority, p_regression, decision, kind = _zero_se(
+            diff, n, margin, alpha, binary
+        )
+        p_superiority = float(zero_se_one_sided_p(diff, n, better_by)) if binary else 1.0
+        if decision == "better" and p_superiority >= alpha / 2:
+            decision = "non-inferior"  # better, but not by the superiority margin
+        return {
+            "se": 0.0,
+            "df": np.inf,
+            "se_kind": kind,
+            "low": low,
+            "high": high,
+            "p_noninferiority": p_noninferiority,
+            "p_superiority": p_superiority,
+            "p_regression": p_regression,
+            "verdict": decision,
+        }
+    return _t_reading(diff, se, np.inf, "paired", margin, better_by, alpha)
+
+
+def _t_reading(diff, se, df, kind, margin, better_by, alpha) -> dict:
+    """An interval :math:`\\hat\\Delta \\pm q\\,SE` (q the normal or t quantile) and its tests."""
+    q = float(special.stdtrit(df, 1 - alpha / 2)) if np.isfinite(df) else z_for_level(1 - alpha)
+    low, high = _feasible(diff - q * se, diff + q * se)
+    return {
+        "se": float(se),
+        "df": float(df),
+        "se_kind": kind,
+        "low": low,
+        "high": high,
+        "p_noninferiority": _tail(df, -(diff + margin) / se),
+        "p_superiority": _tail(df, -(diff - better_by) / se),
+        "p_regression": _tail(df, (diff + margin) / se),
+        "verdict": verdict(low, high, margin, better_by),
+    }
+
+
+def _clustered_reading(d, categories, paired: dict, margin, better_by, alpha) -> dict:
+    """The category-clustered reading: CR2 with Satterthwaite t from
+    :data:`~evalbars.stats.cluster_robust.SIGN_FLIP_BELOW_DF` degrees of freedom, the sign-flip
+    test below; the paired reading where the categories' spread is 0 up to round-off and a
+    clustered reading could decide."""
+    robust = cr2_mean(d, categories)
+    clusters = int(robust.clusters)
+    base = {"clusters": clusters, "note": ""}
+    if robust.df < SIGN_FLIP_BELOW_DF:
+        can_reject = sign_flip_can_reject(clusters, alpha)
+        if can_reject and degenerate_se(robust.se, d):
+            return paired | base | {"note": _DEGENERATE}
+        test = sign_flip_mean(d, categories, nulls=[-margin, better_by], level=1 - alpha)
+        low, high = _feasible(test.low, test.high)
+        note = "" if can_reject else _cannot_reject(clusters, alpha)
+        return base | {
+            "se": float(robust.se),
+            "df": np.nan,
+            "se_kind": "sign-flip",
+            "low": low,
+            "high": high,
+            "p_noninferiority": float(test.p_greater[0]),
+            "p_superiority": float(test.p_greater[1]),
+            "p_regression": float(test.p_less[0]),
+            "verdict": verdict(low, high, margin, better_by),
+            "patterns": test.patterns,
+            "note": note,
+        }
+    if degenerate_se(robust.se, d):
+        return paired | base | {"note": _DEGENERATE}
+    reading = _t_reading(
+        robust.estimate, robust.se, robust.df, "clustered", margin, better_by, alpha
+    )
+    return reading | base
+
+
+_DEGENERATE = (
+    "the categories' mean differences are all equal (up to round-off): a clustered spread of 0 "
+    "is no evidence of precision, so the paired reading decides"
+)
+
+
+def _cannot_reject(clusters: int, alpha: float) -> str:
+    return (
+        f"with {clusters} categories no category-clustered test can reject at the "
+        f"{100 * alpha:g}% level: a sign-flip test's smallest one-sided p is 1/{2**clusters} "
+        f"(it needs {sign_flip_clusters_needed(alpha)} categories)"
+    )
+
+
 def _questions_to_decide(summary: dict, stats: dict, power: float):
     """Shared questions an inconclusive comparison would need for the nearer boundary (the
     margin, or the superiority margin) to be decided at ``power`` if the true difference were
     the observed one: the planner's paired sample size
     (:func:`evalbars.stats.planning.sample_size.questions_for_effect`) at the observed variance of a
-    difference, times the design effect of the clustered SE where that was used. None where
-    the observed difference sits on a boundary (no sample size decides it)."""
+    difference, times the design effect of the clustered SE where a clustered reading was used.
+    None where the observed difference sits on a boundary, or where the categories are too few
+    for any clustered reading to decide (no sample size decides it)."""
     n, diff = summary["questions"], summary["diff"]
+    if summary["se_kind"] == "sign-flip" and not sign_flip_can_reject(
+        summary["clusters"], 1 - summary["level"]
+    ):
+        return None
     variance = stats["se_paired"] ** 2 * n
     if variance <= 0:
         variance = (stats["n10"] + stats["n01"]) / n or 1.0 / n  # no spread seen: a floor
     design_effect = 1.0
-    if summary["se_kind"] == "clustered" and stats["se_paired"] > 0:
+    if summary["se_kind"] in ("clustered", "sign-flip") and stats["se_paired"] > 0:
         design_effect = max(1.0, (summary["se"] / stats["se_paired"]) ** 2)
     distance = min(abs(diff + summary["margin"]), abs(diff - summary["better_by"]) or np.inf)
     if not np.isfinite(distance) or distance == 0:
@@ -248,16 +406,20 @@ def _judge_corrected(pair: WideScores, alpha: float, margin: float, better_by: f
     return fields
 
 
-def _by_category(d, base, cand, categories, z):
-    """Per-category paired differences by bincount over category codes."""
+def _by_category(d, base, cand, categories, z, flips_apply: bool):
+    """Per-category paired differences by bincount over category codes (intervals cut to
+    [-1, 1]; none where a category's SE is 0 up to round-off)."""
     names, codes = np.unique(categories, return_inverse=True)
     n = np.bincount(codes, minlength=len(names)).astype(float)
     diff = np.bincount(codes, weights=d, minlength=len(names)) / n
     square = np.bincount(codes, weights=d * d, minlength=len(names)) / n
     se = np.sqrt(np.maximum(square - diff**2, 0.0) / n)
+    membership = codes[None, :] == np.arange(len(names))[:, None]
+    shown = ~degenerate_se(se, d[None, :], membership)
+    floor, ceiling = FEASIBLE
     up = np.bincount(codes, weights=(d > 0), minlength=len(names)).astype(int)
     down = np.bincount(codes, weights=(d < 0), minlength=len(names)).astype(int)
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {
             "category": names,
             "questions": n.astype(int),
@@ -265,13 +427,32 @@ def _by_category(d, base, cand, categories, z):
             "accuracy_candidate": np.bincount(codes, weights=cand, minlength=len(names)) / n,
             "diff": diff,
             "se": se,
-            "low": diff - z * se,
-            "high": diff + z * se,
-            "fail_to_pass": up,
-            "pass_to_fail": down,
-            "p_mcnemar": exact_mcnemar_p(up, down),
+            "low": np.where(shown, np.clip(diff - z * se, floor, ceiling), np.nan),
+            "high": np.where(shown, np.clip(diff + z * se, floor, ceiling), np.nan),
         }
     )
+    if flips_apply:
+        return table.assign(fail_to_pass=up, pass_to_fail=down, p_mcnemar=exact_mcnemar_p(up, down))
+    return table.assign(higher=up, lower=down)
+
+
+def _changes(pair: WideScores, d, base, cand, flips_apply: bool) -> pd.DataFrame:
+    """The questions on which the two scored differently: flips, or differing means."""
+    moved = d != 0
+    columns = {
+        "question_id": pair.question_ids[moved],
+        "category": pair.categories[moved],
+        "baseline": base[moved],
+        "candidate": cand[moved],
+    }
+    if flips_apply:
+        columns["flip"] = np.where(d[moved] < 0, "pass->fail", "fail->pass")
+    else:
+        samples = pair.sample_counts[moved]
+        columns["baseline_samples"] = samples[:, 1].astype(int)
+        columns["candidate_samples"] = samples[:, 0].astype(int)
+        columns["change"] = np.where(d[moved] < 0, "lower", "higher")
+    return pd.DataFrame(columns)
 
 
 def compare_models(
@@ -310,29 +491,58 @@ def compare_models(
         over them in this order; ids not shared are skipped). Default: the table's
         order (category, then id).
 
+    Returns
+    -------
+    Comparison
+
     Notes
     -----
-    With :math:`d_i` = candidate minus baseline on shared question i (n of them),
-    :math:`\\hat\\Delta = \\bar d`. The SE is Miller's paired SE
-    :math:`\\sqrt{\\frac1n\\cdot\\frac1n\\sum(d_i - \\bar d)^2}`
-    (:func:`evalbars.stats.pairwise.pair_statistics`), with the normal quantile; or, with two
-    or more categories, the category-clustered CR2 SE of :math:`\\bar d` (Bell-McCaffrey) with
-    Satterthwaite degrees of freedom :math:`\\nu` and the :math:`t_\\nu` quantile
-    (:func:`evalbars.stats.cluster_robust.cr2_mean`, R clubSandwich's ``coef_test(vcov =
-    "CR2", test = "Satterthwaite")``). CR0 with a normal quantile, the gate's reading before,
-    rejected a true null 22-32% of the time with 3 categories; CR2 with Satterthwaite t keeps
-    3.5-5.9% at 3 to 57 categories, with or without real clustering and with unequal category
-    sizes (``python -m tests.benchmark --gate-clusters``, 4,000 nulls per setting; CR1 with
-    t(G - 1) is the same with equal sizes but reaches 6.9% at 3 unequal ones). So the clustered interval
-    is used alone, not the larger of it and the paired one: that rule, which patched CR0's
-    optimism, makes CR2 conservative (0.2% at 3 categories).
-    :math:`\\hat\\Delta \\pm q_{1-\\alpha/2} SE`, q the normal or t quantile. McNemar's exact test
-    (:func:`evalbars.stats.pairwise.exact_mcnemar_p`) takes the questions the candidate
-    scored higher (fail -> pass) and lower (pass -> fail). The sequential mode
-    replaces the interval by the empirical-Bernstein confidence sequence of
-    :func:`evalbars.stats.sequential.empirical_bernstein_cs` over the questions in the
-    order they were added (``arrival``): valid at every look of a gate that reruns
-    as questions are appended, since each look extends the same sequence.
+    With :math:`d_i` = candidate minus baseline on shared question i (n of them; each model's
+    samples of a question averaged first), :math:`\\hat\\Delta = \\bar d`. The paired SE is
+    Miller's :math:`\\sqrt{\\frac1n\\cdot\\frac1n\\sum(d_i - \\bar d)^2}`
+    (:func:`evalbars.stats.pairwise.pair_statistics`), with the normal quantile. It needs no
+    equal number of samples: the :math:`d_i` are independent across questions whatever each
+    model's samples, so neither model is favoured by having fewer.
+
+    With two or more categories the reading is clustered. While CR2's Satterthwaite df
+    :math:`\\nu` (:func:`evalbars.stats.cluster_robust.cr2_mean`) is below 30, the category
+    sign-flip test decides: with :math:`U_j` the sum of :math:`d_i - \\Delta_0` over category
+    j, :math:`p = \\#\\{\\varepsilon: \\sum_j \\varepsilon_j U_j \\ge \\sum_j U_j\\}/2^G`,
+    exact when each :math:`U_j` is symmetric about 0 under the null
+    (:func:`evalbars.stats.cluster_robust.sign_flip_mean`; Canay, Romano and Shaikh 2017), and
+    the interval inverts it. From 30 df on, :math:`\\hat\\Delta \\pm t_{\\nu, 1-\\alpha/2}
+    SE_{CR2}` (R clubSandwich's ``coef_test(vcov = "CR2", test = "Satterthwaite")``). CR2
+    with t at every G, the gate's reading before, rejected a true null 10.9-11.8% of the time
+    at 3 categories with intra-category correlation 0.3, 9.4-9.6% at 4 and up to 7.3% at 8;
+    CR0 with a normal quantile, the reading before that, 25-36% at 3 categories. The gate
+    rejects 0% with 3 to 5 categories (it cannot reject), 1.8-2.8% at 6 (at most 3.1% by
+    construction) and 3.9-5.8% from 8 to 57 categories, at intra-category correlations from 0
+    to 0.3 with equal or unequal category sizes (``python -m tests.benchmark
+    --gate-clusters``: 48 settings of 4,000 nulls; :mod:`evalbars.studies.cluster_type1`).
+
+    McNemar's exact test (:func:`evalbars.stats.pairwise.exact_mcnemar_p`) takes the questions
+    the candidate scored higher (fail -> pass) and lower (pass -> fail), with one 0/1 score per
+    model and question. The sequential mode replaces the interval by the empirical-Bernstein
+    confidence sequence of :func:`evalbars.stats.sequential.empirical_bernstein_cs` over the
+    questions in the order they were added (``arrival``): valid at every look of a gate that
+    reruns as questions are appended, since each look extends the same sequence.
+
+    Examples
+    --------
+    Twenty questions, 8 fail -> pass and 2 pass -> fail: better on the paired reading; in two
+    categories no clustered test can reject, so the gate is inconclusive and says why:
+
+    >>> import numpy as np
+    >>> from evalbars.data.scores import WideScores
+    >>> scores = np.array([[0, 1]] * 8 + [[1, 0]] * 2 + [[1, 1]] * 10, float)
+    >>> wide = WideScores(scores, ["base", "cand"], np.arange(20), np.array(["all"] * 20))
+    >>> s = compare_models(wide, "base", "cand").summary
+    >>> s["verdict"], s["se_kind"], round(s["low"], 3), round(s["high"], 3)
+    ('better', 'paired', 0.019, 0.581)
+    >>> two = WideScores(scores, ["base", "cand"], np.arange(20), np.repeat(["x", "y"], 10))
+    >>> s = compare_models(two, "base", "cand").summary
+    >>> s["verdict"], s["se_kind"], (s["low"], s["high"]), s["paired_verdict"]
+    ('inconclusive', 'sign-flip', (-1.0, 1.0), 'better')
     """
     if margin < 0:
         raise ValueError(f"the margin must be >= 0, got {margin!r}")
@@ -345,29 +555,18 @@ def compare_models(
     n = int(shared.sum())
     if n == 0:
         raise ValueError(f"{baseline!r} and {candidate!r} share no question")
+    # The one rule of when the 2x2 readings (flips, McNemar, the Bayesian reading) apply.
+    flips_note = exact_readings_not_applicable(pair, candidate, baseline) or ""
+    flips_apply = not flips_note
     stats = {k: float(v[0]) for k, v in pair_statistics(pair.scores).items()}
     d = cand - base
     diff = stats["diff"]
-    se, df, se_kind = stats["se_paired"], np.inf, "paired"
+    paired = _paired_reading(d, stats, margin, better_by, alpha, flips_apply)
+    reading = paired | {"clusters": 1, "note": ""}
     if clustering_applicable(pair.categories).applicable:
-        robust = cr2_mean(d, pair.categories)
-        se, df, se_kind = float(robust.se), float(robust.df), "clustered"
-    q = float(special.stdtrit(df, 1 - alpha / 2)) if np.isfinite(df) else z_for_level(1 - alpha)
-    low, high = diff - q * se, diff + q * se
-    p_superiority = float(zero_se_one_sided_p(diff, n, better_by))
-    if se > 0:
-        p_noninferiority = _tail(df, -(diff + margin) / se)
-        p_regression = _tail(df, (diff + margin) / se)
-        p_superiority = _tail(df, -(diff - better_by) / se)
-        decision = verdict(low, high, margin, better_by)
-    else:  # one constant difference on every shared question: no estimate of the SE
-        low, high, p_noninferiority, p_regression, decision, se_kind = _zero_se(
-            diff, n, margin, alpha
-        )
-        if decision == "better" and p_superiority >= alpha / 2:
-            decision = "non-inferior"  # better, but not by the superiority margin
+        reading = _clustered_reading(d, pair.categories, paired, margin, better_by, alpha)
     up, down = int(stats["n10"]), int(stats["n01"])
-    ratio = discordant_odds_ratio(up, down, 1 - alpha)
+    ratio = discordant_odds_ratio(up, down, 1 - alpha) if flips_apply else None
     summary = {
         "baseline": baseline,
         "candidate": candidate,
@@ -376,33 +575,43 @@ def compare_models(
         "accuracy_baseline": float(base.mean()),
         "accuracy_candidate": float(cand.mean()),
         "diff": diff,
-        "se": se,
-        "se_kind": se_kind,
+        "se": reading["se"],
+        "se_kind": reading["se_kind"],
+        "clusters": reading["clusters"],
+        "note": reading["note"],
         "level": 1 - alpha,
-        "low": low,
-        "high": high,
-        "df": df,
+        "low": reading["low"],
+        "high": reading["high"],
+        "df": reading["df"],
         "margin": float(margin),
         "better_by": float(better_by),
-        "p_noninferiority": p_noninferiority,
-        "p_superiority": p_superiority,
-        "p_regression": p_regression,
-        "fail_to_pass": up,
-        "pass_to_fail": down,
-        "p_mcnemar": float(exact_mcnemar_p(up, down)),
-        "prob_candidate_better": _posterior_better(cand, base, up, down),
-        "odds_ratio": float(ratio.estimate),
-        "odds_ratio_low": float(ratio.low),
-        "odds_ratio_high": float(ratio.high),
+        "p_noninferiority": reading["p_noninferiority"],
+        "p_superiority": reading["p_superiority"],
+        "p_regression": reading["p_regression"],
+        "paired_low": paired["low"],
+        "paired_high": paired["high"],
+        "paired_verdict": paired["verdict"],
+        "higher": up,
+        "lower": down,
+        "flips_apply": flips_apply,
+        "flips_note": flips_note,
+        "fail_to_pass": up if flips_apply else None,
+        "pass_to_fail": down if flips_apply else None,
+        "p_mcnemar": float(exact_mcnemar_p(up, down)) if flips_apply else None,
+        "prob_candidate_better": _posterior_better(cand, base, up, down) if flips_apply else None,
+        "odds_ratio": float(ratio.estimate) if flips_apply else None,
+        "odds_ratio_low": float(ratio.low) if flips_apply else None,
+        "odds_ratio_high": float(ratio.high) if flips_apply else None,
         "cohens_h": float(cohens_h(cand.mean(), base.mean())),
-        "verdict": decision,
+        "verdict": reading["verdict"],
     }
+    summary["sign_patterns"] = reading.get("patterns")
     corrected = _judge_corrected(pair, alpha, margin, better_by, power)
     if corrected:
         # On judge scores with human labels the corrected reading decides: the judge's own
         # difference is biased as the judge is. The judge's verdict stays beside it. With too
         # few labels to decide, the judge's own verdict stands, and the note says so.
-        summary |= corrected | {"judge_verdict": decision}
+        summary |= corrected | {"judge_verdict": summary["verdict"]}
         if corrected["judge_corrected_verdict"] is not None:
             summary["verdict"] = corrected["judge_corrected_verdict"]
     if sequential:
@@ -425,167 +634,10 @@ def compare_models(
         else None
     )
     summary["exit_code"] = EXIT_CODES[summary["verdict"]]
-    moved = d != 0
-    flips = pd.DataFrame(
-        {
-            "question_id": pair.question_ids[moved],
-            "category": pair.categories[moved],
-            "baseline": base[moved],
-            "candidate": cand[moved],
-            "flip": np.where(d[moved] < 0, "pass->fail", "fail->pass"),
-        }
-    )
+    flips = _changes(pair, d, base, cand, flips_apply)
     table = (
-        _by_category(d, base, cand, pair.categories, z_for_level(1 - alpha))
+        _by_category(d, base, cand, pair.categories, z_for_level(1 - alpha), flips_apply)
         if by_category
         else None
     )
     return Comparison(summary, flips, table)
-
-
-def _ratio(value: float) -> str:
-    return "inf" if value == np.inf else f"{value:.2f}"
-
-
-def _points(value: float) -> str:
-    return f"{100 * value:+.1f}"
-
-
-def _interval(low: float, high: float) -> str:
-    if not np.isfinite(low):
-        return "none"
-    return f"{100 * low:+.1f} to {100 * high:+.1f}"
-
-
-def _kind(se_kind: str, df: float = np.inf) -> str:
-    if se_kind == "clustered":
-        return f"category-clustered CR2 SE, t with {df:.1f} df"
-    return {"exact": "exact: no flips", "none": "SE 0"}.get(se_kind, f"{se_kind} SE")
-
-
-def _corrected_row(s: dict) -> str:
-    """The judge-corrected row of :func:`compare_markdown`'s table, with why it decides
-    nothing where it does not."""
-    shown = (
-        f"{_points(s['judge_corrected_diff'])} | "
-        f"{_interval(s['judge_corrected_low'], s['judge_corrected_high'])} (lambda-hat "
-        f"{s['lambda_hat']:.2f}"
-    )
-    if not np.isfinite(s["judge_corrected_diff"]):
-        shown = f"none | none ({s['judge_corrected_note']}"
-    elif s.get("judge_corrected_note"):
-        shown += f"; {s['judge_corrected_note']}"
-    return f"| judge-corrected (PPI++, {s['labels']:,} human labels) | | | {shown}) |"
-
-
-def compare_markdown(result: Comparison, flip_ids: int = 10) -> str:
-    """A pull-request comment: headline, one table, flips (the first ``flip_ids`` ids of each)."""
-    s = result.summary
-    level = f"{100 * s['level']:g}%"
-    words = {
-        "better": "the candidate is significantly better"
-        + (f" by more than {100 * s['better_by']:g} points" if s["better_by"] else ""),
-        "non-inferior": f"no regression beyond the {100 * s['margin']:g}-point margin",
-        "regression": f"the candidate is worse by more than the {100 * s['margin']:g}-point margin",
-        "inconclusive": "the data cannot tell a regression from none",
-    }
-    if s["se_kind"] in ("exact", "none") and s["verdict"] == "inconclusive":
-        words["inconclusive"] = (
-            "the SE is 0 (the same difference on every shared question), and that few "
-            "questions cannot bound the difference"
-        )
-    left = f", {s['left_out']:,} left out (not answered by both)" if s["left_out"] else ""
-    lines = [
-        f"**{s['verdict']}**: {words[s['verdict']]} "
-        f"(`{s['candidate']}` vs baseline `{s['baseline']}`, {s['questions']:,} shared "
-        f"questions{left}).",
-        "",
-        "| | baseline | candidate | difference (points) | " + level + " interval |",
-        "|---|---:|---:|---:|---|",
-        f"| accuracy | {100 * s['accuracy_baseline']:.1f}% | {100 * s['accuracy_candidate']:.1f}% "
-        f"| {_points(s['diff'])} | {_interval(s['low'], s['high'])} ({_kind(s['se_kind'], s['df'])}) |",
-    ]
-    if "judge_corrected_diff" in s:
-        lines.append(_corrected_row(s))
-    if "cs_low" in s:
-        decided = (
-            f"decided after {s['cs_decided_at']:,} questions" if s["cs_decided_at"] else "undecided"
-        )
-        lines.append(
-            f"| anytime-valid | | | | {_interval(s['cs_low'], s['cs_high'])} ({decided}) |"
-        )
-    lines += [
-        "",
-        f"Flips: {s['pass_to_fail']:,} pass→fail, {s['fail_to_pass']:,} fail→pass "
-        f"(exact McNemar p = {s['p_mcnemar']:.3g}). Non-inferiority at "
-        f"{100 * s['margin']:g} points: p = {s['p_noninferiority']:.3g} (one-sided, "
-        f"level {(1 - s['level']) / 2:g}).",
-    ]
-    if s["prob_candidate_better"] is not None:
-        lines.append(
-            f"Bayesian reading (uniform Dirichlet prior on the 2x2 table): P(candidate better) = "
-            f"{s['prob_candidate_better']:.3f}. Discordant odds ratio {s['odds_ratio']:.2f} "
-            f"({_ratio(s['odds_ratio_low'])} to {_ratio(s['odds_ratio_high'])}), Cohen's h "
-            f"{s['cohens_h']:+.2f}."
-        )
-    if s.get("judge_corrected_note"):
-        lines.append(
-            f"The scores are an LLM judge's, and the judge-corrected reading has "
-            f"{s['judge_corrected_note']}: the verdict is the judge's own scores', biased as "
-            f"the judge is. At least {s['labels_to_decide']:,} human labels would let the "
-            "corrected reading decide."
-        )
-    elif "judge_corrected_diff" in s:
-        lines.append(
-            f"The scores are an LLM judge's: the verdict is the judge-corrected reading's "
-            f"(the judge's own scores say {s['judge_verdict']}); judge-human correlation of the "
-            f"differences {s['rho']:.2f}, worth {s['effective_labels']:.0f} labels alone."
-            + (
-                f" About {s['labels_to_decide']:,} human labels would decide it with "
-                f"{s.get('power', 0.8):.0%} power."
-                if s.get("labels_to_decide")
-                else ""
-            )
-        )
-    if s["questions_to_decide"]:
-        lines.append(
-            f"About {s['questions_to_decide']:,} shared questions would decide it with "
-            f"{s.get('power', 0.8):.0%} power if the true difference were the observed one "
-            f"({s['questions_to_decide'] - s['questions']:+,} on these)."
-        )
-    for kind in ("pass->fail", "fail->pass"):
-        ids = result.flips.loc[result.flips["flip"] == kind, "question_id"].astype(str)
-        if len(ids):
-            more = f" and {len(ids) - flip_ids:,} more" if len(ids) > flip_ids else ""
-            lines.append(f"- {kind}: {', '.join(ids.iloc[:flip_ids])}{more}")
-    if result.by_category is not None:
-        lines += ["", "| category | questions | difference | interval | pass→fail | fail→pass |"]
-        lines.append("|---|---:|---:|---|---:|---:|")
-        for row in result.by_category.itertuples():
-            lines.append(
-                f"| {row.category} | {row.questions:,} | {_points(row.diff)} | "
-                f"{_interval(row.low, row.high)} | {row.pass_to_fail:,} | {row.fail_to_pass:,} |"
-            )
-    return "\n".join(lines) + "\n"
-
-
-def compare_json(result: Comparison) -> str:
-    """The comparison as JSON: the summary, the flipped question ids and the category table."""
-    document = dict(result.summary)
-    for kind in ("pass->fail", "fail->pass"):
-        ids = result.flips.loc[result.flips["flip"] == kind, "question_id"]
-        document[f"{kind.replace('->', '_to_').replace('-', '_')}_ids"] = [
-            v.item() if hasattr(v, "item") else v for v in ids
-        ]
-    if result.by_category is not None:
-        document["by_category"] = json.loads(result.by_category.to_json(orient="records"))
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-
-
-def compare_csv_table(result: Comparison) -> pd.DataFrame:
-    """One row ``scope = all`` with the summary, and one per category with ``--by-category``."""
-    table = pd.DataFrame([{"scope": "all", **result.summary}])
-    if result.by_category is not None:
-        rows = result.by_category.rename(columns={"category": "scope"})
-        table = pd.concat([table, rows], ignore_index=True)
-    return table

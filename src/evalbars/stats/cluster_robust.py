@@ -17,6 +17,18 @@ CR0 with a normal quantile is anti-conservative with few clusters (Cameron and M
 section VI); with equal cluster sizes CR2 and its Satterthwaite df coincide with CR1 and G - 1
 exactly (see :func:`cr2_mean`), with unequal sizes CR2's df fall below G - 1.
 
+With few clusters and strong clustering no t reference holds: when the clusters' effects are far
+from normal (a candidate much better in some categories and much worse in others), CR2 with
+Satterthwaite t rejected a true null 10-12% of the time at 3 categories with intra-category
+correlation 0.3 (:mod:`evalbars.studies.cluster_type1`). :func:`sign_flip_mean` is the cluster
+sign-flip randomization test and its inverted interval, exact whenever each cluster's sum is
+symmetric about the null, whatever its distribution (Canay, Romano and Shaikh 2017); its price
+is that with fewer than :math:`\\log_2(2/\\alpha)` clusters (6 at alpha 0.05, two-sided) it
+cannot reject at all. :data:`SIGN_FLIP_BELOW_DF` says where a reading takes it instead of CR2.
+
+:func:`degenerate_se` is the one rule for a standard error that cannot support a verdict: zero,
+or zero up to round-off, on data that vary.
+
 Every function takes ``scores`` of shape ``(..., n)`` (leading axes are independent stacks,
 e.g. simulation replicates, sharing one clustering), ``clusters`` of shape ``(n,)`` and optional
 ``weights`` broadcastable to the scores (samples behind each score; 0 leaves a question out), and
@@ -38,6 +50,10 @@ References
    Software 95(1).
 .. [6] Miller, E. (2024). Adding error bars to evals: a statistical approach to language model
    evaluations. arXiv:2411.00640.
+.. [7] Canay, I. A., Romano, J. P. and Shaikh, A. M. (2017). Randomization tests under an
+   approximate symmetry assumption. Econometrica 85(3), 1013-1030.
+.. [8] Hartigan, J. A. (1969). Using subsample values as typical values. Journal of the
+   American Statistical Association 64(328), 1303-1317.
 """
 
 from __future__ import annotations
@@ -47,7 +63,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from evalbars.defaults import LEVEL
+from evalbars.data.blocks import blocks
+from evalbars.defaults import DRAWS, LEVEL, SEED
 from evalbars.stats.intervals import clustered_se
 
 __all__ = [
@@ -58,7 +75,22 @@ __all__ = [
     "cr1_mean",
     "cr2_mean",
     "cluster_robust_mean",
+    "SIGN_FLIP_BELOW_DF",
+    "SignFlipMean",
+    "sign_flip_mean",
+    "sign_flip_can_reject",
+    "sign_flip_clusters_needed",
+    "degenerate_se",
 ]
+
+#: A clustered reading takes the sign-flip test (:func:`sign_flip_mean`) while CR2's Satterthwaite
+#: degrees of freedom are below this (G <= 30 clusters of equal size), CR2 with t from here on.
+SIGN_FLIP_BELOW_DF = 30
+#: Every sign pattern is enumerated up to this many clusters (65,536 patterns); beyond, seeded draws.
+ENUMERATED_CLUSTERS = 16
+#: An SE whose square is at most this share of the mean square of the data per question is 0 up
+#: to round-off (:func:`degenerate_se`).
+ROUND_OFF = 1e-9
 
 
 @dataclass(frozen=True)
@@ -354,6 +386,273 @@ def cluster_robust_mean(scores, clusters, weights=None, method: str = "CR2") -> 
     if method not in functions:
         raise ValueError(f"method must be one of {sorted(functions)}, got {method!r}")
     return functions[method](scores, clusters, weights)
+
+
+@dataclass(frozen=True)
+class SignFlipMean:
+    """The cluster sign-flip randomization test of a (weighted) mean, and its interval.
+
+    Attributes
+    ----------
+    estimate : float or ndarray
+        The (weighted) mean, with the leading shape of the scores.
+    nulls : float or ndarray
+        The null values tested.
+    p_greater, p_less : float or ndarray
+        One-sided p of :math:`H_1: \\mu > \\mu_0` and of :math:`H_1: \\mu < \\mu_0` for each null
+        :math:`\\mu_0`: shape the leading shape followed by the shape of ``nulls``.
+    low, high : float or ndarray
+        The two-sided interval at ``level``: the nulls that neither one-sided test rejects at
+        (1 - level)/2. ``-inf`` and ``inf`` where the test cannot reject at that level (too few
+        clusters: :func:`sign_flip_can_reject`).
+    level : float
+        Confidence level of the interval.
+    clusters : int or ndarray
+        Clusters with a positive weight (G).
+    patterns : int
+        Sign patterns the p-values count: every one of the :math:`2^G` (``enumerated``), or the
+        identity and ``patterns - 1`` seeded draws.
+    enumerated : bool
+        Whether every sign pattern was counted (an exact, seed-free test).
+    """
+
+    estimate: float | np.ndarray
+    nulls: float | np.ndarray
+    p_greater: float | np.ndarray
+    p_less: float | np.ndarray
+    low: float | np.ndarray
+    high: float | np.ndarray
+    level: float
+    clusters: int | np.ndarray
+    patterns: int
+    enumerated: bool
+
+    def p_value(self):
+        """Two-sided p of :math:`H_0: \\mu = \\mu_0`, :math:`\\min(1, 2\\min(p_>, p_<))`."""
+        both = np.minimum(1.0, 2 * np.minimum(self.p_greater, self.p_less))
+        return float(both) if np.ndim(both) == 0 else both
+
+
+def _sign_patterns(clusters: int, draws: int, seed: int) -> tuple[np.ndarray, bool]:
+    """``(patterns, enumerated)``: rows of 0/1 (1 = the cluster's sign is flipped), the identity
+    first; every one of the :math:`2^G` up to :data:`ENUMERATED_CLUSTERS` clusters, else the
+    identity and ``draws - 1`` seeded uniform draws."""
+    if clusters <= ENUMERATED_CLUSTERS:
+        bits = (np.arange(2**clusters)[:, None] >> np.arange(clusters)) & 1
+        return bits.astype(float), True
+    rng = np.random.default_rng(seed)
+    drawn = rng.integers(0, 2, size=(max(int(draws), 1) - 1, clusters))
+    return np.vstack([np.zeros((1, clusters)), drawn]).astype(float), False
+
+
+def sign_flip_can_reject(clusters: int, alpha: float, draws: int = DRAWS) -> bool:
+    """Whether the sign-flip test of G ``clusters`` can reject at all in a two-sided test at
+    ``alpha``: its smallest one-sided p, :math:`2^{-G}` (or 1/``draws`` beyond
+    :data:`ENUMERATED_CLUSTERS`), is at most alpha/2.
+
+    Examples
+    --------
+    >>> [sign_flip_can_reject(g, 0.05) for g in (3, 5, 6)]
+    [False, False, True]
+    """
+    patterns = 2**clusters if clusters <= ENUMERATED_CLUSTERS else int(draws)
+    return bool(np.floor(alpha / 2 * patterns) >= 1)
+
+
+def sign_flip_clusters_needed(alpha: float) -> int:
+    """The fewest clusters with which the enumerated sign-flip test can reject two-sided at
+    ``alpha``: the smallest G with :math:`2^{-G} \\le \\alpha/2`.
+
+    Examples
+    --------
+    >>> sign_flip_clusters_needed(0.05), sign_flip_clusters_needed(0.01)
+    (6, 8)
+    """
+    return int(np.ceil(np.log2(2 / alpha) - 1e-12))
+
+
+def sign_flip_mean(
+    scores,
+    clusters,
+    weights=None,
+    *,
+    nulls=0.0,
+    level: float = LEVEL,
+    draws: int = DRAWS,
+    seed: int = SEED,
+) -> SignFlipMean:
+    """The cluster sign-flip randomization test of a mean and the interval that inverts it.
+
+    Parameters
+    ----------
+    scores : array_like, shape (..., n)
+        Per-question scores or paired differences; leading axes are independent stacks.
+    clusters : array_like, shape (n,)
+        Cluster label of each question.
+    weights : array_like, broadcastable to ``scores``, optional
+        Samples behind each score (0 leaves a question out). Default: 1 per question.
+    nulls : float or array_like
+        Null values :math:`\\mu_0` whose one-sided p are wanted.
+    level : float
+        Confidence level of the interval.
+    draws : int
+        Sign patterns counted beyond :data:`ENUMERATED_CLUSTERS` clusters (the identity and
+        ``draws - 1`` seeded draws); up to there all :math:`2^G` are.
+    seed : int
+        Seed of the drawn patterns (the same patterns for every stack).
+
+    Returns
+    -------
+    SignFlipMean
+
+    Notes
+    -----
+    With :math:`U_j(\\mu_0) = \\sum_{i \\in j} w_i (s_i - \\mu_0)` the cluster sums about the null
+    and :math:`T = \\sum_j U_j`, the test compares T with :math:`T^*(\\varepsilon) = \\sum_j
+    \\varepsilon_j U_j` over sign patterns :math:`\\varepsilon \\in \\{-1, 1\\}^G`. When every
+    :math:`U_j` is symmetric about 0 under :math:`H_0` and the clusters are independent, all
+    patterns are equally likely and
+
+    .. math::
+
+        p_> = \\frac{\\#\\{\\varepsilon: T^*(\\varepsilon) \\ge T\\}}{P}, \\qquad
+        p_< = \\frac{\\#\\{\\varepsilon: T^*(\\varepsilon) \\le T\\}}{P}
+
+    are exact p-values, whatever the clusters' distributions (Fisher's randomization argument;
+    Canay, Romano and Shaikh 2017, who show it stays valid asymptotically when the symmetry holds
+    in the limit, as for means of many questions per cluster). P counts the patterns: all
+    :math:`2^G`, or the identity and P - 1 uniform draws (still exact). Flipping the clusters of a
+    set A changes T by :math:`-2\\sum_{j \\in A} U_j`, so :math:`T^* \\ge T` exactly when the
+    pooled mean of A, :math:`m_A = \\sum_{i \\in A} w_i s_i / \\sum_{i \\in A} w_i`, is at most
+    :math:`\\mu_0` (the empty set always counts). :math:`p_>` is thus the share of subset means
+    at most :math:`\\mu_0`, increasing in it, and the interval is closed-form (Hartigan 1969):
+    with :math:`k = \\lfloor P(1 - \\text{level})/2 \\rfloor`, low is the (k + 1)-th smallest of
+    the P subset means (the empty set's taken as :math:`-\\infty`) and high the (k + 1)-th
+    largest. The interval lies within the range of the clusters' means; with k = 0 (fewer than
+    :math:`\\log_2(2/(1 - \\text{level}))` clusters) there is none: the test cannot reject.
+
+    The statistic is not studentized: no variance is estimated, so none can be degenerate.
+    Nothing loops over patterns, questions or stacks in Python; stacks go in blocks of
+    :data:`evalbars.data.blocks.BLOCK_CELLS` subset sums.
+
+    Examples
+    --------
+    Six clusters, every one above the null of 0: the most extreme of 64 patterns, one-sided
+    p = 1/64. With k = 1 the 95% interval runs from the smallest to the largest subset mean,
+    here the smallest and largest cluster means:
+
+    >>> result = sign_flip_mean([0.1, 0.3, 0.2, 0.4, 0.1, 0.2], list("abcdef"))
+    >>> result.p_greater, result.patterns
+    (0.015625, 64)
+    >>> round(result.low, 4), round(result.high, 4)
+    (0.1, 0.4)
+    >>> sign_flip_mean([0.1, 0.3, 0.2], list("abc")).low  # three clusters cannot reject
+    -inf
+    """
+    data = _Prepared(scores, clusters, weights)
+    sums = data.sums(data.weights * data.scores)
+    totals = data.sums(data.weights)
+    patterns, enumerated = _sign_patterns(data.n_clusters, draws, seed)
+    count = patterns.shape[0]
+    null_values = np.asarray(nulls, dtype=float)
+    lead = sums.shape[:-1]
+    flat_sums = sums.reshape(-1, data.n_clusters)
+    # Weights shared by every stack (the usual case) give one row of subset weights for all.
+    shared = totals.ndim == 1
+    flat_totals = totals if shared else np.broadcast_to(totals, sums.shape).reshape(flat_sums.shape)
+    rows = flat_sums.shape[0]
+    flat_nulls = null_values.reshape(-1)
+    magnitude = np.abs(np.where(data.used, data.scores, 0.0)).max(-1, initial=0.0)
+    flat_magnitude = np.broadcast_to(magnitude, lead).reshape(-1)
+    greater = np.empty((rows, flat_nulls.size))
+    less = np.empty((rows, flat_nulls.size))
+    low, high = np.empty(rows), np.empty(rows)
+    k = int(np.floor(count * (1 - level) / 2 + 1e-12))
+    transposed = patterns.T
+    for block in blocks(rows, count * max(1, flat_nulls.size)):
+        subset_totals = flat_totals @ transposed if shared else flat_totals[block] @ transposed
+        nonempty = subset_totals > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            means = (flat_sums[block] @ transposed) / subset_totals  # pooled mean of each set A
+        # A subset mean equal to the null up to round-off is a tie, and ties count as extreme.
+        tie = 1e3 * np.finfo(float).eps * (flat_magnitude[block, None] + np.abs(flat_nulls))
+        lower = np.where(nonempty, means, -np.inf)
+        greater[block] = (lower[:, None, :] <= (flat_nulls + tie)[..., None]).sum(-1) / count
+        lower.partition(k, axis=-1)
+        low[block] = lower[:, k]
+        upper = np.where(nonempty, means, np.inf)
+        less[block] = (upper[:, None, :] >= (flat_nulls - tie)[..., None]).sum(-1) / count
+        upper.partition(count - 1 - k, axis=-1)
+        high[block] = upper[:, count - 1 - k]
+    shape = lead + null_values.shape
+
+    def shaped(values, target):
+        values = values.reshape(target)
+        return float(values) if values.ndim == 0 else values
+
+    return SignFlipMean(
+        estimate=shaped(np.asarray(data.estimate, float), lead),
+        nulls=float(null_values) if null_values.ndim == 0 else null_values,
+        p_greater=shaped(greater, shape),
+        p_less=shaped(less, shape),
+        low=shaped(low, lead),
+        high=shaped(high, lead),
+        level=float(level),
+        clusters=int(data.clusters) if data.clusters.ndim == 0 else np.array(data.clusters),
+        patterns=int(count),
+        enumerated=enumerated,
+    )
+
+
+def degenerate_se(se, scores, weights=None):
+    """Whether a standard error of the mean of ``scores`` cannot support a verdict.
+
+    Parameters
+    ----------
+    se : float or array_like
+        The SE (paired, clustered: any estimate of the SE of the mean), with the leading shape
+        of ``scores``.
+    scores : array_like, shape (..., n)
+        The values whose mean it is the SE of (NaN leaves a question out).
+    weights : array_like, broadcastable to ``scores``, optional
+        Samples behind each score (0 leaves a question out).
+
+    Returns
+    -------
+    bool or ndarray of bool
+        True where the SE is NaN, 0, or 0 up to round-off:
+        :math:`SE^2 \\le \\epsilon\\,\\overline{s^2}/n` with :math:`\\epsilon` = :data:`ROUND_OFF`,
+        :math:`\\overline{s^2}` the (weighted) mean square of the n scores.
+
+    Notes
+    -----
+    An SE estimated from G cluster sums, or from n equal differences, can be 0 by chance: the
+    categories' mean differences all equal, or one difference on every question. A zero-width
+    interval would then claim any precision whatever the flips behind it. A variance computed
+    as a difference of moments, :math:`\\overline{s^2} - \\bar s^2`, is 0 only up to a few units
+    of round-off in :math:`\\overline{s^2}` (the SE of a constant 1/3 comes out near 1e-17, not
+    0); the smallest real SE of n scores is far above the bound (one question in n that differs
+    by 1 gives :math:`SE^2 \\approx \\overline{s^2}/n`). Every reading that decides from an SE asks
+    this function first and, where it says True, decides another way (the release gate:
+    :mod:`evalbars.readings.gate`).
+
+    Examples
+    --------
+    >>> bool(degenerate_se(1.4e-17, [1 / 3] * 300)), bool(degenerate_se(0.0, [0.0] * 5))
+    (True, True)
+    >>> bool(degenerate_se(0.0577, [1, 0, -1, 0, 1, 0]))
+    False
+    """
+    s = np.asarray(scores, dtype=float)
+    s, w = np.broadcast_arrays(s, 1.0 if weights is None else np.asarray(weights, float))
+    used = np.isfinite(s) & (w > 0)
+    w = np.where(used, w, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_square = (w * np.where(used, s, 0.0) ** 2).sum(-1) / w.sum(-1)
+        bound = ROUND_OFF * mean_square / used.sum(-1)
+    value = np.asarray(se, dtype=float)
+    degenerate = ~(value > 0) | (value**2 <= bound)
+    return bool(degenerate) if degenerate.ndim == 0 else degenerate
 
 
 class _Prepared:

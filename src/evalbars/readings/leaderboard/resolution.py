@@ -23,7 +23,7 @@ from scipy import special
 
 from evalbars.data.scores import WideScores, accuracy_order
 from evalbars.defaults import ALPHA, POWER
-from evalbars.stats.cluster_robust import cr2_mean
+from evalbars.stats.cluster_robust import cr2_mean, degenerate_se
 from evalbars.stats.planning.sample_size import questions_needed
 
 __all__ = ["adjacent_resolution"]
@@ -72,6 +72,11 @@ def adjacent_resolution(
     with 3 categories no number of questions makes up for the t(2) quantile, which is why
     the clustered count can be far above the paired one. ``ratio`` is :math:`N^*/n`;
     ``unresolved`` is ratio > 1 (a zero gap needs infinitely many questions).
+
+    Where the categories' mean differences are all equal the CR2 SE is 0 up to round-off
+    (:func:`evalbars.stats.cluster_robust.degenerate_se`), which is no estimate of the design
+    effect: ``se_clustered`` and ``design_effect`` are then NaN and the clustered count, ratio
+    and verdict are the paired ones.
     """
     order = accuracy_order(wide)
     ordered = wide.columns(order)
@@ -85,9 +90,14 @@ def adjacent_resolution(
         disagreement = (d * d).sum(axis=1) / n
         se_paired = np.sqrt(np.maximum(disagreement - gap**2, 0.0) / n)
     categories = len(np.unique(ordered.categories)) >= 2
+    flat = np.zeros(len(a), dtype=bool)
     if categories and len(a):
-        clustered = cr2_mean(np.where(both.T, d, np.nan), ordered.categories, both.T)
+        masked = np.where(both.T, d, np.nan)
+        clustered = cr2_mean(masked, ordered.categories, both.T)
         se_clustered, cluster_df = clustered.se, clustered.df
+        # The categories' mean differences all equal: a clustered SE of 0 is no estimate.
+        flat = degenerate_se(se_clustered, masked, both.T) & (clustered.clusters >= 2)
+        se_clustered = np.where(flat, np.nan, se_clustered)
     else:
         se_clustered = cluster_df = np.full(len(a), np.nan)
     needed = questions_needed(gap=gap, disagreement=disagreement, alpha=alpha, power=power)
@@ -97,6 +107,7 @@ def adjacent_resolution(
         design = np.where(se_paired > 0, se_clustered**2 / se_paired**2, np.nan)
         inflation = design * (student / normal) ** 2
         needed_clustered = np.where(np.isinf(needed), np.inf, needed * inflation)
+        needed_clustered = np.where(flat, needed, needed_clustered)
         ratio, ratio_clustered = needed / n, needed_clustered / n
     return pd.DataFrame(
         {
