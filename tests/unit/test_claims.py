@@ -705,3 +705,10 @@ def test_questions_needed_on_epoch_means_plan_on_their_variance():
     assert row["disagreement"] == pytest.approx(delta, rel=1e-12) and delta < (d != 0).mean()
     z = stats.norm.ppf(1 - 0.05 / 2) + stats.norm.ppf(0.8)
     assert row["questions_needed"] == np.ceil(z**2 * (delta - g**2) / g**2)
+
+
+def test_a_claim_typed_in_another_unicode_normal_form_names_the_model_read_in_nfc():
+    # Names are read in NFC; a claim typed with a decomposed e + U+0301 is the same model.
+    nfc, nfd = "caf\u00e9", "cafe\u0301"
+    claim = parse_claim(f"{nfd} > beta", models=[nfc, "beta"])
+    assert claim.model_a == nfc

@@ -11,6 +11,8 @@ before it writes anything. The verdicts are in :mod:`evalbars.readings.claims`.
 
 from __future__ import annotations
 
+import unicodedata
+
 import difflib
 import re
 from dataclasses import dataclass, field
@@ -133,7 +135,9 @@ def parse_claim(text: str, models=None, categories=None) -> Claim:
     margin subtracted in ``A > B - d``, or ``top k`` with k not a whole number in 1..K-1.
     """
     original = str(text)
-    line = " ".join(original.split())
+    # Model and category names are read in NFC (evalbars.data.readers.common): so is a claim,
+    # or a name typed in another normal form would be an unknown model that prints the same.
+    line = " ".join(unicodedata.normalize("NFC", original).split())
     if not line:
         raise ClaimError(original, f"empty; write {_FORMS}")
     body, category = _split_category(line, categories)
