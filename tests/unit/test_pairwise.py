@@ -11,6 +11,7 @@ from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 
 from evalbars.data.scores import WideScores, accuracy_order
+from evalbars.render.landing import separation_sentence
 from evalbars.stats import pairwise
 from evalbars.stats.accuracy import accuracy_table
 
@@ -331,3 +332,18 @@ def test_a_constant_difference_is_bounded_by_the_worst_null_that_gives_it():
     x = np.tile([0.7, 0.1], (7, 1))
     stats = pairwise.pair_statistics(x)
     assert stats["se_paired"][0] == 0.0 and stats["diff"][0] == pytest.approx(0.6)
+
+
+def test_a_pair_with_no_shared_question_has_no_mcnemar_p_and_says_so_in_words():
+    wide = WideScores(
+        np.array([[1.0, np.nan], [0.0, np.nan], [np.nan, 1.0]]),
+        ["alpha", "beta"],
+        np.arange(3),
+        np.array(["x", "x", "x"]),
+    )
+    table = pairwise.pairwise_table(wide)
+    assert table["n"].tolist() == [0] and np.isnan(table["p_mcnemar"].iloc[0])
+    assert separation_sentence(table) == (
+        "No two models share a question: the 1 pair has no paired reading, and each model is "
+        "read on its own questions."
+    )

@@ -111,11 +111,17 @@ def separation_sentence(pairwise: pd.DataFrame) -> str:
     n = len(pairwise)
     if n == 0:
         return "One model was read: there is no pair to compare, only its accuracy."
+    if "n" in pairwise and not (pairwise["n"] > 0).any():
+        return (
+            f"No two models share a question: the {n:,} {'pair has' if n == 1 else 'pairs have'} "
+            "no paired reading, and each model is read on its own questions."
+        )
     naive = int(pairwise["significant_unpaired"].sum())
     blocked = int(pairwise["significant_holm"].sum())
     return (
-        f"Of {n:,} pairs, {naive:,} are separated by the naive reading (unpaired z, unadjusted) "
-        f"and {blocked:,} by the blocked reading (paired z with Holm over all pairs)."
+        f"Of {n:,} {'pair' if n == 1 else 'pairs'}, {naive:,} "
+        f"{'is' if naive == 1 else 'are'} separated by the naive reading (unpaired z, "
+        f"unadjusted) and {blocked:,} by the blocked reading (paired z with Holm over all pairs)."
     )
 
 

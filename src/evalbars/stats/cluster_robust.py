@@ -334,8 +334,8 @@ def cr2_mean(scores, clusters, weights=None) -> ClusterRobustMean:
     count = data.sums(used)  # n_j, from the weights' own leading shape
     weight_sum = data.sums(w)  # W_j
     total = weight_sum.sum(axis=-1, keepdims=True)  # W
-    concentration = data.sums(w * w).sum(axis=-1, keepdims=True) / total**2  # Q
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):  # W = 0: no question, NaN below
+        concentration = data.sums(w * w).sum(axis=-1, keepdims=True) / total**2  # Q
         cluster_mean_weight = np.where(count > 0, weight_sum / count, 0.0)
         # Spread of the weights about their cluster mean, summed directly (not as sum w^2 -
         # W_j^2/n_j) so constant weights give exactly 0 and the 1-D case exactly.

@@ -692,7 +692,10 @@ def _pair_test_columns(wide: WideScores, pairs: tuple[int, int] | None = None) -
         "p_paired": p_paired,
         "n10": n10.astype(int),
         "n01": n01.astype(int),
-        "p_mcnemar": _exact_p_where_it_applies(wide, columns, a, b, n10, n01),
+        # No shared question is no test at all, not a p of 1.
+        "p_mcnemar": np.where(
+            stats["n"] > 0, _exact_p_where_it_applies(wide, columns, a, b, n10, n01), np.nan
+        ),
     }
 
 

@@ -11,10 +11,9 @@ before it writes anything. The verdicts are in :mod:`evalbars.readings.claims`.
 
 from __future__ import annotations
 
-import unicodedata
-
 import difflib
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 

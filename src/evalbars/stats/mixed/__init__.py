@@ -249,6 +249,10 @@ def fit_obstacle(wide: WideScores, model_spec: str) -> str | None:
     True
     >>> fit_obstacle(alike, "category_question")
     'a and b score alike on every question (no within-question variation to separate the question variance from the residual)'
+    >>> apart = WideScores(np.array([[1.0, np.nan], [np.nan, 0.0]]), ["a", "b"], np.arange(2),
+    ...                    np.array(["x", "x"]))
+    >>> fit_obstacle(apart, "category_question")[:45]
+    'no question has more than one score (no two m'
     """
     scores = np.asarray(wide.scores, dtype=float)
     if int(np.isfinite(scores).any(axis=1).sum()) < 2:
@@ -265,6 +269,12 @@ def fit_obstacle(wide: WideScores, model_spec: str) -> str | None:
             return None
     if wide.within_ss is not None and np.any(np.asarray(wide.within_ss) > 0):
         return None
+    if int((np.isfinite(scores).sum(axis=1) > 1).sum()) == 0:
+        # Not one question with two scores: nothing within questions, whoever answered what.
+        return (
+            "no question has more than one score (no two models answered the same question), so "
+            "no within-question variation separates the question variance from the residual"
+        )
     names = list(wide.models)
     listed = (
         " and ".join([", ".join(names[:-1]), names[-1]])
