@@ -40,6 +40,20 @@ def keyed(frame: pd.DataFrame, columns=()) -> pd.DataFrame:
     return out.sort_values(KEY).reset_index(drop=True)
 
 
+@pytest.fixture(scope="module")
+def inspect_read():
+    """``(items, usage)`` of the Inspect usage fixture (read once for the module)."""
+    logs = INSPECT_USAGE / "logs"
+    return read_items(logs), read_usage(logs)
+
+
+@pytest.fixture(scope="module")
+def helm_read():
+    """``(items, usage)`` of the HELM usage fixture's test split."""
+    runs = HELM_USAGE / "runs"
+    return read_items(runs), read_usage(runs)
+
+
 def refused(call, *parts: str) -> str:
     """The one-line message of the InputError ``call`` raises, holding every part."""
     with pytest.raises(InputError) as caught:
@@ -54,8 +68,8 @@ def refused(call, *parts: str) -> str:
 # --- Inspect: the usage fixture ----------------------------------------------------------------
 
 
-def test_inspect_usage_equals_the_fakes_ledger():
-    usage = read_usage(INSPECT_USAGE / "logs")
+def test_inspect_usage_equals_the_fakes_ledger(inspect_read):
+    _, usage = inspect_read
     assert list(usage.columns) == USAGE_COLUMNS
     truth = pd.read_csv(INSPECT_USAGE / "expected_usage.csv")
     assert len(usage) == len(truth) == 60
@@ -75,8 +89,8 @@ def test_inspect_usage_equals_the_fakes_ledger():
     assert totals.loc["mockllm/fake-weak"].tolist() == [277, 89]
 
 
-def test_inspect_usage_sums_calls_and_leaves_out_the_grader():
-    usage = keyed(read_usage(INSPECT_USAGE / "logs"), ["input_tokens", "output_tokens", "cost"])
+def test_inspect_usage_sums_calls_and_leaves_out_the_grader(inspect_read):
+    usage = keyed(inspect_read[1], ["input_tokens", "output_tokens", "cost"])
     truth = keyed(
         pd.read_csv(INSPECT_USAGE / "expected_usage.csv"),
         ["calls", "grader", "grader_input_tokens", "grader_output_tokens"],
@@ -100,10 +114,8 @@ def test_inspect_usage_sums_calls_and_leaves_out_the_grader():
     assert row["cost"] == pytest.approx((32 * 0.15 + 7 * 0.6) / 1e6, rel=1e-12)
 
 
-def test_inspect_usage_keys_are_the_item_tables():
-    logs = INSPECT_USAGE / "logs"
-    items = read_items(logs)
-    usage = read_usage(logs)
+def test_inspect_usage_keys_are_the_item_tables(inspect_read):
+    items, usage = inspect_read
     assert keyed(items).equals(keyed(usage))
     joined = join_usage(items, usage)
     assert joined["input_tokens"].notna().all() and joined["cost"].notna().all()
@@ -178,10 +190,8 @@ def test_helm_usage_equals_the_stand_ins_truth(split):
     assert (terse["output_tokens"] == 1).all()
 
 
-def test_helm_usage_keys_are_the_item_tables():
-    runs = HELM_USAGE / "runs"
-    items = read_items(runs)
-    usage = read_usage(runs)
+def test_helm_usage_keys_are_the_item_tables(helm_read):
+    items, usage = helm_read
     assert keyed(items).equals(keyed(usage))
     joined = keyed(join_usage(items, usage), ["output_tokens", "correct"])
     truth = keyed(helm_truth(), ["output_tokens", "exact_match"])
@@ -238,15 +248,14 @@ def test_a_predictions_table_with_usage_columns(tmp_path):
     assert joined.loc[joined["question_id"] == 2, "cost"].dropna().tolist() == [0.25]
 
 
-def test_a_usage_table_of_its_own_joins_onto_the_items(tmp_path):
-    logs = INSPECT_USAGE / "logs"
-    usage = read_usage(logs)
+def test_a_usage_table_of_its_own_joins_onto_the_items(tmp_path, inspect_read):
+    items, usage = inspect_read
     table = usage[KEY + ["input_tokens", "output_tokens"]].iloc[:5]
     path = tmp_path / "usage.csv"
     table.to_csv(path, index=False)
     again = read_usage(path)
     assert again[KEY + ["input_tokens", "output_tokens"]].equals(table.reset_index(drop=True))
-    joined = join_usage(read_items(logs), again)
+    joined = join_usage(items, again)
     assert joined["input_tokens"].notna().sum() == 5
     # usage for a question the logs never scored
     path.write_text(
@@ -255,7 +264,7 @@ def test_a_usage_table_of_its_own_joins_onto_the_items(tmp_path):
         encoding="utf-8",
     )
     refused(
-        lambda: join_usage(read_items(logs), read_usage(path)),
+        lambda: join_usage(items, read_usage(path)),
         "usage.csv, record 2",
         "'q-999' (epoch 1) of model 'mockllm/fake-mid', which has no score",
     )
@@ -419,6 +428,28 @@ def test_bad_helm_tokens_are_refused(helm_run, value, problem):
             stat["sum"] = value
     run = save(document)
     refused(lambda: read_usage(run), "per_instance_stats.json", f"record {record}", problem)
+
+
+def test_helm_tokens_are_the_sums_over_an_instances_requests(helm_run):
+    """A method with one request per answer choice (``multiple_choice_separate_*``) merges the
+    requests' statistics (HELM's ``merge_stat``: count, sum, mean); the cost is every request's
+    tokens, the sum."""
+    document, save = helm_run
+    record = next(
+        i for i, e in enumerate(document, start=1) if e["stats"][0]["name"]["split"] == "test"
+    )
+    for stat in document[record - 1]["stats"]:
+        if stat["name"]["name"] in ("num_prompt_tokens", "num_output_tokens"):
+            stat.update(count=4, sum=4 * stat["sum"])
+    run = save(document)
+    usage = read_usage(run)
+    row = usage[usage["record"] == record].iloc[0]
+    original = read_usage(HELM_USAGE / "runs").set_index(["question_id", "epoch", "model"])
+    before = original.loc[(row["question_id"], row["epoch"], row["model"])]
+    assert (row["input_tokens"], row["output_tokens"]) == (
+        4 * before["input_tokens"],
+        4 * before["output_tokens"],
+    )
 
 
 def test_helm_tokens_of_an_unscored_instance_are_refused(helm_run):

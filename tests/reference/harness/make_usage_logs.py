@@ -34,7 +34,8 @@ so those samples hold two calls. The judge grades as ``make_judged_logs.judge_gr
 Usage (from the repository root)::
 
     python3 -m venv /tmp/usage-venv
-    /tmp/usage-venv/bin/pip install inspect_ai==0.3.285 -c <constraints>   # see README.md
+    grep -v -E '^(torch|lm_eval)==' tests/reference/harness/requirements.txt > /tmp/usage-constraints.txt
+    /tmp/usage-venv/bin/pip install inspect_ai==0.3.285 -c /tmp/usage-constraints.txt
     /tmp/usage-venv/bin/python tests/reference/harness/make_usage_logs.py
 """
 
