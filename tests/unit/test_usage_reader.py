@@ -306,6 +306,14 @@ def test_bad_table_shapes_are_refused(tmp_path):
     refused(lambda: read_usage(scores_only), "scores.csv", "records no token usage")
 
 
+def test_a_folder_reads_the_usage_of_the_files_that_record_it(tmp_path):
+    (log,) = (INSPECT / "json").glob("*.json")
+    shutil.copy(log, tmp_path / log.name)
+    write(tmp_path, "scores.csv", "model,question_id,correct\na,q1,1\n")
+    usage = read_usage(tmp_path)
+    assert len(usage) == 10 and set(usage["model"]) == {"mockllm/fake-weak"}
+
+
 def test_formats_without_usage_are_refused():
     refused(
         lambda: read_usage(DATA / "harness" / "lm_eval" / "evalbars__fake-strong"),

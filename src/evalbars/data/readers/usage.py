@@ -136,8 +136,10 @@ def read_usage(path, options: SourceOptions | None = None) -> pd.DataFrame:
     """
     options = options or SourceOptions()
     path = Path(path)
-    if path.is_file() and _is_usage_only_table(path):
-        return _finish(_table_usage(path, load_table(path, known=_TABLE_KNOWN)), path)
+    if path.is_file() and path.suffix.lower() in TABLE_SUFFIXES:
+        table = load_table(path, known=_TABLE_KNOWN)
+        if _is_usage_only(table):
+            return _finish(_table_usage(path, table), path)
     frames = []
     for items in read_source(path, options):
         sources = [Path(p) for p in items["source_path"].astype(str).unique()]
@@ -147,7 +149,10 @@ def read_usage(path, options: SourceOptions | None = None) -> pd.DataFrame:
         elif kind == "helm":
             usage = pd.concat([_helm_usage(p, options) for p in sources], ignore_index=True)
         elif kind == "table":
-            usage = _table_usage(sources[0], load_table(sources[0], known=_TABLE_KNOWN))
+            table = load_table(sources[0], known=_TABLE_KNOWN)
+            if not set(table.columns) & {"cost", *TOKEN_COLUMNS}:
+                continue  # a predictions table without usage, beside logs that may have some
+            usage = _table_usage(sources[0], table)
         else:
             continue  # lm-eval, lighteval, MMLU-Pro, Every Eval Ever, SWE-bench: no tokens
         frames.append(_only_scored(usage, items))
@@ -381,11 +386,9 @@ _TABLE_KNOWN = {
 }
 
 
-def _is_usage_only_table(path: Path) -> bool:
-    """Whether a file is a table of usage alone (token or cost columns, no score column)."""
-    if path.suffix.lower() not in TABLE_SUFFIXES:
-        return False
-    columns = {str(c).strip().casefold() for c in load_table(path, known=_TABLE_KNOWN).columns}
+def _is_usage_only(table: pd.DataFrame) -> bool:
+    """Whether a table holds usage alone (token or cost columns, no score column)."""
+    columns = set(table.columns)
     return bool(columns & {"cost", *TOKEN_COLUMNS}) and not columns & _SCORE_COLUMNS
 
 
