@@ -25,7 +25,11 @@ setting 4,000 nulls; it prints every method's rejection rate and whether the gat
 (CR2 with Satterthwaite t) stays within 5 +- 1.5% everywhere. ``--ppi-coverage`` runs the
 PPI++ coverage study (:func:`evalbars.studies.ppi_coverage.simulate_ppi_coverage`, 4,000
 replicates) and checks 94-96% coverage under random labels, and under-coverage when labels are
-chosen by outcome.
+chosen by outcome. ``--winner-coverage`` runs the winner's-curse study
+(:func:`evalbars.studies.winners_coverage.winner_coverage_table`: boards of 5, 20 and 100 models,
+tied, near-tied and spread, independent and paired-like, 4,000 boards each) and checks that the
+hybrid interval of the winner covers at least 94%, that the naive one falls below 80% on tied
+boards of 20 and 100 models, and that the set for the best holds the true best at least 95%.
 
 ``--simulations`` times the simulation stage as users run it instead
 (:func:`time_simulation_stage`): ``snakemake simulate_all`` on ``--cores``
@@ -69,6 +73,7 @@ from evalbars.stats.accuracy import accuracy_table
 from evalbars.stats.logistic import gee, glmm
 from evalbars.studies.cluster_type1 import gate_clusters_table
 from evalbars.studies.ppi_coverage import simulate_ppi_coverage
+from evalbars.studies.winners_coverage import winner_coverage_table
 from evalbars.workflow import smk
 
 from .conftest import REPO, mirror_location
@@ -535,6 +540,27 @@ def ppi_coverage() -> tuple[pd.DataFrame, list[str]]:
     return table, lines
 
 
+def winner_coverage(replicates: int = 4000) -> tuple[pd.DataFrame, list[str]]:
+    """The winner's-curse coverage study, and the lines that judge it: the hybrid interval of
+    the winner keeps at least 94% everywhere, the naive one falls below 80% on tied boards of 20
+    and 100 models, and the MCB set holds the true best at least 95% of the time."""
+    table = winner_coverage_table(replicates)
+    hybrid = table["hybrid_coverage"]
+    tied = table[(table["spacing"] == 0) & (table["models"] >= 20)]
+    best = table["best_set_coverage"].dropna()
+    lines = [
+        f"hybrid interval of the winner: coverage {hybrid.min():.2%} to {hybrid.max():.2%} over "
+        f"{len(table)} settings ({replicates:,} boards each); at least 94%: "
+        + ("yes" if (hybrid >= 0.94).all() else "no"),
+        f"naive interval of the winner on tied boards of 20 and 100 models: "
+        f"{tied['naive_coverage'].min():.2%} to {tied['naive_coverage'].max():.2%}; below 80%: "
+        + ("yes" if (tied["naive_coverage"] < 0.80).all() else "no"),
+        f"confidence set for the best (MCB): holds the true best {best.min():.2%} to "
+        f"{best.max():.2%}; at least 95%: " + ("yes" if (best >= 0.95).all() else "no"),
+    ]
+    return table, lines
+
+
 def run_checks(args) -> int:
     """``--gate-clusters`` and ``--ppi-coverage``: each study's table and its verdict lines
     (with ``--dry-run``, what would be checked)."""
@@ -543,6 +569,7 @@ def run_checks(args) -> int:
         for name, check, asked in (
             ("the gate's type-I error", gate_clusters, args.gate_clusters),
             ("PPI++ coverage", ppi_coverage, args.ppi_coverage),
+            ("the winner's-curse coverage", winner_coverage, args.winner_coverage),
         )
         if asked
     ]
@@ -605,6 +632,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="check PPI++ coverage under random and outcome-chosen labels",
     )
+    parser.add_argument(
+        "--winner-coverage",
+        action="store_true",
+        help="check the coverage of the winner's corrected interval and of the set for the best",
+    )
     parser.add_argument("--cores", type=int, default=2, help="cores for --simulations (default 2)")
     parser.add_argument("--config", default="config/config.yaml", help="workflow config file")
     parser.add_argument("--repeat", type=int, default=3, help="runs per stage; the best counts")
@@ -625,7 +657,7 @@ def main(argv=None) -> int:
     config = load_config(root / args.config)
     mirror = mirror_location(config["mirror"] or None)
     print(f"archives from: {mirror or 'upstream'} ({len(config['models'])} models)", flush=True)
-    if args.gate_clusters or args.ppi_coverage:
+    if args.gate_clusters or args.ppi_coverage or args.winner_coverage:
         return run_checks(args)
     if args.dry_run:
         print(f"would time: {_planned(args)}")
