@@ -215,10 +215,6 @@ def test_the_coverage_study_in_a_small_setting():
 # --- cost -------------------------------------------------------------------------------------
 
 
-def test_token_cost_per_million_tokens():
-    assert cost.token_cost([1_000_000, 0], [0, 2_000_000], 3.0, 15.0) == pytest.approx([3.0, 30.0])
-
-
 def test_cost_table_by_hand():
     correct = np.array([[1, 0], [1, 1], [0, 1], [1, 1.0]])
     spend = np.array([[0.02, 0.01], [0.03, 0.01], [0.02, 0.02], [0.01, 0.01]])

@@ -1,7 +1,8 @@
 """Cost beside accuracy: the cost per question, accuracy per dollar, the cost-accuracy frontier.
 
-A cost is known per (model, question): tokens times a price (:func:`token_cost`, the price per
-million input and output tokens, never guessed), or a cost the logs record. Accuracy and cost
+A cost is known per (model, question): tokens times a price
+(:func:`evalbars.data.prices.token_cost`, the price per million input and output tokens, never
+guessed), or a cost the logs record. Accuracy and cost
 of every model are then means over the same questions, and their joint covariance
 (:func:`evalbars.stats.winners.mean_covariance` of the stacked matrix ``[correct, cost]``,
 paired, and CR2-clustered by category where there are categories) carries both the pairing
@@ -50,37 +51,7 @@ from evalbars.stats.winners import (
     simultaneous_critical_value,
 )
 
-__all__ = ["token_cost", "joint_covariance", "cost_table", "frontier_set", "cost_claim_p"]
-
-#: Prices are given per this many tokens (the providers' "per million tokens").
-TOKENS_PER_PRICE = 1_000_000
-
-
-def token_cost(input_tokens, output_tokens, input_price, output_price):
-    """The cost of each answer from its tokens and the model's prices.
-
-    Parameters
-    ----------
-    input_tokens, output_tokens : array_like
-        Tokens read and written per answer.
-    input_price, output_price : float or array_like
-        Price per million input and output tokens (broadcast against the tokens).
-
-    Returns
-    -------
-    ndarray
-        :math:`(t_{in} p_{in} + t_{out} p_{out}) / 10^6`, in the prices' currency.
-
-    Examples
-    --------
-    >>> float(token_cost(1200, 300, 3.0, 15.0))
-    0.0081
-    """
-    return (
-        np.asarray(input_tokens, float) * input_price
-        + np.asarray(output_tokens, float) * output_price
-    ) / TOKENS_PER_PRICE
-
+__all__ = ["joint_covariance", "cost_table", "frontier_set", "cost_claim_p"]
 
 def joint_covariance(correct, cost, clusters=None) -> np.ndarray:
     """Covariance of the 2K means ``[accuracy_1..K, cost_1..K]`` on shared questions.
