@@ -31,6 +31,11 @@ PPI++ coverage study at 10, 15, 30 and 200 labels
 (:func:`evalbars.studies.ppi_coverage.coverage_by_labels`, 4,000 replicates each) and checks,
 where the reading decides, coverage of at least 94% under random labels (within 94-96%, or
 above it: conservative), and under-coverage when labels are chosen by outcome.
+``--winner-coverage`` runs the winner's-curse study
+(:func:`evalbars.studies.winners_coverage.winner_coverage_table`: boards of 5, 20 and 100 models,
+tied, near-tied and spread, independent and paired-like, 4,000 boards each) and checks that the
+hybrid interval of the winner covers at least 94%, that the naive one falls below 80% on tied
+boards of 20 and 100 models, and that the set for the best holds the true best at least 95%.
 
 ``--simulations`` times the simulation stage as users run it instead
 (:func:`time_simulation_stage`): ``snakemake simulate_all`` on ``--cores``
@@ -75,6 +80,7 @@ from evalbars.stats.cluster_robust import SIGN_FLIP_BELOW_DF
 from evalbars.stats.logistic import gee, glmm
 from evalbars.studies.cluster_type1 import gate_clusters_table
 from evalbars.studies.ppi_coverage import coverage_by_labels
+from evalbars.studies.winners_coverage import winner_coverage_table
 from evalbars.workflow import smk
 
 from .conftest import REPO, mirror_location
@@ -589,6 +595,27 @@ def ppi_coverage() -> tuple[pd.DataFrame, list[str]]:
     return table, lines
 
 
+def winner_coverage(replicates: int = 4000) -> tuple[pd.DataFrame, list[str]]:
+    """The winner's-curse coverage study, and the lines that judge it: the hybrid interval of
+    the winner keeps at least 94% everywhere, the naive one falls below 80% on tied boards of 20
+    and 100 models, and the MCB set holds the true best at least 95% of the time."""
+    table = winner_coverage_table(replicates)
+    hybrid = table["hybrid_coverage"]
+    tied = table[(table["spacing"] == 0) & (table["models"] >= 20)]
+    best = table["best_set_coverage"].dropna()
+    lines = [
+        f"hybrid interval of the winner: coverage {hybrid.min():.2%} to {hybrid.max():.2%} over "
+        f"{len(table)} settings ({replicates:,} boards each); at least 94%: "
+        + ("yes" if (hybrid >= 0.94).all() else "no"),
+        f"naive interval of the winner on tied boards of 20 and 100 models: "
+        f"{tied['naive_coverage'].min():.2%} to {tied['naive_coverage'].max():.2%}; below 80%: "
+        + ("yes" if (tied["naive_coverage"] < 0.80).all() else "no"),
+        f"confidence set for the best (MCB): holds the true best {best.min():.2%} to "
+        f"{best.max():.2%}; at least 95%: " + ("yes" if (best >= 0.95).all() else "no"),
+    ]
+    return table, lines
+
+
 def run_checks(args) -> int:
     """``--gate-clusters`` and ``--ppi-coverage``: each study's table and its verdict lines
     (with ``--dry-run``, what would be checked)."""
@@ -597,6 +624,7 @@ def run_checks(args) -> int:
         for name, check, asked in (
             ("the gate's type-I error", gate_clusters, args.gate_clusters),
             ("PPI++ coverage", ppi_coverage, args.ppi_coverage),
+            ("the winner's-curse coverage", winner_coverage, args.winner_coverage),
         )
         if asked
     ]
@@ -660,6 +688,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="check PPI++ coverage at 10, 15, 30 and 200 labels, random and outcome-chosen",
     )
+    parser.add_argument(
+        "--winner-coverage",
+        action="store_true",
+        help="check the coverage of the winner's corrected interval and of the set for the best",
+    )
     parser.add_argument("--cores", type=int, default=2, help="cores for --simulations (default 2)")
     parser.add_argument("--config", default="config/config.yaml", help="workflow config file")
     parser.add_argument("--repeat", type=int, default=3, help="runs per stage; the best counts")
@@ -680,7 +713,7 @@ def main(argv=None) -> int:
     config = load_config(root / args.config)
     mirror = mirror_location(config["mirror"] or None)
     print(f"archives from: {mirror or 'upstream'} ({len(config['models'])} models)", flush=True)
-    if args.gate_clusters or args.ppi_coverage:
+    if args.gate_clusters or args.ppi_coverage or args.winner_coverage:
         return run_checks(args)
     if args.dry_run:
         print(f"would time: {_planned(args)}")

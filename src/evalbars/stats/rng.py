@@ -18,7 +18,8 @@ __all__ = ["STUDY_CODES", "setting_seed_sequence", "setting_rng", "share_and_se"
 #: halves (:mod:`evalbars.readings.leaderboard.stability`) and the gate's sequential simulation;
 #: 24 the gate's type-I error under few clusters (:mod:`evalbars.studies.cluster_type1`), 25 the
 #: PPI++ coverage study (:mod:`evalbars.studies.ppi_coverage`), 26 the draw of questions to label
-#: (:func:`evalbars.data.labels.questions_to_label`).
+#: (:func:`evalbars.data.labels.questions_to_label`); 40 the winner's-curse coverage study
+#: (:mod:`evalbars.studies.winners_coverage`).
 STUDY_CODES = {
     "leaderboard": 1,
     "fwer": 3,
@@ -28,6 +29,7 @@ STUDY_CODES = {
     "gate_clusters": 24,
     "ppi_coverage": 25,
     "label_sample": 26,
+    "winners_coverage": 40,
     "plan_pair": 101,
     "plan_holm": 102,
 }

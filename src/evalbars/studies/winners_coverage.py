@@ -1,0 +1,161 @@
+"""Coverage of the winner's readings and of the confidence set for the best, by simulation.
+
+Boards of K models are drawn as :math:`X \\sim N(\\mu, \\Sigma)` with the exchangeable
+covariance of paired scores, :math:`\\Sigma = \\sigma^2[(1-\\rho)I + \\rho\\,11^\\top]` (models
+scored on the same questions are positively correlated: :math:`\\rho` is the correlation of two
+models' accuracies, about 0.5 on MMLU-Pro's paired data), and true scores spaced
+``spacing`` SEs apart below the top, :math:`\\mu_j = 0.7 - \\text{spacing}\\cdot\\sigma\\, j`
+(spacing 0: every model tied, the worst case for the winner's curse; 0.5: near ties; 2: a spread
+board). For each board the study records whether each reading's interval of the winner
+(:func:`evalbars.stats.winners.winner_naive`, ``_conditional``, ``_hybrid``, ``_zoom``) covers
+the winner's true score :math:`\\mu_{\\hat\\theta}`, the bias of its estimate, and, where the
+best is unique, whether the MCB set (:func:`evalbars.stats.best_set.best_set`) holds it.
+
+The covariance is the one the readings are given (known), as in the coverage studies of Andrews,
+Kitagawa and McCloskey (2024, section 5): what is checked is the selection correction, not the
+estimation of :math:`\\Sigma` from questions, whose error is of order :math:`1/\\sqrt n`. Every
+reading is vectorised over the replicates; under the exchangeable covariance the zoom interval's
+second critical value and MCB's :math:`d_i` depend on the board only through the size of the
+plausible set (and not at all, respectively), so each is computed once per size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from evalbars.defaults import ALPHA
+from evalbars.stats.best_set import difference_covariance, pair_standard_errors
+from evalbars.stats.rng import setting_rng, share_and_se
+from evalbars.stats.winners import (
+    simultaneous_critical_value,
+    winner_conditional,
+    winner_hybrid,
+    winner_naive,
+)
+
+__all__ = [
+    "WINNER_SETTINGS",
+    "exchangeable_covariance",
+    "simulate_winner_coverage",
+    "winner_coverage_table",
+]
+
+#: The settings of the benchmark's ``--winner-coverage``: models, spacing (SEs), correlation.
+WINNER_SETTINGS = [
+    (models, spacing, correlation)
+    for models in (5, 20, 100)
+    for spacing in (0.0, 0.5, 2.0)
+    for correlation in (0.0, 0.5)
+]
+
+
+def exchangeable_covariance(models: int, se: float, correlation: float) -> np.ndarray:
+    """:math:`\\sigma^2[(1-\\rho)I + \\rho\\,11^\\top]`."""
+    return se**2 * ((1 - correlation) * np.eye(models) + correlation)
+
+
+def _zoom_covers(scores, cov, truth, winner, alpha, nu, seed):
+    """Whether each board's zoom interval covers its winner's true score (vectorised: the second
+    critical value depends only on the plausible set's size under an exchangeable covariance)."""
+    sd = np.sqrt(np.diag(cov))
+    c1 = simultaneous_critical_value(cov, nu, seed=seed)
+    lower = (scores - c1 * sd).max(axis=1, keepdims=True)
+    size = (scores + c1 * sd >= lower - 1e-12).sum(axis=1)
+    c2 = np.zeros(cov.shape[0] + 1)
+    for count in np.unique(size):  # one critical value per plausible-set size
+        c2[count] = simultaneous_critical_value(cov[:count, :count], alpha - nu, seed=seed + 1)
+    observed = np.take_along_axis(scores, winner[:, None], axis=1)[:, 0]
+    half = c2[size] * sd[winner]
+    return np.abs(observed - truth[winner]) <= half, size
+
+
+def _mcb_holds_best(scores, cov, best, alpha, seed):
+    """Whether each board's MCB set holds the (unique) true best."""
+    critical = simultaneous_critical_value(
+        difference_covariance(cov, best), alpha, one_sided=True, seed=seed
+    )
+    se = pair_standard_errors(cov)[best]
+    gaps = scores[:, [best]] - scores + critical * se
+    gaps[:, best] = np.inf
+    return gaps.min(axis=1) > 0
+
+
+def simulate_winner_coverage(
+    models: int,
+    spacing: float,
+    correlation: float,
+    replicates: int = 4000,
+    *,
+    se: float = 0.01,
+    alpha: float = ALPHA,
+    seed: int = 0,
+) -> dict:
+    """Coverage of every winner reading, and of the MCB set, in one setting.
+
+    Parameters
+    ----------
+    models : int
+        Models on the board (K).
+    spacing : float
+        Gap between consecutive true scores, in SEs (0: all tied).
+    correlation : float
+        Correlation of two models' scores (:math:`\\rho`).
+    replicates : int
+        Boards drawn.
+    se : float
+        Each model's SE (:math:`\\sigma`).
+    alpha : float
+        Error rate of the intervals and the set.
+    seed : int
+        Study seed (:func:`evalbars.stats.rng.setting_rng`, study ``winners_coverage``).
+
+    Returns
+    -------
+    dict
+        ``models, spacing, correlation, replicates`` and, per reading (naive, conditional,
+        hybrid, zoom), ``<reading>_coverage`` and ``<reading>_median_bias`` (the median of the
+        estimate minus the winner's true score, in SEs: the conditional and hybrid estimates
+        are median-unbiased, and the conditional one is infinite on some boards); ``best_set_coverage`` (NaN when the best is not unique)
+        and ``coverage_mc_se``.
+    """
+    rng = setting_rng(seed, "winners_coverage", models, spacing, correlation, replicates)
+    cov = exchangeable_covariance(models, se, correlation)
+    truth = 0.7 - spacing * se * np.arange(models)
+    scores = rng.multivariate_normal(truth, cov, size=replicates, method="cholesky")
+    winner = scores.argmax(axis=1)
+    target = truth[winner]
+    row = {
+        "models": models,
+        "spacing": spacing,
+        "correlation": correlation,
+        "replicates": replicates,
+    }
+    readings = {
+        "naive": winner_naive(scores, cov, winner, alpha),
+        "conditional": winner_conditional(scores, cov, winner, alpha),
+        "hybrid": winner_hybrid(scores, cov, winner, alpha),
+    }
+    for name, reading in readings.items():
+        covered = (reading.low <= target) & (target <= reading.high)
+        row[f"{name}_coverage"] = share_and_se(covered)[0]
+        row[f"{name}_median_bias"] = float(np.nanmedian(reading.estimate - target) / se)
+    zoom_covered, _ = _zoom_covers(scores, cov, truth, winner, alpha, alpha / 10, seed)
+    row["zoom_coverage"] = share_and_se(zoom_covered)[0]
+    row["zoom_median_bias"] = float(np.median(scores[np.arange(replicates), winner] - target) / se)
+    row["best_set_coverage"] = (
+        share_and_se(_mcb_holds_best(scores, cov, 0, alpha, seed))[0] if spacing > 0 else np.nan
+    )
+    row["coverage_mc_se"] = float(np.sqrt(0.95 * 0.05 / replicates))
+    return row
+
+
+def winner_coverage_table(replicates: int = 4000, settings=None, seed: int = 0) -> pd.DataFrame:
+    """:func:`simulate_winner_coverage` over ``settings`` (default :data:`WINNER_SETTINGS`),
+    one row each."""
+    return pd.DataFrame(
+        [
+            simulate_winner_coverage(m, s, r, replicates, seed=seed)
+            for m, s, r in (settings or WINNER_SETTINGS)
+        ]
+    )
