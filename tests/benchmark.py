@@ -25,7 +25,10 @@ setting 4,000 nulls; it prints every method's rejection rate and whether the gat
 (CR2 with Satterthwaite t) stays within 5 +- 1.5% everywhere. ``--ppi-coverage`` runs the
 PPI++ coverage study (:func:`evalbars.studies.ppi_coverage.simulate_ppi_coverage`, 4,000
 replicates) and checks 94-96% coverage under random labels, and under-coverage when labels are
-chosen by outcome.
+chosen by outcome. ``--passk-band`` runs the pass@k band's coverage study
+(:func:`evalbars.studies.passk_band.passk_band_table`: 30, 100 and 500 questions, 5 and 16
+samples, without and with categories, 2,000 replicates each) and checks the band's simultaneous
+coverage over k stays at or above 93% at nominal 95%.
 
 ``--simulations`` times the simulation stage as users run it instead
 (:func:`time_simulation_stage`): ``snakemake simulate_all`` on ``--cores``
@@ -68,6 +71,7 @@ from evalbars.stats import mixed, omnibus, pairwise
 from evalbars.stats.accuracy import accuracy_table
 from evalbars.stats.logistic import gee, glmm
 from evalbars.studies.cluster_type1 import gate_clusters_table
+from evalbars.studies.passk_band import passk_band_table
 from evalbars.studies.ppi_coverage import simulate_ppi_coverage
 from evalbars.workflow import smk
 
@@ -535,6 +539,36 @@ def ppi_coverage() -> tuple[pd.DataFrame, list[str]]:
     return table, lines
 
 
+#: The pass@k band's simultaneous coverage floor at nominal 95% (issue 38).
+PASSK_FLOOR = 0.93
+
+
+def passk_band() -> tuple[pd.DataFrame, list[str]]:
+    """Simultaneous coverage of the pass@k difference band over k, and the lines that judge it."""
+    table = passk_band_table()
+    shipped = table[(table["categories"] == 0) == (table["clustered_by"] == "question")]
+    below = shipped[shipped["coverage"] < PASSK_FLOOR]
+    lines = [
+        f"pass@k band (as shipped): coverage {shipped['coverage'].min():.1%} to "
+        f"{shipped['coverage'].max():.1%} over {len(shipped)} settings; at least "
+        f"{PASSK_FLOOR:.0%} everywhere: "
+        + (
+            "yes"
+            if below.empty
+            else f"no, {len(below)} below: "
+            + "; ".join(
+                f"{r.scenario} Q={r.questions} n={r.samples} G={r.categories} {r.coverage:.1%}"
+                for r in below.itertuples()
+            )
+        ),
+    ]
+    ignored = table[(table["categories"] > 0) & (table["clustered_by"] == "question")]
+    lines.append(
+        f"categories ignored: {ignored['coverage'].min():.1%} to {ignored['coverage'].max():.1%}"
+    )
+    return table, lines
+
+
 def run_checks(args) -> int:
     """``--gate-clusters`` and ``--ppi-coverage``: each study's table and its verdict lines
     (with ``--dry-run``, what would be checked)."""
@@ -543,6 +577,7 @@ def run_checks(args) -> int:
         for name, check, asked in (
             ("the gate's type-I error", gate_clusters, args.gate_clusters),
             ("PPI++ coverage", ppi_coverage, args.ppi_coverage),
+            ("the pass@k band's coverage", passk_band, args.passk_band),
         )
         if asked
     ]
@@ -605,6 +640,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="check PPI++ coverage under random and outcome-chosen labels",
     )
+    parser.add_argument(
+        "--passk-band",
+        action="store_true",
+        help="check the pass@k band's simultaneous coverage over k (30 to 500 questions)",
+    )
     parser.add_argument("--cores", type=int, default=2, help="cores for --simulations (default 2)")
     parser.add_argument("--config", default="config/config.yaml", help="workflow config file")
     parser.add_argument("--repeat", type=int, default=3, help="runs per stage; the best counts")
@@ -625,7 +665,7 @@ def main(argv=None) -> int:
     config = load_config(root / args.config)
     mirror = mirror_location(config["mirror"] or None)
     print(f"archives from: {mirror or 'upstream'} ({len(config['models'])} models)", flush=True)
-    if args.gate_clusters or args.ppi_coverage:
+    if args.gate_clusters or args.ppi_coverage or args.passk_band:
         return run_checks(args)
     if args.dry_run:
         print(f"would time: {_planned(args)}")

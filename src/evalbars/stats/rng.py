@@ -28,6 +28,7 @@ STUDY_CODES = {
     "gate_clusters": 24,
     "ppi_coverage": 25,
     "label_sample": 26,
+    "passk_band": 38,  # the pass@k band coverage study (evalbars.studies.passk_band), issue 38
     "plan_pair": 101,
     "plan_holm": 102,
 }
