@@ -58,7 +58,7 @@ def true_difference(ks, scenario: str) -> np.ndarray:
     Examples
     --------
     >>> true_difference([1, 16], "crossing").round(4).tolist()
-    [0.1, -0.1057]
+    [0.1, -0.1084]
     """
     a_a, b_a, a_b, b_b = SCENARIOS[scenario]
     k = np.asarray(ks, dtype=float)
