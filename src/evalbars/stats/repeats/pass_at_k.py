@@ -479,8 +479,9 @@ def short_questions(counts: pd.DataFrame, k: int) -> pd.DataFrame:
 
 def question_clusters(table: pd.DataFrame) -> tuple[np.ndarray, str]:
     """The clusters of a table's questions and what they are: its ``category`` labels when
-    two or more categories hold questions (:func:`evalbars.stats.cluster_robust.clustering_applicable`),
-    else one cluster per row (``"question"``).
+    two or more categories hold questions
+    (:func:`evalbars.stats.cluster_robust.clustering_applicable`), else one cluster per row
+    (``"question"``).
 
     Examples
     --------

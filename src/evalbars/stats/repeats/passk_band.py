@@ -4,8 +4,8 @@ simultaneous band over k.
 :func:`passk_difference_band` takes the per-question differences
 :math:`d_{ik} = \\text{pass@}k_A(i) - \\text{pass@}k_B(i)` for :math:`k = 1..K`
 (:func:`evalbars.stats.repeats.pass_at_k.item_score_matrix`) and gives for each k the mean
-difference :math:`\\bar d_k`, its CR2 SE :math:`s_k` (:func:`evalbars.stats.cluster_robust.cr2_mean`)
-and pointwise t interval, and a simultaneous band
+difference :math:`\\bar d_k`, its CR2 SE :math:`s_k`
+(:func:`evalbars.stats.cluster_robust.cr2_mean`) and pointwise t interval, and a simultaneous band
 :math:`\\bar d_k \\pm t_\\nu^{-1}(\\Phi(\\hat c))\\, s_k` that covers the whole true curve with
 probability ``level``. :math:`\\hat c` is the ``level`` quantile of the Gaussian multiplier
 bootstrap (Chernozhukov, Chetverikov and Kato 2013) of the sup-t statistic,
@@ -250,13 +250,14 @@ def passk_difference_band(
     ----------
     counts : DataFrame
         ``model, question_id, samples, correct`` and optionally ``category``
-        (:func:`sample_counts`).
+        (:func:`~evalbars.stats.repeats.pass_at_k.sample_counts`).
     model_a, model_b : str
         The pair; differences are A minus B.
     ks : sequence of int, optional
         Budgets; default 1 up to the fewest samples any shared question has for either model,
         so that every k is a mean over the same questions. Questions with fewer samples than
-        the largest k asked for are left out (:func:`short_questions` names them).
+        the largest k asked for are left out
+        (:func:`~evalbars.stats.repeats.pass_at_k.short_questions` names them).
     level : float
         Pointwise and simultaneous level.
     draws : int
@@ -282,8 +283,8 @@ def passk_difference_band(
     ...     "model": ["A"] * 5 + ["B"] * 5, "question_id": list("abcde") * 2, "samples": 10,
     ...     "correct": [3, 10, 0, 7, 5, 1, 9, 0, 8, 2]})
     >>> band = passk_difference_band(counts, "A", "B", ks=[1, 5], draws=2000)
-    >>> band[["k", "difference", "se", "df", "sign"]].round(6).to_dict("list")
-    {'k': [1, 5], 'difference': [0.1, 0.126984], 'se': [0.070711, 0.083851], 'df': [4.0, 4.0], 'sign': [0, 0]}
+    >>> band[["difference", "se", "df", "sign"]].round(6).values.tolist()
+    [[0.1, 0.070711, 4.0, 0.0], [0.126984, 0.083851, 4.0, 0.0]]
     """
     pair = _paired_counts(counts, model_a, model_b)
     fewest = int(min(pair["samples_a"].min(), pair["samples_b"].min())) if len(pair) else 0
