@@ -16,9 +16,10 @@ population pass@k is known in closed form,
     \\quad (E[(1 - p)^k] \\text{ under a Beta}),
 
 and the band covers when every :math:`\\Delta_k` lies inside it. Scenarios: ``crossing``
-(A, Beta(0.5, 0.5), leads at k = 1 by 0.10 and trails at k = 16 by 0.11: B, Beta(2, 3), solves
-more questions sometimes) and ``null`` (both Beta(0.7, 0.9): :math:`\\Delta_k = 0`, so
-non-coverage is the chance of a wrong sign decision anywhere on the grid). With categories the
+(A, Beta(0.5, 0.5), mostly solves a question always or never and leads at k = 1 by 0.10; B,
+Beta(2, 3), solves most questions now and then and leads at k = 16 by 0.11) and
+``no_difference`` (both Beta(0.7, 0.9): :math:`\\Delta_k = 0`, so non-coverage is the chance
+of a sign decided, wrongly, anywhere on the grid). With categories the
 same draws are analysed twice: clustered by category (the band as shipped) and by question
 (ignoring the clustering), to show what the clustering buys. Every replicate of a setting is
 computed at once (in chunks that bound memory).
@@ -47,7 +48,7 @@ __all__ = [
 ]
 
 #: Beta parameters (a_A, b_A, a_B, b_B) of each scenario's true solve rates.
-SCENARIOS = {"crossing": (0.5, 0.5, 2.0, 3.0), "null": (0.7, 0.9, 0.7, 0.9)}
+SCENARIOS = {"crossing": (0.5, 0.5, 2.0, 3.0), "no_difference": (0.7, 0.9, 0.7, 0.9)}
 #: The study's key in :data:`evalbars.stats.rng.STUDY_CODES`.
 STUDY = "passk_band"
 

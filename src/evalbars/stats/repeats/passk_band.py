@@ -30,8 +30,18 @@ pointwise interval (Montiel Olea and Plagborg-Møller 2019 on sup-t bands).
 A k whose differences have zero spread (:math:`s_k = 0`, e.g. both models solve every question
 at large k) says nothing about the population: it is left out of the maximum, its intervals
 are the whole range [-1, 1] and it decides nothing (passk-inference substitutes [-1, 1] too).
-The band decides the sign at k when it excludes 0, simultaneously for every k shown. Its
-coverage in the settings users meet is simulated in :mod:`evalbars.studies.passk_band`.
+The band decides the sign at k when it excludes 0, simultaneously for every k shown.
+
+**Measured coverage** (:mod:`evalbars.studies.passk_band`, ``python -m tests.benchmark
+--passk-band``: 2,000 replicates of 1,000 draws per setting, nominal 95%, k = 1..n; 30, 100
+and 500 questions, n = 5 and 16 samples, a crossing and a no-difference pair). Independent
+questions: 93.8% to 95.8% over 12 settings. Questions in 6, 10 or 20 categories, clustered by
+category: 93.6% to 96.7%, except the crossing pair at n = 16 with 6 categories of 5 questions
+(90.7%) and 10 of 10 (91.6%). There the pointwise CR2 t intervals already fall to 90-92% at
+k of about 9 to 13: the category means of a pass@k difference are skewed at large k (sample
+skewness -0.5 to -0.75), and the truth falls below the band 6-9% of the time, above it under
+1%. Wild cluster bootstrap-t bands (Rademacher or Mammen weights) did worse in the same
+settings. Ignoring the categories when they exist: 56% to 89%.
 
 References
 ----------
