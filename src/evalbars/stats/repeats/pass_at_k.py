@@ -6,15 +6,14 @@ the average of a kernel :math:`h` over all :math:`\\binom{n}{k}` subsets of :mat
 samples (a U-statistic), so it is unbiased for :math:`E[h]` over :math:`k` independent draws
 of the model at that question (Hoeffding 1948):
 
-=============  ====================================  =======================================
-score          kernel :math:`h` on k samples         item score
-=============  ====================================  =======================================
-``mean``       (k = 1) the sample                    :math:`c/n`
-``pass@k``     one of the k is correct (max)         :math:`1 - \\binom{n-c}{k}/\\binom{n}{k}`
-``pass^k``     all k are correct (min)               :math:`\\binom{c}{k}/\\binom{n}{k}`
-``majority@k`` more than k/2 are correct (k odd)     :math:`\\sum_{j > k/2} \\binom{c}{j}
-                                                     \\binom{n-c}{k-j}/\\binom{n}{k}`
-=============  ====================================  =======================================
+==============  ===================================  =========================================
+score           kernel :math:`h` on k samples        item score
+==============  ===================================  =========================================
+``mean``        (k = 1) the sample                   :math:`c/n`
+``pass@k``      one of the k is correct (max)        :math:`1 - \\binom{n-c}{k}/\\binom{n}{k}`
+``pass^k``      all k are correct (min)              :math:`\\binom{c}{k}/\\binom{n}{k}`
+``majority@k``  more than k/2 are correct (k odd)    :math:`P(\\text{Hypergeom}(n, c, k) > k/2)`
+==============  ===================================  =========================================
 
 pass@k is Chen et al.'s (2021) unbiased estimator, computed in the product form of
 openai/human-eval's ``estimate_pass_at_k``, :math:`1 - \\prod_{i=n-c+1}^{n}(1 - k/i)`, here
