@@ -36,6 +36,10 @@ above it: conservative), and under-coverage when labels are chosen by outcome.
 tied, near-tied and spread, independent and paired-like, 4,000 boards each) and checks that the
 hybrid interval of the winner covers at least 94%, that the naive one falls below 80% on tied
 boards of 20 and 100 models, and that the set for the best holds the true best at least 95%.
+``--passk-band`` runs the pass@k band's coverage study
+(:func:`evalbars.studies.passk_band.passk_band_table`: 30, 100 and 500 questions, 5 and 16
+samples, without and with categories, 2,000 replicates each) and checks the band's simultaneous
+coverage over k stays at or above 93% at nominal 95%.
 
 ``--simulations`` times the simulation stage as users run it instead
 (:func:`time_simulation_stage`): ``snakemake simulate_all`` on ``--cores``
@@ -79,6 +83,7 @@ from evalbars.stats.accuracy import accuracy_table
 from evalbars.stats.cluster_robust import SIGN_FLIP_BELOW_DF
 from evalbars.stats.logistic import gee, glmm
 from evalbars.studies.cluster_type1 import gate_clusters_table
+from evalbars.studies.passk_band import passk_band_table
 from evalbars.studies.ppi_coverage import coverage_by_labels
 from evalbars.studies.winners_coverage import winner_coverage_table
 from evalbars.workflow import smk
@@ -616,6 +621,36 @@ def winner_coverage(replicates: int = 4000) -> tuple[pd.DataFrame, list[str]]:
     return table, lines
 
 
+#: The pass@k band's simultaneous coverage floor at nominal 95% (issue 38).
+PASSK_FLOOR = 0.93
+
+
+def passk_band() -> tuple[pd.DataFrame, list[str]]:
+    """Simultaneous coverage of the pass@k difference band over k, and the lines that judge it."""
+    table = passk_band_table()
+    shipped = table[(table["categories"] == 0) == (table["clustered_by"] == "question")]
+    below = shipped[shipped["coverage"] < PASSK_FLOOR]
+    lines = [
+        f"pass@k band (as shipped): coverage {shipped['coverage'].min():.1%} to "
+        f"{shipped['coverage'].max():.1%} over {len(shipped)} settings; at least "
+        f"{PASSK_FLOOR:.0%} everywhere: "
+        + (
+            "yes"
+            if below.empty
+            else f"no, {len(below)} below: "
+            + "; ".join(
+                f"{r.scenario} Q={r.questions} n={r.samples} G={r.categories} {r.coverage:.1%}"
+                for r in below.itertuples()
+            )
+        ),
+    ]
+    ignored = table[(table["categories"] > 0) & (table["clustered_by"] == "question")]
+    lines.append(
+        f"categories ignored: {ignored['coverage'].min():.1%} to {ignored['coverage'].max():.1%}"
+    )
+    return table, lines
+
+
 def run_checks(args) -> int:
     """``--gate-clusters`` and ``--ppi-coverage``: each study's table and its verdict lines
     (with ``--dry-run``, what would be checked)."""
@@ -625,6 +660,7 @@ def run_checks(args) -> int:
             ("the gate's type-I error", gate_clusters, args.gate_clusters),
             ("PPI++ coverage", ppi_coverage, args.ppi_coverage),
             ("the winner's-curse coverage", winner_coverage, args.winner_coverage),
+            ("the pass@k band's coverage", passk_band, args.passk_band),
         )
         if asked
     ]
@@ -693,6 +729,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="check the coverage of the winner's corrected interval and of the set for the best",
     )
+    parser.add_argument(
+        "--passk-band",
+        action="store_true",
+        help="check the pass@k band's simultaneous coverage over k (30 to 500 questions)",
+    )
     parser.add_argument("--cores", type=int, default=2, help="cores for --simulations (default 2)")
     parser.add_argument("--config", default="config/config.yaml", help="workflow config file")
     parser.add_argument("--repeat", type=int, default=3, help="runs per stage; the best counts")
@@ -713,7 +754,7 @@ def main(argv=None) -> int:
     config = load_config(root / args.config)
     mirror = mirror_location(config["mirror"] or None)
     print(f"archives from: {mirror or 'upstream'} ({len(config['models'])} models)", flush=True)
-    if args.gate_clusters or args.ppi_coverage or args.winner_coverage:
+    if args.gate_clusters or args.ppi_coverage or args.winner_coverage or args.passk_band:
         return run_checks(args)
     if args.dry_run:
         print(f"would time: {_planned(args)}")

@@ -30,6 +30,7 @@ STUDY_CODES = {
     "ppi_coverage": 25,
     "label_sample": 26,
     "winners_coverage": 40,
+    "passk_band": 38,  # the pass@k band coverage study (evalbars.studies.passk_band), issue 38
     "plan_pair": 101,
     "plan_holm": 102,
 }
