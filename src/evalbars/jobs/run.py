@@ -33,7 +33,14 @@ log = logging.getLogger("evalbars")
 
 def job_function(rule: str) -> Callable:
     """The job of ``rule``: the function named after it in its module (:data:`JOBS`),
-    imported now, so that a job loads only its own module's code."""
+    imported now, so that a job loads only its own module's code.
+
+    Examples
+    --------
+    >>> job = job_function("download")
+    >>> job.__module__, job.__name__
+    ('evalbars.jobs.download', 'download')
+    """
     return getattr(importlib.import_module(JOBS[rule]), rule)
 
 
@@ -86,7 +93,17 @@ def write_outputs(result: Mapping, output: Mapping) -> None:
     declares them, ``models_md``, ``models_tex``, ``models_parquet`` and ``models_shown``; a
     figure ``claims`` to ``claims_png`` and ``claims_svg``; a one-file item ``checked`` to
     ``checked``. An item whose first output (a table's CSV, a figure's PNG) the rule does not
-    declare is an error in the rule, not in the data."""
+    declare is an error in the rule, not in the data.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from evalbars.jobs.outputs import Text
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> write_outputs({"checked": Text("{}")}, {"checked": folder / "claims.json"})
+    >>> (folder / "claims.json").read_text()
+    '{}'
+    """
     for name, item in result.items():
         paths = {suffix: output_path(output, name, suffix) for suffix in item.suffixes}
         first = next(iter(paths.values()))
