@@ -6,10 +6,9 @@ import hashlib
 import http.server
 import json
 import logging
-import runpy
+from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -18,11 +17,11 @@ import pytest
 from evalbars.data.readers import SourceOptions, read_source
 from evalbars.data.scores import WideScores, wide_scores
 from evalbars.errors import InputError
+from evalbars.jobs.run import run_job
 from evalbars.studies.fwer import simulate_fwer
 from evalbars.studies.leaderboard import LeaderboardResult
 
 REPO = Path(__file__).resolve().parents[1]
-SCRIPTS = REPO / "workflow" / "scripts"
 DATA = Path(__file__).resolve().parent / "data"
 
 # --- Column contracts of the pairwise tables (literal lists: a renamed column fails) ----------
@@ -151,27 +150,16 @@ class ArchiveServer(http.server.ThreadingHTTPServer):
             pass
 
 
-# --- Workflow scripts -------------------------------------------------------------------------------
+# --- Workflow jobs ----------------------------------------------------------------------------------
 
 
-def run_workflow_script(name: str, *, log, input: dict, output: dict, params: dict) -> None:
-    """Run ``workflow/scripts/<name>.py`` in this process with a stand-in ``snakemake`` object.
-
-    The adapter sees ``snakemake.log[0]``, ``snakemake.input.<key>``, ``snakemake.output.<key>``
-    and ``snakemake.params.<key>`` as Snakemake would set them, so its decisions are tested
-    without a workflow run. The root logger, which ``script_context`` reconfigures, is
-    restored afterwards.
-    """
-    fake = SimpleNamespace(
-        log=[str(log)],
-        input=SimpleNamespace(**{k: str(v) for k, v in input.items()}),
-        output=SimpleNamespace(**{k: str(v) for k, v in output.items()}),
-        params=SimpleNamespace(**params),
-    )
+@contextmanager
+def restored_root_logger():
+    """Give the root logger back as it was (``script_context`` reconfigures it)."""
     root = logging.getLogger()
     handlers, level = list(root.handlers), root.level
     try:
-        runpy.run_path(str(SCRIPTS / f"{name}.py"), init_globals={"snakemake": fake})
+        yield
     finally:
         for handler in root.handlers:
             if handler not in handlers:
@@ -179,6 +167,20 @@ def run_workflow_script(name: str, *, log, input: dict, output: dict, params: di
         root.handlers[:] = handlers
         root.setLevel(level)
         logging.captureWarnings(False)
+
+
+def run_workflow_job(rule: str, *, log, input: dict, output: dict, params: dict) -> None:
+    """Run the job of ``rule`` in this process as the workflow runs it
+    (:func:`evalbars.jobs.run.run_job`: its inputs read, its params as keywords, its outputs
+    written), so that the rule's decisions are tested without a workflow run."""
+    with restored_root_logger():
+        run_job(
+            rule,
+            {k: str(v) for k, v in input.items()},
+            {k: str(v) for k, v in output.items()},
+            params,
+            str(log),
+        )
 
 
 # --- Bad input: what a user sees, and that nothing changed ---------------------------------------

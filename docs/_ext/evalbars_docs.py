@@ -35,7 +35,9 @@ from sphinx.util import logging
 from sphinx.util.nodes import make_refnode, nested_parse_with_titles
 
 from evalbars.cli import build_parser
-from evalbars.jobs import analysis, claims, data, figures, ranks
+from evalbars.jobs import analysis, claims, data, leaderboard, ranks
+from evalbars.jobs.figures import analysis as analysis_figures
+from evalbars.jobs.figures import claims as claims_figures
 from evalbars.stats import pairwise
 
 REPO = Path(__file__).resolve().parents[2]
@@ -372,7 +374,7 @@ def example_columns(labelled: bool = False) -> dict[str, list[str]]:
     try:
         source = {"path": str(EXAMPLE), "runs": "newest", "id_field": "id"}
         source["category_field"] = "category"
-        made = data.items(data.read_raw(sources=[source]), question_set="all")
+        made = data.items_from_raw(data.read_raw(sources=[source]), question_set="all")
         keep(made)
         table = made["item_table"].frame
         if labelled:
@@ -387,17 +389,17 @@ def example_columns(labelled: bool = False) -> dict[str, list[str]]:
         keep(drawn)
         wide = drawn["scores"].wide
         alpha, level = config["alpha"], config["level"]
-        keep(analysis.models(wide, level=level))
+        keep(analysis.analysis_models(wide, level=level))
         pairs = analysis.pairwise_tests(pairwise.pair_tests(wide), alpha=alpha, wide=wide)
         keep(pairs)
-        omnibus = analysis.omnibus_tests(wide)
+        omnibus = analysis.analysis_omnibus(wide)
         keep(omnibus)
-        mixed = analysis.mixed_models(wide, method="auto", alpha=alpha)
+        mixed = analysis.analysis_mixed(wide, method="auto", alpha=alpha)
         keep(mixed)
-        logistic = analysis.logistic_models(wide, alpha=alpha, max_cells=50_000_000)
+        logistic = analysis.analysis_logistic(wide, alpha=alpha, max_cells=50_000_000)
         keep(logistic)
         keep(
-            analysis.naive_vs_blocked(
+            analysis.analysis_naive_vs_blocked(
                 pairs["pairwise"].frame,
                 omnibus["omnibus"].frame,
                 mixed["mixed_contrasts"].frame,
@@ -406,10 +408,10 @@ def example_columns(labelled: bool = False) -> dict[str, list[str]]:
             )
         )
         if labelled:
-            keep(analysis.judge_corrected(wide, level=level, alpha=alpha))
+            keep(analysis.analysis_judge_corrected(wide, level=level, alpha=alpha))
         contrasts = mixed["mixed_contrasts"].frame
         keep(
-            figures.logistic_verdicts_table(
+            analysis_figures.analysis_logistic_verdicts(
                 contrasts[contrasts["model_spec"] == "category_question"],
                 logistic["logistic_contrasts"].frame,
                 logistic["logistic_fits"].frame,
@@ -432,14 +434,14 @@ def example_columns(labelled: bool = False) -> dict[str, list[str]]:
             )
         )
         keep(
-            figures.category_pairwise(
+            claims_figures.category_pairwise(
                 wide, alpha=alpha, max_models=None, max_systems=config["display"]["max_systems"]
             )
         )
         keep(
-            claims.plan(
+            claims.plan_table(
                 table,
-                claims=1,
+                checked,
                 alpha=alpha,
                 power=options["power"],
                 gaps=options["plan_gaps"],
@@ -458,7 +460,7 @@ def example_columns(labelled: bool = False) -> dict[str, list[str]]:
             )
         )
         keep(
-            ranks.leaderboard(
+            leaderboard.leaderboard_table(
                 wide, alpha=alpha, level=level, power=board["power"], splits=10, seed=board["seed"]
             )
         )

@@ -46,7 +46,7 @@ from evalbars.data.readers import SourceOptions, read_source
 from evalbars.data.scores import WideScores, wide_scores
 from evalbars.defaults import ALPHA, DRAWS, LEVEL, POWER, SEED, SPLITS
 from evalbars.errors import InputError
-from evalbars.jobs import analysis, data, ranks
+from evalbars.jobs import analysis, data, leaderboard, ranks
 from evalbars.jobs import claims as claim_jobs
 from evalbars.readings import gate
 from evalbars.stats import pairwise
@@ -155,7 +155,7 @@ def read_items(
         the workflow's ``items`` job (:func:`evalbars.jobs.data.items`).
     """
     raw = read_sources(paths, SourceOptions(**options))
-    result = data.items(
+    result = data.items_from_raw(
         raw,
         policy=missing_prediction,
         seed=seed,
@@ -172,7 +172,7 @@ def read_preview(
     """Per model, what was read (the table ``evalbars read`` prints), after the same checks as
     :func:`read_items`."""
     raw = read_sources(paths, SourceOptions(**options))
-    result = data.items(raw, policy=missing_prediction, question_set="all", labels=labels)
+    result = data.items_from_raw(raw, policy=missing_prediction, question_set="all", labels=labels)
     table = result["item_table"].frame
     return read_summary(raw, table)
 
@@ -199,7 +199,7 @@ def stderr_audit(paths, **options) -> pd.DataFrame:
 def judge_corrected_table(items, level: float = LEVEL, alpha: float = ALPHA) -> pd.DataFrame:
     """``judge_corrected.csv``: judge-only, human-only and judge-corrected (PPI++) readings of
     every model and pair, where the scores are a judge's with human labels (empty without)."""
-    return analysis.judge_corrected(scores(items), level=level, alpha=alpha)[
+    return analysis.analysis_judge_corrected(scores(items), level=level, alpha=alpha)[
         "judge_corrected"
     ].frame
 
@@ -211,7 +211,7 @@ def scores(items) -> WideScores:
 
 def accuracy_table(items, level: float = LEVEL) -> pd.DataFrame:
     """``models.csv``: per-model accuracy, naive and clustered SEs, Wilson interval."""
-    return analysis.models(scores(items), level=level)["models"].frame
+    return analysis.analysis_models(scores(items), level=level)["models"].frame
 
 
 def pairwise_table(items, alpha: float = ALPHA) -> pd.DataFrame:
@@ -223,18 +223,19 @@ def pairwise_table(items, alpha: float = ALPHA) -> pd.DataFrame:
 
 def omnibus_table(items) -> pd.DataFrame:
     """``omnibus.csv``: RM-ANOVA (Greenhouse-Geisser), one-way ANOVA, Friedman, Cochran's Q."""
-    return analysis.omnibus_tests(scores(items))["omnibus"].frame
+    return analysis.analysis_omnibus(scores(items))["omnibus"].frame
 
 
 def mixed_contrasts(items, alpha: float = ALPHA, method: str = "auto") -> pd.DataFrame:
     """``mixed_contrasts.csv``: the mixed models' pairwise contrasts (rows of a specification
     the data cannot identify are empty, with the reason on the console)."""
-    return analysis.mixed_models(scores(items), method=method, alpha=alpha)["mixed_contrasts"].frame
+    result = analysis.analysis_mixed(scores(items), method=method, alpha=alpha)
+    return result["mixed_contrasts"].frame
 
 
 def variance_components(items, method: str = "auto") -> pd.DataFrame:
     """``variance_components.csv``: the mixed models' REML variance components."""
-    result = analysis.mixed_models(scores(items), method=method, alpha=ALPHA)
+    result = analysis.analysis_mixed(scores(items), method=method, alpha=ALPHA)
     return result["variance_components"].frame
 
 
@@ -355,7 +356,7 @@ def leaderboard_table(
 ) -> pd.DataFrame:
     """``leaderboard.csv``: per system its letters, split-half stability and the resolution of
     the adjacent pair below it (:func:`evalbars.readings.leaderboard.table.leaderboard_table`)."""
-    result = ranks.leaderboard(
+    result = leaderboard.leaderboard_table(
         scores(items), alpha=alpha, level=level, power=power, splits=splits, seed=seed
     )
     return result["leaderboard"].frame

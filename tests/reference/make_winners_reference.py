@@ -42,9 +42,7 @@ def boards() -> dict:
     return {
         "worked_independent": ([0.80, 0.78, 0.75, 0.70], independent),
         "worked_correlated": ([0.80, 0.78, 0.75, 0.70], correlated),
-        "six_one_factor": (
-            [0.71, 0.705, 0.69, 0.68, 0.60, 0.55], corr6 * np.outer(sd6, sd6)
-        ),
+        "six_one_factor": ([0.71, 0.705, 0.69, 0.68, 0.60, 0.55], corr6 * np.outer(sd6, sd6)),
         "ten_near_tie": (
             [0.640, 0.638, 0.635, 0.61, 0.60, 0.58, 0.57, 0.55, 0.52, 0.50],
             corr10 * np.outer(sd10, sd10),

@@ -28,7 +28,7 @@ from evalbars.readings.category_pairwise import (
 from evalbars.render.figures.claims import category_heatmap
 from evalbars.stats.pairwise import adjust_pvalues
 
-from ..helpers import run_workflow_script
+from ..helpers import run_workflow_job
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 R_INTERACTION = Path(__file__).resolve().parents[1] / "reference" / "r_output" / "interaction"
@@ -158,11 +158,11 @@ CATEGORY_OUTPUTS = {
 CATEGORY_TABLES = [key for key in CATEGORY_OUTPUTS if "figure" not in key and "shown" not in key]
 
 
-def run_category_script(tmp_path, name, item_table, **params):
+def run_category_job(tmp_path, name, item_table, **params):
     out = tmp_path / name
     out.mkdir()
     output = {key: out / file for key, file in CATEGORY_OUTPUTS.items()}
-    run_workflow_script(
+    run_workflow_job(
         "category_pairwise",
         log=out / "log",
         input={"scores": item_table},  # the pivot of a Parquet item table, as of scores.npz
@@ -178,13 +178,13 @@ def test_display_max_systems_changes_no_number_of_the_category_tables(tmp_path):
     assert frame["model"].nunique() == 4
     item_table = tmp_path / "items.parquet"
     frame.to_parquet(item_table)
-    wide = run_category_script(tmp_path, "wide", item_table, max_systems=40)
-    narrow = run_category_script(tmp_path, "narrow", item_table, max_systems=2)
+    wide = run_category_job(tmp_path, "wide", item_table, max_systems=40)
+    narrow = run_category_job(tmp_path, "narrow", item_table, max_systems=2)
     assert narrow == wide
     table = pd.read_csv(tmp_path / "wide" / "category_pairwise.csv")
     assert len(table[["model_a", "model_b"]].drop_duplicates()) == 6  # every pair
     # the analysis key does change the family: 3 models, 3 pairs, and their own adjustment
-    top = run_category_script(tmp_path, "top", item_table, max_systems=40, max_models=3)
+    top = run_category_job(tmp_path, "top", item_table, max_systems=40, max_models=3)
     fewer = pd.read_csv(tmp_path / "top" / "category_pairwise.csv")
     assert len(fewer[["model_a", "model_b"]].drop_duplicates()) == 3
     assert top["category_pairwise_csv"] != wide["category_pairwise_csv"]

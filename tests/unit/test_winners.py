@@ -9,7 +9,9 @@ import pandas as pd
 import pytest
 from scipy import special, stats
 
-from evalbars.stats import best_set, cost, winners
+from evalbars.stats import cost
+from evalbars.stats.best import sets as best_set
+from evalbars.stats.best import winners
 from evalbars.stats.cluster_robust import cr2_mean
 from evalbars.studies.winners_coverage import simulate_winner_coverage
 

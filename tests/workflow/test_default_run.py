@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 import evalbars
+from evalbars.jobs.registry import JOBS
 from evalbars.workflow import smk
 
 from ..conftest import DEFAULT_SUBSAMPLE, REPO
@@ -232,20 +233,6 @@ def test_rerun_is_a_no_op(default_run):
     assert "Nothing to be done" in result.stdout + result.stderr
 
 
-RULE_SCRIPT = re.compile(
-    r'^rule (\w+):.*?^    script:\n        "\.\./scripts/(\w+)\.py"', re.M | re.S
-)
-
-
-def rule_scripts() -> dict:
-    """``{rule: script}`` for every rule that runs a script."""
-    return {
-        rule: script
-        for path in (REPO / "workflow" / "rules").glob("*.smk")
-        for rule, script in RULE_SCRIPT.findall(path.read_text())
-    }
-
-
 def rule_descendants(workdir: Path) -> dict:
     """``{rule: rules downstream of it}`` from Snakemake's own rule graph."""
     dot = run_snakemake(workdir, "--rulegraph", "--cores", "1").stdout
@@ -269,18 +256,15 @@ def descendants(default_run) -> dict:
 
 
 @pytest.mark.parametrize(
-    "module", ["stats/omnibus.py", "stats/intervals.py", "render/figures/ranks.py"]
+    "module",
+    ["stats/omnibus.py", "stats/intervals.py", "render/figures/ranks.py", "jobs/claims.py"],
 )
 def test_editing_a_module_reruns_exactly_the_jobs_that_import_it(
     default_run, descendants, package_copy, module
 ):
     path = package_copy / module  # the runs' copy: the package source is never written
-    users = {
-        rule
-        for rule, script in rule_scripts().items()
-        if str(path)
-        in smk.package_files(REPO / "workflow" / "scripts" / f"{script}.py", package_copy)
-    }
+    adapter = REPO / "workflow" / "scripts" / "job.py"
+    users = {rule for rule in JOBS if str(path) in smk.job_code(rule, adapter, package_copy)}
     # Rules the default run has no job of (the pairwise shards of a large board) plan nothing.
     users &= set(descendants)
     assert users, f"no rule of the default run imports {module}"

@@ -33,7 +33,7 @@ rule analysis_models:
     message:
         "--- Per-model accuracy table."
     script:
-        "../scripts/analysis_models.py"
+        "../scripts/job.py"
 
 
 # --- Table 3 in shards (analysis.shards > 1): each job the pairs of one block, unadjusted --------
@@ -50,10 +50,13 @@ rule analysis_pairwise_shard:
     wildcard_constraints:
         shard=r"\d+",
         shards=r"\d+",
+    params:
+        shard=lambda wildcards: int(wildcards.shard),
+        shards=lambda wildcards: int(wildcards.shards),
     message:
         "--- Pairwise tests, shard {wildcards.shard} of {wildcards.shards}."
     script:
-        "../scripts/analysis_pairwise_shard.py"
+        "../scripts/job.py"
 
 
 # --- Table 3: unpaired, paired and McNemar tests of every pair ----------------------------------
@@ -82,7 +85,7 @@ rule analysis_pairwise:
     message:
         "--- Pairwise tests."
     script:
-        "../scripts/analysis_pairwise.py"
+        "../scripts/job.py"
 
 
 # --- Omnibus tests: RM-ANOVA (with Greenhouse-Geisser), one-way ANOVA, Friedman, Cochran's Q ---
@@ -101,7 +104,7 @@ rule analysis_omnibus:
     message:
         "--- Omnibus tests."
     script:
-        "../scripts/analysis_omnibus.py"
+        "../scripts/job.py"
 
 
 # --- Tables 2 and 4: mixed models (1|category) and (1|category) + (1|category:question) ---------
@@ -134,7 +137,7 @@ rule analysis_mixed:
     message:
         "--- Mixed models: variance components and contrasts."
     script:
-        "../scripts/analysis_mixed.py"
+        "../scripts/job.py"
 
 
 # --- Logistic readings: the GLMM (Laplace) and GEE on the 0/1 samples --------------------------
@@ -168,7 +171,7 @@ rule analysis_logistic:
     message:
         "--- Logistic mixed model and GEE."
     script:
-        "../scripts/analysis_logistic.py"
+        "../scripts/job.py"
 
 
 # --- Each pair's verdict: linear mixed model, logistic mixed model and GEE side by side --------
@@ -203,16 +206,16 @@ rule analysis_logistic_verdicts:
     message:
         "--- Linear versus logistic verdicts."
     script:
-        "../scripts/analysis_logistic_verdicts.py"
+        "../scripts/job.py"
 
 
 # --- Naive versus blocked, side by side ---------------------------------------------------------
 rule analysis_naive_vs_blocked:
     input:
-        pairwise=rules.analysis_pairwise.output.pairwise_parquet,
-        omnibus=rules.analysis_omnibus.output.omnibus_parquet,
-        contrasts=rules.analysis_mixed.output.mixed_contrasts_parquet,
-        logistic=rules.analysis_logistic.output.logistic_contrasts_parquet,
+        pairwise_table=rules.analysis_pairwise.output.pairwise_parquet,
+        omnibus_table=rules.analysis_omnibus.output.omnibus_parquet,
+        mixed_contrasts=rules.analysis_mixed.output.mixed_contrasts_parquet,
+        logistic_contrasts=rules.analysis_logistic.output.logistic_contrasts_parquet,
         code=package_code("analysis_naive_vs_blocked"),
     output:
         **table_outputs(
@@ -231,7 +234,7 @@ rule analysis_naive_vs_blocked:
     message:
         "--- Naive versus blocked summary."
     script:
-        "../scripts/analysis_naive_vs_blocked.py"
+        "../scripts/job.py"
 
 
 # --- Target rule of the analysis stage -----------------------------------------------------------
@@ -271,4 +274,4 @@ if LABELLED:
         message:
             "--- Judge-only, human-only and judge-corrected (PPI++) readings."
         script:
-            "../scripts/analysis_judge_corrected.py"
+            "../scripts/job.py"

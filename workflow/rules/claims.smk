@@ -20,7 +20,7 @@ rule claims_check:
     message:
         "--- Checking the claims against the data."
     script:
-        "../scripts/claims_check.py"
+        "../scripts/job.py"
 
 
 # --- Verdicts of every claim under every reading ------------------------------------------------
@@ -47,7 +47,7 @@ rule claims_table:
     message:
         "--- Claims: verdicts under every reading."
     script:
-        "../scripts/claims_table.py"
+        "../scripts/job.py"
 
 
 # --- Each claim's intervals against its threshold ------------------------------------------------
@@ -70,7 +70,7 @@ rule claims_figure:
     message:
         "--- Claims figure."
     script:
-        "../scripts/claims_figure.py"
+        "../scripts/job.py"
 
 
 # --- Every pair in every category: corrections, homogeneity, heatmap ----------------------------
@@ -111,7 +111,7 @@ rule category_pairwise:
     message:
         "--- Every pair in every category."
     script:
-        "../scripts/category_pairwise.py"
+        "../scripts/job.py"
 
 
 # --- How many questions would settle it ----------------------------------------------------------
@@ -134,7 +134,7 @@ rule plan_table:
     message:
         "--- Questions needed per gap and procedure."
     script:
-        "../scripts/plan_table.py"
+        "../scripts/job.py"
 
 
 # --- Target rule of the claims stage -------------------------------------------------------------

@@ -11,7 +11,7 @@ import pandas as pd
 import snakemake.io
 from snakemake.utils import Paramspace, validate
 
-from evalbars.workflow import report_guard, smk, stages
+from evalbars.workflow import report_guard, smk
 
 # Every config file Snakemake merged is checked for a key given twice (YAML keeps the last).
 smk.validate_config(
@@ -43,7 +43,8 @@ REPLICATION_APPLIES = smk.replication_applies(config)
 # Settings whose shipped values are the paper's (subsample.n: auto, the example claims), fitted
 # to the data; the report's first screen says what was chosen and why.
 CHOICES = smk.run_choices(config)
-SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
+# Every rule's script: it runs the rule's job (evalbars.jobs.registry, evalbars.jobs.run).
+JOB_ADAPTER = Path(workflow.basedir) / "workflow" / "scripts" / "job.py"
 
 
 wildcard_constraints:
@@ -78,9 +79,10 @@ def judge_corrected_inputs(wildcards):
     return {"judge_corrected": "results/tables/judge_corrected.parquet"}
 
 
-def package_code(script):
-    """Every evalbars module a script imports: as inputs, an edit to one reruns its jobs."""
-    return smk.package_files(SCRIPTS / f"{script}.py")
+def package_code(rule):
+    """The module of a rule's job and every evalbars module it imports (and what the adapter
+    imports): as inputs, an edit to one reruns its jobs (evalbars.workflow.smk.job_code)."""
+    return smk.job_code(rule, JOB_ADAPTER)
 
 
 def pairwise_shards():
@@ -127,7 +129,7 @@ def table_outputs(
     `results/tables/<name>.csv` with its Markdown, LaTeX and Parquet companions, under the keys
     `<key>_csv`, `<key>_md`, `<key>_tex` and `<key>_parquet`: `key` (default `name`) is the
     name of the table in what the rule's job function returns (evalbars.jobs), which the
-    script writes by these keys. The Parquet file is what other jobs read (a CSV is for
+    adapter writes by these keys. The Parquet file is what other jobs read (a CSV is for
     people). The report shows the CSV, or with `shown=True` its first rows,
     `results/report/<name>.csv` (key `<key>_shown`), for tables of every pair. `caption` names
     `workflow/report/<caption>.rst`."""

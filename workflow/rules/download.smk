@@ -10,9 +10,10 @@ rule download:
         "results/logs/download/{archive}.log",
     localrule: True
     params:
+        archive=lambda wildcards: wildcards.archive,
         sha256=archive_sha256,
         mirror=lookup(dpath="mirror", within=config),
     message:
         "--- Fetching and verifying {wildcards.archive}."
     script:
-        "../scripts/download.py"
+        "../scripts/job.py"

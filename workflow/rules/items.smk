@@ -33,7 +33,7 @@ rule items:
     message:
         "--- Building the canonical item table."
     script:
-        "../scripts/items.py"
+        "../scripts/job.py"
 
 
 # --- The standard errors the harnesses published, recomputed (only with predictions entries) ---
@@ -61,4 +61,4 @@ if PREDICTION_SOURCES:
         message:
             "--- Auditing the standard errors the harnesses published."
         script:
-            "../scripts/harness_stderr.py"
+            "../scripts/job.py"

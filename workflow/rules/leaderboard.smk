@@ -38,7 +38,7 @@ rule leaderboard_table:
     message:
         "--- Leaderboard verdicts: letters, split-half stability, resolution, signal-to-noise."
     script:
-        "../scripts/leaderboard_table.py"
+        "../scripts/job.py"
 
 
 # --- The board with intervals and letters, and the adjacent-pair resolution strip --------------
@@ -63,7 +63,7 @@ rule leaderboard_figure:
     message:
         "--- Leaderboard verdicts figure."
     script:
-        "../scripts/leaderboard_figure.py"
+        "../scripts/job.py"
 
 
 # --- Target rule of the leaderboard stage --------------------------------------------------------

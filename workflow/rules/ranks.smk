@@ -23,7 +23,7 @@ rule ranks_table:
     message:
         "--- Rank uncertainty: unpaired and paired readings."
     script:
-        "../scripts/ranks_table.py"
+        "../scripts/job.py"
 
 
 # --- Forest plot (tiers shaded), rank-range plot and overview of every system ---------------
@@ -50,7 +50,7 @@ rule ranks_figures:
     message:
         "--- Rank uncertainty figures."
     script:
-        "../scripts/ranks_figures.py"
+        "../scripts/job.py"
 
 
 # --- Target rule of the ranks stage -------------------------------------------------------------

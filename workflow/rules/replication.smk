@@ -26,19 +26,20 @@ rule replication_chunk:
     wildcard_constraints:
         chunk=r"\d+",
     params:
+        chunk=lambda wildcards: int(wildcards.chunk),
         policies=lookup(dpath="replication/policies", within=config),
         n_seeds=lookup(dpath="replication/n_seeds", within=config),
         seed=lookup(dpath="replication/seed", within=config),
         jobs=REPLICATION_JOBS,
         n=CHOICES.subsample_size,
-        subsample_seed=lookup(dpath="subsample/seed", within=config),
+        configured_seed=lookup(dpath="subsample/seed", within=config),
         items_policy=lookup(dpath="missing_prediction", within=config),
         policy_seed=lookup(dpath="missing_prediction_seed", within=config),
         alpha=lookup(dpath="alpha", within=config),
     message:
         f"--- Replication check: seed chunk {{wildcards.chunk}} of {REPLICATION_JOBS}."
     script:
-        "../scripts/replication_chunk.py"
+        "../scripts/job.py"
 
 
 # --- The chunks in one table: policy by policy, the configured seed first, then the seed list ---
@@ -60,7 +61,7 @@ rule replication_runs:
     message:
         f"--- Replication check: combining {REPLICATION_JOBS} seed chunk(s)."
     script:
-        "../scripts/replication_runs.py"
+        "../scripts/job.py"
 
 
 # --- Paper value versus our distribution: table and figure --------------------------------------
@@ -83,7 +84,7 @@ rule replication_table:
     message:
         "--- Replication table and figure."
     script:
-        "../scripts/replication_table.py"
+        "../scripts/job.py"
 
 
 # --- Target rule of the replication stage --------------------------------------------------------

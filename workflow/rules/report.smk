@@ -27,4 +27,4 @@ rule report_landing:
     message:
         "--- The report's first screen."
     script:
-        "../scripts/report_landing.py"
+        "../scripts/job.py"

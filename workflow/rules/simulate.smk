@@ -37,7 +37,7 @@ rule sim_leaderboard:
     message:
         "--- Leaderboard simulation: {wildcards}."
     script:
-        "../scripts/sim_leaderboard.py"
+        "../scripts/job.py"
 
 
 rule sim_leaderboard_table:
@@ -46,7 +46,7 @@ rule sim_leaderboard_table:
             "results/simulations/leaderboard/{setting}/summary.parquet",
             setting=LEADERBOARD_GRID.instance_patterns,
         ),
-        code=package_code("sim_combine"),
+        code=package_code("sim_leaderboard_table"),
     output:
         leaderboard_parquet="results/simulations/leaderboard.parquet",
         leaderboard_csv=report(
@@ -60,12 +60,11 @@ rule sim_leaderboard_table:
         "results/logs/sim_leaderboard_table/sim_leaderboard_table.log",
     localrule: True
     params:
-        study="leaderboard",
         sort_by=["spread", "questions", "rule"],
     message:
         "--- Collecting the leaderboard settings."
     script:
-        "../scripts/sim_combine.py"
+        "../scripts/job.py"
 
 
 rule sim_leaderboard_figures:
@@ -124,7 +123,7 @@ rule sim_leaderboard_figures:
     message:
         "--- Leaderboard figures."
     script:
-        "../scripts/sim_leaderboard_figures.py"
+        "../scripts/job.py"
 
 
 # --- 2. Precision and questions needed (closed forms) ---------------------------------------------
@@ -161,7 +160,7 @@ rule sim_precision:
     message:
         "--- Interval half-widths and questions needed per gap."
     script:
-        "../scripts/sim_precision.py"
+        "../scripts/job.py"
 
 
 rule sim_precision_figures:
@@ -194,7 +193,7 @@ rule sim_precision_figures:
     message:
         "--- Precision figures."
     script:
-        "../scripts/sim_precision_figures.py"
+        "../scripts/job.py"
 
 
 # --- 3. Family-wise error and power on shared questions (the paper's section 5.1) ----------------
@@ -219,7 +218,7 @@ rule sim_fwer:
     message:
         "--- FWER simulation: {wildcards}."
     script:
-        "../scripts/sim_fwer.py"
+        "../scripts/job.py"
 
 
 rule sim_fwer_table:
@@ -228,7 +227,7 @@ rule sim_fwer_table:
             "results/simulations/fwer/{setting}/summary.parquet",
             setting=FWER_GRID.instance_patterns,
         ),
-        code=package_code("sim_combine"),
+        code=package_code("sim_fwer_table"),
     output:
         fwer_parquet="results/simulations/fwer.parquet",
         fwer_csv=report(
@@ -242,12 +241,11 @@ rule sim_fwer_table:
         "results/logs/sim_fwer_table/sim_fwer_table.log",
     localrule: True
     params:
-        study="fwer",
         sort_by=["gap", "rho", "questions", "models", "method"],
     message:
         "--- Collecting the FWER settings."
     script:
-        "../scripts/sim_combine.py"
+        "../scripts/job.py"
 
 
 rule sim_fwer_figures:
@@ -287,7 +285,7 @@ rule sim_fwer_figures:
     message:
         "--- FWER figures."
     script:
-        "../scripts/sim_fwer_figures.py"
+        "../scripts/job.py"
 
 
 # --- 4. Clustered questions: naive vs clustered vs mixed-model SE ---------------------------------
@@ -312,7 +310,7 @@ rule sim_clustered:
     message:
         "--- Clustered-questions simulation: {wildcards}."
     script:
-        "../scripts/sim_clustered.py"
+        "../scripts/job.py"
 
 
 rule sim_clustered_table:
@@ -321,7 +319,7 @@ rule sim_clustered_table:
             "results/simulations/clustered/{setting}/summary.parquet",
             setting=CLUSTERED_GRID.instance_patterns,
         ),
-        code=package_code("sim_combine"),
+        code=package_code("sim_clustered_table"),
     output:
         clustered_parquet="results/simulations/clustered.parquet",
         clustered_csv=report(
@@ -335,12 +333,11 @@ rule sim_clustered_table:
         "results/logs/sim_clustered_table/sim_clustered_table.log",
     localrule: True
     params:
-        study="clustered",
         sort_by=["design_effect", "cluster_size", "icc", "estimator"],
     message:
         "--- Collecting the clustered-questions settings."
     script:
-        "../scripts/sim_combine.py"
+        "../scripts/job.py"
 
 
 rule sim_clustered_figure:
@@ -363,7 +360,7 @@ rule sim_clustered_figure:
     message:
         "--- Clustered-questions figure."
     script:
-        "../scripts/sim_clustered_figure.py"
+        "../scripts/job.py"
 
 
 # --- Target rule of the simulate stage -------------------------------------------------------------

@@ -1,6 +1,6 @@
 # --- One job per stage (config `jobs: per_stage`; what `evalbars report` uses) -----------------
-# Each rule below makes every output of its stages' rules by running their own scripts one after
-# another in one interpreter (evalbars.workflow.stages): the same files, a Python start-up and its
+# Each rule below makes every output of its stages' rules by running their jobs one after another
+# in one interpreter (evalbars.jobs.run.run_stage): the same files, a Python start-up and its
 # imports once per stage instead of once per rule. The ruleorder makes Snakemake choose these
 # rules for those files; the per-rule rules stay defined, so nothing else changes. A setting of
 # any of a stage's rules reruns the whole stage.
@@ -41,11 +41,11 @@ rule stage_analysis:
     benchmark:
         "results/benchmarks/stage_analysis/stage_analysis.tsv"
     params:
-        members=[stages.member(rule) for rule in STAGES["analysis"]],
+        members=[smk.stage_member(rule) for rule in STAGES["analysis"]],
     message:
         "--- Analysis stage: every table of the analysis in one job."
     script:
-        "../scripts/stage.py"
+        "../scripts/job.py"
 
 
 rule stage_readings:
@@ -58,11 +58,11 @@ rule stage_readings:
     benchmark:
         "results/benchmarks/stage_readings/stage_readings.tsv"
     params:
-        members=[stages.member(rule) for rule in STAGES["readings"]],
+        members=[smk.stage_member(rule) for rule in STAGES["readings"]],
     message:
         "--- Claims, ranks and leaderboard in one job."
     script:
-        "../scripts/stage.py"
+        "../scripts/job.py"
 
 
 ruleorder: stage_analysis > analysis_models

@@ -26,7 +26,7 @@ rule subsample:
     message:
         "--- Drawing the seeded category-stratified subsample."
     script:
-        "../scripts/subsample.py"
+        "../scripts/job.py"
 
 
 # --- Target rule of the data stages ---------------------------------------------------------------

@@ -1,8 +1,9 @@
 """The analysis stage's jobs: the paper's Tables 1-4, the omnibus tests, the logistic readings
 and naive versus blocked (``workflow/rules/analysis.smk``).
 
-Each function is one rule's work on data in memory; the rule's script reads its inputs, calls
-it and writes what it returns (:func:`evalbars.jobs.outputs.write_outputs`).
+Each function is one rule's work, named after the rule: the adapter reads the inputs it
+declares (:func:`evalbars.jobs.inputs.reads`), calls it with the rule's params and writes what it
+returns (:func:`evalbars.jobs.run.run_job`).
 """
 
 from __future__ import annotations
@@ -11,24 +12,25 @@ import logging
 
 import pandas as pd
 
-from evalbars.data.scores import WideScores, accuracy_order
-from evalbars.jobs.outputs import Table
+from evalbars.data.scores import WideScores, accuracy_order, read_wide_scores, stored_labels
+from evalbars.jobs.inputs import file_name, parquet, reads
+from evalbars.jobs.outputs import Frame, Table
+from evalbars.readings import naive_vs_blocked
 from evalbars.readings.judge_corrected import corrected_pair_columns, judge_vs_corrected
-from evalbars.readings.naive_vs_blocked import naive_vs_blocked as naive_vs_blocked_table
-from evalbars.readings.naive_vs_blocked import naive_vs_blocked_display
 from evalbars.stats import mixed, omnibus, pairwise
 from evalbars.stats.accuracy import accuracy_table, sampling_variance_table
 from evalbars.stats.logistic import contrasts as logistic
 
 __all__ = [
-    "models",
-    "pairwise_shard",
+    "analysis_models",
+    "analysis_pairwise_shard",
+    "analysis_pairwise",
     "pairwise_tests",
-    "omnibus_tests",
-    "mixed_models",
-    "logistic_models",
-    "naive_vs_blocked",
-    "judge_corrected",
+    "analysis_omnibus",
+    "analysis_mixed",
+    "analysis_logistic",
+    "analysis_naive_vs_blocked",
+    "analysis_judge_corrected",
     "MIXED_TERMS",
 ]
 
@@ -44,13 +46,14 @@ MIXED_TERMS = {
 }
 
 
-def models(wide: WideScores, *, level: float) -> dict:
+@reads(scores=read_wide_scores)
+def analysis_models(scores: WideScores, *, level: float) -> dict:
     """``analysis_models``: per-model accuracy (the paper's Table 1, extended) and what epochs
     buy (``models``, ``sampling_variance``)."""
-    accuracy = accuracy_table(wide, level)
+    accuracy = accuracy_table(scores, level)
     clustered = (
         "category-clustered SE (CR0, the paper's Table 1)"
-        if len(set(wide.categories)) > 1
+        if len(set(scores.categories)) > 1
         else "category-clustered SE (not applicable: the questions have one category)"
     )
     return {
@@ -61,21 +64,38 @@ def models(wide: WideScores, *, level: float) -> dict:
             "size.",
         ),
         "sampling_variance": Table(
-            sampling_variance_table(wide, accuracy),
+            sampling_variance_table(scores, accuracy),
             caption="Score variance between and within questions, and the SE at one epoch, the "
             "observed epochs and twice as many (empty where no question has two samples).",
         ),
     }
 
 
-def pairwise_shard(wide: WideScores, *, shard: int, shards: int) -> pd.DataFrame:
-    """``analysis_pairwise_shard``: the unadjusted tests of one block of pairs."""
-    return pairwise.pair_tests(wide, pairwise.pair_range(len(wide.models), shard, shards))
+@reads(scores=read_wide_scores)
+def analysis_pairwise_shard(scores: WideScores, *, shard: int, shards: int) -> dict:
+    """``analysis_pairwise_shard``: the unadjusted tests of one block of pairs (``tests``), of
+    ``shards`` blocks (:func:`evalbars.stats.pairwise.pair_range`)."""
+    block = pairwise.pair_range(len(scores.models), shard, shards)
+    return {"tests": Frame(pairwise.pair_tests(scores, block))}
+
+
+@reads(scores=file_name, shards=file_name)
+def analysis_pairwise(scores: str, shards=(), *, alpha: float) -> dict:
+    """``analysis_pairwise``: every pair's tests, adjusted over the whole family
+    (:func:`pairwise_tests`), computed here from the score matrix in the file ``scores``, or
+    gathered from the files of ``shards`` (``analysis.shards`` > 1:
+    :func:`evalbars.stats.pairwise.gather_pair_tests`). The matrix is read only if the pairs
+    are computed here, or if it holds human labels."""
+    wide = None
+    if not shards or stored_labels(scores):
+        wide = read_wide_scores(scores)
+    tests = pairwise.gather_pair_tests(shards) if shards else pairwise.pair_tests(wide)
+    return pairwise_tests(tests, alpha=alpha, wide=wide)
 
 
 def pairwise_tests(tests: pd.DataFrame, *, alpha: float, wide: WideScores | None = None) -> dict:
-    """``analysis_pairwise``: every pair's tests (:func:`evalbars.stats.pairwise.pair_tests`, of
-    the whole matrix or gathered from shards) with Bonferroni and Holm over the family; where
+    """Every pair's tests (:func:`evalbars.stats.pairwise.pair_tests`, of the whole matrix or
+    gathered from shards) with Bonferroni and Holm over the family; where
     ``wide`` holds judge scores with human labels, the judge-corrected (PPI++) columns too
     (:func:`evalbars.readings.judge_corrected.corrected_pair_columns`)."""
     table = pairwise.adjusted_pair_table(tests, alpha)
@@ -94,26 +114,34 @@ def pairwise_tests(tests: pd.DataFrame, *, alpha: float, wide: WideScores | None
     return {"pairwise": Table(table, caption=caption)}
 
 
-def omnibus_tests(wide: WideScores) -> dict:
+@reads(scores=read_wide_scores)
+def analysis_omnibus(scores: WideScores) -> dict:
     """``analysis_omnibus``: RM-ANOVA (Greenhouse-Geisser), one-way ANOVA, Friedman, Cochran's Q."""
     return {
         "omnibus": Table(
-            omnibus.omnibus_table(wide),
+            omnibus.omnibus_table(scores),
             caption="Omnibus tests that all models have equal accuracy "
             "(rm_anova_gg: Greenhouse-Geisser corrected degrees of freedom).",
         )
     }
 
 
-def mixed_models(wide: WideScores, *, method: str, alpha: float) -> dict:
+@reads(scores=file_name)
+def analysis_mixed(scores: WideScores | str, *, method: str, alpha: float) -> dict:
     """``analysis_mixed``: the mixed models' variance components and contrasts (the paper's
     Tables 2 and 4).
+
+    ``scores`` is the score matrix, or the file that holds it: read here, so that nothing else
+    holds it while the contrasts are computed from the fits (at 4,500 models it holds 94.5 M
+    cells).
 
     Every specification the data support is fitted (:func:`evalbars.stats.mixed.model_specs`:
     the question-only models on data with fewer than two categories); one the data cannot
     identify (:func:`evalbars.stats.mixed.fit_obstacle`) is skipped with a note, and its
     contrast rows are empty.
     """
+    wide = scores if isinstance(scores, WideScores) else read_wide_scores(scores)
+    del scores
     specs = mixed.model_specs(wide)
     obstacles = {spec: mixed.fit_obstacle(wide, spec) for spec in specs}
     skipped = [spec for spec in specs if obstacles[spec]]
@@ -139,14 +167,16 @@ def mixed_models(wide: WideScores, *, method: str, alpha: float) -> dict:
     }
 
 
-def logistic_models(wide: WideScores, *, alpha: float, max_cells: int) -> dict:
+@reads(scores=read_wide_scores)
+def analysis_logistic(scores: WideScores, *, alpha: float, max_cells: int) -> dict:
     """``analysis_logistic``: the logistic mixed model (Laplace) and GEE on the 0/1 samples,
-    or why they are not fitted (:func:`evalbars.stats.logistic.contrasts.fit_obstacle`)."""
-    obstacle = logistic.fit_obstacle(wide, max_cells)
+    or why they are not fitted (:func:`evalbars.stats.logistic.contrasts.fit_obstacle`). The
+    fits only; their verdicts beside the linear mixed model are ``analysis_logistic_verdicts``."""
+    obstacle = logistic.fit_obstacle(scores, max_cells)
     if obstacle is None:
         # the pairs in the linear mixed model's order (accuracy order), so the tables line up
-        pairs = pairwise.model_pairs(accuracy_order(wide))
-        result = logistic.compare_logistic(wide, alpha, pairs=pairs)
+        pairs = pairwise.model_pairs(accuracy_order(scores))
+        result = logistic.compare_logistic(scores, alpha, pairs=pairs)
     else:
         log.warning("logistic mixed model and GEE not fitted: %s", obstacle)
         result = logistic.not_fitted(obstacle)
@@ -167,7 +197,14 @@ def logistic_models(wide: WideScores, *, alpha: float, max_cells: int) -> dict:
     }
 
 
-def naive_vs_blocked(
+# Only the columns the summary reads: the pair tables hold K(K-1)/2 rows per fit.
+@reads(
+    pairwise_table=parquet(columns=naive_vs_blocked.PAIRWISE_COLUMNS),
+    omnibus_table=parquet(),
+    mixed_contrasts=parquet(columns=naive_vs_blocked.MIXED_COLUMNS),
+    logistic_contrasts=parquet(columns=naive_vs_blocked.LOGISTIC_COLUMNS),
+)
+def analysis_naive_vs_blocked(
     pairwise_table: pd.DataFrame,
     omnibus_table: pd.DataFrame,
     mixed_contrasts: pd.DataFrame,
@@ -177,7 +214,7 @@ def naive_vs_blocked(
 ) -> dict:
     """``analysis_naive_vs_blocked``: naive versus blocked SEs, F tests and significance
     counts, side by side."""
-    table = naive_vs_blocked_table(
+    table = naive_vs_blocked.naive_vs_blocked(
         pairwise_table, omnibus_table, mixed_contrasts, alpha, logistic_contrasts
     )
     return {
@@ -185,17 +222,18 @@ def naive_vs_blocked(
             table,
             caption="Naive versus blocked analyses of the same data; ratios are relative to the "
             "naive row.",
-            display=naive_vs_blocked_display(table, alpha),
+            display=naive_vs_blocked.naive_vs_blocked_display(table, alpha),
             align_right=["Value", "vs naive"],
         )
     }
 
 
-def judge_corrected(wide: WideScores, *, level: float, alpha: float) -> dict:
+@reads(scores=read_wide_scores)
+def analysis_judge_corrected(scores: WideScores, *, level: float, alpha: float) -> dict:
     """``analysis_judge_corrected``: judge-only, human-only and judge-corrected (PPI++)
     readings of every model and pair (:func:`evalbars.readings.judge_corrected.judge_vs_corrected`),
     the sibling of naive versus blocked where the scores are a judge's with human labels."""
-    table = judge_vs_corrected(wide, level=level, alpha=alpha, adjust="holm")
+    table = judge_vs_corrected(scores, level=level, alpha=alpha, adjust="holm")
     return {
         "judge_corrected": Table(
             table,

@@ -1,5 +1,6 @@
-"""The claims stage's jobs: the user's claims checked and tested under every reading, every pair
-in every category, and the planner's table (``workflow/rules/claims.smk``)."""
+"""The claims stage's jobs (``workflow/rules/claims.smk``): the user's claims checked and tested
+under every reading, and the planner's table. The stage's jobs that draw (the claims figure,
+every pair in every category) are in :mod:`evalbars.jobs.figures.claims`."""
 
 from __future__ import annotations
 
@@ -8,25 +9,41 @@ import json
 import pandas as pd
 
 from evalbars import tables
-from evalbars.data.scores import WideScores
+from evalbars.data.scores import WideScores, read_wide_scores
+from evalbars.jobs.inputs import parquet, read_json, reads
 from evalbars.jobs.outputs import Table, Text
 from evalbars.readings import claims as claims_readings
+from evalbars.readings import planner
 from evalbars.readings.claims.parsing import check_claims, claim_config_error, unshared_error
-from evalbars.readings.planner import data_setting, plan_caption, plan_table
 from evalbars.render import landing
 
 __all__ = [
+    "claims_check",
     "checked_claims",
     "model_accuracy",
     "claims_table",
-    "plan",
+    "plan_table",
 ]
+
+
+@reads(item_table=parquet(columns=["model", "question_id", "category", "correct"]))
+def claims_check(item_table: pd.DataFrame, *, claims: list, notes: list) -> dict:
+    """``claims_check``: the configured claims checked against the models and categories of
+    the item table (:func:`checked_claims`), and against the questions each pair shares, before
+    the claims stage writes anything."""
+    return checked_claims(
+        model_accuracy(item_table),
+        item_table["category"].unique(),
+        claims=claims,
+        notes=notes,
+        answered=item_table,
+    )
 
 
 def checked_claims(
     accuracy: pd.Series, categories, *, claims: list, notes: list, answered=None
 ) -> dict:
-    """``claims_check``: the configured claims parsed against the data's models (the index of
+    """The configured claims parsed against the data's models (the index of
     ``accuracy``, each model's mean score) and ``categories`` (a claim naming neither stops the
     run), with the notes of the settings fitted to the data and an example claim in the
     analysed models' own names (``checked``, JSON). With ``answered``, the item table's
@@ -62,8 +79,9 @@ def model_accuracy(items: pd.DataFrame) -> pd.Series:
     return items.groupby("model", observed=True)["correct"].mean()
 
 
+@reads(scores=read_wide_scores, checked=read_json)
 def claims_table(
-    wide: WideScores,
+    scores: WideScores,
     checked: dict,
     *,
     alpha: float,
@@ -73,10 +91,11 @@ def claims_table(
     seed: int,
     adjust: str = "holm",
 ) -> dict:
-    """``claims_table``: each claim's verdict under every reading (``claims``)."""
+    """``claims_table``: each claim's verdict under every reading (``claims``), of the claims
+    ``checked`` (what ``claims_check`` wrote)."""
     try:
         table = claims_readings.evaluate_claims(
-            wide,
+            scores,
             checked["claims"],
             alpha=alpha,
             family=family,
@@ -101,27 +120,29 @@ def claims_table(
     return {"claims": Table(table, markdown=markdown, latex=latex)}
 
 
-def plan(
-    items: pd.DataFrame,
+@reads(item_table=parquet(), checked=read_json)
+def plan_table(
+    item_table: pd.DataFrame,
+    checked: dict,
     *,
-    claims: int,
     alpha: float,
     power: float,
     gaps: list,
     seed: int,
 ) -> dict:
     """``plan_table``: questions needed per gap (in points) and multiplicity procedure, closed
-    form and simulated, in the data's own setting (``plan``)."""
-    setting = data_setting(items)
-    table = plan_table(
+    form and simulated, in the data's own setting (``plan``), for as many claims as ``checked``
+    (what ``claims_check`` wrote) holds."""
+    setting = planner.data_setting(item_table)
+    table = planner.plan_table(
         models=setting["models"],
         gaps=[g / 100 for g in gaps],
         disagreement=setting["disagreement"],
         alpha=alpha,
         power=power,
-        claims=claims,
+        claims=len(checked["claims"]),
         questions=setting["questions"],
         mean_accuracy=setting["mean_accuracy"],
         seed=seed,
     )
-    return {"plan": Table(table, caption=plan_caption(table, setting, alpha, power))}
+    return {"plan": Table(table, caption=planner.plan_caption(table, setting, alpha, power))}

@@ -1,9 +1,10 @@
-"""The data stage's jobs: the canonical item table and the seeded subsample.
+"""The data stage's jobs (``workflow/rules/items.smk``, ``subsample.smk``): the canonical item
+table, the audit of the harnesses' standard errors, and the seeded subsample.
 
-:func:`items` is what every entry point reads data through (the workflow's ``items`` rule,
-:func:`evalbars.api.read_items` and every command of the command line), so that each applies
-the same checks: sources against each other (ids, categories, coverage, with the hint when
-ids differ only by leading zeros) and the design the analysis will compare.
+:func:`items_from_raw` is what every entry point reads data through (the workflow's ``items``
+job, :func:`evalbars.api.read_items` and every command of the command line), so that each
+applies the same checks: sources against each other (ids, categories, coverage, with the hint
+when ids differ only by leading zeros) and the design the analysis will compare.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from evalbars.data.sampling import (
     stratified_subsample,
 )
 from evalbars.data.scores import WideScores, score_columns, wide_scores, write_wide_scores
+from evalbars.jobs.inputs import file_name, parquet, reads
 from evalbars.jobs.outputs import Table, Text
 from evalbars.readings.stderr_audit import (
     AUDIT_COLUMNS,
@@ -60,6 +62,7 @@ __all__ = [
     "ScoreMatrix",
     "read_raw",
     "items",
+    "items_from_raw",
     "labelled",
     "harness_stderr",
     "subsample",
@@ -127,7 +130,37 @@ def read_raw(archives=None, sources=()) -> list[pd.DataFrame]:
     return raw
 
 
+@reads(archives=file_name)
 def items(
+    archives=(),
+    *,
+    archive_models: dict,
+    sources: list,
+    policy: str,
+    seed: int,
+    max_unshared_share: float,
+    subsample_n,
+    question_set: str,
+    labels,
+) -> dict:
+    """``items``: the item table of every source (the MMLU-Pro ``archives``, whose models
+    ``archive_models`` names by file name, and the predictions entries ``sources``), checked
+    by :func:`items_from_raw`; the console also says what the shape of the data leaves out.
+    The labels file ``labels`` is joined (:func:`labelled`)."""
+    models = {path: archive_models[path.rsplit("/", 1)[-1]] for path in archives}
+    return items_from_raw(
+        read_raw(models, sources),
+        policy=policy,
+        seed=seed,
+        max_unshared_share=max_unshared_share,
+        subsample_n=subsample_n,
+        question_set=question_set,
+        design=True,
+        labels=labels,
+    )
+
+
+def items_from_raw(
     raw: list[pd.DataFrame],
     *,
     policy: str = "wrong",
@@ -138,7 +171,7 @@ def items(
     design: bool = False,
     labels=None,
 ) -> dict:
-    """The ``items`` job: the item table of the raw rows, after every check.
+    """The item table of the raw rows, after every check (the ``items`` job's work).
 
     Everything that can make the run fail is checked before anything is returned: the
     sources against each other (:func:`evalbars.data.question_coverage.check_source_coverage`,
@@ -197,24 +230,25 @@ def labelled(table: pd.DataFrame, labels=None) -> pd.DataFrame:
     return table
 
 
-def harness_stderr(items: pd.DataFrame, sources) -> dict:
-    """The ``harness_stderr`` job: every standard error the sources' harnesses published,
+@reads(item_table=parquet())
+def harness_stderr(item_table: pd.DataFrame, sources) -> dict:
+    """``harness_stderr``: every standard error the sources' harnesses published,
     recomputed from the items and flagged (:func:`evalbars.readings.stderr_audit.audit_stderr`),
     each flag also a warning line.
 
-    ``items`` is the item table; its missing predictions are scored 0 for the audit whatever
+    ``item_table`` is the item table; its missing predictions are scored 0 for the audit whatever
     the run's policy, as lm-eval and Inspect score them. ``sources`` are the predictions
     entries (their ``metric``/``filter``, Inspect's ``scorer``, choose what is audited).
     """
-    if items["missing_prediction"].any():
-        items = rescore(items, "wrong", 0)
+    if item_table["missing_prediction"].any():
+        item_table = rescore(item_table, "wrong", 0)
     tables = []
     for source in sources:
         published = published_stderr(source["path"])
         if len(published):
             metric = source.get("metric") or source.get("scorer")
             tables.append(
-                audit_stderr(published, items, metric=metric, filter=source.get("filter"))
+                audit_stderr(published, item_table, metric=metric, filter=source.get("filter"))
             )
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=AUDIT_COLUMNS)
     for line in audit_lines(table):
@@ -230,8 +264,9 @@ def harness_stderr(items: pd.DataFrame, sources) -> dict:
     }
 
 
+@reads(item_table=file_name)
 def subsample(item_table: str, *, n, seed: int, question_set: str) -> dict:
-    """The ``subsample`` job: the seeded category-stratified subsample of the item table in
+    """``subsample``: the seeded category-stratified subsample of the item table in
     the file ``item_table``, and its score matrix.
 
     Returns

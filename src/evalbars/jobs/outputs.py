@@ -1,18 +1,19 @@
-"""What a job returns, and how a rule's outputs receive it.
+"""What a job returns.
 
-A job function (one per rule, :mod:`evalbars.jobs`) returns a mapping from output names to
-:class:`Table`, :class:`Text` or :class:`evalbars.render.figures.style.FigureOutput` items.
-:func:`write_outputs` writes each item to the rule's outputs named after it: a table ``models``
-goes to ``models_csv`` and, where the rule declares them, ``models_parquet`` (what other jobs
-read: types survive, and a model named ``NA`` stays a name), ``models_md``, ``models_tex`` and
-``models_shown`` (the first rows the HTML report embeds); a figure ``claims`` to ``claims_png``
-and ``claims_svg``; a text ``claims`` to the output ``claims``. The Python API
+A job function (one per rule, :mod:`evalbars.jobs.registry`) returns a mapping from output names
+to :class:`Table`, :class:`Frame`, :class:`Text` or
+:class:`evalbars.render.figures.style.FigureOutput` items (or another item with ``suffixes`` and
+``write``). :func:`evalbars.jobs.run.write_outputs` writes each item to the rule's outputs named
+after it: a table ``models`` goes to ``models_csv`` and, where the rule declares them,
+``models_parquet`` (what other jobs read: types survive, and a model named ``NA`` stays a name),
+``models_md``, ``models_tex`` and ``models_shown`` (the first rows the HTML report embeds); a
+figure ``claims`` to ``claims_png`` and ``claims_svg``; a text ``claims`` to the output
+``claims``. The Python API
 (:mod:`evalbars.api`) takes the same items' frames, so that it cannot disagree with the files.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import pandas as pd
 
 from evalbars import tables
 
-__all__ = ["Table", "Frame", "Text", "write_outputs", "output_path"]
+__all__ = ["Table", "Frame", "Text"]
 
 
 @dataclass(frozen=True)
@@ -94,27 +95,3 @@ class Text:
     def write(self, path) -> None:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_text(self.text)
-
-
-def output_path(output, name: str, suffix: str = ""):
-    """The path of output ``<name>_<suffix>`` (``name`` when ``suffix`` is empty), or None
-    when the rule does not declare it. ``output`` is the job's ``snakemake.output`` or any
-    object with those attributes."""
-    key = f"{name}_{suffix}" if suffix else name
-    value = getattr(output, key, None)
-    return None if value is None else str(value)
-
-
-def write_outputs(result: Mapping, output) -> None:
-    """Write every item of a job's ``result`` to the outputs named after it (see the module
-    docstring). An item whose first output (a table's CSV, a figure's PNG) the rule does not
-    declare is an error in the rule, not in the data."""
-    for name, item in result.items():
-        paths = {suffix: output_path(output, name, suffix) for suffix in item.suffixes}
-        first = next(iter(paths.values()))
-        if first is None:
-            raise KeyError(f"the rule declares no output for {name!r} ({item.suffixes[0]})")
-        if "" in paths:
-            item.write(first)
-        else:
-            item.write(**paths)

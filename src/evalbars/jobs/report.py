@@ -5,14 +5,26 @@ from __future__ import annotations
 import pandas as pd
 
 from evalbars.data.sampling import design_notes
+from evalbars.jobs.inputs import parquet, read_bytes, read_json, reads
 from evalbars.jobs.outputs import Text
 from evalbars.render import landing as landing_page
 
-__all__ = ["landing"]
+__all__ = ["report_landing"]
 
 
-def landing(
-    items: pd.DataFrame,
+@reads(
+    item_table=parquet(columns=["model", "question_id", "category"]),
+    models=parquet(),
+    checked=read_json,
+    claims=parquet(),
+    claims_png=read_bytes,
+    naive_vs_blocked=parquet(),
+    pairwise=parquet(),
+    ranks=parquet(),
+    judge_corrected=parquet(),
+)
+def report_landing(
+    item_table: pd.DataFrame,
     *,
     models: pd.DataFrame,
     checked: dict,
@@ -26,7 +38,7 @@ def landing(
 ) -> dict:
     """``report_landing``: the first screen of ``report.html`` (``landing``, an HTML fragment).
 
-    ``items`` holds the analysed questions' ``model, question_id, category`` rows; the tables
+    ``item_table`` holds the analysed questions' ``model, question_id, category`` rows; the tables
     are the analysis, claims and ranks jobs' own (read from their Parquet files, so that a
     model named ``NA`` keeps its name). The notes say what was fitted to the data
     (``checked``) and what the shape of the data leaves out
@@ -36,11 +48,11 @@ def landing(
     page = landing_page.landing_html(
         models_text=landing_page.models_sentence(
             models["model"].tolist(),
-            questions=items["question_id"].nunique(),
-            categories=items["category"].nunique(),
-            samples=len(items),
+            questions=item_table["question_id"].nunique(),
+            categories=item_table["category"].nunique(),
+            samples=len(item_table),
         ),
-        notes=[*checked["notes"], *design_notes(items)],
+        notes=[*checked["notes"], *design_notes(item_table)],
         claims_table=claims,
         example_claim=checked["example"],
         claims_png=claims_png if len(claims) else None,

@@ -4,7 +4,7 @@ A cost is known per (model, question): tokens times a price
 (:func:`evalbars.data.prices.token_cost`, the price per million input and output tokens, never
 guessed), or a cost the logs record. Accuracy and cost
 of every model are then means over the same questions, and their joint covariance
-(:func:`evalbars.stats.winners.mean_covariance` of the stacked matrix ``[correct, cost]``,
+(:func:`evalbars.stats.best.winners.mean_covariance` of the stacked matrix ``[correct, cost]``,
 paired, and CR2-clustered by category where there are categories) carries both the pairing
 across models and the correlation of a model's accuracy with its own cost.
 
@@ -45,13 +45,14 @@ import pandas as pd
 from scipy import special
 
 from evalbars.defaults import ALPHA, SEED
-from evalbars.stats.winners import (
+from evalbars.stats.best.winners import (
     mean_covariance,
     mean_variance,
     simultaneous_critical_value,
 )
 
 __all__ = ["joint_covariance", "cost_table", "frontier_set", "cost_claim_p"]
+
 
 def joint_covariance(correct, cost, clusters=None) -> np.ndarray:
     """Covariance of the 2K means ``[accuracy_1..K, cost_1..K]`` on shared questions.
@@ -67,7 +68,7 @@ def joint_covariance(correct, cost, clusters=None) -> np.ndarray:
     -------
     ndarray, shape (2K, 2K)
         Blocks accuracy-accuracy, accuracy-cost, cost-cost
-        (:func:`evalbars.stats.winners.mean_covariance` of the stacked matrix).
+        (:func:`evalbars.stats.best.winners.mean_covariance` of the stacked matrix).
     """
     return mean_covariance(
         np.hstack([np.asarray(correct, float), np.asarray(cost, float)]), clusters
@@ -228,7 +229,7 @@ def frontier_set(
 
 def _one_sided_p(values, clusters, null: float = 0.0) -> np.ndarray:
     """One-sided p of :math:`H_0: \\text{mean} \\le` ``null`` for each column of per-question
-    values (normal reference, the SE of :func:`evalbars.stats.winners.mean_variance`); 1 where
+    values (normal reference, the SE of :func:`evalbars.stats.best.winners.mean_variance`); 1 where
     the SE is zero, which is no evidence of precision."""
     values = np.asarray(values, float)
     column = values.ndim == 1

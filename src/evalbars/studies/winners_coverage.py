@@ -7,9 +7,9 @@ models' accuracies, about 0.5 on MMLU-Pro's paired data), and true scores spaced
 ``spacing`` SEs apart below the top, :math:`\\mu_j = 0.7 - \\text{spacing}\\cdot\\sigma\\, j`
 (spacing 0: every model tied, the worst case for the winner's curse; 0.5: near ties; 2: a spread
 board). For each board the study records whether each reading's interval of the winner
-(:func:`evalbars.stats.winners.winner_naive`, ``_conditional``, ``_hybrid``, ``_zoom``) covers
+(:func:`evalbars.stats.best.winners.winner_naive`, ``_conditional``, ``_hybrid``, ``_zoom``) covers
 the winner's true score :math:`\\mu_{\\hat\\theta}`, the bias of its estimate, and, where the
-best is unique, whether the MCB set (:func:`evalbars.stats.best_set.best_set`) holds it.
+best is unique, whether the MCB set (:func:`evalbars.stats.best.sets.best_set`) holds it.
 
 The covariance is the one the readings are given (known), as in the coverage studies of Andrews,
 Kitagawa and McCloskey (2024, section 5): what is checked is the selection correction, not the
@@ -25,14 +25,14 @@ import numpy as np
 import pandas as pd
 
 from evalbars.defaults import ALPHA
-from evalbars.stats.best_set import difference_covariance, pair_standard_errors
-from evalbars.stats.rng import setting_rng, share_and_se
-from evalbars.stats.winners import (
+from evalbars.stats.best.sets import difference_covariance, pair_standard_errors
+from evalbars.stats.best.winners import (
     simultaneous_critical_value,
     winner_conditional,
     winner_hybrid,
     winner_naive,
 )
+from evalbars.stats.rng import setting_rng, share_and_se
 
 __all__ = [
     "WINNER_SETTINGS",

@@ -3,8 +3,8 @@
 ``workflow/rules/common.smk`` calls these; they live in the package (not in the
 rule files) so that they are unit-tested like the statistics. Named ``smk`` so
 that it never shadows Snakemake's own ``workflow`` object inside rule files.
-The scripts' side (one clear line per user error) is
-:func:`evalbars.errors.script_context`.
+The jobs' side (reading a rule's inputs, one clear line per user error) is
+:mod:`evalbars.jobs.run`.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import yaml
 from evalbars.data.fetch import archive_name, model_from_archive, pinned_checksums
 from evalbars.data.labels import tables_carry_labels
 from evalbars.errors import ConfigError
+from evalbars.jobs.registry import JOBS
 from evalbars.readings.paper import EXAMPLE_CLAIMS, PAPER_MODELS, PAPER_SUBSAMPLE_SIZE
 from evalbars.units import points_hint
 
@@ -37,6 +38,8 @@ __all__ = [
     "RunChoices",
     "run_choices",
     "package_files",
+    "job_code",
+    "stage_member",
     "check_grid",
     "check_unique_keys",
     "refuse_templating",
@@ -258,6 +261,54 @@ def package_files(script, package_root=None) -> list[str]:
         seen |= found
         pending += sorted(found)
     return sorted(str(path) for path in seen)
+
+
+def job_code(rule: str, adapter, package_root=None) -> list[str]:
+    """The code a rule's job runs: the module of its job (:data:`evalbars.jobs.registry.JOBS`),
+    every file of the package that module imports, and what the ``adapter`` script imports
+    (:func:`package_files`).
+
+    A rule lists these as inputs, so that an edit of its job's module, or of a module that
+    module imports, reruns it and no other job. The registry itself is left out: it names
+    modules only, and a rule that moves to another module gets that module's files as inputs,
+    which reruns it; a new rule in it reruns nothing.
+
+    Returns
+    -------
+    list of str
+        Sorted paths (absolute).
+    """
+    package_root = Path(package_root or Path(__file__).resolve().parents[1])
+    module = package_root.parent.joinpath(*JOBS[rule].split(".")).with_suffix(".py")
+    registry = package_root / "jobs" / "registry.py"
+    files = {
+        str(module),
+        *package_files(module, package_root),
+        *package_files(adapter, package_root),
+    }
+    return sorted(files - {str(registry)})
+
+
+def _plain(value):
+    """A rule's file or value as plain Python (lists of paths stay lists)."""
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if isinstance(value, str):
+        return str(value)
+    return value
+
+
+def stage_member(rule) -> dict:
+    """What :func:`evalbars.jobs.run.run_stage` needs of one rule of a stage (a Snakemake
+    ``rules.<name>`` proxy, config ``jobs: per_stage``): its name, and its named inputs,
+    outputs and params, and its log, as plain values."""
+    return {
+        "rule": rule.rule.name,
+        "input": {name: _plain(value) for name, value in rule.input.items() if name},
+        "output": {name: _plain(value) for name, value in rule.output.items() if name},
+        "params": {name: _plain(value) for name, value in rule.params.items() if name},
+        "log": [str(path) for path in rule.log],
+    }
 
 
 def stale_lock_hint(directory=".") -> str | None:

@@ -89,7 +89,7 @@ def save_figure(fig, png_path, svg_path=None) -> None:
 
 @dataclass(frozen=True)
 class FigureOutput:
-    """A figure a job writes (:func:`evalbars.jobs.outputs.write_outputs`): the outputs
+    """A figure a job writes (:func:`evalbars.jobs.run.write_outputs`): the outputs
     ``<name>_png`` and ``<name>_svg``."""
 
     figure: matplotlib.figure.Figure

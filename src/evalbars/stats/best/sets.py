@@ -2,7 +2,7 @@
 
 **The best** (:func:`best_set`): Hsu's constrained multiple comparisons with the best (MCB).
 For model i, with the paired SE :math:`s_{ij}` of :math:`X_i - X_j` (from the joint covariance
-:math:`\\Sigma` of the scores, :func:`evalbars.stats.winners.mean_covariance`) and the one-sided
+:math:`\\Sigma` of the scores, :func:`evalbars.stats.best.winners.mean_covariance`) and the one-sided
 simultaneous critical value :math:`d_i` of the K - 1 statistics
 :math:`[(X_j - X_i) - (\\mu_j - \\mu_i)]/s_{ij}`, :math:`j \\ne i` (a Dunnett-type value: the
 differences share :math:`X_i`, and their correlation follows from :math:`\\Sigma`),
@@ -46,7 +46,7 @@ import pandas as pd
 from scipy import special
 
 from evalbars.defaults import ALPHA, SEED
-from evalbars.stats.winners import simultaneous_critical_value
+from evalbars.stats.best.winners import simultaneous_critical_value
 
 __all__ = ["difference_covariance", "pair_standard_errors", "best_set", "top_k_set"]
 

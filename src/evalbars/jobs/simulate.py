@@ -1,8 +1,10 @@
 """The simulate stage's jobs (``workflow/rules/simulate.smk``): one job per row of a study's
-grid, the settings combined into one table per study, and the figures.
+grid, and the settings combined into one table per study. The figures are drawn by
+:mod:`evalbars.jobs.figures.simulate`.
 
 A setting's tables go to Parquet (what the combining job reads); a study's combined table is
-written as CSV for people and Parquet for its figures.
+written as CSV for people and Parquet for its figures. A setting is the row of the grid the
+rule's ``setting`` param gives (its wildcards, a Snakemake ``Paramspace`` instance).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import time
 
 import pandas as pd
 
+from evalbars.jobs.inputs import parquet, parquet_files, reads
 from evalbars.jobs.outputs import Frame, Table
 from evalbars.stats.planning.precision import precision_tables
 from evalbars.studies import combine_settings
@@ -20,11 +23,13 @@ from evalbars.studies.fwer import simulate_fwer
 from evalbars.studies.leaderboard import simulate_leaderboard
 
 __all__ = [
-    "leaderboard_setting",
-    "precision",
-    "fwer_setting",
-    "clustered_setting",
-    "combined",
+    "sim_leaderboard",
+    "sim_leaderboard_table",
+    "sim_precision",
+    "sim_fwer",
+    "sim_fwer_table",
+    "sim_clustered",
+    "sim_clustered_table",
 ]
 
 log = logging.getLogger("evalbars")
@@ -38,7 +43,7 @@ def _timed(setting, simulate, **arguments):
     return result
 
 
-def leaderboard_setting(setting: dict, *, runs: int, true_rates, seed: int, level: float) -> dict:
+def sim_leaderboard(*, setting: dict, runs: int, true_rates, seed: int, level: float) -> dict:
     """``sim_leaderboard``: one (questions, spread) setting of the leaderboard-luck study
     (``summary``, ``runs``, ``one_run``)."""
     result = _timed(
@@ -54,23 +59,26 @@ def leaderboard_setting(setting: dict, *, runs: int, true_rates, seed: int, leve
     return {name: Frame(pd.DataFrame(table)) for name, table in result._asdict().items()}
 
 
-def combined(name: str, settings, *, sort_by) -> dict:
-    """``sim_*_table``: a study's settings in one table, sorted (independent of the order the
-    settings ran in)."""
-    return {name: Table(combine_settings(settings, sort_by))}
+@reads(settings=parquet_files)
+def sim_leaderboard_table(settings: list, *, sort_by) -> dict:
+    """``sim_leaderboard_table``: the leaderboard-luck settings in one table (``leaderboard``),
+    sorted by ``sort_by`` (independent of the order the settings ran in)."""
+    return {"leaderboard": Table(combine_settings(settings, sort_by))}
 
 
-def precision(settings: dict, *, level: float, items: pd.DataFrame | None) -> dict:
-    """``sim_precision``: interval half-widths and questions needed (closed forms; with
-    ``items``, also the real models' median disagreement)."""
+@reads(item_table=parquet())
+def sim_precision(item_table: pd.DataFrame | None = None, *, precision: dict, level: float) -> dict:
+    """``sim_precision``: interval half-widths and questions needed (closed forms) over the
+    config's ``precision`` settings; with the subsample's ``item_table``
+    (``simulation.precision.from_data``), also the real models' median disagreement."""
     result = precision_tables(
-        questions=settings["questions"],
-        gaps=settings["gaps"],
-        rate=settings["rate"],
-        sds=settings["sds"],
+        questions=precision["questions"],
+        gaps=precision["gaps"],
+        rate=precision["rate"],
+        sds=precision["sds"],
         level=level,
-        disagreements=settings["disagreements"],
-        items=items,
+        disagreements=precision["disagreements"],
+        items=item_table,
     )
     return {
         "precision": Table(result.precision),
@@ -78,9 +86,9 @@ def precision(settings: dict, *, level: float, items: pd.DataFrame | None) -> di
     }
 
 
-def fwer_setting(
-    setting: dict,
+def sim_fwer(
     *,
+    setting: dict,
     replications: int,
     alpha: float,
     mean_accuracy: float,
@@ -101,9 +109,16 @@ def fwer_setting(
     return {"summary": Frame(pd.DataFrame(table))}
 
 
-def clustered_setting(
-    setting: dict,
+@reads(settings=parquet_files)
+def sim_fwer_table(settings: list, *, sort_by) -> dict:
+    """``sim_fwer_table``: the family-wise error settings in one table (``fwer``), sorted by
+    ``sort_by``."""
+    return {"fwer": Table(combine_settings(settings, sort_by))}
+
+
+def sim_clustered(
     *,
+    setting: dict,
     questions: int,
     replications: int,
     mean_accuracy: float,
@@ -122,3 +137,10 @@ def clustered_setting(
         seed=seed,
     )
     return {"summary": Frame(pd.DataFrame(table))}
+
+
+@reads(settings=parquet_files)
+def sim_clustered_table(settings: list, *, sort_by) -> dict:
+    """``sim_clustered_table``: the clustered-questions settings in one table (``clustered``),
+    sorted by ``sort_by``."""
+    return {"clustered": Table(combine_settings(settings, sort_by))}

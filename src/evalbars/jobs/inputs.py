@@ -1,0 +1,77 @@
+"""How a job's input files become its arguments.
+
+A job function declares, with :func:`reads`, which of its rule's named inputs it takes and how
+each is read: ``@reads(scores=read_wide_scores, checked=read_json)`` on ``claims_table(scores,
+checked, *, alpha, ...)``. The adapter (:func:`evalbars.jobs.run.run_job`) reads those inputs,
+and only those: a rule's other inputs (its code, the files of a predictions folder) are there
+for Snakemake to order and rerun the jobs. An input the rule does not list in a run (an optional
+file, an empty list of shards) is left out, so the job's default applies. The declaration sits
+on the function, so that an edit of how a job reads its inputs is an edit of the job's module,
+and reruns its jobs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["reads", "file_name", "read_json", "read_bytes", "parquet", "parquet_files"]
+
+#: A reader: a rule's input (one file name, or a list of them) to the job's argument.
+Reader = Callable[[object], object]
+
+
+def reads(**readers: Reader):
+    """Declare which inputs a job takes, each with its reader (``function.reads``).
+
+    Examples
+    --------
+    >>> @reads(table=parquet())
+    ... def draw(table, *, level): ...
+    >>> sorted(draw.reads)
+    ['table']
+    """
+
+    def declare(function):
+        function.reads = dict(readers)
+        return function
+
+    return declare
+
+
+def file_name(value):
+    """The file name (or list of them) as the rule gives it: for a job that opens the file
+    itself, or reads it only if it needs it."""
+    return value
+
+
+def read_json(file) -> object:
+    """A JSON document."""
+    return json.loads(Path(file).read_text())
+
+
+def read_bytes(file) -> bytes:
+    """A file's bytes (a figure to embed)."""
+    return Path(file).read_bytes()
+
+
+def parquet(*, columns=None, filters=None) -> Reader:
+    """A reader of one Parquet table: every column, or ``columns`` (and the rows ``filters``
+    keeps, as :func:`pandas.read_parquet`), so that a job that needs a few columns of a table
+    of every pair never holds the rest."""
+    columns = None if columns is None else list(columns)
+
+    def read(file) -> pd.DataFrame:
+        if filters is None:
+            return pd.read_parquet(file, columns=columns)
+        return pd.read_parquet(file, columns=columns, filters=filters)
+
+    return read
+
+
+def parquet_files(files) -> list[pd.DataFrame]:
+    """Each of a list of Parquet tables, in the rule's order."""
+    return [pd.read_parquet(file) for file in files]
