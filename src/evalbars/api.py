@@ -24,7 +24,8 @@ Examples
 1  evalbars/fake-strong  evalbars/fake-weak   17    6   0.028
 2     evalbars/fake-mid  evalbars/fake-weak   11   11   1.000
 >>> verdicts = eb.check_claims(items, ["evalbars/fake-strong > evalbars/fake-weak"])
->>> verdicts.loc[verdicts["reading"] == "paired_holm", "verdict"].item()
+>>> paired_holm = (verdicts["reading"] == "paired") & (verdicts["adjustment"] == "holm")
+>>> verdicts.loc[paired_holm, "verdict"].item()
 'supported'
 """
 

@@ -52,7 +52,8 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
 def _verdict_line(rows) -> str:
     """One line per claim: its verdict under each reading, with the (adjusted) p."""
     readings = [
-        f"{row.reading.replace('_', ' ')} {row.verdict} (p {format_p(row.p_adjusted)})"
+        f"{claims.Reading(row.reading, row.adjustment).title} {row.verdict} "
+        f"(p {format_p(row.p_adjusted)})"
         for row in rows.itertuples()
         if row.verdict != "n/a"
     ]
