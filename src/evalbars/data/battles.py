@@ -347,7 +347,9 @@ def _weights(path, frame, record) -> np.ndarray:
     if bad.any():
         i = int(bad.argmax())
         raise InputError(
-            path, f"weight {frame['weight'].iloc[i]!r} is not a number >= 0", plain(record[i])
+            path,
+            f"weight {plain(frame['weight'].iloc[i])!r} is not a number >= 0",
+            plain(record[i]),
         )
     return weight
 

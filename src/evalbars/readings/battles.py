@@ -606,8 +606,9 @@ def battle_plan(
     Returns
     -------
     DataFrame
-        Best first: ``model_a, model_b, gap`` (Elo), ``battles`` (head to head so far),
-        ``tie_rate``, ``design_effect``, ``battles_needed`` (head to head, rounded up) and
+        Best first: ``model_a, model_b, gap`` (Elo), ``battles`` (head to head so far) and
+        ``tie_rate`` (both weighted: fit with ``strong_weight=1`` to count Arena-Hard-Auto's
+        strong verdicts once), ``design_effect``, ``battles_needed`` (head to head, rounded up) and
         ``scale_up`` (the factor by which all battles must grow, in the same design, for the
         clustered interval of the gap to reach it: :math:`((z_{1-\alpha/2m} + z_{1-\beta})
         \\,\\mathrm{se}/|d|)^2`).

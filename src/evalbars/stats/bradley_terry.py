@@ -46,8 +46,8 @@ group that never lost to the rest.
 Style control (``features=``) is the contextual model
 :math:`\eta_i = \theta_{a_i} - \theta_{b_i} + z_i^\top\gamma` with battle-level features
 :math:`z_i` (LMArena's style control: differences of answer length and markdown counts,
-:func:`style_features`), ties as half; it is fitted battle by battle (Newton, sparse design)
-and the ratings are net of style.
+:func:`evalbars.readings.battles.style_features`), ties as half; it is fitted battle by
+battle (Newton, sparse design) and the ratings are net of style.
 
 Intervals
 ---------
