@@ -281,32 +281,68 @@ def _incidence(low, high, k) -> np.ndarray:
     return out
 
 
-def _laplacian(values, low, high, k):
-    """Stack of K x K weighted Laplacians: ``values`` (R x pairs) on the edges (low, high)."""
+def _per_model(values, low, high, k):
+    """R x K sums of ``values`` (R x pairs): + at each pair's lower model, - at its higher."""
     r = values.shape[0]
-    base = (np.arange(r) * k * k)[:, None]
-    out = np.zeros(r * k * k)
-    for rows, cols, sign in ((low, low, 1), (high, high, 1), (low, high, -1), (high, low, -1)):
-        out += np.bincount((base + rows * k + cols).ravel(), (sign * values).ravel(), r * k * k)
-    return out.reshape(r, k, k)
+    base = (np.arange(r) * k)[:, None]
+    plus = np.bincount((base + low).ravel(), values.ravel(), r * k)
+    return (plus - np.bincount((base + high).ravel(), values.ravel(), r * k)).reshape(r, k)
 
 
-def _state(counts, theta, tau, design, low, high, ties):
-    """Log-likelihood, gradient and negative Hessian over the free parameters (theta without
-    the reference, then tau) of a stack of fits: ``counts`` R x pairs x 3, ``theta`` R x K."""
+def _laplacian(values, low, high, k):
+    """Stack of K x K weighted Laplacians: ``values`` (R x pairs) on the edges (low, high),
+    each pair once."""
+    r = values.shape[0]
+    out = np.zeros((r, k, k))
+    out[:, low, high] = out[:, high, low] = -values
+    base = (np.arange(r) * k)[:, None]
+    degree = np.bincount((base + low).ravel(), values.ravel(), r * k)
+    degree += np.bincount((base + high).ravel(), values.ravel(), r * k)
+    out.reshape(r, k * k)[:, :: k + 1] = degree.reshape(r, k)
+    return out
+
+
+def _state(counts, theta, tau, low, high, ties, derivatives=True):
+    """Log-likelihood (and, with ``derivatives``, the gradient and negative Hessian over the
+    free parameters: theta without the reference, then tau) of a stack of fits: ``counts``
+    R x pairs x 3, ``theta`` R x K."""
     k = theta.shape[1]
-    logp, d_eta, d_tau, d_ee, d_et, d_tt = _outcome_terms(theta @ design.T, tau, ties)
+    eta = theta[:, low] - theta[:, high]
+    if ties == "half":  # sufficient: each pair's weight n and score s = wins + ties / 2
+        n, s = counts.sum(axis=2), counts[..., 0] + 0.5 * counts[..., 1]
+        loglik = np.sum(s * eta - n * np.logaddexp(0, eta), axis=1)
+        if not derivatives:
+            return loglik
+        p = special.expit(eta)
+        neg_hess = _laplacian(n * p * (1 - p), low, high, k)[:, 1:, 1:]
+        return loglik, _per_model(s - n * p, low, high, k)[:, 1:], neg_hess
+    logp, d_eta, d_tau, d_ee, d_et, d_tt = _outcome_terms(eta, tau, ties)
     loglik = np.einsum("rpo,rpo->r", counts, logp)
-    grad = np.einsum("rpo,rpo->rp", counts, d_eta) @ design[:, 1:]
+    if not derivatives:
+        return loglik
+    grad = _per_model(np.einsum("rpo,rpo->rp", counts, d_eta), low, high, k)[:, 1:]
     neg_hess = -_laplacian(np.einsum("rpo,rpo->rp", counts, d_ee), low, high, k)[:, 1:, 1:]
-    if ties == "half":
-        return loglik, grad, neg_hess
-    cross = np.einsum("rpo,rpo->rp", counts, d_et) @ design[:, 1:]
+    cross = _per_model(np.einsum("rpo,rpo->rp", counts, d_et), low, high, k)[:, 1:]
     h_tt = np.einsum("rpo,rpo->r", counts, d_tt)
     grad = np.concatenate([grad, np.einsum("rpo,rpo->r", counts, d_tau)[:, None]], axis=1)
     edge = -np.concatenate([cross, h_tt[:, None]], axis=1)
     neg_hess = np.concatenate([neg_hess, edge[:, :-1, None]], axis=2)
     return loglik, grad, np.concatenate([neg_hess, edge[:, None, :]], axis=1)
+
+
+def _solve(neg_hess, grad, live):
+    """Newton steps of the live fits; a fit whose Hessian is singular is no longer live."""
+    step = np.zeros_like(grad)
+    live &= np.all(np.isfinite(neg_hess), axis=(1, 2))
+    try:
+        step[live] = np.linalg.solve(neg_hess[live], grad[live][..., None])[..., 0]
+    except np.linalg.LinAlgError:  # rare: find the singular ones one by one
+        for i in np.flatnonzero(live):
+            try:
+                step[i] = np.linalg.solve(neg_hess[i], grad[i])
+            except np.linalg.LinAlgError:
+                live[i] = False
+    return step
 
 
 def _newton(counts, low, high, ties, theta, tau, max_iter=100, tol=1e-10):
@@ -317,19 +353,14 @@ def _newton(counts, low, high, ties, theta, tau, max_iter=100, tol=1e-10):
     singular or whose strengths run off (a model that never lost) is not converged.
     """
     k = theta.shape[1]
-    design = _incidence(low, high, k)
     theta, tau = theta.astype(float), tau.astype(float)
     live = np.ones(len(theta), dtype=bool)
     converged = np.zeros(len(theta), dtype=bool)
-    loglik, grad, neg_hess = _state(counts, theta, tau, design, low, high, ties)
+    loglik, grad, neg_hess = _state(counts, theta, tau, low, high, ties)
     for _ in range(max_iter):
-        invertible = live & np.all(np.isfinite(neg_hess), axis=(1, 2))
-        invertible[invertible] = np.linalg.cond(neg_hess[invertible]) < 1e14
-        live &= invertible
+        step = _solve(neg_hess, grad, live)
         if not live.any():
             break
-        step = np.zeros_like(grad)
-        step[live] = np.linalg.solve(neg_hess[live], grad[live][..., None])[..., 0]
         size = np.where(live, 1.0, 0.0)
         for _ in range(60):
             new_theta = theta.copy()
@@ -338,13 +369,13 @@ def _newton(counts, low, high, ties, theta, tau, max_iter=100, tol=1e-10):
             # Rao-Kupper's threshold stays positive; a step past 0 is halved like a worse one.
             bad = new_tau <= 0 if ties == "rao_kupper" else np.zeros(len(tau), dtype=bool)
             kept_tau = np.where(bad, tau, new_tau)
-            trial = _state(counts, new_theta, kept_tau, design, low, high, ties)[0]
+            trial = _state(counts, new_theta, kept_tau, low, high, ties, False)
             worse = bad | ~np.isfinite(trial) | (trial < loglik - 1e-12 * np.abs(loglik))
             if not (worse & live).any():
                 break
             size = np.where(worse, size / 2, size)
         theta, tau = new_theta, new_tau
-        loglik, grad, neg_hess = _state(counts, theta, tau, design, low, high, ties)
+        loglik, grad, neg_hess = _state(counts, theta, tau, low, high, ties)
         converged |= live & (np.max(np.abs(size[:, None] * step), axis=1) < tol)
         live &= ~converged & (np.max(np.abs(theta), axis=1) < 40)
     return theta, tau, loglik, neg_hess, converged
@@ -769,11 +800,12 @@ def cluster_bootstrap(
     thetas, taus = [], []
     for start in range(0, replicates, batch):
         size = min(batch, replicates - start)
-        if scheme == "multinomial":
-            weights = rng.multinomial(g, np.full(g, 1.0 / g), size=size).astype(float)
+        if scheme == "multinomial":  # G draws with replacement, counted
+            drawn = rng.integers(0, g, (size, g)) + (np.arange(size) * g)[:, None]
+            weights = np.bincount(drawn.ravel(), minlength=size * g).reshape(size, g).astype(float)
         else:
             weights = rng.poisson(1.0, size=(size, g)).astype(float)
-        counts = np.asarray((by_cluster.T @ weights.T).T).reshape(size, n_pairs, 3)
+        counts = np.ascontiguousarray((by_cluster.T @ weights.T).T).reshape(size, n_pairs, 3)
         absent = (counts.sum(axis=2) @ touches == 0).any(axis=1)
         counts[absent] = units.pair_counts()  # refitted, then discarded
         theta, tau, _, _, converged = _newton(
