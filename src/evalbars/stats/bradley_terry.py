@@ -37,8 +37,8 @@ Without style features every battle enters through the counts of wins, ties and 
 (cluster, pair) unit (:func:`aggregate_battles`): these are sufficient for the estimates and
 for all three variances, so a fit costs O(pairs) per Newton step however many battles there
 are. Newton-Raphson on :math:`\theta_2, \dots, \theta_K` (and :math:`\tau` or
-:math:`\log\nu`) with :math:`\theta_1 = 0` and step halving until the log-likelihood does not
-fall; the observed Hessian is assembled as a graph Laplacian. The maximum-likelihood estimate
+:math:`\log\nu`), :math:`\theta_1 = 0`, halving steps that lower the log-likelihood; the
+Hessian is a graph Laplacian. The maximum-likelihood estimate
 exists iff every split of the models into two groups has a win or a tie each way (Ford 1957):
 the directed "won or tied against" graph is strongly connected; otherwise a ValueError names a
 group that never lost to the rest.
@@ -53,8 +53,7 @@ Intervals
 ---------
 With :math:`H` the negative Hessian of :math:`\ell` and :math:`s_i` battle i's score,
 
-- ``model``: :math:`H^{-1}` (inverse observed information; for ``half`` the Fisher
-  information);
+- ``model``: :math:`H^{-1}` (inverse observed information; for ``half`` the Fisher's);
 - ``per_battle``: the sandwich :math:`H^{-1} (\sum_i w_i^2 s_i s_i^\top) H^{-1}` (HC0; what
   arena-rank's ``ci_method="sandwich"`` computes, without its :math:`10^{-5}N` ridge);
 - ``clustered``: :math:`H^{-1} \{\tfrac{G}{G-1}\sum_g U_g U_g^\top\} H^{-1}` with
@@ -63,14 +62,12 @@ With :math:`H` the negative Hessian of :math:`\ell` and :math:`s_i` battle i's s
   cadjust = TRUE)``). Battles of one prompt share the prompt's difficulty and style, and
   Arena-Hard-Auto judges every prompt twice with the positions swapped, so they are not
   independent: the per-battle variance understates the uncertainty when they agree.
-- the cluster bootstrap (:func:`cluster_bootstrap`): clusters are drawn with replacement
-  (multinomial weights, or Poisson(1) weights), each replicate's counts are a weighted sum of
-  the clusters' counts (one sparse product for all replicates), and all replicates are refitted
-  at once by Newton warm-started at the estimate.
+- the cluster bootstrap (:func:`cluster_bootstrap`): clusters drawn with replacement, each
+  replicate's counts a weighted sum of the clusters' counts, all refitted at once by Newton.
 
-Differences :math:`\theta_a - \theta_b` and their variances
-:math:`(e_a - e_b)^\top V (e_a - e_b)` do not depend on the identification; a rating's own
-interval does (it is the interval of its difference from the anchor).
+Differences :math:`\theta_a - \theta_b` and their variances :math:`(e_a - e_b)^\top V (e_a -
+e_b)` do not depend on the identification; a rating's interval is that of its difference from
+the anchor.
 
 References
 ----------
@@ -273,14 +270,6 @@ def _outcome_terms(eta, tau, ties):
     return logp, d_eta, d_tau, d_ee, d_et, d_tt
 
 
-def _incidence(low, high, k) -> np.ndarray:
-    """Pairs x K design of the pairs: +1 at the lower model, -1 at the higher."""
-    out = np.zeros((len(low), k))
-    out[np.arange(len(low)), low] = 1.0
-    out[np.arange(len(low)), high] = -1.0
-    return out
-
-
 def _per_model(values, low, high, k):
     """R x K sums of ``values`` (R x pairs): + at each pair's lower model, - at its higher."""
     r = values.shape[0]
@@ -336,12 +325,10 @@ def _solve(neg_hess, grad, live):
     live &= np.all(np.isfinite(neg_hess), axis=(1, 2))
     try:
         step[live] = np.linalg.solve(neg_hess[live], grad[live][..., None])[..., 0]
-    except np.linalg.LinAlgError:  # rare: find the singular ones one by one
-        for i in np.flatnonzero(live):
-            try:
-                step[i] = np.linalg.solve(neg_hess[i], grad[i])
-            except np.linalg.LinAlgError:
-                live[i] = False
+    except np.linalg.LinAlgError:  # rare: the singular ones are those of rank below full
+        rank = np.linalg.matrix_rank(neg_hess[live])
+        live[np.flatnonzero(live)[rank < neg_hess.shape[1]]] = False
+        step[live] = np.linalg.solve(neg_hess[live], grad[live][..., None])[..., 0]
     return step
 
 
@@ -437,8 +424,7 @@ class BradleyTerryFit:
     def difference(self, a, b, covariance: str = "clustered") -> tuple[float, float]:
         """:math:`\\theta_a - \\theta_b` and its SE under ``covariance`` (log-odds units)."""
         diff, se = rating_differences(self, covariance)
-        i, j = self.index(a), self.index(b)
-        return float(diff[i, j]), float(se[i, j])
+        return float(diff[self.index(a), self.index(b)]), float(se[self.index(a), self.index(b)])
 
 
 def _sparse(parts, n_rows, n_cols):
@@ -454,29 +440,23 @@ def _meats(units, theta, tau, ties, extra):
     _, d_eta, d_tau, *_ = _outcome_terms(theta[low] - theta[high], tau, ties)
     rows = np.arange(3 * len(low)).reshape(-1, 3)
     root = np.sqrt(units.squares)  # a battle's score enters squared, with its weight squared
-    ends = np.broadcast_to(low[:, None], rows.shape), np.broadcast_to(high[:, None], rows.shape)
-    parts = [(rows, ends[0], root * d_eta), (rows, ends[1], -root * d_eta)]
-    if extra:
-        parts.append((rows, np.full_like(rows, k), root * d_tau))
-    scores = _sparse(parts, rows.size, k + extra)
-    per_battle = (scores.T @ scores).toarray()
-    cluster = units.unit_cluster
-    g_eta = np.einsum("uo,uo->u", units.counts, d_eta)
-    parts = [(cluster, low, g_eta), (cluster, high, -g_eta)]
-    if extra:
-        g_tau = np.einsum("uo,uo->u", units.counts, d_tau)
-        parts.append((cluster, np.full_like(cluster, k), g_tau))
-    sums = _sparse(parts, units.n_clusters, k + extra)
-    g = units.n_clusters
-    return per_battle, (sums.T @ sums).toarray() * (g / (g - 1) if g > 1 else np.nan)
+    ends = [np.broadcast_to(m, rows.shape) for m in (low[:, None], high[:, None], np.array([[k]]))]
+    parts = [
+        (rows, end, sign * root * d)
+        for end, sign, d in zip(ends, (1, -1, 1), (d_eta, d_eta, d_tau), strict=True)
+    ]
+    scores = _sparse(parts, rows.size, k + 1)[:, : k + extra]  # tau's column is 0 for "half"
+    cluster, g = units.unit_cluster, units.n_clusters
+    sums = [np.einsum("uo,uo->u", units.counts, d) for d in (d_eta, -d_eta, d_tau)]
+    parts = [(cluster, end[:, 0], total) for end, total in zip(ends, sums, strict=True)]
+    sums = _sparse(parts, g, k + 1)[:, : k + extra]
+    per_battle, clustered = ((m.T @ m).toarray() for m in (scores, sums))
+    return per_battle, clustered * (g / (g - 1) if g > 1 else np.nan)
 
 
 def _covariances(neg_hess, meats: dict) -> dict:
-    """Model and sandwich covariances over all parameters (the reference's row and column 0).
-
-    ``neg_hess`` is over the free parameters; each meat is over all of them (it drops the
-    reference's row and column, whose coefficient is held at 0).
-    """
+    """Model and sandwich covariances over all parameters, the reference's row and column 0
+    (``neg_hess`` is over the free parameters, each meat over all)."""
     bread = np.linalg.inv(neg_hess)
     size = bread.shape[0] + 1
     out = {}
@@ -530,8 +510,7 @@ def fit_bradley_terry(
     Raises
     ------
     ValueError
-        When the estimate does not exist (a group of models never lost to the rest), or the
-        fit does not converge.
+        No estimate (a group of models never lost to the rest), or no convergence.
 
     Examples
     --------
@@ -551,27 +530,19 @@ def fit_bradley_terry(
         return _fit_contextual(
             model_a, model_b, outcome, weight, cluster, features, units, max_iter
         )
-    k = len(units.models)
     counts = units.pair_counts()
     t = counts[:, 1].sum() / counts.sum()
     with np.errstate(divide="ignore"):  # start where equal strengths give the tie share t
-        start = {
-            "half": 0.0,
-            "rao_kupper": np.log1p(t) - np.log1p(-t),
-            "davidson": np.log(2 * t / (1 - t)),
-        }
-    tau0 = np.array([start[ties]])
+        start = {"rao_kupper": np.log1p(t) - np.log1p(-t), "davidson": np.log(2 * t / (1 - t))}
     theta, tau, loglik, neg_hess, converged = _newton(
-        counts[None], units.pair_low, units.pair_high, ties, np.zeros((1, k)), tau0, max_iter
-    )
+        counts[None], units.pair_low, units.pair_high, ties, np.zeros((1, len(units.models))),
+        np.array([start.get(ties, 0.0)]), max_iter,
+    )  # fmt: skip
     if not converged[0]:
         raise ValueError(f"the Bradley-Terry fit did not converge in {max_iter} Newton steps")
     theta, tau = theta[0], float(tau[0])
-    extra = int(ties != "half")
-    per_battle, clustered = _meats(units, theta, tau, ties, extra)
-    meats = {"per_battle": per_battle}
-    if cluster is not None:
-        meats["clustered"] = clustered
+    per_battle, clustered = _meats(units, theta, tau, ties, int(ties != "half"))
+    meats = {"per_battle": per_battle} | ({"clustered": clustered} if cluster is not None else {})
     tie_parameter = {"half": np.nan, "rao_kupper": tau, "davidson": np.exp(tau)}[ties]
     return BradleyTerryFit(
         models=units.models,
@@ -738,8 +709,7 @@ class BootstrapDraws:
 
     def difference_se(self) -> np.ndarray:
         """K x K bootstrap SEs of the differences (standard deviation over replicates)."""
-        theta = self.ok()
-        cov = np.cov(theta, rowvar=False, ddof=1)
+        cov = np.cov(self.ok(), rowvar=False, ddof=1)
         var = np.diag(cov)[:, None] + np.diag(cov)[None, :] - 2 * cov
         return np.sqrt(np.maximum(var, 0.0))
 
@@ -794,7 +764,6 @@ def cluster_bootstrap(
     by_cluster = _sparse(
         [(np.repeat(units.unit_cluster, 3), units.unit_pair[:, None] * 3 + np.arange(3),
           units.counts)], g, 3 * n_pairs)  # fmt: skip
-    touches = np.abs(_incidence(units.pair_low, units.pair_high, k))
     tau_hat = fit.tie_parameter if fit.ties == "rao_kupper" else np.log(fit.tie_parameter)
     batch = max(1, _BATCH_CELLS // max(g, 3 * n_pairs, k * k))
     thetas, taus = [], []
@@ -806,15 +775,15 @@ def cluster_bootstrap(
         else:
             weights = rng.poisson(1.0, size=(size, g)).astype(float)
         counts = np.ascontiguousarray((by_cluster.T @ weights.T).T).reshape(size, n_pairs, 3)
-        absent = (counts.sum(axis=2) @ touches == 0).any(axis=1)
+        played = _laplacian(counts.sum(axis=2), units.pair_low, units.pair_high, k)
+        absent = (np.diagonal(played, axis1=1, axis2=2) == 0).any(axis=1)
         counts[absent] = units.pair_counts()  # refitted, then discarded
         theta, tau, _, _, converged = _newton(
             counts, units.pair_low, units.pair_high, fit.ties,
             np.tile(fit.theta, (size, 1)), np.full(size, 0.0 if fit.ties == "half" else tau_hat),
         )  # fmt: skip
         failed = absent | ~converged
-        theta[failed] = np.nan
-        tau[failed] = np.nan
+        theta[failed], tau[failed] = np.nan, np.nan
         thetas.append(theta)
         taus.append(tau if fit.ties != "davidson" else np.exp(tau))
     theta = np.vstack(thetas)
