@@ -25,7 +25,11 @@ setting 4,000 nulls; it prints every method's rejection rate and whether the gat
 (CR2 with Satterthwaite t) stays within 5 +- 1.5% everywhere. ``--ppi-coverage`` runs the
 PPI++ coverage study (:func:`evalbars.studies.ppi_coverage.simulate_ppi_coverage`, 4,000
 replicates) and checks 94-96% coverage under random labels, and under-coverage when labels are
-chosen by outcome.
+chosen by outcome. ``--battles-coverage`` runs the Bradley-Terry coverage study
+(:func:`evalbars.studies.battles_coverage.simulate_battles_coverage`: prompts battled 1, 2 or 8
+times, with and without a prompt effect, 2,000 replicates a setting, the cluster bootstrap on
+four settings) and checks that the prompt-clustered intervals keep at least 94% wherever the
+per-battle ones fall below.
 
 ``--simulations`` times the simulation stage as users run it instead
 (:func:`time_simulation_stage`): ``snakemake simulate_all`` on ``--cores``
@@ -67,6 +71,7 @@ from evalbars.data.scores import wide_scores
 from evalbars.stats import mixed, omnibus, pairwise
 from evalbars.stats.accuracy import accuracy_table
 from evalbars.stats.logistic import gee, glmm
+from evalbars.studies.battles_coverage import simulate_battles_coverage
 from evalbars.studies.cluster_type1 import gate_clusters_table
 from evalbars.studies.ppi_coverage import simulate_ppi_coverage
 from evalbars.workflow import smk
@@ -535,14 +540,56 @@ def ppi_coverage() -> tuple[pd.DataFrame, list[str]]:
     return table, lines
 
 
+#: The floor the prompt-clustered Bradley-Terry intervals must keep (nominal 95%).
+BATTLES_FLOOR = 0.94
+
+
+def battles_coverage() -> tuple[pd.DataFrame, list[str]]:
+    """The Bradley-Terry coverage study, and the lines that judge it."""
+    table = pd.concat(
+        [
+            simulate_battles_coverage(prompts=(100, 400), replicates=2000),
+            simulate_battles_coverage(
+                prompts=(100,), per_prompt=(8,), prompt_sd=(0.0, 1.0), replicates=500,
+                bootstrap_replicates=200, seed=1,
+            ),
+        ],
+        ignore_index=True,
+    )  # fmt: skip
+    wide = table[table["replicates"] == 2000].pivot_table(
+        index=["design", "prompts", "per_prompt", "prompt_sd"], columns="reading", values="coverage"
+    )
+    below = wide["per_battle"] < BATTLES_FLOOR
+    clustered_there = wide.loc[below, "clustered"]
+    lines = [
+        f"clustered by prompt: coverage {wide['clustered'].min():.2%} to "
+        f"{wide['clustered'].max():.2%} over {len(wide)} settings; at least "
+        f"{BATTLES_FLOOR:.0%} everywhere: "
+        + ("yes" if (wide["clustered"] >= BATTLES_FLOOR).all() else "no"),
+        f"per battle: below {BATTLES_FLOOR:.0%} in {int(below.sum())} settings (down to "
+        f"{wide['per_battle'].min():.2%}); clustered there: "
+        + (
+            f"{clustered_there.min():.2%} to {clustered_there.max():.2%}" if below.any() else "none"
+        ),
+    ]
+    boot = table[(table["replicates"] == 500) & (table["reading"] == "bootstrap")]
+    lines.append(
+        f"prompt-cluster bootstrap (percentile, 200 replicates): {boot['coverage'].min():.2%} to "
+        f"{boot['coverage'].max():.2%}"
+    )
+    return table, lines
+
+
 def run_checks(args) -> int:
-    """``--gate-clusters`` and ``--ppi-coverage``: each study's table and its verdict lines
+    """``--gate-clusters``, ``--ppi-coverage`` and ``--battles-coverage``: each study's table and
+    its verdict lines
     (with ``--dry-run``, what would be checked)."""
     checks = [
         (name, check)
         for name, check, asked in (
             ("the gate's type-I error", gate_clusters, args.gate_clusters),
             ("PPI++ coverage", ppi_coverage, args.ppi_coverage),
+            ("Bradley-Terry coverage", battles_coverage, args.battles_coverage),
         )
         if asked
     ]
@@ -605,6 +652,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="check PPI++ coverage under random and outcome-chosen labels",
     )
+    parser.add_argument(
+        "--battles-coverage",
+        action="store_true",
+        help="check Bradley-Terry interval coverage when prompts are battled several times",
+    )
     parser.add_argument("--cores", type=int, default=2, help="cores for --simulations (default 2)")
     parser.add_argument("--config", default="config/config.yaml", help="workflow config file")
     parser.add_argument("--repeat", type=int, default=3, help="runs per stage; the best counts")
@@ -625,7 +677,7 @@ def main(argv=None) -> int:
     config = load_config(root / args.config)
     mirror = mirror_location(config["mirror"] or None)
     print(f"archives from: {mirror or 'upstream'} ({len(config['models'])} models)", flush=True)
-    if args.gate_clusters or args.ppi_coverage:
+    if args.gate_clusters or args.ppi_coverage or args.battles_coverage:
         return run_checks(args)
     if args.dry_run:
         print(f"would time: {_planned(args)}")

@@ -29,6 +29,11 @@ from evalbars.readings.leaderboard.letters import letter_sets, letters_valid
 from evalbars.stats.bradley_terry import ELO_SCALE, cluster_bootstrap, rating_differences
 from evalbars.stats.pairwise import adjust_pvalues
 from evalbars.stats.planning.sample_size import questions_for_effect
+from evalbars.studies.battles_coverage import (
+    STRENGTHS,
+    simulate_battles_coverage,
+    target_differences,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "battles"
 JUDGMENTS = DATA / "arena_hard" / "model_judgment" / "stand-in-judge"
@@ -259,3 +264,32 @@ def test_fit_battles_options(arena_hard):
     assert features.mean(axis=0) == pytest.approx([0, 0]) and features.std(axis=0) == pytest.approx(
         [1, 1]
     )
+
+
+# --- The coverage study (its full run: python -m tests.benchmark --battles-coverage) ----------
+
+
+def test_the_coverage_targets_are_the_strengths_when_the_model_is_right():
+    theta = np.array(STRENGTHS)
+    # No prompt effect and no ties: Bradley-Terry is the model, its target the strengths.
+    assert target_differences(0.0, 0.0) == pytest.approx(theta[:, None] - theta[None, :], abs=1e-9)
+    # A prompt effect flattens the population's preferences: smaller targets, same order.
+    flat = target_differences(1.0, 0.35)
+    assert (np.abs(flat) <= np.abs(theta[:, None] - theta[None, :]) + 1e-12).all()
+    assert (np.diff(flat[0]) > 0).all()
+
+
+def test_the_coverage_study_is_seeded_and_shows_the_clustering():
+    settings = dict(prompts=(60,), per_prompt=(8,), prompt_sd=(1.0,), replicates=80)
+    table = simulate_battles_coverage(**settings, designs=("random_pairs",))
+    again = simulate_battles_coverage(**settings, designs=("random_pairs",))
+    pd.testing.assert_frame_equal(table, again)
+    coverage = table.set_index("reading")["coverage"]
+    assert coverage["clustered"] > coverage["per_battle"] + 0.02
+    assert table["design_effect"].iloc[0] > 1.3
+    assert (table["no_estimate"] == 0).all()
+    paired = simulate_battles_coverage(
+        prompts=(40,), per_prompt=(2,), prompt_sd=(1.0,), replicates=30, designs=("repeated_pair",),
+        bootstrap_replicates=50,
+    )  # fmt: skip
+    assert paired["reading"].tolist() == ["per_battle", "model", "clustered", "bootstrap"]

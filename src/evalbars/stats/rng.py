@@ -28,6 +28,7 @@ STUDY_CODES = {
     "gate_clusters": 24,
     "ppi_coverage": 25,
     "label_sample": 26,
+    "battles_coverage": 41,
     "plan_pair": 101,
     "plan_holm": 102,
 }
