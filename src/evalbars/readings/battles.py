@@ -115,8 +115,8 @@ __all__ = [
 READINGS = ("clustered", "per_battle", "model", "bootstrap")
 #: Names of the style features (:data:`evalbars.data.battles.STYLE_A` order).
 STYLE_NAMES = ("length", "headers", "lists", "bold")
-#: Normal draws behind a simulated max-|t| critical value (the Monte Carlo SE of its 95% point
-#: is about 0.01).
+#: Normal draws behind a simulated critical value of ``max |t|`` (the Monte Carlo SE of its 95%
+#: point is about 0.01).
 CRITICAL_DRAWS = 50_000
 
 
