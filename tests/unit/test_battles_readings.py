@@ -280,16 +280,17 @@ def test_the_coverage_targets_are_the_strengths_when_the_model_is_right():
 
 
 def test_the_coverage_study_is_seeded_and_shows_the_clustering():
-    settings = dict(prompts=(60,), per_prompt=(8,), prompt_sd=(1.0,), replicates=80)
-    table = simulate_battles_coverage(**settings, designs=("random_pairs",))
-    again = simulate_battles_coverage(**settings, designs=("random_pairs",))
-    pd.testing.assert_frame_equal(table, again)
+    # One pair per prompt, 8 battles each: a design effect near 3, per-battle intervals far off.
+    settings = dict(prompts=(40,), per_prompt=(8,), prompt_sd=(1.0,), designs=("repeated_pair",))
+    table = simulate_battles_coverage(**settings, replicates=60)
     coverage = table.set_index("reading")["coverage"]
-    assert coverage["clustered"] > coverage["per_battle"] + 0.02
-    assert table["design_effect"].iloc[0] > 1.3
+    assert coverage["clustered"] > coverage["per_battle"] + 0.1
+    assert table["design_effect"].iloc[0] > 2
     assert (table["no_estimate"] == 0).all()
+    again = simulate_battles_coverage(**settings, replicates=60)
+    pd.testing.assert_frame_equal(table, again)
     paired = simulate_battles_coverage(
-        prompts=(40,), per_prompt=(2,), prompt_sd=(1.0,), replicates=30, designs=("repeated_pair",),
-        bootstrap_replicates=50,
+        prompts=(40,), per_prompt=(2,), prompt_sd=(1.0,), replicates=5, designs=("repeated_pair",),
+        bootstrap_replicates=30,
     )  # fmt: skip
     assert paired["reading"].tolist() == ["per_battle", "model", "clustered", "bootstrap"]
