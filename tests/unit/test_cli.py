@@ -545,6 +545,16 @@ def test_ctrl_c_in_any_command_is_one_line_and_exit_130(capsys, monkeypatch):
     assert (status, out, err) == (130, "", "evalbars ranks: interrupted\n")
 
 
+@pytest.mark.parametrize("command", ["read", "claims", "leaderboard"])
+def test_a_labels_file_that_does_not_exist_is_one_line(command, tmp_path, capsys):
+    judged = DATA / "judged" / "judged_scores.csv"
+    argv = [command, str(judged), "--labels", str(tmp_path / "labels.csv")]
+    argv += ["--claim", "model-a > model-b"] if command == "claims" else []
+    status, out, err = run(argv, capsys)
+    assert (status, out) == (1, "")
+    assert err == f"evalbars {command}: error: {tmp_path / 'labels.csv'}: file does not exist\n"
+
+
 # --- The parser side: evalbars.defaults, and no statistics loaded ------------------------------
 
 
