@@ -256,6 +256,7 @@ def write_report(
         hint_style=hint_style,
         unlock_remedy="add --unlock (write_report(..., unlock=True))",
     )
+    assert report is not None  # None only without a report, with targets or in a dry run
     claims_path = directory / "results" / "tables" / "claims.parquet"
     table = pd.read_parquet(claims_path) if claims_path.exists() else pd.DataFrame()
     return ReportRun(
