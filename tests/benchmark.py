@@ -546,14 +546,52 @@ def ppi_coverage() -> tuple[pd.DataFrame, list[str]]:
     return table, lines
 
 
+#: `evalbars --help` and each `evalbars COMMAND --help` should feel instant (issue 39).
+STARTUP_TARGET = 0.3
+
+
+def cli_startup(runs: int = 11) -> tuple[pd.DataFrame, list[str]]:
+    """Wall and CPU seconds of ``python -m evalbars --help`` and of three commands' ``--help``
+    (the interpreter of this environment, so uv's own start-up is not counted), median of
+    ``runs``, and the line that judges them against :data:`STARTUP_TARGET`."""
+    rows = []
+    for argv in (["--help"], ["report", "--help"], ["ranks", "--help"], ["compare", "--help"]):
+        walls, cpus = [], []
+        for _ in range(runs):
+            before = os.times()
+            start = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-m", "evalbars", *argv], capture_output=True, check=True
+            )
+            walls.append(time.perf_counter() - start)
+            after = os.times()
+            cpus.append(
+                after.children_user
+                + after.children_system
+                - before.children_user
+                - before.children_system
+            )
+        command = " ".join(["evalbars", *argv])
+        rows.append((command, runs, float(np.median(walls)), float(np.median(cpus))))
+    table = pd.DataFrame(rows, columns=["command", "runs", "wall_median", "cpu_median"])
+    slowest = table["wall_median"].max()
+    lines = [
+        f"slowest median wall {slowest:.3f} s (CPU {table['cpu_median'].max():.3f} s), load "
+        f"{os.getloadavg()[0]:.1f}; under {STARTUP_TARGET} s: "
+        + ("yes" if slowest < STARTUP_TARGET else "no")
+    ]
+    return table, lines
+
+
 def run_checks(args) -> int:
-    """``--gate-clusters`` and ``--ppi-coverage``: each study's table and its verdict lines
-    (with ``--dry-run``, what would be checked)."""
+    """``--gate-clusters``, ``--ppi-coverage`` and ``--cli-startup``: each check's table and its
+    verdict lines (with ``--dry-run``, what would be checked)."""
     checks = [
         (name, check)
         for name, check, asked in (
             ("the gate's type-I error", gate_clusters, args.gate_clusters),
             ("PPI++ coverage", ppi_coverage, args.ppi_coverage),
+            ("the command line's start-up", cli_startup, args.cli_startup),
         )
         if asked
     ]
@@ -616,6 +654,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="check PPI++ coverage at 10, 15, 30 and 200 labels, random and outcome-chosen",
     )
+    parser.add_argument(
+        "--cli-startup",
+        action="store_true",
+        help=f"time `evalbars --help` and three commands' --help (target {STARTUP_TARGET} s)",
+    )
     parser.add_argument("--cores", type=int, default=2, help="cores for --simulations (default 2)")
     parser.add_argument("--config", default="config/config.yaml", help="workflow config file")
     parser.add_argument("--repeat", type=int, default=3, help="runs per stage; the best counts")
@@ -636,7 +679,7 @@ def main(argv=None) -> int:
     config = load_config(root / args.config)
     mirror = mirror_location(config["mirror"] or None)
     print(f"archives from: {mirror or 'upstream'} ({len(config['models'])} models)", flush=True)
-    if args.gate_clusters or args.ppi_coverage:
+    if args.gate_clusters or args.ppi_coverage or args.cli_startup:
         return run_checks(args)
     if args.dry_run:
         print(f"would time: {_planned(args)}")
