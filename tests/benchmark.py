@@ -697,6 +697,43 @@ def battles_coverage() -> tuple[pd.DataFrame, list[str]]:
     return table, lines
 
 
+#: `evalbars --help` and each `evalbars COMMAND --help` should feel instant (issue 39).
+STARTUP_TARGET = 0.3
+
+
+def cli_startup(runs: int = 11) -> tuple[pd.DataFrame, list[str]]:
+    """Wall and CPU seconds of ``python -m evalbars --help`` and of three commands' ``--help``
+    (the interpreter of this environment, so uv's own start-up is not counted), median of
+    ``runs``, and the line that judges them against :data:`STARTUP_TARGET`."""
+    rows = []
+    for argv in (["--help"], ["report", "--help"], ["ranks", "--help"], ["compare", "--help"]):
+        walls, cpus = [], []
+        for _ in range(runs):
+            before = os.times()
+            start = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-m", "evalbars", *argv], capture_output=True, check=True
+            )
+            walls.append(time.perf_counter() - start)
+            after = os.times()
+            cpus.append(
+                after.children_user
+                + after.children_system
+                - before.children_user
+                - before.children_system
+            )
+        command = " ".join(["evalbars", *argv])
+        rows.append((command, runs, float(np.median(walls)), float(np.median(cpus))))
+    table = pd.DataFrame(rows, columns=["command", "runs", "wall_median", "cpu_median"])
+    slowest = table["wall_median"].max()
+    lines = [
+        f"slowest median wall {slowest:.3f} s (CPU {table['cpu_median'].max():.3f} s), load "
+        f"{os.getloadavg()[0]:.1f}; under {STARTUP_TARGET} s: "
+        + ("yes" if slowest < STARTUP_TARGET else "no")
+    ]
+    return table, lines
+
+
 #: The options that run a statistical check instead of a timing (their ``args`` attributes).
 CHECK_FLAGS = (
     "gate_clusters",
@@ -704,6 +741,7 @@ CHECK_FLAGS = (
     "winner_coverage",
     "passk_band",
     "battles_coverage",
+    "cli_startup",
 )
 
 
@@ -718,6 +756,7 @@ def run_checks(args) -> int:
             ("the winner's-curse coverage", winner_coverage, args.winner_coverage),
             ("the pass@k band's coverage", passk_band, args.passk_band),
             ("Bradley-Terry coverage", battles_coverage, args.battles_coverage),
+            ("the command line's start-up", cli_startup, args.cli_startup),
         )
         if asked
     ]
@@ -795,6 +834,11 @@ def _parser() -> argparse.ArgumentParser:
         "--battles-coverage",
         action="store_true",
         help="check Bradley-Terry interval coverage when prompts are battled several times",
+    )
+    parser.add_argument(
+        "--cli-startup",
+        action="store_true",
+        help=f"time `evalbars --help` and three commands' --help (target {STARTUP_TARGET} s)",
     )
     parser.add_argument("--cores", type=int, default=2, help="cores for --simulations (default 2)")
     parser.add_argument("--config", default="config/config.yaml", help="workflow config file")
