@@ -601,6 +601,7 @@ def compare_models(
     by_category: bool = False,
     sequential: bool = False,
     arrival=None,
+    categories: str = "sampled",
 ) -> gate.Comparison:
     """The release gate of ``evalbars compare``: whether the candidate is worse than the baseline.
 
@@ -634,6 +635,11 @@ def compare_models(
         Question ids in the order they arrived, for ``sequential``: by default the order of
         the candidate's rows in the item table (the order its source lists them, as
         ``evalbars compare --sequential`` takes it); for a score matrix, its own order.
+    categories : {"sampled", "fixed"}, default "sampled"
+        ``sampled``: the categories are a sample of categories like them, and the clustered
+        readings decide (with 2 to 5 categories no clustered test can reject at 5%: the gate
+        is then inconclusive). ``fixed``: they are the benchmark's own strata, and the paired
+        reading of the questions decides, about these categories' questions.
 
     Returns
     -------
@@ -662,6 +668,10 @@ def compare_models(
     >>> gate = eb.compare_models(items, "evalbars/fake-weak", "evalbars/fake-strong")
     >>> gate.summary["questions"], round(gate.summary["diff"], 3), gate.summary["verdict"]
     (39, 0.282, 'inconclusive')
+    >>> fixed = eb.compare_models(items, "evalbars/fake-weak", "evalbars/fake-strong",
+    ...                           categories="fixed")
+    >>> fixed.summary["se_kind"], fixed.summary["verdict"]
+    ('paired', 'better')
     >>> gate.flips["flip"].value_counts().to_dict()
     {'fail->pass': 17, 'pass->fail': 6}
     """
@@ -683,6 +693,7 @@ def compare_models(
             by_category=by_category,
             sequential=sequential,
             arrival=arrival,
+            categories=categories,
         )
     except ValueError as exc:
         raise InputError("compare", str(exc)) from exc

@@ -474,6 +474,14 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
         f"({POWER})",
     )
     parser.add_argument("--by-category", action="store_true", help="add a per-category table")
+    parser.add_argument(
+        "--categories",
+        choices=("sampled", "fixed"),
+        default="sampled",
+        help="sampled (default): the verdict is about categories like these, read clustered "
+        "(with 2 to 5 categories no clustered test can reject at 5%%); fixed: about these "
+        "categories' questions, read paired",
+    )
     parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
     parser.add_argument("--flips", metavar="FILE", help="write the flipped questions (CSV)")
     parser.add_argument(

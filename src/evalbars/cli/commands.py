@@ -349,6 +349,7 @@ def run_compare(args: argparse.Namespace) -> int:
             power=args.power,
             by_category=args.by_category,
             sequential=args.sequential,
+            categories=args.categories,
         )
         if args.flips:
             flips = Path(args.flips)
