@@ -370,8 +370,9 @@ def paired_rank_table(
     gaps = pd.DataFrame(
         {
             "gap": gap,
-            "gap_low": gap - half,
-            "gap_high": gap + half,
+            # a gap of two mean scores in [0, 1] lies in [-1, 1], and so does its interval
+            "gap_low": np.clip(gap - half, -1.0, 1.0),
+            "gap_high": np.clip(gap + half, -1.0, 1.0),
             "separated": separated,
             "pair_kind": np.where(np.isnan(gap), "", "paired"),
         }
