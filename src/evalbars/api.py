@@ -51,6 +51,7 @@ from evalbars.jobs import claims as claim_jobs
 from evalbars.readings import gate
 from evalbars.stats import pairwise
 from evalbars.workflow import runner, smk
+from evalbars.workflow import storage as run_storage
 from evalbars.workflow.location import snakefile
 
 __all__ = [
@@ -379,12 +380,17 @@ class ReportRun:
         edit it with ``evalbars run --directory DIRECTORY --configfile CONFIG``.
     claims : DataFrame
         ``claims.csv`` (empty without claims).
+    results : Path or None
+        Where this machine holds the run's ``data/`` and ``results/``: the run directory, or,
+        for a run in S3 storage, its copies of the bucket's files
+        (:func:`evalbars.workflow.storage.results_root`); None means the run directory.
     """
 
     directory: Path
     report: Path
     config: Path
     claims: pd.DataFrame
+    results: Path | None = None
 
 
 def report_config(
@@ -394,13 +400,16 @@ def report_config(
     missing_prediction: str = "wrong",
     simulations: bool = False,
     labels=None,
+    storage: str | None = None,
+    storage_endpoint_url: str | None = None,
     **options,
 ) -> dict:
     """The workflow configuration of :func:`write_report`: the given files as ``predictions``,
     no MMLU-Pro archives, settings fitted to the data (every question; no paper replication),
     one job per stage (``jobs: per_stage``), the labels file, if any, as ``labels``, and what
     the run makes (``run``): the stages :data:`REPORT_STAGES` (and the simulation studies with
-    ``simulations``), the report at ``report.html`` in the run directory."""
+    ``simulations``), the report at ``report.html`` in the run directory, and the S3 bucket of
+    its data and results, if any (``storage``, :mod:`evalbars.workflow.storage`)."""
     # Only what differs from the readers' defaults, so the written config reads as it was meant.
     defaults = SourceOptions()
     given = {
@@ -421,7 +430,8 @@ def report_config(
         "run": {
             "stages": [*REPORT_STAGES, *(["simulations"] if simulations else [])],
             "report": "report.html",
-        },
+        }
+        | ({"storage": storage, "storage_endpoint_url": storage_endpoint_url} if storage else {}),
     } | ({"labels": str(Path(labels).resolve())} if labels else {})
 
 
@@ -437,6 +447,8 @@ def write_report(
     progress: Callable[[str], None] | None = None,
     hint_style: str = "config",
     labels=None,
+    storage: str | None = None,
+    storage_endpoint_url: str | None = None,
     **options,
 ) -> ReportRun:
     """Run the evalbars workflow on prediction files and write its HTML report.
@@ -475,6 +487,12 @@ def write_report(
         How messages word a remedy: as a config key, or as a command-line flag.
     labels : path-like, optional
         Human labels of judge-scored predictions, as for :func:`read_items`.
+    storage : str, optional
+        ``s3://BUCKET/PREFIX``: keep the run's data and results in this S3 bucket (Snakemake's
+        S3 storage plugin, the ``cloud`` extra); the report and a copy of each file this
+        machine made stay in ``output`` (:mod:`evalbars.workflow.storage`).
+    storage_endpoint_url : str, optional
+        The URL of an S3 server other than AWS's, for ``storage``.
     **options
         Reader options, as for :func:`read_items`.
 
@@ -492,6 +510,9 @@ def write_report(
         command that finishes the run.
     """
     listed = _listed(paths)
+    if storage is not None:  # in one line, before anything is read or written
+        names = ("storage", "storage_endpoint_url")
+        storage = run_storage.check_storage(storage, storage_endpoint_url, names=names)
     for path in [*listed, *([labels] if labels else [])]:
         if not Path(path).exists():  # before Snakemake, which would only say an input is missing
             raise InputError(path, "file does not exist")
@@ -505,6 +526,8 @@ def write_report(
         missing_prediction=missing_prediction,
         simulations=simulations,
         labels=labels,
+        storage=storage,
+        storage_endpoint_url=storage_endpoint_url,
         **options,
     )
     smk.source_files(config["predictions"])  # a name Snakemake cannot take, in one line
@@ -525,8 +548,13 @@ def write_report(
         hint_style=hint_style,
         unlock_remedy="add --unlock (write_report(..., unlock=True))",
     )
-    claims_path = directory / "results" / "tables" / "claims.parquet"
+    results = run_storage.results_root(directory, storage)
+    claims_path = results / "results" / "tables" / "claims.parquet"
     table = pd.read_parquet(claims_path) if claims_path.exists() else pd.DataFrame()
     return ReportRun(
-        directory=directory, report=report, config=directory / "config.yaml", claims=table
+        directory=directory,
+        report=report,
+        config=directory / "config.yaml",
+        claims=table,
+        results=results,
     )

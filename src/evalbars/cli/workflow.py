@@ -19,12 +19,13 @@ from evalbars.cli.arguments import (
     reader_options,
     refuse_output_over_inputs,
 )
-from evalbars.errors import EvalbarsError, InputError
+from evalbars.errors import ConfigError, EvalbarsError, InputError
 from evalbars.readings import claims
 from evalbars.render.landing import separation_sentence
 from evalbars.tables import format_p
 from evalbars.workflow import runner
 from evalbars.workflow.location import example_logs
+from evalbars.workflow.storage import check_storage
 
 # --- evalbars report ------------------------------------------------------------------------------
 
@@ -46,6 +47,18 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="first remove a Snakemake lock left in the run directory by a run that was killed",
     )
+    parser.add_argument(
+        "--storage",
+        metavar="s3://BUCKET/PREFIX",
+        help="keep the run's data and results in this S3 bucket, for executors without a shared "
+        "file system (needs evalbars[cloud]; credentials from the environment); the report and "
+        "the config stay in --output (docs/guides/cloud.md)",
+    )
+    parser.add_argument(
+        "--storage-endpoint-url",
+        metavar="URL",
+        help="the URL of an S3 server other than AWS's (MinIO, Ceph), for --storage",
+    )
     add_reader_arguments(parser)
 
 
@@ -66,6 +79,9 @@ def run_report(args: argparse.Namespace) -> int:
         "--output",
         folder=True,
     )
+    if args.storage_endpoint_url is not None and args.storage is None:
+        raise ConfigError("--storage-endpoint-url: give --storage s3://BUCKET/PREFIX too")
+    storage = args.storage and check_storage(args.storage, args.storage_endpoint_url)
     texts = claim_texts(args)
     held = []  # a job's line, shown once the run goes on: a failed job's error is printed once
 
@@ -89,6 +105,8 @@ def run_report(args: argparse.Namespace) -> int:
             progress=progress,
             hint_style="cli",
             labels=args.labels,
+            storage=storage,
+            storage_endpoint_url=args.storage_endpoint_url,
             **reader_options(args),
         )
     except EvalbarsError as exc:  # main prints the reason; a held line that says it goes
@@ -98,13 +116,20 @@ def run_report(args: argparse.Namespace) -> int:
     if held:
         print(f"evalbars report: {held.pop()}", file=sys.stderr, flush=True)
     print(f"report: {run.report}")
+    if storage:
+        print(f"results: {storage}/results/ (this machine's copies: {run.results})")
     if len(run.claims):
         print(claims.claims_headline(run.claims))
         for _, rows in run.claims.groupby("claim", sort=False):
             print(_verdict_line(rows))
     else:
-        pairwise_path = run.directory / "results" / "tables" / "pairwise.parquet"
-        print(f"no claims given. {separation_sentence(pd.read_parquet(pairwise_path))}")
+        pairwise_path = run.results / "results" / "tables" / "pairwise.parquet"
+        # (a run in storage that made nothing here has no copy of it: the report has the answer)
+        found = pairwise_path.exists()
+        print(
+            "no claims given."
+            + (f" {separation_sentence(pd.read_parquet(pairwise_path))}" if found else "")
+        )
     print(f"rerun or edit: {runner.rerun_hint(run.directory, run.config, args.cores)}")
     return 0
 
