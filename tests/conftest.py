@@ -74,6 +74,7 @@ SLOW_FILES = (
     "workflow/test_default_run.py",  # 140 s
     "workflow/test_documented_commands.py",  # 110 s
     "workflow/test_report_in_browser.py",  # 100 s, two reports
+    "workflow/test_s3_storage.py",  # two reports side by side, a rerun, three dry runs
     "workflow/test_wheel.py",  # builds and installs the wheel
     "workflow/test_report_command.py",
     "workflow/test_pairwise_shards.py",

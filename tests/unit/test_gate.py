@@ -311,7 +311,9 @@ def test_balanced_flips_are_not_no_flips(tmp_path, capsys):
     argv = ["compare", str(path), "--baseline", "base", "--candidate", "cand", "--margin", "2"]
     status, out, _ = run(argv, capsys)
     assert status == 3 and "exact: no flips" not in out
-    assert ": -6.2 to +6.2 points, inconclusive (add `--categories fixed`" in out  # the paired interval
+    assert (
+        ": -6.2 to +6.2 points, inconclusive (add `--categories fixed`" in out
+    )  # the paired interval
     six = gate.compare_models(
         wide_of(categories_table(tmp_path / "six.csv", 6, 15, 15)), "base", "cand", margin=0.02
     ).summary

@@ -61,9 +61,22 @@ def item_inputs(wildcards):
     (every file under a directory entry)."""
     return {
         "archives": [f"data/raw/{name}" for name in ARCHIVES],
-        "predictions": SOURCE_FILES,
-        "labels": [config["labels"]] if config.get("labels") else [],
+        "predictions": outside_storage(SOURCE_FILES),
+        "labels": outside_storage([config["labels"]] if config.get("labels") else []),
     }
+
+
+# With a default storage provider (`evalbars report --storage s3://...`, docs/guides/cloud.md)
+# Snakemake looks every input up in the bucket. The user's files and evalbars' modules are not
+# the run's outputs: they are read where they are (local()). A job with a local() input runs on
+# the submitting machine when jobs share no file system (cloud executors): the item table jobs,
+# which read the user's files, do; evalbars' modules are then no inputs (smk.storage_mode).
+STORAGE = smk.storage_mode(workflow.storage_settings)
+
+
+def outside_storage(paths):
+    """``paths`` (files outside the run) as inputs read where they are, never from storage."""
+    return [local(path) for path in paths] if STORAGE else list(paths)
 
 
 def audit_outputs():
@@ -81,8 +94,11 @@ def judge_corrected_inputs(wildcards):
 
 def package_code(rule):
     """The module of a rule's job and every evalbars module it imports (and what the adapter
-    imports): as inputs, an edit to one reruns its jobs (evalbars.workflow.smk.job_code)."""
-    return smk.job_code(rule, JOB_ADAPTER)
+    imports): as inputs, an edit to one reruns its jobs (evalbars.workflow.smk.job_code); none
+    where jobs share no file system with this machine (see STORAGE)."""
+    if STORAGE == "isolated":
+        return []
+    return outside_storage(smk.job_code(rule, JOB_ADAPTER))
 
 
 def pairwise_shards():
@@ -186,7 +202,7 @@ def with_flags(path):
     `output:`, it lost them (Snakemake 9 takes flags from annotated strings, not from another
     rule's files), and `evalbars report`'s report held none of the stages' tables."""
     value = str(path)
-    for name, setting in path.flags.items():
+    for name, setting in getattr(path, "flags", {}).items():
         value = snakemake.io.flag(value, name, setting)
     return value
 
@@ -199,7 +215,8 @@ def stage_inputs(members):
     for member in members:
         for name, value in member.input.items():
             values = value if isinstance(value, list) else [value]
-            outside = [str(v) for v in values if str(v) not in made]
+            # with their flags: local(), or the bucket's object under a default storage provider
+            outside = [with_flags(v) for v in values if str(v) not in made]
             if outside:
                 inputs[f"{member.rule.name}_{name}"] = outside
     return inputs

@@ -14,6 +14,7 @@ from evalbars.data.readers import SourceOptions
 from evalbars.errors import InputError
 from evalbars.jobs import claims as claim_jobs
 from evalbars.workflow import runner, smk
+from evalbars.workflow import storage as run_storage
 from evalbars.workflow.location import snakefile
 
 __all__ = ["REPORT_STAGES", "ReportRun", "report_config", "write_report"]
@@ -40,6 +41,10 @@ class ReportRun:
         edit it with ``evalbars run --directory DIRECTORY --configfile CONFIG``.
     claims : DataFrame
         ``claims.csv`` (empty without claims): :func:`check_claims`'s table.
+    results : Path or None
+        Where this machine holds the run's ``data/`` and ``results/``: the run directory, or,
+        for a run in S3 storage, its copies of the bucket's files
+        (:func:`evalbars.workflow.storage.results_root`); None means the run directory.
 
     See Also
     --------
@@ -50,6 +55,7 @@ class ReportRun:
     report: Path
     config: Path
     claims: pd.DataFrame
+    results: Path | None = None
 
 
 def report_config(
@@ -59,6 +65,8 @@ def report_config(
     missing_prediction: str = "wrong",
     simulations: bool = False,
     labels=None,
+    storage: str | None = None,
+    storage_endpoint_url: str | None = None,
     **options,
 ) -> dict:
     """The workflow configuration :func:`write_report` runs, as a dict (its ``config.yaml``).
@@ -83,6 +91,8 @@ def report_config(
         Also run the simulation studies.
     labels : path-like, optional
         Human labels, as for :func:`read_items`.
+    storage, storage_endpoint_url : str, optional
+        The S3 bucket of the run's data and results, and its server (:func:`write_report`).
     **options
         Reader options, as for :func:`read_items`.
 
@@ -125,7 +135,8 @@ def report_config(
         "run": {
             "stages": [*REPORT_STAGES, *(["simulations"] if simulations else [])],
             "report": "report.html",
-        },
+        }
+        | ({"storage": storage, "storage_endpoint_url": storage_endpoint_url} if storage else {}),
     } | ({"labels": str(Path(labels).resolve())} if labels else {})
 
 
@@ -141,6 +152,8 @@ def write_report(
     progress: Callable[[str], None] | None = None,
     hint_style: str = "config",
     labels=None,
+    storage: str | None = None,
+    storage_endpoint_url: str | None = None,
     **options,
 ) -> ReportRun:
     """Run the evalbars workflow on prediction files and write its HTML report.
@@ -183,6 +196,12 @@ def write_report(
         How messages word a remedy: as a config key, or as a command-line flag.
     labels : path-like, optional
         Human labels of judge-scored predictions, as for :func:`read_items`.
+    storage : str, optional
+        ``s3://BUCKET/PREFIX``: keep the run's data and results in this S3 bucket (Snakemake's
+        S3 storage plugin, the ``cloud`` extra); the report and a copy of each file this
+        machine made stay in ``output`` (:mod:`evalbars.workflow.storage`).
+    storage_endpoint_url : str, optional
+        The URL of an S3 server other than AWS's, for ``storage``.
     **options
         Reader options, as for :func:`read_items`.
 
@@ -223,6 +242,9 @@ def write_report(
     1  paired  supported
     """
     listed = _listed(paths)
+    if storage is not None:  # in one line, before anything is read or written
+        names = ("storage", "storage_endpoint_url")
+        storage = run_storage.check_storage(storage, storage_endpoint_url, names=names)
     for path in [*listed, *([labels] if labels else [])]:
         if not Path(path).exists():  # before Snakemake, which would only say an input is missing
             raise InputError(path, "file does not exist")
@@ -236,6 +258,8 @@ def write_report(
         missing_prediction=missing_prediction,
         simulations=simulations,
         labels=labels,
+        storage=storage,
+        storage_endpoint_url=storage_endpoint_url,
         **options,
     )
     smk.source_files(config["predictions"])  # a name Snakemake cannot take, in one line
@@ -257,8 +281,13 @@ def write_report(
         unlock_remedy="add --unlock (write_report(..., unlock=True))",
     )
     assert report is not None  # None only without a report, with targets or in a dry run
-    claims_path = directory / "results" / "tables" / "claims.parquet"
+    results = run_storage.results_root(directory, storage)
+    claims_path = results / "results" / "tables" / "claims.parquet"
     table = pd.read_parquet(claims_path) if claims_path.exists() else pd.DataFrame()
     return ReportRun(
-        directory=directory, report=report, config=directory / "config.yaml", claims=table
+        directory=directory,
+        report=report,
+        config=directory / "config.yaml",
+        claims=table,
+        results=results,
     )

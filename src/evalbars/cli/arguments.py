@@ -244,6 +244,18 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="first remove a Snakemake lock left in the run directory by a run that was killed",
     )
+    parser.add_argument(
+        "--storage",
+        metavar="s3://BUCKET/PREFIX",
+        help="keep the run's data and results in this S3 bucket, for executors without a shared "
+        "file system (needs evalbars[cloud]; credentials from the environment); the report and "
+        "the config stay in --output (docs/guides/cloud.md)",
+    )
+    parser.add_argument(
+        "--storage-endpoint-url",
+        metavar="URL",
+        help="the URL of an S3 server other than AWS's (MinIO, Ceph), for --storage",
+    )
     add_reader_arguments(parser)
 
 

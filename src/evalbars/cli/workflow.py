@@ -13,12 +13,13 @@ import pandas as pd
 
 from evalbars import api
 from evalbars.cli.inputs import claim_texts, reader_options, refuse_output_over_inputs
-from evalbars.errors import EvalbarsError, InputError
+from evalbars.errors import ConfigError, EvalbarsError, InputError
 from evalbars.readings import claims
 from evalbars.render.landing import separation_sentence
 from evalbars.tables import format_p
 from evalbars.workflow import runner
 from evalbars.workflow.location import example_logs
+from evalbars.workflow.storage import check_storage
 
 # --- evalbars report ------------------------------------------------------------------------------
 
@@ -41,6 +42,9 @@ def run_report(args: argparse.Namespace) -> int:
         "--output",
         folder=True,
     )
+    if args.storage_endpoint_url is not None and args.storage is None:
+        raise ConfigError("--storage-endpoint-url: give --storage s3://BUCKET/PREFIX too")
+    storage = args.storage and check_storage(args.storage, args.storage_endpoint_url)
     texts = claim_texts(args)
     held = []  # a job's line, shown once the run goes on: a failed job's error is printed once
 
@@ -64,6 +68,8 @@ def run_report(args: argparse.Namespace) -> int:
             progress=progress,
             hint_style="cli",
             labels=args.labels,
+            storage=storage,
+            storage_endpoint_url=args.storage_endpoint_url,
             **reader_options(args),
         )
     except EvalbarsError as exc:  # main prints the reason; a held line that says it goes
@@ -73,13 +79,20 @@ def run_report(args: argparse.Namespace) -> int:
     if held:
         print(f"evalbars report: {held.pop()}", file=sys.stderr, flush=True)
     print(f"report: {run.report}")
+    if storage:
+        print(f"results: {storage}/results/ (this machine's copies: {run.results})")
     if len(run.claims):
         print(claims.claims_headline(run.claims))
         for _, rows in run.claims.groupby("claim", sort=False):
             print(_verdict_line(rows))
     else:
-        pairwise_path = run.directory / "results" / "tables" / "pairwise.parquet"
-        print(f"no claims given. {separation_sentence(pd.read_parquet(pairwise_path))}")
+        pairwise_path = (run.results or run.directory) / "results" / "tables" / "pairwise.parquet"
+        # (a run in storage that made nothing here has no copy of it: the report has the answer)
+        found = pairwise_path.exists()
+        print(
+            "no claims given."
+            + (f" {separation_sentence(pd.read_parquet(pairwise_path))}" if found else "")
+        )
     print(f"rerun or edit: {runner.rerun_hint(run.directory, run.config, args.cores)}")
     return 0
 

@@ -40,6 +40,7 @@ import yaml
 from evalbars.errors import EvalbarsError, InputError
 from evalbars.workflow.location import snakefile, workflow_root
 from evalbars.workflow.smk import refuse_templating, validate_config
+from evalbars.workflow.storage import LOCAL_COPIES, storage_flags
 
 __all__ = [
     "RunLock",
@@ -58,6 +59,15 @@ __all__ = [
 
 #: The file a run holds locked for as long as it writes in its run directory.
 LOCK_NAME = ".evalbars.lock"
+
+#: The last line of a traceback: ``  | botocore.exceptions.NoCredentialsError: Unable to ...``.
+EXCEPTION_LINE = re.compile(r"^[|\s]*(?:[\w.]+\.)?(\w+(?:Error|Exception)): (.+)$")
+
+#: Where a run in S3 storage takes its credentials from (evalbars.workflow.storage).
+STORAGE_CREDENTIALS = (
+    "a run in S3 storage takes its credentials from the environment: AWS_ACCESS_KEY_ID and "
+    "AWS_SECRET_ACCESS_KEY, or AWS_PROFILE"
+)
 
 
 class RunFailed(EvalbarsError):
@@ -202,18 +212,34 @@ def snakemake_command(
     return command
 
 
+def _error_records(directory: Path) -> list[Path]:
+    """The errors the jobs recorded beside their logs: in the run directory, or, for a run in
+    S3 storage (evalbars.workflow.storage), beside this machine's copies of the logs."""
+    return [
+        *(directory / "results" / "logs").rglob("*.error"),
+        *(directory / LOCAL_COPIES).glob("s3/**/results/logs/**/*.error"),
+    ]
+
+
 def _failure_line(directory: Path, output: str) -> str:
     """The one-line reason of a failed run: the error a job recorded, else Snakemake's own. A
     job's log it names is given by its full path (the run directory stays, with its logs)."""
-    records = sorted(
-        (directory / "results" / "logs").rglob("*.error"), key=lambda path: path.stat().st_mtime
-    )
+    records = sorted(_error_records(directory), key=lambda path: path.stat().st_mtime)
     if records:
         line = records[-1].read_text().strip()
     else:
         lines = [line.strip() for line in output.splitlines() if line.strip()]
         errors = [line for line in lines if line.startswith(("evalbars:", "ConfigError", "Error"))]
+        # else the last exception a traceback names (Snakemake's checks of storage raise
+        # exception groups, drawn with | and +--- margins), not a margin
+        errors = errors or [
+            f"{found[1]}: {found[2]}"
+            for found in map(EXCEPTION_LINE.match, lines)
+            if found is not None
+        ]
         line = (errors or lines or ["the workflow failed"])[-1].removeprefix("evalbars: ")
+        if line.startswith("NoCredentialsError"):
+            line += f" ({STORAGE_CREDENTIALS})"
     return re.sub(
         r"(the job's log: )(?!/)(\S+)\)",
         lambda match: f"{match[1]}{directory / match[2]})",
@@ -239,7 +265,7 @@ def run_snakemake(
     which passes it on to Snakemake and its jobs at once (:func:`_interrupt`) and waits for
     Snakemake to end them and release its lock before :class:`KeyboardInterrupt` goes on.
     """
-    for stale in (directory / "results" / "logs").rglob("*.error"):
+    for stale in _error_records(directory):
         stale.unlink()  # a previous run's errors are not this run's
     lines = []
     env = dict(os.environ, EVALBARS_HINT_STYLE=hint_style)
@@ -400,6 +426,8 @@ def run_workflow(
     3. Snakemake makes ``targets``, or the default target (the stages ``run.stages``
        records), and then the report at ``run.report`` (relative to the run directory): none
        with ``report`` False, with ``targets`` (the report is the whole run's) or in a dry run.
+       A run that records an S3 bucket (``run.storage``) keeps its data and results there
+       (:func:`evalbars.workflow.storage.storage_flags`); the report stays in the directory.
 
     Parameters
     ----------
@@ -455,6 +483,8 @@ def run_workflow(
                 raise InputError(path, "--configfile: file does not exist")
             refuse_templating(path)
         settings = recorded_run(directory, files)
+    # The bucket a run records (run.storage), checked with the rest before anything is written.
+    storage = storage_flags(settings)
     snakefile()  # a broken install says so before anything is written
     dry = any(flag in extra for flag in ("-n", "--dry-run", "--dryrun"))
     wanted = report and not targets and not dry and settings["report"] is not None
@@ -493,7 +523,7 @@ def run_workflow(
                 targets=targets,
                 cores=cores,
                 report=report_path,
-                extra=extra,
+                extra=[*storage, *extra],
             )
             run_snakemake(command, directory, progress=progress, hint_style=hint_style, echo=echo)
         except KeyboardInterrupt:

@@ -40,6 +40,7 @@ __all__ = [
     "package_files",
     "job_code",
     "stage_member",
+    "storage_mode",
     "check_grid",
     "check_unique_keys",
     "refuse_templating",
@@ -309,6 +310,38 @@ def stage_member(rule) -> dict:
         "params": {name: _plain(value) for name, value in rule.params.items() if name},
         "log": [str(path) for path in rule.log],
     }
+
+
+def storage_mode(storage_settings) -> str | None:
+    """Where the jobs of a run with a default storage provider read files that are not the
+    run's: None without one, ``"shared"`` where they share this machine's file system (the
+    local executor, a cluster with a shared file system), ``"isolated"`` where they do not
+    (Kubernetes and the cloud batch executors, ``--shared-fs-usage none``).
+
+    The workflow flags the user's files and evalbars' modules ``local(...)`` under a default
+    storage provider, so that they are read where they are rather than looked up in the bucket.
+    Snakemake runs a job with a ``local(...)`` input on the submitting machine when jobs share
+    no file system: right for the item table's jobs, which read the user's files, but it would
+    keep every job there if evalbars' modules were inputs. ``"isolated"`` drops them: each job
+    runs the evalbars of its container.
+
+    Parameters
+    ----------
+    storage_settings
+        Snakemake's storage settings (``workflow.storage_settings``): its
+        ``default_storage_provider`` and ``shared_fs_usage``.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> storage_mode(SimpleNamespace(default_storage_provider=None, shared_fs_usage=set()))
+    >>> storage_mode(SimpleNamespace(default_storage_provider="s3", shared_fs_usage=set()))
+    'isolated'
+    """
+    if getattr(storage_settings, "default_storage_provider", None) is None:
+        return None
+    usage = {getattr(item, "name", str(item)).lower() for item in storage_settings.shared_fs_usage}
+    return "shared" if "input_output" in usage else "isolated"
 
 
 def stale_lock_hint(directory=".") -> str | None:
