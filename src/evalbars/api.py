@@ -42,14 +42,17 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from evalbars.data.battles import STRONG_WEIGHT
 from evalbars.data.items import read_summary
-from evalbars.data.readers import SourceOptions, read_source
+from evalbars.data.readers import SourceOptions, is_battles_source, read_source
 from evalbars.data.scores import WideScores, wide_scores
 from evalbars.defaults import ALPHA, DRAWS, LEVEL, POWER, SEED, SPLITS
 from evalbars.errors import InputError
 from evalbars.jobs import analysis, data, leaderboard, ranks
+from evalbars.jobs import battles as battle_jobs
 from evalbars.jobs import claims as claim_jobs
 from evalbars.readings import gate
+from evalbars.readings.claims.parsing import parse_claims
 from evalbars.stats import pairwise
 from evalbars.workflow import runner, smk
 from evalbars.workflow.location import snakefile
@@ -74,6 +77,10 @@ __all__ = [
     "ReportRun",
     "report_config",
     "write_report",
+    "read_battles",
+    "battles_table",
+    "battle_claims",
+    "battles_report_config",
 ]
 
 #: The stages of :func:`write_report` (config ``run.stages``): every stage that reads the data
@@ -497,6 +504,11 @@ def write_report(
     for path in [*listed, *([labels] if labels else [])]:
         if not Path(path).exists():  # before Snakemake, which would only say an input is missing
             raise InputError(path, "file does not exist")
+    if _battles_given(listed):  # pairwise battles: the battles stage (_write_battles_report)
+        return _write_battles_report(
+            listed, output, claims=claims, simulations=simulations, cores=cores, unlock=unlock,
+            progress=progress, hint_style=hint_style, labels=labels, **options,
+        )  # fmt: skip
     snakefile()  # a broken install says so before anything is written
     directory = Path(output).resolve()
     if directory.exists() and not directory.is_dir():
@@ -528,6 +540,314 @@ def write_report(
         unlock_remedy="add --unlock (write_report(..., unlock=True))",
     )
     claims_path = directory / "results" / "tables" / "claims.parquet"
+    table = pd.read_parquet(claims_path) if claims_path.exists() else pd.DataFrame()
+    return ReportRun(
+        directory=directory, report=report, config=directory / "config.yaml", claims=table
+    )
+
+
+# --- Pairwise battles: Bradley-Terry ratings, their readings and their report ---------------
+
+
+def _battles_given(paths) -> bool:
+    """Whether the given paths hold pairwise battles (every one of them), not item-level scores
+    (none of them); both at once is refused in one line."""
+    kinds = [is_battles_source(path) for path in paths]
+    if all(kinds):
+        return bool(kinds)
+    if any(kinds):
+        battles = next(p for p, k in zip(paths, kinds, strict=True) if k)
+        scores = next(p for p, k in zip(paths, kinds, strict=True) if not k)
+        raise InputError(
+            scores,
+            f"holds item-level scores while {str(battles)!r} holds pairwise battles: read or "
+            "report them separately",
+        )
+    return False
+
+
+def read_battles(
+    paths, *, strong_weight: float | None = None, baseline=None, answers=None
+) -> pd.DataFrame:
+    """Pairwise battles of files or folders, read and checked as the workflow's
+    ``battles_read`` job reads them (:func:`evalbars.jobs.battles.read_battle_sources`).
+
+    Parameters
+    ----------
+    paths : path-like or sequence of path-like
+        LMArena battle files, Arena-Hard-Auto judgment files (or a judge's folder of them), or
+        CSV/TSV/Parquet tables with ``model_a, model_b, winner``
+        (:func:`evalbars.data.battles.read_battles`).
+    strong_weight : float, optional
+        Weight of a strong Arena-Hard-Auto verdict (default 3, as ``show_result.py``).
+    baseline : str, optional
+        The baseline of Arena-Hard-Auto v0.1 judgments.
+    answers : path-like, optional
+        Arena-Hard-Auto's ``model_answer`` folder (style columns).
+
+    Returns
+    -------
+    DataFrame
+        :data:`evalbars.data.battles.BATTLE_COLUMNS`; ``attrs`` holds ``format``,
+        ``source_path`` and ``dropped_judgments``.
+
+    Raises
+    ------
+    InputError
+        One line naming the file, the record and the problem; models that fall into groups
+        that never battled each other (their ratings have no common scale), naming the groups.
+
+    Examples
+    --------
+    >>> import evalbars.api as eb
+    >>> battles = eb.read_battles("tests/data/battles/clustered.csv")
+    >>> len(battles), battles.attrs["format"]
+    (600, 'table')
+    """
+    battles, read = battle_jobs.read_battle_sources(
+        _listed(paths),
+        strong_weight=STRONG_WEIGHT if strong_weight is None else strong_weight,
+        baseline=baseline,
+        answers=answers,
+    )
+    battle_jobs.battles_summary(battles, read)  # a graph in pieces is refused here
+    battles.attrs["dropped_judgments"] = read["dropped_judgments"]
+    return battles
+
+
+def _battle_settings(options: dict) -> dict:
+    """The battles settings of ``options`` (:data:`BATTLE_DEFAULTS` for those not given)."""
+    unknown = sorted(set(options) - set(BATTLE_DEFAULTS))
+    if unknown:
+        raise TypeError(f"unknown battles option(s): {', '.join(unknown)}")
+    return BATTLE_DEFAULTS | {k: v for k, v in options.items() if v is not None}
+
+
+#: The battles settings (config ``battles:``) and their defaults.
+BATTLE_DEFAULTS = {
+    "ties": "half",
+    "cluster": "auto",
+    "style": False,
+    "bootstrap": 1000,
+    "seed": SEED,
+    "anchor": None,
+    "anchor_rating": 1000.0,
+}
+
+
+def battles_table(
+    battles: pd.DataFrame,
+    *,
+    alpha: float = ALPHA,
+    level: float = LEVEL,
+    power: float = POWER,
+    **settings,
+) -> pd.DataFrame:
+    """``battles_leaderboard.csv``: one row per model, its Elo rating with its clustered,
+    per-battle, model and bootstrap intervals, letters, tier and rank interval, computed by
+    the workflow's ``battles_fit`` and ``battles_tables`` jobs
+    (:func:`evalbars.readings.battle_board.battle_leaderboard`).
+
+    Parameters
+    ----------
+    battles : DataFrame
+        :func:`read_battles`.
+    alpha, level, power
+        Level of the letters, tiers and rank intervals; of the intervals; of the plan.
+    **settings
+        The config's ``battles:`` settings (:data:`BATTLE_DEFAULTS`): ``ties`` (``half``,
+        ``rao_kupper``, ``davidson``), ``cluster`` (``auto``, ``prompt``, ``voter``),
+        ``style``, ``bootstrap`` (replicates; 0 for none), ``seed``, ``anchor``,
+        ``anchor_rating``.
+
+    Returns
+    -------
+    DataFrame
+        The board; ``attrs["separations"]`` counts the pairs the per-battle and the clustered
+        readings separate (Holm over all pairs), ``attrs["clustering"]`` says how the battles
+        are clustered.
+
+    Examples
+    --------
+    >>> import evalbars.api as eb
+    >>> battles = eb.read_battles("tests/data/battles/clustered.csv")
+    >>> board = eb.battles_table(battles, bootstrap=200)
+    >>> board[["model", "rating", "ci_low", "ci_high", "tier"]].round(1).head(2)
+         model  rating  ci_low  ci_high  tier
+    0  model-a  1050.7  1012.1   1089.3     1
+    1  model-b  1039.0   996.4   1081.7     1
+    >>> board.attrs["separations"], board.attrs["clustering"]
+    ({'per_battle': 4, 'clustered': 3}, 'clustered by prompt (150 prompts, 600 battles)')
+    """
+    options = _battle_settings(settings)
+    summary = battle_jobs.battles_summary(battles)
+    fitted = battle_jobs.battles_fit(
+        battles,
+        summary,
+        ties=options["ties"],
+        cluster=options["cluster"],
+        style=options["style"],
+        bootstrap=options["bootstrap"],
+        seed=options["seed"],
+    )
+    fit = fitted["fit"].frame
+    made = battle_jobs.battles_tables(
+        battles,
+        summary,
+        fit,
+        fitted["draws"].frame,
+        cluster=options["cluster"],
+        alpha=alpha,
+        level=level,
+        power=power,
+        anchor=options["anchor"],
+        anchor_rating=options["anchor_rating"],
+        seed=options["seed"],
+    )
+    board = made["battles_leaderboard"].frame.copy()
+    board.attrs = {
+        "separations": made["battles_naive_vs_blocked"].frame.attrs["separations"],
+        "clustering": str(fit["note"].iloc[0]),
+    }
+    return board
+
+
+def battle_claims(
+    battles: pd.DataFrame,
+    claims_made: Sequence[str],
+    alpha: float = ALPHA,
+    *,
+    adjust: str = "holm",
+    power: float = POWER,
+    **settings,
+) -> pd.DataFrame:
+    """``battles_claims.csv``: each claim's verdict under the per-battle and the clustered
+    readings, unadjusted and with ``adjust`` over the claims, margins in Elo points, computed
+    by the workflow's ``battles_claims`` job
+    (:func:`evalbars.readings.battle_verdicts.battle_verdicts`).
+
+    ``settings`` are those of :func:`battles_table` that the claims use: ``ties``,
+    ``cluster``, ``style``. A claim naming a model or category the battles do not hold is
+    refused in one line.
+
+    Examples
+    --------
+    >>> import evalbars.api as eb
+    >>> battles = eb.read_battles("tests/data/battles/clustered.csv")
+    >>> table = eb.battle_claims(battles, ["model-a > model-f + 20"])
+    >>> table[["reading", "adjustment", "estimate_elo", "verdict"]].round(1)
+          reading adjustment  estimate_elo    verdict
+    0  per_battle       none         125.8  supported
+    1   clustered       none         125.8  supported
+    2  per_battle       holm         125.8  supported
+    3   clustered       holm         125.8  supported
+    """
+    options = _battle_settings(settings)
+    made = battle_jobs.battles_claims(
+        battles,
+        battle_jobs.battles_summary(battles),
+        claims=list(claims_made),
+        alpha=alpha,
+        adjust=adjust,
+        power=power,
+        ties=options["ties"],
+        cluster=options["cluster"],
+        style=options["style"],
+    )
+    return made["battles_claims"].frame
+
+
+#: Reader options of :func:`write_report` that a battles report reads (the others are refused).
+_BATTLE_READER_OPTIONS = ("strong_weight", "baseline", "answers")
+
+
+def battles_report_config(
+    paths, *, claims: Sequence[str] = (), simulations: bool = False, **settings
+) -> dict:
+    """The workflow configuration of a battles report (:func:`write_report` on battle files):
+    ``data: battles``, the files as ``predictions``, the claims, the ``battles:`` settings
+    given (the others take the schema's defaults), one job per stage, and what the run makes:
+    the battles stage (and the simulation studies with ``simulations``), the report at
+    ``report.html``.
+
+    Examples
+    --------
+    >>> config = battles_report_config(["b.csv"], claims=["a > b"], ties="davidson")
+    >>> config["data"], config["battles"], config["run"]["stages"]
+    ('battles', {'ties': 'davidson'}, ['battles'])
+    """
+    given = {k: v for k, v in settings.items() if v is not None}
+    unknown = sorted(set(given) - set(BATTLE_DEFAULTS) - set(_BATTLE_READER_OPTIONS))
+    if unknown:
+        raise TypeError(f"unknown battles setting(s): {', '.join(unknown)}")
+    return {
+        "models": [],
+        "data": "battles",
+        "predictions": [str(Path(path).resolve()) for path in _listed(paths)],
+        "claims": list(claims),
+        "battles": given,
+        "jobs": "per_stage",
+        "run": {
+            "stages": ["battles", *(["simulations"] if simulations else [])],
+            "report": "report.html",
+        },
+    }
+
+
+def _write_battles_report(
+    paths,
+    output,
+    *,
+    claims,
+    simulations,
+    cores,
+    unlock,
+    progress,
+    hint_style,
+    labels,
+    **options,
+) -> ReportRun:
+    """:func:`write_report` on battle files: the battles are read, the graph and the claims
+    checked in this process first (one line, nothing written), then the workflow's battles
+    stage runs (:func:`battles_report_config`)."""
+    if labels:
+        raise InputError(labels, "human labels are for item-level scores, not for battles")
+    defaults = SourceOptions()
+    reader = {k: v for k, v in options.items() if k in SourceOptions.__dataclass_fields__}
+    stray = [k for k, v in reader.items() if v is not None and v != getattr(defaults, k)]
+    if stray:
+        raise InputError(
+            paths[0], f"reader option {stray[0]!r} does not apply to battles (it reads item-level "
+            "logs); leave it out",
+        )  # fmt: skip
+    settings = {k: v for k, v in options.items() if k not in reader}
+    config = battles_report_config(paths, claims=claims, simulations=simulations, **settings)
+    smk.source_files(smk.prediction_sources(config))  # a name Snakemake cannot take: one line
+    snakefile()
+    directory = Path(output).resolve()
+    if directory.exists() and not directory.is_dir():
+        raise InputError(directory, "is a file, not a run directory; give another --output")
+    reading = {k: settings[k] for k in _BATTLE_READER_OPTIONS if k in settings}
+    with quiet_warnings():
+        battles = read_battles(paths, **reading)
+    models = sorted(set(battles["model_a"]) | set(battles["model_b"]))
+    categories = sorted(battles["category"].dropna().unique())
+    parse_claims(list(claims), models, categories, unit="elo")
+    anchor = settings.get("anchor")
+    if anchor is not None and anchor not in models:
+        raise InputError(
+            "--anchor", f"{anchor!r} is not a model of the battles ({', '.join(models)})"
+        )
+    report = runner.run_workflow(
+        directory,
+        config=config,
+        cores=cores,
+        unlock=unlock,
+        progress=progress,
+        hint_style=hint_style,
+        unlock_remedy="add --unlock (write_report(..., unlock=True))",
+    )
+    claims_path = directory / "results" / "tables" / "battles_claims.parquet"
     table = pd.read_parquet(claims_path) if claims_path.exists() else pd.DataFrame()
     return ReportRun(
         directory=directory, report=report, config=directory / "config.yaml", claims=table

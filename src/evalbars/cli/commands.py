@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalbars import api
+from evalbars.cli import battles as battles_cli
 from evalbars.cli.arguments import (
     FORMAT_HELP,
     TABLE_FORMATS,
@@ -119,6 +120,7 @@ def add_read_arguments(parser: argparse.ArgumentParser) -> None:
         help="also recompute every standard error the harness published (lm-eval *_stderr, "
         "Inspect stderr, HELM stddev) from the items, and flag a zero or a mismatch",
     )
+    battles_cli.add_battle_arguments(parser)
 
 
 #: What `evalbars read --audit-stderr` prints of the audit (harness_stderr.csv has every column).
@@ -171,6 +173,9 @@ def _write_items(items, path: Path) -> None:
 
 
 def run_read(args: argparse.Namespace) -> int:
+    if battles_cli.given(args.paths):  # pairwise battles: evalbars.cli.battles
+        return battles_cli.run_read(args)
+    battles_cli.refuse_battle_options(args)
     options = reader_options(args)
     if args.output:
         refuse_output_over_inputs(args.output, [*args.paths, args.instances, args.labels], "-o")
@@ -217,6 +222,7 @@ def add_claims_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--replicates", type=draws_type, default=DEFAULT_DRAWS)
     parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
     add_reader_arguments(parser)
+    battles_cli.add_battle_arguments(parser)
 
 
 def load_items(paths, args: argparse.Namespace, needs: str = "claims compare models"):
@@ -241,6 +247,9 @@ def run_claims(args: argparse.Namespace) -> int:
     texts = claim_texts(args)
     if not texts:
         raise InputError("--claim", "no claims given; use --claim or --claims-file")
+    if battles_cli.given(args.items):  # pairwise battles: evalbars.cli.battles
+        return battles_cli.run_claims(args, texts)
+    battles_cli.refuse_battle_options(args)
     table = api.check_claims(
         load_items(args.items, args),
         texts,
@@ -388,9 +397,13 @@ def add_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=seed_type, default=DEFAULT_SEED, help="seed of the splits")
     parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
     add_reader_arguments(parser)
+    battles_cli.add_battle_arguments(parser)
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:
+    if battles_cli.given(args.items):  # pairwise battles: evalbars.cli.battles
+        return battles_cli.run_leaderboard(args)
+    battles_cli.refuse_battle_options(args)
     items = load_items(args.items, args, needs="a leaderboard ranks 2 or more models")
     table = api.leaderboard_table(
         items,

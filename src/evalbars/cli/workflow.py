@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalbars import api
+from evalbars.cli import battles as battles_cli
 from evalbars.cli.arguments import (
     add_claim_arguments,
     add_paths,
@@ -47,6 +48,7 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
         help="first remove a Snakemake lock left in the run directory by a run that was killed",
     )
     add_reader_arguments(parser)
+    battles_cli.add_battle_arguments(parser)
 
 
 def _verdict_line(rows) -> str:
@@ -78,26 +80,33 @@ def run_report(args: argparse.Namespace) -> int:
         else:
             held.append(line)
 
+    battles = battles_cli.given(args.paths)  # pairwise battles: evalbars.cli.battles
     try:
-        run = api.write_report(
-            args.paths,
-            args.output,
-            claims=texts,
-            missing_prediction=args.missing_prediction,
-            simulations=args.simulations,
-            cores=args.cores,
-            unlock=args.unlock,
-            progress=progress,
-            hint_style="cli",
-            labels=args.labels,
-            **reader_options(args),
-        )
+        if battles:
+            run = battles_cli.write_report(args, texts, progress)
+        else:
+            battles_cli.refuse_battle_options(args)
+            run = api.write_report(
+                args.paths,
+                args.output,
+                claims=texts,
+                missing_prediction=args.missing_prediction,
+                simulations=args.simulations,
+                cores=args.cores,
+                unlock=args.unlock,
+                progress=progress,
+                hint_style="cli",
+                labels=args.labels,
+                **reader_options(args),
+            )
     except EvalbarsError as exc:  # main prints the reason; a held line that says it goes
         if held and " ".join(held[0].split()) != " ".join(str(exc).split()):
             print(f"evalbars report: {held.pop()}", file=sys.stderr, flush=True)
         raise
     if held:
         print(f"evalbars report: {held.pop()}", file=sys.stderr, flush=True)
+    if battles:
+        return battles_cli.print_answer(run, args)
     print(f"report: {run.report}")
     if len(run.claims):
         print(claims.claims_headline(run.claims))

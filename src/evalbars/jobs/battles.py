@@ -42,6 +42,7 @@ from evalbars.tables import to_markdown
 
 __all__ = [
     "read_battle_sources",
+    "battles_summary",
     "fit_frame",
     "fit_from_frame",
     "draws_frame",
@@ -77,18 +78,21 @@ def read_battle_sources(sources, *, strong_weight: float, baseline=None, answers
     return battles, read
 
 
-@reads()
-def battles_read(*, sources: list, strong_weight: float, baseline=None, answers=None) -> dict:
-    """``battles_read``: the battles of the ``sources`` (``battles``, Parquet), what was read
-    (``summary``: the format, the counts and the comparison graph, JSON) and each model's
-    battles, wins, ties and losses (``battles_models``). A comparison graph in pieces stops
-    the run, naming the pieces (:func:`evalbars.data.battles.battles_preview`)."""
-    battles, read = read_battle_sources(
-        sources, strong_weight=strong_weight, baseline=baseline, answers=answers
-    )
+def battles_summary(battles: pd.DataFrame, read: dict | None = None) -> dict:
+    """What a battle frame holds, as the ``summary`` the battles jobs read: the format and
+    sources (``read``, or the frame's ``attrs``), the counts and the comparison graph
+    (:func:`evalbars.data.battles.battles_preview`, which refuses a graph in pieces), the
+    categories, and the preview's lines."""
+    if read is None:
+        source = battles.attrs.get("source_path", "battles")
+        read = {
+            "format": battles.attrs.get("format", "table"),
+            "sources": [source],
+            "dropped_judgments": int(battles.attrs.get("dropped_judgments", 0)),
+        }
     preview = battles_preview(battles)
     categories = sorted(str(c) for c in battles["category"].dropna().unique())
-    summary = read | {
+    return read | {
         "battles": preview.battles,
         "models": preview.models,
         "prompts": preview.prompts,
@@ -98,13 +102,24 @@ def battles_read(*, sources: list, strong_weight: float, baseline=None, answers=
         "categories": categories,
         "lines": preview.lines(),
     }
-    per_model = preview.per_model
+
+
+@reads()
+def battles_read(*, sources: list, strong_weight: float, baseline=None, answers=None) -> dict:
+    """``battles_read``: the battles of the ``sources`` (``battles``, Parquet), what was read
+    (``summary``: the format, the counts and the comparison graph, JSON; :func:`battles_summary`)
+    and each model's battles, wins, ties and losses (``battles_models``). A comparison graph
+    in pieces stops the run, naming the pieces (:func:`evalbars.data.battles.battles_preview`)."""
+    battles, read = read_battle_sources(
+        sources, strong_weight=strong_weight, baseline=baseline, answers=answers
+    )
+    summary = battles_summary(battles, read)
+    per_model = battles_preview(battles).per_model
+    lines = "\n".join(summary["lines"])
     return {
         "battles": Frame(battles.assign(game=pd.array(battles["game"], dtype="Int64"))),
         "summary": Text(json.dumps(summary, indent=2) + "\n"),
-        "battles_models": Table(
-            per_model, markdown="\n".join(preview.lines()) + "\n\n" + to_markdown(per_model)
-        ),  # fmt: skip
+        "battles_models": Table(per_model, markdown=lines + "\n\n" + to_markdown(per_model)),
     }
 
 
