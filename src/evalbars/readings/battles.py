@@ -676,7 +676,7 @@ def battles_needed(
 def battle_plan(
     fit: BradleyTerryFit, *, alpha: float = ALPHA, power: float = POWER, family: int | None = None
 ) -> pd.DataFrame:
-    """Battles each adjacent pair needs to be separated, given its tie rate and clustering.
+    r"""Battles each adjacent pair needs to be separated, given its tie rate and clustering.
 
     Each test is at level :math:`\alpha/m` (Bonferroni over ``family`` tests, default the
     K - 1 adjacent pairs).
@@ -689,7 +689,7 @@ def battle_plan(
         strong verdicts once), ``design_effect``, ``battles_needed`` (head to head, rounded up) and
         ``scale_up`` (the factor by which all battles must grow, in the same design, for the
         clustered interval of the gap to reach it: :math:`((z_{1-\alpha/2m} + z_{1-\beta})
-        \\,\\mathrm{se}/|d|)^2`).
+        \,\mathrm{se}/|d|)^2`).
     """
     if fit.units is None:
         raise ValueError("the plan needs a fit without style features")
