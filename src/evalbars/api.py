@@ -42,9 +42,8 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from evalbars.data.battles import STRONG_WEIGHT
 from evalbars.data.items import read_summary
-from evalbars.data.readers import SourceOptions, is_battles_source, read_source
+from evalbars.data.readers import SourceOptions, battles_given, read_source
 from evalbars.data.scores import WideScores, wide_scores
 from evalbars.defaults import ALPHA, DRAWS, LEVEL, POWER, SEED, SPLITS
 from evalbars.errors import InputError
@@ -52,7 +51,6 @@ from evalbars.jobs import analysis, data, leaderboard, ranks
 from evalbars.jobs import battles as battle_jobs
 from evalbars.jobs import claims as claim_jobs
 from evalbars.readings import gate
-from evalbars.readings.claims.parsing import parse_claims
 from evalbars.stats import pairwise
 from evalbars.workflow import runner, smk
 from evalbars.workflow.location import snakefile
@@ -504,7 +502,7 @@ def write_report(
     for path in [*listed, *([labels] if labels else [])]:
         if not Path(path).exists():  # before Snakemake, which would only say an input is missing
             raise InputError(path, "file does not exist")
-    if _battles_given(listed):  # pairwise battles: the battles stage (_write_battles_report)
+    if battles_given(listed):  # pairwise battles: the battles stage (_write_battles_report)
         return _write_battles_report(
             listed, output, claims=claims, simulations=simulations, cores=cores, unlock=unlock,
             progress=progress, hint_style=hint_style, labels=labels, **options,
@@ -549,23 +547,6 @@ def write_report(
 # --- Pairwise battles: Bradley-Terry ratings, their readings and their report ---------------
 
 
-def _battles_given(paths) -> bool:
-    """Whether the given paths hold pairwise battles (every one of them), not item-level scores
-    (none of them); both at once is refused in one line."""
-    kinds = [is_battles_source(path) for path in paths]
-    if all(kinds):
-        return bool(kinds)
-    if any(kinds):
-        battles = next(p for p, k in zip(paths, kinds, strict=True) if k)
-        scores = next(p for p, k in zip(paths, kinds, strict=True) if not k)
-        raise InputError(
-            scores,
-            f"holds item-level scores while {str(battles)!r} holds pairwise battles: read or "
-            "report them separately",
-        )
-    return False
-
-
 def read_battles(
     paths, *, strong_weight: float | None = None, baseline=None, answers=None
 ) -> pd.DataFrame:
@@ -604,35 +585,13 @@ def read_battles(
     >>> len(battles), battles.attrs["format"]
     (600, 'table')
     """
-    battles, read = battle_jobs.read_battle_sources(
-        _listed(paths),
-        strong_weight=STRONG_WEIGHT if strong_weight is None else strong_weight,
-        baseline=baseline,
-        answers=answers,
+    return battle_jobs.checked_battles(
+        _listed(paths), strong_weight=strong_weight, baseline=baseline, answers=answers
     )
-    battle_jobs.battles_summary(battles, read)  # a graph in pieces is refused here
-    battles.attrs["dropped_judgments"] = read["dropped_judgments"]
-    return battles
-
-
-def _battle_settings(options: dict) -> dict:
-    """The battles settings of ``options`` (:data:`BATTLE_DEFAULTS` for those not given)."""
-    unknown = sorted(set(options) - set(BATTLE_DEFAULTS))
-    if unknown:
-        raise TypeError(f"unknown battles option(s): {', '.join(unknown)}")
-    return BATTLE_DEFAULTS | {k: v for k, v in options.items() if v is not None}
 
 
 #: The battles settings (config ``battles:``) and their defaults.
-BATTLE_DEFAULTS = {
-    "ties": "half",
-    "cluster": "auto",
-    "style": False,
-    "bootstrap": 1000,
-    "seed": SEED,
-    "anchor": None,
-    "anchor_rating": 1000.0,
-}
+BATTLE_DEFAULTS = battle_jobs.SETTINGS
 
 
 def battles_table(
@@ -679,7 +638,7 @@ def battles_table(
     >>> board.attrs["separations"], board.attrs["clustering"]
     ({'per_battle': 4, 'clustered': 3}, 'clustered by prompt (150 prompts, 600 battles)')
     """
-    options = _battle_settings(settings)
+    options = battle_jobs.battle_settings(settings)
     summary = battle_jobs.battles_summary(battles)
     fitted = battle_jobs.battles_fit(
         battles,
@@ -742,7 +701,7 @@ def battle_claims(
     2  per_battle       holm         125.8  supported
     3   clustered       holm         125.8  supported
     """
-    options = _battle_settings(settings)
+    options = battle_jobs.battle_settings(settings)
     made = battle_jobs.battles_claims(
         battles,
         battle_jobs.battles_summary(battles),
@@ -755,10 +714,6 @@ def battle_claims(
         style=options["style"],
     )
     return made["battles_claims"].frame
-
-
-#: Reader options of :func:`write_report` that a battles report reads (the others are refused).
-_BATTLE_READER_OPTIONS = ("strong_weight", "baseline", "answers")
 
 
 def battles_report_config(
@@ -777,7 +732,7 @@ def battles_report_config(
     ('battles', {'ties': 'davidson'}, ['battles'])
     """
     given = {k: v for k, v in settings.items() if v is not None}
-    unknown = sorted(set(given) - set(BATTLE_DEFAULTS) - set(_BATTLE_READER_OPTIONS))
+    unknown = sorted(set(given) - set(BATTLE_DEFAULTS) - set(battle_jobs.READER_SETTINGS))
     if unknown:
         raise TypeError(f"unknown battles setting(s): {', '.join(unknown)}")
     return {
@@ -812,32 +767,16 @@ def _write_battles_report(
     stage runs (:func:`battles_report_config`)."""
     if labels:
         raise InputError(labels, "human labels are for item-level scores, not for battles")
-    defaults = SourceOptions()
-    reader = {k: v for k, v in options.items() if k in SourceOptions.__dataclass_fields__}
-    stray = [k for k, v in reader.items() if v is not None and v != getattr(defaults, k)]
-    if stray:
-        raise InputError(
-            paths[0], f"reader option {stray[0]!r} does not apply to battles (it reads item-level "
-            "logs); leave it out",
-        )  # fmt: skip
-    settings = {k: v for k, v in options.items() if k not in reader}
+    settings = {k: v for k, v in options.items() if v is not None}
     config = battles_report_config(paths, claims=claims, simulations=simulations, **settings)
     smk.source_files(smk.prediction_sources(config))  # a name Snakemake cannot take: one line
     snakefile()
     directory = Path(output).resolve()
     if directory.exists() and not directory.is_dir():
         raise InputError(directory, "is a file, not a run directory; give another --output")
-    reading = {k: settings[k] for k in _BATTLE_READER_OPTIONS if k in settings}
-    with quiet_warnings():
-        battles = read_battles(paths, **reading)
-    models = sorted(set(battles["model_a"]) | set(battles["model_b"]))
-    categories = sorted(battles["category"].dropna().unique())
-    parse_claims(list(claims), models, categories, unit="elo")
-    anchor = settings.get("anchor")
-    if anchor is not None and anchor not in models:
-        raise InputError(
-            "--anchor", f"{anchor!r} is not a model of the battles ({', '.join(models)})"
-        )
+    checks = {k: settings.get(k) for k in ("anchor", *battle_jobs.READER_SETTINGS)}
+    with quiet_warnings():  # the battles job says what it drops
+        battle_jobs.checked_battles(paths, claims, **checks)
     report = runner.run_workflow(
         directory,
         config=config,

@@ -17,7 +17,7 @@ import pandas as pd
 from evalbars import api
 from evalbars.cli.arguments import reader_options
 from evalbars.data.battles import battles_preview
-from evalbars.data.readers import SourceOptions
+from evalbars.data.readers import SourceOptions, battles_given
 from evalbars.errors import InputError
 from evalbars.readings import battle_verdicts
 from evalbars.readings.battle_board import battle_board_headline
@@ -81,7 +81,7 @@ def add_battle_arguments(parser: argparse.ArgumentParser) -> None:
 def given(paths) -> bool:
     """Whether the paths a command was given hold pairwise battles (all of them; a mix with
     item-level scores is refused in one line)."""
-    return api._battles_given([str(p) for p in paths])
+    return battles_given([str(p) for p in paths])
 
 
 def _settings(args: argparse.Namespace) -> dict:
@@ -207,7 +207,10 @@ def run_claims(args: argparse.Namespace, texts: list) -> int:
     (``battles_claims.csv``)."""
     _refuse_item_options(args)
     if args.family != "claims":
-        raise InputError("--family", "battles' claims are adjusted over the claims made only")
+        raise InputError(
+            "--family",
+            "applies to item-level scores (battles' claims are adjusted over the claims made)",
+        )
     battles = _battles(args.items, args)
     table = api.battle_claims(
         battles, texts, args.alpha, adjust=args.adjust, power=args.power, **{

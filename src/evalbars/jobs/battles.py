@@ -17,7 +17,9 @@ import json
 import numpy as np
 import pandas as pd
 
-from evalbars.data.battles import battles_preview, read_battles
+from evalbars.data.battles import STRONG_WEIGHT, battles_preview, read_battles
+from evalbars.data.readers.common import hint_style
+from evalbars.defaults import SEED
 from evalbars.errors import InputError
 from evalbars.jobs.inputs import parquet, read_json, reads
 from evalbars.jobs.outputs import Frame, Table, Text
@@ -41,6 +43,10 @@ from evalbars.stats.bradley_terry import (
 from evalbars.tables import to_markdown
 
 __all__ = [
+    "SETTINGS",
+    "READER_SETTINGS",
+    "battle_settings",
+    "checked_battles",
     "read_battle_sources",
     "battles_summary",
     "fit_frame",
@@ -53,6 +59,55 @@ __all__ = [
     "battles_claims",
     "battles_landing",
 ]
+
+
+#: The battles settings of the fit and the tables (config ``battles:``) and their defaults.
+SETTINGS = {
+    "ties": "half",
+    "cluster": "auto",
+    "style": False,
+    "bootstrap": 1000,
+    "seed": SEED,
+    "anchor": None,
+    "anchor_rating": 1000.0,
+}
+#: The battles settings of how the files are read (config ``battles:``).
+READER_SETTINGS = ("strong_weight", "baseline", "answers")
+
+
+def battle_settings(options: dict) -> dict:
+    """:data:`SETTINGS` with the ``options`` given (None: the default); an unknown one is a
+    TypeError."""
+    unknown = sorted(set(options) - set(SETTINGS))
+    if unknown:
+        raise TypeError(f"unknown battles option(s): {', '.join(unknown)}")
+    return SETTINGS | {k: v for k, v in options.items() if v is not None}
+
+
+def _anchor_error(anchor, models) -> InputError:
+    where = "--anchor" if hint_style() == "cli" else "battles.anchor"
+    return InputError(where, f"{anchor!r} is not a model of the battles ({', '.join(models)})")
+
+
+def checked_battles(paths, claims=(), *, anchor=None, strong_weight=None, baseline=None,
+                    answers=None) -> pd.DataFrame:  # fmt: skip
+    """The battles of ``paths``, checked as the battles jobs check them, before a run writes
+    anything: the files (:func:`read_battle_sources`), the comparison graph
+    (:func:`battles_summary`), the claims (margins in Elo points) and the ``anchor``. Each
+    problem is one line."""
+    battles, read = read_battle_sources(
+        paths,
+        strong_weight=STRONG_WEIGHT if strong_weight is None else strong_weight,
+        baseline=baseline,
+        answers=answers,
+    )
+    summary = battles_summary(battles, read)
+    models = sorted(set(battles["model_a"]) | set(battles["model_b"]))
+    parse_claims(list(claims), models, summary["categories"], unit="elo")
+    if anchor is not None and anchor not in models:
+        raise _anchor_error(anchor, models)
+    battles.attrs["dropped_judgments"] = read["dropped_judgments"]
+    return battles
 
 
 def read_battle_sources(sources, *, strong_weight: float, baseline=None, answers=None):

@@ -99,6 +99,7 @@ __all__ = [
     "is_zip_archive",
     "is_battles_file",
     "is_battles_source",
+    "battles_given",
     "BATTLES_HINT",
 ]
 
@@ -344,6 +345,21 @@ def is_battles_source(path) -> bool:
     patterns = ("*.jsonl", "*.jsonl.gz", "*.json", "*.json.gz", "*.csv", "*.tsv", "*.parquet")
     files = sorted({f for pattern in patterns for f in path.glob(pattern) if f.is_file()})
     return bool(files) and all(is_battles_file(f) for f in files)
+
+
+def battles_given(paths) -> bool:
+    """Whether the paths given as data hold pairwise battles (all of them), not item-level
+    scores (none of them); some of each is refused in one line naming one of each."""
+    kinds = [is_battles_source(path) for path in paths]
+    if any(kinds) and not all(kinds):
+        battles = next(p for p, k in zip(paths, kinds, strict=True) if k)
+        scores = next(p for p, k in zip(paths, kinds, strict=True) if not k)
+        raise InputError(
+            scores,
+            f"holds item-level scores while {str(battles)!r} holds pairwise battles: read or "
+            "report them separately",
+        )
+    return bool(kinds) and all(kinds)
 
 
 def _battles(path: Path, named: bool):
