@@ -192,7 +192,9 @@ def reader_options(args: argparse.Namespace) -> dict:
 PATHS_HELP = (
     "prediction files or folders: lm-evaluation-harness output folders (samples_*.jsonl with "
     "results_*.json), Inspect logs (.eval, .json), long CSV/TSV/Parquet tables (model, "
-    "question_id, correct), MMLU-Pro JSON; folders are walked for every log"
+    "question_id, correct), MMLU-Pro JSON; folders are walked for every log. Or files of "
+    "pairwise battles (model_a, model_b, winner: LMArena's, Arena-Hard-Auto's judgments, a "
+    "table), recognised by content (see the battles options)"
 )
 
 
@@ -234,7 +236,8 @@ the data, and a close spelling is suggested when a name is unknown):
   "|A - B| < d"      A and B within d points (equivalence, two one-sided tests)
   "best: A"          A beats every other analysed model
   "top k: A"         A is among the best k
-  "... in CATEGORY"  any of the above on that category's questions"""
+  "... in CATEGORY"  any of the above on that category's questions
+on pairwise battles (model_a, model_b, winner) margins are Elo points, e.g. "A > B + 50"."""
 
 
 def add_claim_arguments(parser: argparse.ArgumentParser) -> None:
