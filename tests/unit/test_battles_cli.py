@@ -91,7 +91,7 @@ def test_read_previews_battles_models_prompts_ties_and_the_graph(capsys):
     assert status == 0 and err == ""
     lines = out.splitlines()
     assert lines[:3] == [
-        "table battles: 600 battles on 150 prompts between 6 models (15 pairs); 85 ties (14.2%)",
+        "table battles: 600 battles on 150 prompts between 6 models (15 of 15 pairs met); 85 ties (14.2%)",
         "comparison graph: 1 component(s)",
         "clustered by prompt (150 prompts, 600 battles)",
     ]

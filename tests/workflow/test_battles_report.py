@@ -91,7 +91,7 @@ def test_the_tables_are_the_apis(battles_report):
 def test_the_first_screen_opens_the_report(battles_report):
     output, _ = battles_report
     landing = (output / "results" / "report" / "battles_landing.html").read_text()
-    assert "600 battles on 150 prompts between 6 models (15 pairs); 85 ties (14.2%)" in landing
+    assert "600 battles on 150 prompts between 6 models (15 of 15 pairs met); 85 ties (14.2%)" in landing
     assert "clustered by prompt (150 prompts, 600 battles)" in landing
     assert "The claim is supported by the clustered reading." in landing
     assert "Of 15 pairs, 4 are separated by the per-battle reading" in landing
