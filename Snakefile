@@ -47,6 +47,7 @@ include: "workflow/rules/simulate.smk"
 include: "workflow/rules/claims.smk"
 include: "workflow/rules/leaderboard.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/battles.smk"
 
 
 if config["jobs"] == "per_stage":
@@ -57,7 +58,9 @@ if config["jobs"] == "per_stage":
 # --- target rules ---------------------------------------------------------------------------------
 # The default target makes the stages the run records (config `run.stages`; every stage unless
 # a run directory's config.yaml says otherwise, as `evalbars report` writes it), and the report's
-# first screen: plain `snakemake` and `evalbars run` make the same.
+# first screen: plain `snakemake` and `evalbars run` make the same. In a battles run (`data:
+# battles`) the battles stage stands in for the stages that read item-level scores, and the
+# first screen is the battles one (evalbars.workflow.smk.run_stages).
 STAGE_TARGETS = {
     "data": rules.data_all.input,
     "analysis": rules.analysis_all.input,
@@ -66,11 +69,12 @@ STAGE_TARGETS = {
     "simulations": rules.simulate_all.input,
     "claims": rules.claims_all.input,
     "leaderboard": rules.leaderboard_all.input,
+    "battles": rules.battles_all.input,
 }
 
 
 rule all:
     default_target: True
     input:
-        [STAGE_TARGETS[stage] for stage in config["run"]["stages"]],
-        rules.report_landing.output,
+        [STAGE_TARGETS[stage] for stage in smk.run_stages(config)],
+        rules.battles_landing.output if BATTLES else rules.report_landing.output,

@@ -12,12 +12,14 @@
 - ``.. evalbars-outputs::`` renders the workflow's tables and figures from workflow/rules/*.smk:
   each file, its report section, its caption (workflow/report/*.rst, rendered with the shipped
   config) and, for tables, the columns the workflow's own job functions give on the shipped
-  lm-eval example (computed at build time, so the page cannot drift from the code).
+  lm-eval example (computed at build time, so the page cannot drift from the code); the
+  battles stage's on the shipped table of battles (tests/data/battles/clustered.csv).
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import logging as std_logging
 import pkgutil
 import re
@@ -35,7 +37,7 @@ from sphinx.util import logging
 from sphinx.util.nodes import make_refnode, nested_parse_with_titles
 
 from evalbars.cli import build_parser
-from evalbars.jobs import analysis, claims, data, leaderboard, ranks
+from evalbars.jobs import analysis, battles, claims, data, leaderboard, ranks
 from evalbars.jobs.figures import analysis as analysis_figures
 from evalbars.jobs.figures import claims as claims_figures
 from evalbars.stats import pairwise
@@ -46,6 +48,7 @@ RULES = REPO / "workflow" / "rules"
 CAPTIONS = REPO / "workflow" / "report"
 CONFIG = REPO / "config" / "config.yaml"
 EXAMPLE = REPO / "tests" / "data" / "harness" / "lm_eval"
+BATTLES = REPO / "tests" / "data" / "battles" / "clustered.csv"
 
 log = logging.getLogger(__name__)
 
@@ -464,9 +467,29 @@ def example_columns(labelled: bool = False) -> dict[str, list[str]]:
                 wide, alpha=alpha, level=level, power=board["power"], splits=10, seed=board["seed"]
             )
         )
+        keep(battle_columns(config))
     finally:
         quiet.level = level_before
     return columns
+
+
+def battle_columns(config: dict) -> dict:
+    """The battles stage's jobs on the shipped table of battles (a battles run's tables)."""
+    settings = config["battles"]
+    made = battles.battles_read(sources=[{"path": str(BATTLES)}], strong_weight=3.0)
+    frame, summary = made["battles"].frame, json.loads(made["summary"].text)
+    fitted = battles.battles_fit(frame, summary, ties=settings["ties"], cluster="auto",
+                                 style=False, bootstrap=50, seed=settings["seed"])  # fmt: skip
+    tables = battles.battles_tables(
+        frame, summary, fitted["fit"].frame, fitted["draws"].frame, cluster="auto",
+        alpha=config["alpha"], level=config["level"], power=0.8, anchor=None,
+        anchor_rating=1000.0, seed=settings["seed"],
+    )  # fmt: skip
+    claimed = battles.battles_claims(
+        frame, summary, claims=["model-a > model-b"], alpha=config["alpha"], adjust="holm",
+        power=0.8, ties="half", cluster="auto", style=False,
+    )  # fmt: skip
+    return {"battles_models": made["battles_models"]} | tables | claimed
 
 
 _COLUMNS: dict = {}

@@ -30,6 +30,10 @@ _API = (
     "ReportRun",
     "report_config",
     "write_report",
+    "read_battles",
+    "battles_table",
+    "battle_claims",
+    "battles_report_config",
 )
 
 __all__ = ["__version__", *_API]

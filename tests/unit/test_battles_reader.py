@@ -275,7 +275,7 @@ def test_the_preview_counts_and_refuses_a_graph_in_pieces(tmp_path):
     ).all()
     assert (
         preview.lines()[0]
-        == "600 battles on 150 prompts between 6 models (15 pairs); 85 ties (14.2%)"
+        == "600 battles on 150 prompts between 6 models (15 of 15 pairs met); 85 ties (14.2%)"
     )
     path = tmp_path / "split.csv"
     path.write_text("model_a,model_b,winner\na,b,model_a\nc,d,tie\nb,a,model_a\n")

@@ -20,8 +20,10 @@ from evalbars import cli, defaults
 from evalbars.cli import choices, main
 from evalbars.data import items, readers
 from evalbars.defaults import DRAWS
+from evalbars.readings import battles as battle_readings
 from evalbars.readings import claims, ranks
 from evalbars.readings.ranks import leaderboard
+from evalbars.stats import bradley_terry
 from evalbars.stats.planning import sample_size
 
 from ..helpers import digest, last_error, long_table
@@ -595,6 +597,8 @@ def test_the_parsers_choices_are_their_owners():
     assert choices.PROCEDURES == sample_size.PROCEDURES
     assert choices.TESTS == sample_size.TESTS
     assert choices.SE_UNITS == leaderboard.SE_UNITS
+    assert choices.TIE_MODELS == bradley_terry.TIE_MODELS
+    assert choices.CLUSTERINGS == battle_readings.CLUSTERINGS
     assert set(choices.__all__) == {name for name in vars(choices) if name.isupper()}
 
 

@@ -86,6 +86,7 @@ def test_each_job_is_named_after_its_rule_and_takes_the_rules_params_by_name(rul
         "claims",
         "leaderboard",
         "report",
+        "battles",
     }
     signature = inspect.signature(job)
     accepts = {

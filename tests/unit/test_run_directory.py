@@ -132,7 +132,7 @@ def test_a_bad_run_key_is_refused_before_anything_is_written(tmp_path, capsys):
     assert capsys.readouterr().err.strip() == (
         'evalbars run: error: config key `run.stages[1]`: "simulation" is not allowed; allowed: '
         "one of 'data', 'analysis', 'replication', 'ranks', 'simulations', 'claims', "
-        "'leaderboard'"
+        "'leaderboard', 'battles'"
     )
     assert not directory.exists()
 

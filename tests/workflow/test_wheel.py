@@ -149,3 +149,28 @@ def test_evalbars_run_plans_the_papers_workflow_as_the_clone_does(installed, mir
         env=snakemake_env(mirror),
     )
     assert _planned_jobs(done.stdout) == _planned_jobs(clone.stdout) > 40
+
+
+def test_a_battles_report_from_the_wheel_in_an_empty_folder(installed, mirror):
+    """The done criterion of pairwise battles from the installed wheel: `evalbars report` on a
+    copied battles CSV, in a folder that holds nothing else, runs the wheel's battles stage."""
+    bin_folder, outside = installed
+    folder = outside / "battles"
+    folder.mkdir()
+    shutil.copy(REPO / "tests" / "data" / "battles" / "clustered.csv", folder / "battles.csv")
+    done = run(
+        [bin_folder / "evalbars", "report", "battles.csv", "--claim", "model-a > model-f"],
+        cwd=folder,
+        env=environment(bin_folder, mirror),
+    )
+    report = folder / "evalbars-report" / "report.html"
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"report: {report}" and report.stat().st_size > 100_000
+    assert lines[1] == "The claim is supported by the clustered reading."
+    assert lines[2].startswith("  model-a > model-f: per-battle supported (p ")
+    made = tables(folder / "evalbars-report")
+    assert set(made) == {
+        f"battles_{name}.csv"
+        for name in ("claims", "leaderboard", "models", "naive_vs_blocked", "pairwise", "plan")
+    }
+    assert str(REPO) not in report.read_text(errors="replace")

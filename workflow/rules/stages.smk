@@ -28,6 +28,14 @@ STAGES = {
         rules.leaderboard_table,
         rules.leaderboard_figure,
     ],
+    # a battles run (data: battles)
+    "battles": [
+        rules.battles_read,
+        rules.battles_fit,
+        rules.battles_tables,
+        rules.battles_claims,
+        rules.battles_figures,
+    ],
 }
 
 
@@ -65,6 +73,23 @@ rule stage_readings:
         "../scripts/job.py"
 
 
+rule stage_battles:
+    input:
+        unpack(lambda wildcards: stage_inputs(STAGES["battles"])),
+    output:
+        **stage_outputs(STAGES["battles"]),
+    log:
+        "results/logs/stage_battles/stage_battles.log",
+    benchmark:
+        "results/benchmarks/stage_battles/stage_battles.tsv"
+    params:
+        members=[smk.stage_member(rule) for rule in STAGES["battles"]],
+    message:
+        "--- Battles stage: read, fit, tables, claims and figures in one job."
+    script:
+        "../scripts/job.py"
+
+
 ruleorder: stage_analysis > analysis_models
 ruleorder: stage_analysis > analysis_pairwise
 ruleorder: stage_analysis > analysis_omnibus
@@ -88,6 +113,11 @@ ruleorder: stage_readings > ranks_table
 ruleorder: stage_readings > ranks_figures
 ruleorder: stage_readings > leaderboard_table
 ruleorder: stage_readings > leaderboard_figure
+ruleorder: stage_battles > battles_read
+ruleorder: stage_battles > battles_fit
+ruleorder: stage_battles > battles_tables
+ruleorder: stage_battles > battles_claims
+ruleorder: stage_battles > battles_figures
 
 
 # A rule that names another rule's output (`rules.analysis_pairwise.output...`) depends on that

@@ -37,6 +37,13 @@ Examples
 
 from __future__ import annotations
 
+from evalbars.api._battles import BATTLE_DEFAULTS as BATTLE_DEFAULTS  # the battles settings
+from evalbars.api._battles import (
+    battle_claims,
+    battles_report_config,
+    battles_table,
+    read_battles,
+)
 from evalbars.api._read import (
     attach_labels,
     read_items,
@@ -80,4 +87,8 @@ __all__ = [
     "ReportRun",
     "report_config",
     "write_report",
+    "read_battles",
+    "battles_table",
+    "battle_claims",
+    "battles_report_config",
 ]

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from evalbars.api._battles import battles_report_config
 from evalbars.api._read import _listed, quiet_warnings, read_items
-from evalbars.data.readers import SourceOptions
+from evalbars.data.readers import SourceOptions, battles_given
 from evalbars.errors import InputError
+from evalbars.jobs import battles as battle_jobs
 from evalbars.jobs import claims as claim_jobs
 from evalbars.workflow import runner, smk
 from evalbars.workflow import storage as run_storage
@@ -248,6 +250,11 @@ def write_report(
     for path in [*listed, *([labels] if labels else [])]:
         if not Path(path).exists():  # before Snakemake, which would only say an input is missing
             raise InputError(path, "file does not exist")
+    if battles_given(listed):  # pairwise battles: the battles stage (_write_battles_report)
+        return _write_battles_report(
+            listed, output, claims=claims, simulations=simulations, cores=cores, unlock=unlock,
+            progress=progress, hint_style=hint_style, labels=labels, **options,
+        )  # fmt: skip
     snakefile()  # a broken install says so before anything is written
     directory = Path(output).resolve()
     if directory.exists() and not directory.is_dir():
@@ -290,4 +297,49 @@ def write_report(
         config=directory / "config.yaml",
         claims=table,
         results=results,
+    )
+
+
+def _write_battles_report(
+    paths,
+    output,
+    *,
+    claims,
+    simulations,
+    cores,
+    unlock,
+    progress,
+    hint_style,
+    labels,
+    **options,
+) -> ReportRun:
+    """:func:`write_report` on battle files: the battles are read, the graph and the claims
+    checked in this process first (one line, nothing written), then the workflow's battles
+    stage runs (:func:`battles_report_config`)."""
+    if labels:
+        raise InputError(labels, "human labels are for item-level scores, not for battles")
+    settings = {k: v for k, v in options.items() if v is not None}
+    config = battles_report_config(paths, claims=claims, simulations=simulations, **settings)
+    smk.source_files(smk.prediction_sources(config))  # a name Snakemake cannot take: one line
+    snakefile()
+    directory = Path(output).resolve()
+    if directory.exists() and not directory.is_dir():
+        raise InputError(directory, "is a file, not a run directory; give another --output")
+    checks = {k: settings.get(k) for k in ("anchor", *battle_jobs.READER_SETTINGS)}
+    with quiet_warnings():  # the battles job says what it drops
+        battle_jobs.checked_battles(paths, claims, **checks)
+    report = runner.run_workflow(
+        directory,
+        config=config,
+        cores=cores,
+        unlock=unlock,
+        progress=progress,
+        hint_style=hint_style,
+        unlock_remedy="add --unlock (write_report(..., unlock=True))",
+    )
+    assert report is not None  # None only without a report, with targets or in a dry run
+    claims_path = directory / "results" / "tables" / "battles_claims.parquet"
+    table = pd.read_parquet(claims_path) if claims_path.exists() else pd.DataFrame()
+    return ReportRun(
+        directory=directory, report=report, config=directory / "config.yaml", claims=table
     )

@@ -14,12 +14,14 @@ import argparse
 
 from evalbars.cli.choices import (
     ADJUSTMENTS,
+    CLUSTERINGS,
     FAMILIES,
     FORMATS,
     MISSING_POLICIES,
     PROCEDURES,
     SE_UNITS,
     TESTS,
+    TIE_MODELS,
 )
 from evalbars.defaults import (
     ALPHA,
@@ -196,7 +198,9 @@ def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
 PATHS_HELP = (
     "prediction files or folders: lm-evaluation-harness output folders (samples_*.jsonl with "
     "results_*.json), Inspect logs (.eval, .json), long CSV/TSV/Parquet tables (model, "
-    "question_id, correct), MMLU-Pro JSON; folders are walked for every log"
+    "question_id, correct), MMLU-Pro JSON; folders are walked for every log. Or files of "
+    "pairwise battles (model_a, model_b, winner: LMArena's, Arena-Hard-Auto's judgments, a "
+    "table), recognised by content (see the battles options)"
 )
 
 
@@ -214,7 +218,8 @@ the data, and a close spelling is suggested when a name is unknown):
   "|A - B| < d"      A and B within d points (equivalence, two one-sided tests)
   "best: A"          A beats every other analysed model
   "top k: A"         A is among the best k
-  "... in CATEGORY"  any of the above on that category's questions"""
+  "... in CATEGORY"  any of the above on that category's questions
+on pairwise battles (model_a, model_b, winner) margins are Elo points, e.g. "A > B + 50"."""
 
 
 def add_claim_arguments(parser: argparse.ArgumentParser) -> None:
@@ -257,6 +262,7 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
         help="the URL of an S3 server other than AWS's (MinIO, Ceph), for --storage",
     )
     add_reader_arguments(parser)
+    add_battle_arguments(parser)
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -317,6 +323,7 @@ def add_read_arguments(parser: argparse.ArgumentParser) -> None:
         help="also recompute every standard error the harness published (lm-eval *_stderr, "
         "Inspect stderr, HELM stddev) from the items, and flag a zero or a mismatch",
     )
+    add_battle_arguments(parser)
 
 
 def add_claims_arguments(parser: argparse.ArgumentParser) -> None:
@@ -337,6 +344,7 @@ def add_claims_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--replicates", type=draws_type, default=DRAWS)
     parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
     add_reader_arguments(parser)
+    add_battle_arguments(parser)
 
 
 def add_ranks_arguments(parser: argparse.ArgumentParser) -> None:
@@ -439,6 +447,7 @@ def add_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=seed_type, default=SEED, help="seed of the splits")
     parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
     add_reader_arguments(parser)
+    add_battle_arguments(parser)
 
 
 COMPARE_EPILOG = """exit status:
@@ -529,3 +538,41 @@ def add_labels_arguments(parser: argparse.ArgumentParser) -> None:
         "people filled in)",
     )
     add_reader_arguments(parser)
+
+
+def add_battle_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of pairwise battles files (config ``battles:``)."""
+    group = parser.add_argument_group(
+        "battles options",
+        "for files of pairwise battles (model_a, model_b, winner: LMArena, Arena-Hard-Auto, a "
+        "table), recognised by content (the keys of `battles:` in the config)",
+    )
+    group.add_argument(
+        "--ties",
+        choices=TIE_MODELS,
+        default=None,
+        help="how ties enter the Bradley-Terry fit (default: half, half a win and half a loss)",
+    )
+    group.add_argument(
+        "--cluster-by",
+        choices=CLUSTERINGS,
+        default=None,
+        help="what the clustered intervals cluster by (default: auto, the voter on LMArena's "
+        "files, whose question_id is unique per battle, the prompt otherwise)",
+    )
+    group.add_argument(
+        "--anchor",
+        metavar="MODEL",
+        help="the model rated 1000 (default: the mean rating is 1000)",
+    )
+    group.add_argument(
+        "--style",
+        action="store_true",
+        default=None,
+        help="LMArena's style control: length and markdown counts fitted beside the ratings",
+    )
+    group.add_argument(
+        "--baseline",
+        metavar="MODEL",
+        help="Arena-Hard-Auto v0.1 judgments: the baseline they do not name",
+    )

@@ -17,6 +17,8 @@ __all__ = [
     "PROCEDURES",
     "TESTS",
     "SE_UNITS",
+    "TIE_MODELS",
+    "CLUSTERINGS",
 ]
 
 #: ``--input-format``: :data:`evalbars.data.readers.FORMATS`, the readers' registry.
@@ -43,3 +45,7 @@ PROCEDURES = ("none", "bonferroni", "holm")
 TESTS = ("wald", "mcnemar")
 #: ``ranks --se-units``: :data:`evalbars.readings.ranks.leaderboard.SE_UNITS`.
 SE_UNITS = ("auto", "points", "proportion")
+#: ``--ties`` (battles): :data:`evalbars.stats.bradley_terry.TIE_MODELS`.
+TIE_MODELS = ("half", "rao_kupper", "davidson")
+#: ``--cluster-by`` (battles): :data:`evalbars.readings.battles.CLUSTERINGS`.
+CLUSTERINGS = ("auto", "prompt", "voter")

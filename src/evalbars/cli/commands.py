@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalbars import api
+from evalbars.cli import battles as battles_cli
 from evalbars.cli.inputs import claim_texts, reader_options, refuse_output_over_inputs
 from evalbars.data.question_coverage import check_id_spelling
 from evalbars.errors import EvalbarsError, InputError
@@ -94,6 +95,9 @@ def _write_items(items, path: Path) -> None:
 
 
 def run_read(args: argparse.Namespace) -> int:
+    if battles_cli.given(args.paths):  # pairwise battles: evalbars.cli.battles
+        return battles_cli.run_read(args)
+    battles_cli.refuse_battle_options(args)
     options = reader_options(args)
     if args.output:
         refuse_output_over_inputs(args.output, [*args.paths, args.instances, args.labels], "-o")
@@ -146,6 +150,9 @@ def run_claims(args: argparse.Namespace) -> int:
     texts = claim_texts(args)
     if not texts:
         raise InputError("--claim", "no claims given; use --claim or --claims-file")
+    if battles_cli.given(args.items):  # pairwise battles: evalbars.cli.battles
+        return battles_cli.run_claims(args, texts)
+    battles_cli.refuse_battle_options(args)
     table = api.check_claims(
         load_items(args.items, args),
         texts,
@@ -227,6 +234,9 @@ COMPARE_BAD_INPUT = 2
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:
+    if battles_cli.given(args.items):  # pairwise battles: evalbars.cli.battles
+        return battles_cli.run_leaderboard(args)
+    battles_cli.refuse_battle_options(args)
     items = load_items(args.items, args, needs="a leaderboard ranks 2 or more models")
     table = api.leaderboard_table(
         items,

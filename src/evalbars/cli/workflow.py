@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalbars import api
+from evalbars.cli import battles as battles_cli
 from evalbars.cli.inputs import claim_texts, reader_options, refuse_output_over_inputs
 from evalbars.errors import ConfigError, EvalbarsError, InputError
 from evalbars.readings import claims
@@ -35,6 +36,13 @@ def _verdict_line(rows) -> str:
     return f"  {rows['claim'].iloc[0]}: " + "; ".join(readings)
 
 
+def _storage(args: argparse.Namespace) -> str | None:
+    """The checked ``--storage`` location, or None (one line for a bad one, before any run)."""
+    if args.storage_endpoint_url is not None and args.storage is None:
+        raise ConfigError("--storage-endpoint-url: give --storage s3://BUCKET/PREFIX too")
+    return args.storage and check_storage(args.storage, args.storage_endpoint_url)
+
+
 def run_report(args: argparse.Namespace) -> int:
     refuse_output_over_inputs(
         args.output,
@@ -42,9 +50,7 @@ def run_report(args: argparse.Namespace) -> int:
         "--output",
         folder=True,
     )
-    if args.storage_endpoint_url is not None and args.storage is None:
-        raise ConfigError("--storage-endpoint-url: give --storage s3://BUCKET/PREFIX too")
-    storage = args.storage and check_storage(args.storage, args.storage_endpoint_url)
+    storage = _storage(args)
     texts = claim_texts(args)
     held = []  # a job's line, shown once the run goes on: a failed job's error is printed once
 
@@ -56,28 +62,42 @@ def run_report(args: argparse.Namespace) -> int:
         else:
             held.append(line)
 
+    battles = battles_cli.given(args.paths)  # pairwise battles: evalbars.cli.battles
     try:
-        run = api.write_report(
-            args.paths,
-            args.output,
-            claims=texts,
-            missing_prediction=args.missing_prediction,
-            simulations=args.simulations,
-            cores=args.cores,
-            unlock=args.unlock,
-            progress=progress,
-            hint_style="cli",
-            labels=args.labels,
-            storage=storage,
-            storage_endpoint_url=args.storage_endpoint_url,
-            **reader_options(args),
-        )
+        if battles:
+            run = battles_cli.write_report(args, texts, progress)
+        else:
+            battles_cli.refuse_battle_options(args)
+            run = api.write_report(
+                args.paths,
+                args.output,
+                claims=texts,
+                missing_prediction=args.missing_prediction,
+                simulations=args.simulations,
+                cores=args.cores,
+                unlock=args.unlock,
+                progress=progress,
+                hint_style="cli",
+                labels=args.labels,
+                storage=storage,
+                storage_endpoint_url=args.storage_endpoint_url,
+                **reader_options(args),
+            )
     except EvalbarsError as exc:  # main prints the reason; a held line that says it goes
         if held and " ".join(held[0].split()) != " ".join(str(exc).split()):
             print(f"evalbars report: {held.pop()}", file=sys.stderr, flush=True)
         raise
     if held:
         print(f"evalbars report: {held.pop()}", file=sys.stderr, flush=True)
+    if battles:
+        return battles_cli.print_answer(run, args)
+    _print_answer(run, storage, args.cores)
+    return 0
+
+
+def _print_answer(run: api.ReportRun, storage: str | None, cores) -> None:
+    """What ``evalbars report`` prints after a run of scores: where the report is, the answer
+    (the claims' verdicts, or how many pairs each reading separates), and how to rerun it."""
     print(f"report: {run.report}")
     if storage:
         print(f"results: {storage}/results/ (this machine's copies: {run.results})")
@@ -93,8 +113,7 @@ def run_report(args: argparse.Namespace) -> int:
             "no claims given."
             + (f" {separation_sentence(pd.read_parquet(pairwise_path))}" if found else "")
         )
-    print(f"rerun or edit: {runner.rerun_hint(run.directory, run.config, args.cores)}")
-    return 0
+    print(f"rerun or edit: {runner.rerun_hint(run.directory, run.config, cores)}")
 
 
 # --- evalbars run ---------------------------------------------------------------------------------

@@ -491,7 +491,8 @@ class BattlesPreview:
         prompts = "" if self.prompts is None else f" on {self.prompts:,} prompts"
         return [
             f"{self.battles:,} battles{prompts} between {self.models} models "
-            f"({self.pairs} pairs); {self.ties:,} ties ({self.tie_share:.1%})",
+            f"({self.pairs} of {self.models * (self.models - 1) // 2} pairs met); "
+            f"{self.ties:,} ties ({self.tie_share:.1%})",
             f"comparison graph: {len(self.components)} component(s)",
         ]
 
@@ -510,7 +511,7 @@ def battles_preview(frame: pd.DataFrame) -> BattlesPreview:
     >>> frame = pd.DataFrame({"model_a": ["x", "y"], "model_b": ["y", "z"],
     ...                       "outcome": [1.0, 0.5], "prompt_id": ["p", "p"]})
     >>> battles_preview(frame).lines()[0]
-    '2 battles on 1 prompts between 3 models (2 pairs); 1 ties (50.0%)'
+    '2 battles on 1 prompts between 3 models (2 of 3 pairs met); 1 ties (50.0%)'
     """
     a, b = frame["model_a"].astype(str), frame["model_b"].astype(str)
     models = pd.Index(sorted(set(a) | set(b)))

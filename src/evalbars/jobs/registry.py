@@ -67,4 +67,11 @@ JOBS: dict[str, str] = {
     "leaderboard_figure": "evalbars.jobs.figures.leaderboard",
     # report.smk
     "report_landing": "evalbars.jobs.report",
+    # battles.smk (a battles run, config `data: battles`)
+    "battles_read": "evalbars.jobs.battles",
+    "battles_fit": "evalbars.jobs.battles",
+    "battles_tables": "evalbars.jobs.battles",
+    "battles_claims": "evalbars.jobs.battles",
+    "battles_figures": "evalbars.jobs.figures.battles",
+    "battles_landing": "evalbars.jobs.battles",
 }

@@ -97,7 +97,10 @@ from evalbars.stats.planning.sample_size import questions_for_effect
 
 __all__ = [
     "READINGS",
+    "CLUSTERINGS",
+    "BOOTSTRAP_REPLICATES",
     "STYLE_NAMES",
+    "with_clusters",
     "style_features",
     "fit_battles",
     "reading_differences",
@@ -115,6 +118,11 @@ __all__ = [
 READINGS = ("clustered", "per_battle", "model", "bootstrap")
 #: Names of the style features (:data:`evalbars.data.battles.STYLE_A` order).
 STYLE_NAMES = ("length", "headers", "lists", "bold")
+#: How battles are clustered (config ``battles.cluster``, ``--cluster-by``): ``auto`` is by
+#: voter on LMArena's files (their ``question_id`` is unique per battle), else by prompt.
+CLUSTERINGS = ("auto", "prompt", "voter")
+#: Prompt-cluster bootstrap replicates of the workflow's ratings (config ``battles.bootstrap``).
+BOOTSTRAP_REPLICATES = 1000
 #: Normal draws behind a simulated critical value of ``max |t|`` (the Monte Carlo SE of its 95%
 #: point is about 0.01).
 CRITICAL_DRAWS = 50_000
@@ -144,6 +152,65 @@ def style_features(side_a, side_b) -> np.ndarray:
     ratio = (a - b) / (a + b + 1.0)
     spread = ratio.std(axis=0)
     return (ratio - ratio.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
+
+
+def with_clusters(frame: pd.DataFrame, cluster: str = "auto", *, file_format=None):
+    """The battles with the column ``cluster`` they are clustered by, and a note that says how.
+
+    ``prompt`` clusters by ``prompt_id``, ``voter`` by ``judge`` (the voter, or the judge
+    model), ``auto`` by voter on LMArena's files (``file_format="lmarena"``: every battle has a
+    ``question_id`` of its own there) and by prompt otherwise. Battles that name no prompt (no
+    voter) at all are each a cluster of their own: the clustered reading is then the
+    per-battle one (with CR1's :math:`G/(G-1)`). Some named and some not is refused, in one
+    line naming the first battle without one.
+
+    Returns
+    -------
+    (DataFrame, str)
+        The frame with a ``cluster`` column, and the sentence the tables and the first screen
+        print.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"model_a": ["x", "y"], "model_b": ["y", "x"],
+    ...                       "prompt_id": ["p", "p"], "judge": ["u", "v"], "record": [1, 2]})
+    >>> with_clusters(frame)[1]
+    'clustered by prompt (1 prompt, 2 battles)'
+    >>> with_clusters(frame, file_format="lmarena")[1]
+    "clustered by voter (2 voters, 2 battles; LMArena's question_id is unique per battle)"
+    """
+    if cluster not in CLUSTERINGS:
+        raise ValueError(f"cluster must be one of {CLUSTERINGS}, got {cluster!r}")
+    lmarena = file_format == "lmarena"
+    if cluster == "auto":
+        cluster = "voter" if lmarena else "prompt"
+    column, word = {"prompt": ("prompt_id", "prompt"), "voter": ("judge", "voter")}[cluster]
+    values = frame[column] if column in frame.columns else pd.Series(pd.NA, index=frame.index)
+    missing = values.isna().to_numpy()
+    n = len(frame)
+    if missing.all():
+        note = (
+            f"the battles name no {word}: each battle is its own cluster, and the clustered "
+            "reading is the per-battle one"
+        )
+        records = frame["record"] if "record" in frame.columns else np.arange(1, n + 1)
+        return frame.assign(cluster=[f"battle {r}" for r in records]), note
+    if missing.any():
+        i = int(missing.argmax())
+        record = frame["record"].iloc[i] if "record" in frame.columns else i + 1
+        raise InputError(
+            frame.attrs.get("source_path", "battles"),
+            f"battle {record} names no {column} while others do: give every battle one, or "
+            f"cluster by the {'prompt' if word == 'voter' else 'voter'}",
+        )
+    clusters = values.astype(str)
+    g = clusters.nunique()
+    note = f"clustered by {word} ({g:,} {word}{'s' if g != 1 else ''}, {n:,} battles"
+    if lmarena and word == "voter":
+        note += "; LMArena's question_id is unique per battle"
+    elif g == n:
+        note += f"; every {word} has one battle, so the clustered reading is the per-battle one"
+    return frame.assign(cluster=clusters.to_numpy()), note + ")"
 
 
 def fit_battles(
@@ -532,7 +599,7 @@ def battle_claims(
     """
     models = sorted(set(frame["model_a"]) | set(frame["model_b"]))
     categories = sorted(frame["category"].dropna().unique()) if "category" in frame else []
-    parsed = parse_claims(claims, models, categories)
+    parsed = parse_claims(claims, models, categories, unit="elo")
     fits, rows = {}, []
     for claim in parsed:
         if claim.category not in fits:
@@ -572,10 +639,20 @@ def battle_claims(
 
 
 def battles_needed(
-    difference, *, tie_rate=0.0, design_effect=1.0, alpha: float = ALPHA, power: float = POWER
+    difference,
+    *,
+    tie_rate=0.0,
+    design_effect=1.0,
+    alpha: float = ALPHA,
+    power: float = POWER,
+    effect=None,
 ):
     """Head-to-head battles for a gap of ``difference`` Elo points to be separated (module
     docstring, Planning).
+
+    ``effect`` (Elo points, default ``|difference|``) is the distance to be resolved when it is
+    not the gap itself: for a claim with a margin m, :math:`|d - m|` (the variance is still
+    that of the pair's score at the gap d).
 
     Examples
     --------
@@ -583,6 +660,8 @@ def battles_needed(
     782
     >>> int(np.ceil(battles_needed(35.0, tie_rate=0.3, design_effect=2.0)))
     1090
+    >>> int(np.ceil(battles_needed(60.0, effect=25.0)))  # "A > B + 35" when the gap is 60
+    1562
     """
     d = np.abs(np.asarray(difference, dtype=float)) / ELO_SCALE
     p = special.expit(d)
@@ -590,7 +669,8 @@ def battles_needed(
     if np.any(variance <= 0):
         raise ValueError("tie_rate is too high for this gap (the score would have no variance)")
     per_battle = np.asarray(design_effect, dtype=float) * variance / (p * (1 - p)) ** 2
-    return questions_for_effect(d, per_battle, alpha=alpha, power=power)
+    distance = d if effect is None else np.abs(np.asarray(effect, dtype=float)) / ELO_SCALE
+    return questions_for_effect(distance, per_battle, alpha=alpha, power=power)
 
 
 def battle_plan(

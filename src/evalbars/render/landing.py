@@ -6,6 +6,11 @@ the settings fitted to the data (:func:`evalbars.workflow.smk.run_choices`), the
 tiers), the claims figure, the naive-vs-blocked headline and its table, and the per-model
 accuracies. Every sentence is computed from the tables the workflow writes; this module only
 words and lays them out.
+
+A battles run (config ``data: battles``) has a first screen of its own
+(:func:`battles_landing_html`): what was read and how it is clustered, the claims' verdicts
+(or, without claims, how many pairs the per-battle and the clustered readings separate, and
+the tiers), per-battle against clustered, and the ratings.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import html
 import pandas as pd
 
 from evalbars.defaults import ALPHA
+from evalbars.readings.battle_verdicts import battle_claims_display, battle_claims_headline
 from evalbars.readings.claims import claims_display, claims_headline
 from evalbars.readings.judge_corrected import judge_vs_corrected_display, labels_sentence
 from evalbars.readings.naive_vs_blocked import naive_vs_blocked_display
@@ -27,6 +33,9 @@ __all__ = [
     "separation_sentence",
     "tiers_sentence",
     "landing_html",
+    "battles_separation_sentence",
+    "battles_tiers_sentence",
+    "battles_landing_html",
 ]
 
 #: Names listed in one sentence before "and N more".
@@ -250,6 +259,165 @@ def landing_html(
         ],
     )[["model", "n", "accuracy", "interval"]].head(40)
     parts.append(_table_html(shown))
+    parts.append(
+        '<p class="note">Every table and figure, with its caption, is in the categories of '
+        "this report (menu on the left); the CSV files hold full precision.</p>"
+    )
+    parts.append("</div>")
+    return "\n".join(part for part in parts if part) + "\n"
+
+
+# --- The first screen of a battles run ----------------------------------------------------------
+
+
+def battles_separation_sentence(naive_vs_blocked: pd.DataFrame) -> str:
+    """How many pairs the per-battle and the clustered readings separate (Holm over all pairs),
+    and how much wider the clustered SE of a difference is (``battles_naive_vs_blocked.csv``).
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"separated_per_battle": [True, True], "separated_clustered":
+    ...     [True, False], "se_per_battle": [10.0, 20.0], "se_clustered": [12.0, 30.0]})
+    >>> battles_separation_sentence(table)
+    'Of 2 pairs, 2 are separated by the per-battle reading (every battle independent) and 1 by the clustered reading, both with Holm over all pairs; the clustered SE of a difference is 1.20-1.50 times the per-battle one.'
+    """
+    n = len(naive_vs_blocked)
+    if n == 0:
+        return "One model was read: there is no pair to compare."
+    naive = int(naive_vs_blocked["separated_per_battle"].sum())
+    blocked = int(naive_vs_blocked["separated_clustered"].sum())
+    ratio = (naive_vs_blocked["se_clustered"] / naive_vs_blocked["se_per_battle"]).dropna()
+    spread = (
+        f"; the clustered SE of a difference is {ratio.min():.2f}-{ratio.max():.2f} times the "
+        "per-battle one"
+        if len(ratio)
+        else ""
+    )
+    return (
+        f"Of {n:,} {'pair' if n == 1 else 'pairs'}, {naive:,} {'is' if naive == 1 else 'are'} "
+        "separated by the per-battle reading (every battle independent) and "
+        f"{blocked:,} by the clustered reading, both with Holm over all pairs{spread}."
+    )
+
+
+def battles_tiers_sentence(board: pd.DataFrame) -> str:
+    """The tiers of ``battles_leaderboard.csv``, best first (``"Tiers (2): tier 1: A, B; tier
+    2: C."``)."""
+    if board.empty:
+        return ""
+    tiers = board.sort_values("position").groupby("tier", sort=True)["model"].apply(list)
+    shown = [f"tier {tier}: {_names(names)}" for tier, names in tiers.head(NAMES_SHOWN).items()]
+    more = f" ({len(tiers) - NAMES_SHOWN:,} more tiers)" if len(tiers) > NAMES_SHOWN else ""
+    return (
+        f"Tiers of the clustered reading ({len(tiers):,}, max-t over the adjacent gaps): "
+        + "; ".join(shown)
+        + more
+        + "."
+    )
+
+
+def _battles_board_display(board: pd.DataFrame) -> pd.DataFrame:
+    """The ratings for people: rating, clustered interval, letters, tier, rank interval."""
+    return pd.DataFrame(
+        {
+            "model": board["model"],
+            "rating": board["rating"].map("{:.0f}".format),
+            "interval (clustered)": [
+                f"{low:.0f}–{high:.0f}"
+                for low, high in zip(board["ci_low"], board["ci_high"], strict=True)
+            ],
+            "interval (per battle)": [
+                f"{low:.0f}–{high:.0f}"
+                for low, high in zip(
+                    board["ci_low_per_battle"], board["ci_high_per_battle"], strict=True
+                )
+            ],
+            "letters": board["letters"],
+            "tier": board["tier"],
+            "ranks": [
+                f"{low}" if low == high else f"{low}–{high}"
+                for low, high in zip(board["rank_low"], board["rank_high"], strict=True)
+            ],
+        }
+    ).head(40)
+
+
+def _battles_side_by_side(table: pd.DataFrame) -> pd.DataFrame:
+    """Per-battle against clustered for people: each pair's difference and both intervals."""
+    return pd.DataFrame(
+        {
+            "pair": [f"{a} − {b}" for a, b in zip(table["model_a"], table["model_b"], strict=True)],
+            "difference (Elo)": table["diff"].map("{:+.1f}".format),
+            "SE per battle": table["se_per_battle"].map("{:.1f}".format),
+            "SE clustered": table["se_clustered"].map("{:.1f}".format),
+            "design effect": table["design_effect"].map("{:.2f}".format),
+            "separated per battle": table["separated_per_battle"].map({True: "yes", False: "no"}),
+            "separated clustered": table["separated_clustered"].map({True: "yes", False: "no"}),
+        }
+    ).head(40)
+
+
+def battles_landing_html(
+    *,
+    read_lines,
+    clustering: str,
+    notes,
+    claims_table: pd.DataFrame,
+    naive_vs_blocked: pd.DataFrame,
+    board: pd.DataFrame,
+    alpha: float,
+) -> str:
+    """The first screen of a battles run as one HTML fragment.
+
+    Parameters
+    ----------
+    read_lines : list of str
+        What was read (:meth:`evalbars.data.battles.BattlesPreview.lines`).
+    clustering : str
+        How the battles are clustered (:func:`evalbars.readings.battles.with_clusters`).
+    notes : list of str
+        Settings fitted to the data.
+    claims_table : DataFrame
+        ``battles_claims.csv`` (:func:`evalbars.readings.battle_verdicts.battle_verdicts`);
+        may be empty.
+    naive_vs_blocked, board : DataFrame
+        ``battles_naive_vs_blocked.csv`` and ``battles_leaderboard.csv``.
+    alpha : float
+        The significance level of the verdicts.
+    """
+    parts = [_STYLE, '<div class="evalbars-landing">', "<h2>What the battles support</h2>"]
+    parts += [_paragraph(str(line)) for line in read_lines]
+    parts.append(
+        _paragraph(
+            f"Bradley-Terry ratings on the Elo scale; {clustering}. Verdicts at α = {alpha:g}."
+        )
+    )
+    parts += [f'<p class="note">{html.escape(str(note))}</p>' for note in notes]
+    if len(claims_table):
+        parts.append(f'<p class="verdict">{html.escape(battle_claims_headline(claims_table))}</p>')
+        parts.append(_table_html(battle_claims_display(claims_table)))
+    else:
+        parts.append(
+            f'<p class="verdict">{html.escape(battles_separation_sentence(naive_vs_blocked))}</p>'
+        )
+        parts.append(_paragraph(battles_tiers_sentence(board)))
+        if len(board) > 1:
+            example = f"{board['model'].iloc[0]} > {board['model'].iloc[1]}"
+            parts.append(
+                _paragraph(
+                    "No claims were tested. To test one, list it under claims: in the config, "
+                    f'e.g. claims: ["{example}"], or pass --claim "{example}" to evalbars '
+                    "report (margins in Elo points: A > B + 20)."
+                )
+            )
+    parts.append("<h2>Per-battle versus clustered</h2>")
+    if len(claims_table):
+        parts.append(_paragraph(battles_separation_sentence(naive_vs_blocked)))
+    parts.append(_table_html(_battles_side_by_side(naive_vs_blocked)))
+    parts.append("<h2>Ratings</h2>")
+    if len(claims_table):
+        parts.append(_paragraph(battles_tiers_sentence(board)))
+    parts.append(_table_html(_battles_board_display(board)))
     parts.append(
         '<p class="note">Every table and figure, with its caption, is in the categories of '
         "this report (menu on the left); the CSV files hold full precision.</p>"

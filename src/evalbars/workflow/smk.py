@@ -35,6 +35,9 @@ __all__ = [
     "source_files",
     "replication_applies",
     "labelled_run",
+    "ITEM_STAGES",
+    "battles_run",
+    "run_stages",
     "RunChoices",
     "run_choices",
     "package_files",
@@ -119,11 +122,50 @@ def source_files(sources: list[dict]) -> list[str]:
     return files
 
 
+#: The stages that read item-level scores: a battles run makes its battles stage instead.
+ITEM_STAGES = ("data", "analysis", "replication", "ranks", "claims", "leaderboard")
+
+
+def battles_run(config: dict) -> bool:
+    """Whether the run analyses pairwise battles (``data: battles``): its ``predictions`` are
+    battle files, read by the battles stage (``workflow/rules/battles.smk``).
+
+    Examples
+    --------
+    >>> battles_run({"data": "battles"}), battles_run({})
+    (True, False)
+    """
+    return config.get("data", "scores") == "battles"
+
+
+def run_stages(config: dict) -> list[str]:
+    """The stages the default target makes: ``run.stages``, where in a battles run the battles
+    stage stands in for every stage that reads item-level scores (:data:`ITEM_STAGES`), so that
+    the shipped stage list makes the battles stage; the simulation studies read no data and
+    stay as listed.
+
+    Examples
+    --------
+    >>> run_stages({"data": "battles", "run": {"stages": ["data", "analysis", "simulations"]}})
+    ['battles', 'simulations']
+    >>> run_stages({"run": {"stages": ["data", "ranks"]}})
+    ['data', 'ranks']
+    """
+    stages = list(config["run"]["stages"])
+    if not battles_run(config):
+        return stages
+    kept = [stage for stage in stages if stage not in ITEM_STAGES and stage != "battles"]
+    reads = "battles" in stages or len(kept) < len(stages)
+    return (["battles"] if reads else []) + kept
+
+
 def labelled_run(config: dict, sources: list[dict]) -> bool:
     """Whether the run has human labels: a ``labels:`` file, or a long table of predictions
     with a ``human`` column (read from its header alone). The judge-corrected table is then
     one of the run's outputs; every other table gains its corrected columns or rows from the
-    data themselves."""
+    data themselves. A battles run has none."""
+    if battles_run(config):
+        return False
     if config.get("labels"):
         return True
     return tables_carry_labels(source_files(sources))
@@ -182,7 +224,7 @@ def run_choices(config: dict) -> RunChoices:
     size = config.get("subsample", {}).get("n", "auto")
     if size == "auto":
         size = PAPER_SUBSAMPLE_SIZE if paper else "all"
-        if not paper:
+        if not paper and not battles_run(config):
             notes.append(
                 "Every question is used: `subsample.n: auto` draws the paper's "
                 f"{PAPER_SUBSAMPLE_SIZE:,}-question subsample only from the paper's six MMLU-Pro "
@@ -409,6 +451,7 @@ def validate_config(
         if errors:
             raise ConfigError(_config_error_line(jsonschema.exceptions.best_match(errors)))
         _check_plan_gaps(config)
+        _check_data_kind(config)
     except ConfigError as exc:
         if exit_on_error:
             sys.exit(f"evalbars: {exc}")
@@ -498,6 +541,29 @@ def _check_plan_gaps(config: dict) -> None:
                 f"config key `claims_options.plan_gaps`: {gap:g} is {gap:g} points; {hint} "
                 "(gaps are accuracy points; set `claims_options.small_gaps: true` to plan for a "
                 "gap under 1 point)"
+            )
+
+
+def _check_data_kind(config: dict) -> None:
+    """Refuse settings that do not fit what the data are (``data``): MMLU-Pro ``models`` in a
+    battles run (its data are the battle files under ``predictions``), the battles stage on
+    item-level scores, a human ``labels`` file on battles."""
+    if "run" not in config or not isinstance(config.get("run"), dict):
+        return
+    stages = config["run"].get("stages") or []
+    if not battles_run(config):
+        if "battles" in stages:
+            raise ConfigError(
+                "config key `run.stages`: the battles stage reads pairwise battles; set "
+                "`data: battles` (its files under `predictions`) or remove it"
+            )
+        return
+    for key, what in (("models", "MMLU-Pro archives of item-level scores"),
+                      ("labels", "human labels of item-level scores")):  # fmt: skip
+        if config.get(key):
+            raise ConfigError(
+                f"config key `{key}`: a battles run (`data: battles`) reads the battle files "
+                f"under `predictions`, and `{key}` names {what}: remove it"
             )
 
 

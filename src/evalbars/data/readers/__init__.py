@@ -25,7 +25,10 @@ SWE-bench ``results/results.json``, an EEE ``<uuid>_samples.jsonl`` or the ``<uu
 beside it, a lighteval ``details_<task>_<ts>.parquet``, a HELM run folder's files), and is
 broken or empty stops the walk. A file or folder that cannot be read stops it too ("permission
 denied"), and so does gzip data named as a log ("decompress it"); a symbolic link to nothing
-is one warning. Every
+is one warning. A file of pairwise battles (:func:`is_battles_file`: ``model_a, model_b,
+winner``, LMArena's files, Arena-Hard-Auto's judgments) holds no item-level scores: a walk
+passes over it, and given alone it is refused, saying where battles are read
+(:mod:`evalbars.data.battles`). Every
 reader raises :class:`~evalbars.errors.InputError`, whose message names the
 file, the record and the problem; raw rows have the layout of :mod:`.common`.
 :class:`SourceOptions` holds what a user may say about an entry.
@@ -33,6 +36,7 @@ file, the record and the problem; raw rows have the layout of :mod:`.common`.
 
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 import os
@@ -93,6 +97,10 @@ __all__ = [
     "read_long_table",
     "read_json_document",
     "is_zip_archive",
+    "is_battles_file",
+    "is_battles_source",
+    "battles_given",
+    "BATTLES_HINT",
 ]
 
 log = logging.getLogger(__name__)
@@ -224,6 +232,141 @@ def _claims_gzip_log(path: Path) -> bool:
     )
 
 
+# --- Pairwise battles: recognised here, read by evalbars.data.battles --------------------------
+
+#: Columns that say a table or a JSON record holds pairwise battles (LMArena's, or a plain
+#: table's; the Kaggle form's one-hot winner), and the key of an Arena-Hard-Auto judgment.
+_BATTLE_MARKS = (
+    {"model_a", "model_b", "winner"},
+    {"model_a", "model_b", "winner_model_a", "winner_model_b", "winner_tie"},
+)
+_JUDGMENT_MARK = "games"
+#: Bytes of a file's head in which a JSON file's battle keys are looked for before it is parsed.
+_BATTLE_HEAD = 65_536
+#: What a file of battles given where item-level scores are read is told.
+BATTLES_HINT = (
+    "holds pairwise battles (model_a, model_b, winner), not item-level scores: give it alone "
+    "to `evalbars read`, `report`, `leaderboard` or `claims`, or set `data: battles` in the "
+    "config"
+)
+
+
+def _battle_columns(names) -> bool:
+    columns = {str(c).strip().strip('"').strip() for c in names}
+    return any(marks <= columns for marks in _BATTLE_MARKS)
+
+
+def _battle_record(record) -> bool:
+    """Whether a JSON record is a battle, or an Arena-Hard-Auto judgment (with its games)."""
+    if not isinstance(record, dict):
+        return False
+    return _battle_columns(record) or isinstance(record.get(_JUDGMENT_MARK), list)
+
+
+def _first_record(text: str):
+    """The first record of JSON lines or of a JSON list (None if it is neither)."""
+    stripped = text.lstrip("\ufeff").lstrip()
+    if stripped.startswith("["):
+        try:
+            document = json.loads(stripped)
+        except (json.JSONDecodeError, RecursionError):
+            return None
+        return document[0] if isinstance(document, list) and document else None
+    line = stripped.split("\n", 1)[0]
+    try:
+        return json.loads(line)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+
+
+def is_battles_file(path) -> bool:
+    """Whether a file holds pairwise battles, by its content: a CSV/TSV header or a Parquet
+    schema with ``model_a, model_b, winner`` (or the one-hot winner), JSON (lines, a list, gzip
+    too) whose first record has them, or an Arena-Hard-Auto judgment (a record with
+    ``games``). Reads the head of the file only, unless its head names a battle key.
+
+    Examples
+    --------
+    >>> is_battles_file("tests/data/battles/clustered.csv")
+    True
+    >>> is_battles_file("tests/data/calculator_example.csv")
+    False
+    """
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(_BATTLE_HEAD)
+        if head[:2] == GZIP_MAGIC:
+            with gzip.open(path, "rb") as fh:
+                head = fh.read(_BATTLE_HEAD)
+            if b'"model_a"' not in head and b'"games"' not in head:
+                return False
+            with gzip.open(path, "rt", encoding="utf-8-sig") as fh:
+                text = fh.read() if head.lstrip()[:1] == b"[" else fh.readline()
+            return _battle_record(_first_record(text))
+        if head[:4] == b"PAR1":
+            return _battle_columns(pq.read_schema(path).names)
+    except (OSError, EOFError, pa.ArrowException):
+        return False
+    start = head.removeprefix(b"\xef\xbb\xbf").lstrip()[:1]
+    if start in (b"{", b"["):
+        if b'"model_a"' not in head and b'"games"' not in head:
+            return False
+        text = (
+            path.read_text(encoding="utf-8-sig", errors="replace")
+            if start == b"["
+            else (head.decode("utf-8-sig", errors="replace"))
+        )
+        return _battle_record(_first_record(text))
+    if path.suffix.lower() not in TABLE_SUFFIXES:
+        return False
+    header = head.split(b"\n", 1)[0].decode("utf-8-sig", errors="replace").rstrip("\r")
+    return _battle_columns(re.split(r"[,\t]", header))
+
+
+def is_battles_source(path) -> bool:
+    """Whether a path given as data holds pairwise battles: a battles file
+    (:func:`is_battles_file`), or a folder whose files of the battle formats
+    (:data:`evalbars.data.battles.FOLDER_PATTERNS`, not its subfolders) are all battles (an
+    Arena-Hard-Auto judge's folder holds one file per model).
+
+    Examples
+    --------
+    >>> is_battles_source("tests/data/battles/arena_hard/model_judgment/stand-in-judge")
+    True
+    >>> is_battles_source("tests/data/harness/lm_eval")
+    False
+    """
+    path = Path(path)
+    if path.is_file():
+        return is_battles_file(path)
+    if not path.is_dir():
+        return False
+    patterns = ("*.jsonl", "*.jsonl.gz", "*.json", "*.json.gz", "*.csv", "*.tsv", "*.parquet")
+    files = sorted({f for pattern in patterns for f in path.glob(pattern) if f.is_file()})
+    return bool(files) and all(is_battles_file(f) for f in files)
+
+
+def battles_given(paths) -> bool:
+    """Whether the paths given as data hold pairwise battles (all of them), not item-level
+    scores (none of them); some of each is refused in one line naming one of each."""
+    kinds = [is_battles_source(path) for path in paths]
+    if any(kinds) and not all(kinds):
+        battles = next(p for p, k in zip(paths, kinds, strict=True) if k)
+        scores = next(p for p, k in zip(paths, kinds, strict=True) if not k)
+        raise InputError(
+            scores,
+            f"holds item-level scores while {str(battles)!r} holds pairwise battles: read or "
+            "report them separately",
+        )
+    return bool(kinds) and all(kinds)
+
+
+def _battles(path: Path, named: bool):
+    """A file of pairwise battles: no item-level scores (a walk passes over it)."""
+    return ("battles", False) if is_battles_file(path) else None
+
+
 def _recognise(path: Path) -> tuple[str | None, bool]:
     """``(format, claimed)``: the format a file is read as (None: none fits), and whether the
     file claims to be a log by its content or its name (a walk skips the others)."""
@@ -233,6 +376,8 @@ def _recognise(path: Path) -> tuple[str | None, bool]:
     except PermissionError as exc:
         raise _unreadable(path) from exc
     if magic == GZIP_MAGIC:
+        if is_battles_file(path):
+            return "battles", False
         return "gzip", _claims_gzip_log(path)
     return _recognise_content(path)
 
@@ -317,6 +462,7 @@ RECOGNISERS = (
     _by_corpus_name,
     _by_corpus_content,
     _by_lm_eval_name,
+    _battles,
     _parquet_table,
     _json_document,
     _by_suffix,
@@ -359,6 +505,8 @@ def detect_format(path) -> str:
     kind, _ = _recognise(path)
     if kind == "gzip":
         raise InputError(path, _gzip_problem(path))
+    if kind == "battles":
+        raise InputError(path, BATTLES_HINT)
     if kind is None:
         raise InputError(
             path,

@@ -7,6 +7,11 @@ Forms (spaces around the operators, since model names contain hyphens):
 followed by ``in CATEGORY``. :func:`parse_claims` checks names against the data
 when given models and categories; :func:`check_claims` is what the workflow runs
 before it writes anything. The verdicts are in :mod:`evalbars.readings.claims`.
+
+Margins have a unit (:data:`UNITS`): accuracy points for item-level scores (the default:
+``d`` under 100, and a bare ``d`` under 1 refused as a likely proportion), or Elo points for
+pairwise battles (``unit="elo"``: any positive ``d``, written bare, ``d Elo`` or ``d points``;
+:mod:`evalbars.readings.battle_verdicts`). A margin written in the other unit is refused.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from evalbars.units import points_hint
 
 __all__ = [
     "KINDS",
+    "UNITS",
     "Claim",
     "ClaimError",
     "parse_claim",
@@ -34,6 +40,8 @@ __all__ = [
 ]
 
 KINDS = ("superiority", "noninferiority", "equivalence", "best", "top")
+#: Units of a claim's margin: accuracy points (item-level scores) or Elo points (battles).
+UNITS = ("points", "elo")
 
 _FORMS = (
     "'A > B', 'A > B + d', 'A >= B - d', '|A - B| < d', 'best: A' or 'top k: A', "
@@ -41,7 +49,7 @@ _FORMS = (
 )
 # A signed number, so that '< -2' is read as a (wrong) margin, not as a model named '-2'.
 _NUMBER = r"[-+]?\s*(?:\d+(?:\.\d*)?|\.\d+)"
-_MARGIN = r"(?P<d>" + _NUMBER + r")\s*(?P<unit>points?|pts?|%)?"
+_MARGIN = r"(?P<d>" + _NUMBER + r")\s*(?P<unit>points?|pts?|%|(?i:elo)(?:\s+(?i:points?))?)?"
 _PATTERNS = (
     ("best", re.compile(r"best\s*:\s*(?P<a>\S.*)", re.I)),
     ("top", re.compile(r"top(?:-|\s*)(?P<k>[-+]?\s*\d+(?:\.\d*)?)\s*:\s*(?P<a>\S.*)", re.I)),
@@ -66,7 +74,8 @@ class ClaimError(InputError):
 
 @dataclass(frozen=True)
 class Claim:
-    """One parsed claim. ``margin`` is in accuracy points; ``k`` is 1 for ``best``."""
+    """One parsed claim. ``margin`` is in ``unit`` (:data:`UNITS`: accuracy points, or Elo
+    points for battles); ``k`` is 1 for ``best``."""
 
     text: str
     kind: str
@@ -76,12 +85,17 @@ class Claim:
     k: int = 1
     category: str | None = None
     extra: dict = field(default_factory=dict, compare=False, repr=False)
+    unit: str = "points"
 
     @property
     def label(self) -> str:
-        """The claim in canonical spelling (a margin under 1 point with its unit)."""
+        """The claim in canonical spelling (a margin under 1 point with its unit; an Elo
+        margin always with its unit)."""
         a, b = self.model_a, self.model_b
-        d = f"{self.margin:g}" + (" points" if self.margin < 1 else "")
+        if self.unit == "elo":
+            d = f"{self.margin:g} Elo"
+        else:
+            d = f"{self.margin:g}" + (" points" if self.margin < 1 else "")
         body = {
             "superiority": f"{a} > {b}" + (f" + {d}" if self.margin else ""),
             "noninferiority": f"{a} >= {b} - {d}",
@@ -123,8 +137,12 @@ def _split_category(text: str, categories):
     return text[: match.start()].strip(), rest
 
 
-def parse_claim(text: str, models=None, categories=None) -> Claim:
+def parse_claim(text: str, models=None, categories=None, *, unit: str = "points") -> Claim:
     """Parse one claim; with ``models`` and ``categories``, check its names against the data.
+
+    ``unit`` is the unit of its margin (:data:`UNITS`); the checks of a margin below are those
+    of accuracy points, an Elo margin (``unit="elo"``, battles) need only be positive and
+    finite, and may be written ``d``, ``d Elo`` or ``d points``.
 
     Raises :class:`ClaimError` (one line naming the claim and the problem) for a
     malformed claim, an unknown model or category, a model compared with itself,
@@ -157,7 +175,9 @@ def parse_claim(text: str, models=None, categories=None) -> Claim:
         b = _match_name(original, b, models, "model")
         if a == b:
             raise ClaimError(original, f"compares {a!r} with itself")
-    margin = _margin(original, groups) if groups.get("d") else 0.0
+    if unit not in UNITS:
+        raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
+    margin = _margin(original, groups, unit) if groups.get("d") else 0.0
     k = _whole(groups["k"]) if groups.get("k") else 1
     if k is None or k < 1:
         raise ClaimError(original, f"'top k' needs a whole number k >= 1, got {groups['k']!r}")
@@ -167,7 +187,7 @@ def parse_claim(text: str, models=None, categories=None) -> Claim:
         )
     if kind == "top" and k == 1:
         kind = "best"
-    return Claim(original, kind, a, b, margin, k, category)
+    return Claim(original, kind, a, b, margin, k, category, unit=unit)
 
 
 def _malformed(text: str, body: str) -> None:
@@ -180,10 +200,27 @@ def _malformed(text: str, body: str) -> None:
     raise ClaimError(text, f"malformed; write {_FORMS}")
 
 
-def _margin(text: str, groups: dict) -> float:
-    """The margin in points; refused unless 0 < d < 100, and below 1 point only with its unit."""
+def _margin(text: str, groups: dict, unit: str = "points") -> float:
+    """The margin in ``unit``: accuracy points, refused unless 0 < d < 100, and below 1 point
+    only with its unit; Elo points, refused unless positive, and in accuracy's ``%``."""
     written = groups["d"].replace(" ", "")
     margin = float(written)
+    written_unit = (groups.get("unit") or "").lower()
+    if unit == "elo":
+        if margin <= 0:
+            raise ClaimError(text, f"the margin must be positive Elo points, got {margin:g}")
+        if written_unit == "%":
+            raise ClaimError(
+                text,
+                f"battles' margins are Elo points, not %: write '{written}' or '{written} Elo'",
+            )
+        return margin
+    if written_unit.startswith("elo"):
+        raise ClaimError(
+            text,
+            "an Elo margin on item-level scores: margins are accuracy points here (Elo margins "
+            "are for pairwise battles)",
+        )
     if margin <= 0:
         raise ClaimError(text, f"the margin must be positive points, got {margin:g}")
     if margin >= 100:
@@ -232,12 +269,14 @@ def _refuse_a_reversed_margin(text: str, name: str, models) -> None:
         )
 
 
-def parse_claims(texts, models=None, categories=None) -> list[Claim]:
-    """Parse several claims (texts, or :class:`Claim` objects kept as they are); a claim listed
-    twice (same canonical form) is an error."""
+def parse_claims(texts, models=None, categories=None, *, unit: str = "points") -> list[Claim]:
+    """Parse several claims (texts, or :class:`Claim` objects kept as they are), their margins
+    in ``unit`` (:func:`parse_claim`); a claim listed twice (same canonical form) is an error."""
     claims, seen = [], {}
     for text in texts:
-        claim = text if isinstance(text, Claim) else parse_claim(text, models, categories)
+        claim = (
+            text if isinstance(text, Claim) else parse_claim(text, models, categories, unit=unit)
+        )
         if claim.label in seen:
             raise ClaimError(claim.text, f"listed twice (also as {seen[claim.label]!r})")
         seen[claim.label] = claim.text
@@ -287,10 +326,11 @@ def unshared_error(claim: Claim, rival: str) -> ClaimError:
     return ClaimError(claim.text, problem)
 
 
-def check_claims(texts, models, categories) -> list:
-    """The configured claims parsed against the data, or a ConfigError naming the claim and the key."""
+def check_claims(texts, models, categories, *, unit: str = "points") -> list:
+    """The configured claims parsed against the data (margins in ``unit``), or a ConfigError
+    naming the claim and the key."""
     try:
-        return parse_claims(texts, models, categories)
+        return parse_claims(texts, models, categories, unit=unit)
     except ClaimError as exc:
         raise claim_config_error(exc, "to name the analysed data") from exc
 
