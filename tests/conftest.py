@@ -77,6 +77,7 @@ SLOW_FILES = (
     "workflow/test_s3_storage.py",  # two reports side by side, a rerun, three dry runs
     "workflow/test_wheel.py",  # builds and installs the wheel
     "workflow/test_report_command.py",
+    "workflow/test_api_equals_workflow.py",  # one report (the judged table)
     "workflow/test_pairwise_shards.py",
     "workflow/test_config_dry_runs.py",
     "workflow/test_profiles.py",

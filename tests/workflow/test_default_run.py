@@ -27,6 +27,7 @@ from ..conftest import DEFAULT_SUBSAMPLE, REPO
 from ..helpers import MODEL_COLUMNS, PAIR_COLUMNS
 from ..workflow_runs import embedded_results, make_workdir, planned_jobs, run_snakemake
 from . import test_report_in_browser as browser_test
+from .test_api_equals_workflow import API_TABLES, assert_api_equals_workflow
 
 pytestmark = pytest.mark.workflow
 
@@ -207,6 +208,13 @@ def test_default_run_writes_every_stage(default_run):
     for name in FIGURES:
         for suffix in (".png", ".svg"):
             assert (default_run / "results" / "figures" / f"{name}{suffix}").stat().st_size > 1000
+
+
+def test_the_api_tables_equal_the_default_runs_files(default_run):
+    # evalbars.api on the run's subsample with its config's settings (test_api_equals_workflow.py);
+    # no labels (no judge_corrected) and no prediction files (no harness_stderr)
+    compared = assert_api_equals_workflow(default_run, default_run / "config" / "config.yaml")
+    assert compared == set(API_TABLES.values()) - {"judge_corrected", "harness_stderr"}
 
 
 def test_report_is_self_contained_html(default_run):

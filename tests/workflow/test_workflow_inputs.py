@@ -33,6 +33,7 @@ from ..workflow_runs import (
     run_snakemake,
     snakemake_env,
 )
+from .test_api_equals_workflow import API_TABLES, assert_api_equals_workflow
 
 pytestmark = pytest.mark.workflow
 
@@ -499,6 +500,15 @@ def test_inspect_example_with_epochs_and_unequal_coverage(inspect_example):
     fits = pd.read_csv(tables / "logistic_fits.csv").set_index("method")
     assert fits.loc["glmm_laplace", ["n_obs", "n_cells", "n_questions"]].tolist() == [70, 50, 20]
     assert len(pd.read_csv(tables / "logistic_verdicts.csv")) == 3
+
+
+@pytest.mark.parametrize("example", ["lm_eval", "inspect"])
+def test_the_api_tables_equal_the_examples_files(request, example):
+    # evalbars.api on the example's harness logs with its config's settings
+    # (test_api_equals_workflow.py); no labels, so no judge_corrected
+    workdir, _ = request.getfixturevalue(f"{example}_example")
+    compared = assert_api_equals_workflow(workdir, REPO / "config" / "examples" / f"{example}.yaml")
+    assert compared == set(API_TABLES.values()) - {"judge_corrected"}
 
 
 def _digests(folder: Path) -> dict:

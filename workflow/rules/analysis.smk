@@ -1,7 +1,9 @@
 # --- Analysis stage: the paper's Tables 1-4, omnibus tests, logistic readings, naive vs blocked -
 # Every table is written as CSV (full precision, in the HTML report) plus Markdown and LaTeX. The
-# tables of every pair (K(K-1)/2 rows) are also written as Parquet; the report and the Markdown
-# and LaTeX renderings show their first tables.RENDER_ROWS rows and say so.
+# tables other jobs read or the Python API computes, and those of every pair (K(K-1)/2 rows), are
+# also written as Parquet (typed; tests/workflow/test_api_equals_workflow.py holds the API to
+# them); the report and the Markdown and LaTeX renderings show the first tables.RENDER_ROWS rows
+# of a table of every pair and say so.
 
 
 # --- Table 1: per-model accuracy, naive and clustered SE, Wilson interval ------------------------
@@ -118,6 +120,7 @@ rule analysis_mixed:
             "analysis_variance_components",
             "2. Analysis",
             {"table": "variance components"},
+            parquet=True,
         ),
         **table_outputs(
             "mixed_contrasts",

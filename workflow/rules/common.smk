@@ -82,7 +82,9 @@ def outside_storage(paths):
 def audit_outputs():
     """The audit of the harnesses' published standard errors, where the run reads the user's
     predictions (MMLU-Pro's archives publish none)."""
-    return ["results/tables/harness_stderr.csv"] if PREDICTION_SOURCES else []
+    if not PREDICTION_SOURCES:
+        return []
+    return ["results/tables/harness_stderr.csv", "results/tables/harness_stderr.parquet"]
 
 
 def judge_corrected_inputs(wildcards):

@@ -50,6 +50,7 @@ if PREDICTION_SOURCES:
                 "harness_stderr",
                 "1. Data",
                 {"table": "published standard errors"},
+                parquet=True,
                 tex=False,
             ),
         log:

@@ -3,8 +3,10 @@ compare two models, write the report. For notebooks.
 
 Every table here is the one a workflow job writes: each function calls that job's own function
 (:mod:`evalbars.jobs`) on the same data, with the same checks, so a table computed here equals
-the file the workflow writes (``results/tables/<name>.parquet``, and its CSV) for the same data
-and settings. Data are read the way ``evalbars report`` reads them: every question any model
+the file the workflow writes (``results/tables/<name>.parquet`` as pandas reads it back, dtypes
+included, and its CSV) for the same data and settings; the workflow test
+``tests/workflow/test_api_equals_workflow.py`` holds each equal on the default run, both shipped
+examples and a judge's scores with human labels. Data are read the way ``evalbars report`` reads them: every question any model
 answered (``question_set="all"``; pairs use the questions both answered), after the checks of
 the workflow's item table. Defaults are :mod:`evalbars.defaults`'s, as the config's.
 

@@ -194,7 +194,8 @@ def mixed_contrasts(
     DataFrame
         Per specification (``model_spec``) one row per pair, ``model_a`` the more accurate:
         ``estimate`` (the contrast), ``se``, ``z``, ``p`` (Wald), ``p_bonferroni``,
-        ``p_holm``, ``p_tukey`` (an approximation), ``ci_low``, ``ci_high`` (unadjusted).
+        ``p_holm``, ``p_tukey`` (an approximation), ``ci_low``, ``ci_high`` (unadjusted);
+        rows numbered 0, 1, ... through the table, as in the file.
 
     Raises
     ------
@@ -215,9 +216,9 @@ def mixed_contrasts(
     >>> contrasts[contrasts["model_spec"] == "category_question"][
     ...     ["model_b", "estimate", "se", "p_holm"]].round(3)
                   model_b  estimate     se  p_holm
-    0   evalbars/fake-mid     0.282  0.109    0.03
-    1  evalbars/fake-weak     0.282  0.109    0.03
-    2  evalbars/fake-weak     0.000  0.109    1.00
+    3   evalbars/fake-mid     0.282  0.109    0.03
+    4  evalbars/fake-weak     0.282  0.109    0.03
+    5  evalbars/fake-weak     0.000  0.109    1.00
     """
     return analysis.analysis_mixed(scores(items), method=method, alpha=alpha)[
         "mixed_contrasts"
@@ -388,9 +389,9 @@ def leaderboard_table(
         halves); for the pair with the next model down, ``next_model``, ``gap_to_next``,
         ``disagreement_next``, ``questions_needed`` and ``questions_needed_clustered``,
         ``resolution_ratio`` and ``resolution_ratio_clustered`` (needed over available),
-        ``unresolved`` (either ratio above 1; empty on the last row). On judge scores with
-        human labels also ``corrected_accuracy, corrected_low, corrected_high,
-        letters_corrected``.
+        ``unresolved`` (either ratio above 1: a nullable ``boolean``, missing on the last
+        row). On judge scores with human labels also ``corrected_accuracy, corrected_low,
+        corrected_high, letters_corrected``.
 
     Raises
     ------

@@ -156,13 +156,17 @@ def analysis_mixed(scores: WideScores | str, *, method: str, alpha: float) -> di
     log.info("mixed models %s fitted by the %s path", specs, [fit.method for fit in fits])
     note = "".join(f" Not fitted: {mixed.FORMULAS[spec]} ({obstacles[spec]})." for spec in skipped)
     fitted = " and ".join(MIXED_TERMS[fit.model_spec] for fit in fits) or "no specification"
+    contrasts = mixed.contrast_table(fits, skipped, alpha, order=order)
+    # The file's row numbers (contrast_table numbers each specification's rows from 0, as
+    # pd.concat would), so that the frame equals what its Parquet file reads back as.
+    contrasts.index = pd.RangeIndex(len(contrasts))
     return {
         "variance_components": Table(
             mixed.variance_components(fits),
             caption=f"REML variance components of {fitted}.{note}",
         ),
         "mixed_contrasts": Table(
-            mixed.contrast_table(fits, skipped, alpha, order=order),
+            contrasts,
             caption="Pairwise contrasts of estimated marginal means; p_tukey is an approximation."
             + note.replace(").", "): its rows are empty)."),
         ),

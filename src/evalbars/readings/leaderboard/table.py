@@ -82,8 +82,8 @@ def leaderboard_table(
     ``position`` is the row number (1 = highest accuracy, ties by name); ``rank`` the
     full-data rank with ties sharing the better. The ``*_next`` and resolution columns
     describe the pair (this system, the next one down) and are empty on the last row;
-    ``unresolved`` is true when either ratio exceeds 1: the paired one, or the
-    category-clustered one where the questions fall in two or more categories. A
+    ``unresolved`` (a nullable ``boolean``) is true when either ratio exceeds 1: the paired
+    one, or the category-clustered one where the questions fall in two or more categories. A
     cluster-robust variance from few clusters is itself noisy and can fall well below the
     paired variance by chance [1]_, so clustering may only add to what a pair needs.
 
@@ -118,6 +118,9 @@ def leaderboard_table(
         }
     )
     board = board.merge(pairs, on="model", how="left")
+    # True/False, and missing on the last row: nullable, so that the column keeps its type
+    # through Parquet (an object column would hold NaN here and None once read back).
+    board["unresolved"] = board["unresolved"].astype("boolean")
     board["position"] = np.arange(1, len(order) + 1)
     corrected = _corrected_columns(wide, order, alpha, level)
     if corrected is None:
