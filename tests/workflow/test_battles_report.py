@@ -72,13 +72,13 @@ def test_the_tables_are_the_apis(battles_report):
     output, _ = battles_report
     tables = output / "results" / "tables"
     battles = api.read_battles(CLUSTERED)
-    claims = pd.read_csv(tables / "battles_claims.csv", keep_default_na=False, na_values=[""])
-    claims = claims.fillna(dict.fromkeys(["model_b", "category", "rival", "note"], ""))
-    expected = api.battle_claims(battles, [CLAIM])
-    pd.testing.assert_frame_equal(claims, expected, check_dtype=False)
+    # The API's tables equal the run's files, dtypes included (tests/workflow/
+    # test_api_equals_workflow.py, BATTLE_TABLES).
+    claims = pd.read_parquet(tables / "battles_claims.parquet")
+    pd.testing.assert_frame_equal(api.battle_claims(battles, [CLAIM]), claims)
     assert claims["verdict"].tolist() == ["supported"] * 4
-    board = pd.read_csv(tables / "battles_leaderboard.csv", keep_default_na=False, na_values=[""])
-    pd.testing.assert_frame_equal(board, api.battles_table(battles), check_dtype=False)
+    board = pd.read_parquet(tables / "battles_leaderboard.parquet")
+    pd.testing.assert_frame_equal(api.battles_table(battles), board)
     assert board["model"].tolist()[:2] == ["model-a", "model-b"] and board["tier"].max() == 1
     side = pd.read_csv(tables / "battles_naive_vs_blocked.csv")
     assert (side["separated_per_battle"].sum(), side["separated_clustered"].sum()) == (4, 3)
