@@ -235,9 +235,10 @@ def test_read_previews_harness_logs_per_model(capsys, tmp_path):
         "evalbars/fake-strong",
         "evalbars/fake-weak",
     ]
-    strong = [cell.strip() for cell in lines[1].split("|")[2:9]]
-    # 39 questions in 3 tasks, one epoch, 1 [invalid] generation, accuracy 29/39.
-    assert strong == ["39", "3", "1", "39", "1", "0", "0.7436"]
+    strong = [cell.strip() for cell in lines[1].split("|")[2:11]]
+    # 39 questions in 3 tasks, one run, one sample each (none to disagree), 1 [invalid]
+    # generation, accuracy 29/39.
+    assert strong == ["39", "3", "1", "1", "39", "—", "1", "0", "0.7436"]
     assert "using 'strict-match' (pass `--filter NAME` to choose)" in err
     items = pd.read_parquet(output)
     assert len(items) == 117 and items["missing_prediction"].sum() == 8

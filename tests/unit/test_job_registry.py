@@ -84,6 +84,7 @@ def test_each_job_is_named_after_its_rule_and_takes_the_rules_params_by_name(rul
     stage = JOBS[rule].removeprefix("evalbars.jobs.").removeprefix("figures.")
     assert stage in {"download", "data", "analysis", "replication", "ranks", "simulate"} | {
         "claims",
+        "repeats",
         "leaderboard",
         "report",
     }
