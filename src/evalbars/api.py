@@ -46,7 +46,7 @@ from evalbars.data.readers import SourceOptions, read_source
 from evalbars.data.scores import WideScores, wide_scores
 from evalbars.defaults import ALPHA, DRAWS, LEVEL, POWER, SEED, SPLITS
 from evalbars.errors import InputError
-from evalbars.jobs import analysis, data, leaderboard, ranks
+from evalbars.jobs import analysis, data, leaderboard, ranks, repeats
 from evalbars.jobs import claims as claim_jobs
 from evalbars.readings import gate
 from evalbars.stats import pairwise
@@ -73,12 +73,18 @@ __all__ = [
     "ReportRun",
     "report_config",
     "write_report",
+    "score_matrix",
+    "pass_at_k_table",
+    "passk_curve_table",
+    "run_variance_table",
+    "sampling_plan",
 ]
 
 #: The stages of :func:`write_report` (config ``run.stages``): every stage that reads the data
 #: (the replication check applies to the paper's data only; the simulation studies read none,
-#: and are added by ``simulations=True``).
-REPORT_STAGES = ("data", "analysis", "ranks", "claims", "leaderboard")
+#: and are added by ``simulations=True``; the repeats stage makes its tables only where the data
+#: have repeated samples or runs).
+REPORT_STAGES = ("data", "analysis", "ranks", "claims", "repeats", "leaderboard")
 
 
 @contextmanager
@@ -395,13 +401,15 @@ def report_config(
     missing_prediction: str = "wrong",
     simulations: bool = False,
     labels=None,
+    score: str = "mean",
     **options,
 ) -> dict:
     """The workflow configuration of :func:`write_report`: the given files as ``predictions``,
     no MMLU-Pro archives, settings fitted to the data (every question; no paper replication),
     one job per stage (``jobs: per_stage``), the labels file, if any, as ``labels``, and what
     the run makes (``run``): the stages :data:`REPORT_STAGES` (and the simulation studies with
-    ``simulations``), the report at ``report.html`` in the run directory."""
+    ``simulations``), the report at ``report.html`` in the run directory; and the item score
+    ``score`` where it is not the mean (``pass@5``)."""
     # Only what differs from the readers' defaults, so the written config reads as it was meant.
     defaults = SourceOptions()
     given = {
@@ -410,20 +418,24 @@ def report_config(
         if value is not None and value != getattr(defaults, key, None)
     }
     entries = [dict(path=str(Path(path).resolve()), **given) for path in _listed(paths)]
-    return {
-        "models": [],
-        "predictions": entries,
-        "missing_prediction": missing_prediction,
-        "question_set": "all",
-        "subsample": {"n": "all"},
-        "claims": list(claims),
-        # one job per stage: on the data of one report, start-ups are most of the work
-        "jobs": "per_stage",
-        "run": {
-            "stages": [*REPORT_STAGES, *(["simulations"] if simulations else [])],
-            "report": "report.html",
-        },
-    } | ({"labels": str(Path(labels).resolve())} if labels else {})
+    return (
+        {
+            "models": [],
+            "predictions": entries,
+            "missing_prediction": missing_prediction,
+            "question_set": "all",
+            "subsample": {"n": "all"},
+            "claims": list(claims),
+            # one job per stage: on the data of one report, start-ups are most of the work
+            "jobs": "per_stage",
+            "run": {
+                "stages": [*REPORT_STAGES, *(["simulations"] if simulations else [])],
+                "report": "report.html",
+            },
+        }
+        | ({"labels": str(Path(labels).resolve())} if labels else {})
+        | ({"score": score} if score != "mean" else {})
+    )
 
 
 def write_report(
@@ -438,6 +450,7 @@ def write_report(
     progress: Callable[[str], None] | None = None,
     hint_style: str = "config",
     labels=None,
+    score: str = "mean",
     **options,
 ) -> ReportRun:
     """Run the evalbars workflow on prediction files and write its HTML report.
@@ -476,6 +489,9 @@ def write_report(
         How messages word a remedy: as a config key, or as a command-line flag.
     labels : path-like, optional
         Human labels of judge-scored predictions, as for :func:`read_items`.
+    score : str
+        The item score every reading reads (the config key ``score``): ``mean``, ``pass@K``,
+        ``pass^K`` or ``maj@K`` (:func:`score_matrix`).
     **options
         Reader options, as for :func:`read_items`.
 
@@ -506,6 +522,7 @@ def write_report(
         missing_prediction=missing_prediction,
         simulations=simulations,
         labels=labels,
+        score=score,
         **options,
     )
     smk.source_files(config["predictions"])  # a name Snakemake cannot take, in one line
@@ -517,6 +534,9 @@ def write_report(
     claim_jobs.checked_claims(
         claim_jobs.model_accuracy(table), table["category"].unique(), claims=list(claims), notes=[]
     )
+    if score != "mean":  # a score the samples cannot give stops the run here, in one line
+        with quiet_warnings():
+            data.chosen_scores(table, score, "all")
     report = runner.run_workflow(
         directory,
         config=config,
@@ -531,3 +551,184 @@ def write_report(
     return ReportRun(
         directory=directory, report=report, config=directory / "config.yaml", claims=table
     )
+
+
+# --- Repeated samples and runs: the item score, pass@k curves, run-to-run noise ---------------
+
+
+def score_matrix(items, score: str = "mean") -> WideScores:
+    """The question-by-model matrix of the item score ``score`` (the config key ``score``,
+    ``--score``), as the workflow's subsample job builds it
+    (:func:`evalbars.jobs.data.chosen_scores`).
+
+    Parameters
+    ----------
+    items : DataFrame
+        An item table (:func:`read_items`): one row per sample.
+    score : str
+        ``mean`` (the mean of each question's samples over every run), ``pass@K``, ``pass^K``
+        or ``maj@K`` over each question's samples pooled over the model's runs
+        (:mod:`evalbars.stats.repeats.score_matrix`). A cell with fewer than K samples is left
+        out, said on the console.
+
+    Returns
+    -------
+    WideScores
+        Every table function of this module takes it in place of an item table:
+        ``check_claims(score_matrix(items, "pass@5"), ...)`` reads the claims on pass@5.
+
+    Examples
+    --------
+    Two models, two runs of three samples each (pooled: six per question):
+
+    >>> items = read_items("tests/data/harness/inspect_epochs_runs/logs", runs="all")
+    >>> wide = score_matrix(items, "pass@5")
+    >>> wide.score, wide.scores.shape, round(float(wide.scores.mean(axis=0)[0]), 4)
+    ('pass@5', (20, 2), 1.0)
+    """
+    return data.chosen_scores(items, score, "all")
+
+
+def pass_at_k_table(items, level: float = LEVEL) -> pd.DataFrame:
+    """``pass_at_k.csv``: each model's pass@k for k = 1 to its most samples of a question,
+    pooled over its runs, with the CR2 interval (:func:`evalbars.jobs.repeats.repeats_pass_at_k`).
+
+    Parameters
+    ----------
+    items : DataFrame
+        An item table with repeated samples (:func:`read_items`).
+    level : float
+        Confidence level.
+
+    Returns
+    -------
+    DataFrame
+        ``model, k, estimate, ci_low, ci_high, questions, se, df, clusters, clustered_by``.
+
+    Examples
+    --------
+    >>> items = read_items("tests/data/harness/lm_eval_repeats/logs", runs="all",
+    ...                    id_field="id", category_field="category")
+    >>> table = pass_at_k_table(items)
+    >>> table.loc[table["k"].isin([1, 5]), ["model", "k", "estimate", "questions"]].round(4)
+                       model  k  estimate  questions
+    0   evalbars/fake-strong  1    0.4861         24
+    4   evalbars/fake-strong  5    0.9375         24
+    6     evalbars/fake-weak  1    0.4306         24
+    10    evalbars/fake-weak  5    0.8403         24
+    """
+    return repeats.repeats_pass_at_k(items, level=level)["pass_at_k"].frame
+
+
+def passk_curve_table(
+    items,
+    claims_made: Sequence[str] = (),
+    *,
+    baseline: str | None = None,
+    level: float = LEVEL,
+    draws: int = DRAWS,
+    seed: int = SEED,
+) -> pd.DataFrame:
+    """``passk_curve.csv``: each compared pair's pass@k difference at every k, with pointwise
+    intervals and a band over every k at once (:func:`evalbars.jobs.repeats.repeats_passk_curve`).
+
+    Parameters
+    ----------
+    items : DataFrame
+        An item table with repeated samples.
+    claims_made : sequence of str
+        Claims whose pairs are compared (``"A > B"``; ``best: A`` compares A with every
+        other model).
+    baseline : str, optional
+        Without claims, every other model against this one; without either, each model
+        against the next best.
+    level, draws, seed
+        The band's level, its multiplier draws and their seed.
+
+    Returns
+    -------
+    DataFrame
+        ``model_a, model_b, k, difference, pointwise_low, pointwise_high, band_low, band_high,
+        sign, ...`` (:data:`evalbars.jobs.repeats.PASSK_CURVE_COLUMNS`).
+
+    Examples
+    --------
+    >>> items = read_items("tests/data/harness/inspect_epochs_runs/logs", runs="all")
+    >>> curve = passk_curve_table(items, ["mockllm/fake-strong > mockllm/fake-weak"])
+    >>> curve[["k", "difference", "band", "sign"]].head(2).round(4)
+       k  difference        band  sign
+    0  1        0.40  bonferroni     0
+    1  2        0.36  bonferroni     0
+    """
+    checked = {"claims": list(claims_made)}
+    result = repeats.repeats_passk_curve(
+        items, checked, level=level, baseline=baseline, draws=draws, seed=seed
+    )
+    return result["passk_curve"].frame
+
+
+def run_variance_table(
+    items,
+    claims_made: Sequence[str] = (),
+    *,
+    baseline: str | None = None,
+    alpha: float = ALPHA,
+    power: float = POWER,
+    level: float = LEVEL,
+) -> dict:
+    """``run_variance.csv``, ``run_aware.csv`` and ``run_signs.csv``: each model's score
+    variance split into questions, runs and samples; each compared pair's gap with runs as a
+    random effect; and its sign in every run (:func:`evalbars.jobs.repeats.repeats_run_variance`).
+
+    Parameters
+    ----------
+    items : DataFrame
+        An item table read with ``runs="all"``.
+    claims_made, baseline
+        Which pairs to compare, as :func:`passk_curve_table`.
+    alpha, power, level
+        The detectable gap's level and power, and the interval's level.
+
+    Returns
+    -------
+    dict of DataFrame
+        ``run_variance``, ``run_aware`` and ``run_signs``.
+
+    Examples
+    --------
+    >>> items = read_items("tests/data/harness/inspect_epochs_runs/logs", runs="all")
+    >>> tables = run_variance_table(items, ["mockllm/fake-strong > mockllm/fake-weak"])
+    >>> tables["run_variance"][["model", "runs", "sd_run_points", "flaky_share"]].round(2)
+                     model  runs  sd_run_points  flaky_share
+    0  mockllm/fake-strong     2           7.93         0.65
+    1    mockllm/fake-weak     2           0.00         0.90
+    >>> tables["run_aware"][["difference", "survives_rerun", "holds_in_every_run"]].round(2)
+       difference  survives_rerun  holds_in_every_run
+    0         0.4            True                True
+    """
+    result = repeats.repeats_run_variance(
+        items,
+        {"claims": list(claims_made)},
+        alpha=alpha,
+        power=power,
+        level=level,
+        baseline=baseline,
+    )
+    return {name: table.frame for name, table in result.items()}
+
+
+def sampling_plan(items, target_se: float = 1.0) -> pd.DataFrame:
+    """``sampling_plan.csv``: per model, the questions, samples per question or runs that reach
+    a standard error of ``target_se`` accuracy points (Miller's question;
+    :func:`evalbars.jobs.repeats.repeats_sampling_plan`).
+
+    Examples
+    --------
+    >>> items = read_items("tests/data/harness/lm_eval_repeats/logs", runs="all",
+    ...                    id_field="id", category_field="category")
+    >>> sampling_plan(items, 5)[["model", "se_points", "questions_needed", "advice"]].round(2)
+                      model  se_points  questions_needed     advice
+    0  evalbars/fake-strong       4.48              20.0    reached
+    1    evalbars/fake-weak       7.65             144.0  questions
+    """
+    return repeats.repeats_sampling_plan(items, target_se=target_se)["sampling_plan"].frame

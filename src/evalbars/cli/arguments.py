@@ -8,11 +8,14 @@ from pathlib import Path
 
 from evalbars.data.items import MISSING_POLICIES
 from evalbars.data.readers import FORMATS
+from evalbars.data.readers.common import RUN_POLICIES
 from evalbars.errors import InputError
 from evalbars.readings import claims
 from evalbars.readings.leaderboard.stability import MAX_SPLITS, SPLIT_BYTES
 from evalbars.readings.ranks import DEFAULT_DRAWS
 from evalbars.readings.ranks.defaults import MAX_DRAWS, MIN_DRAWS
+from evalbars.stats.repeats.pass_at_k import parse_item_score
+from evalbars.stats.repeats.score_matrix import score_label
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -145,9 +148,10 @@ def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--runs",
-        choices=["only", "newest"],
+        choices=RUN_POLICIES,
         default="only",
-        help="two runs of one model and task: refuse them (only, default) or keep the newest",
+        help="two runs of one model and task: refuse them (only, default), keep the newest, or "
+        "keep all (each a run: run-to-run noise; two files of one model are two runs)",
     )
     group.add_argument("--scorer", help="Inspect: the scorer to read (default: the only one)")
     group.add_argument(
@@ -168,6 +172,27 @@ def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
         default="wrong",
         help="what a missing prediction counts as (default: wrong)",
     )
+
+
+#: The item scores ``--score`` takes (the config key ``score``).
+SCORE_HELP = (
+    "the item score every reading reads, from each question's samples pooled over runs: mean "
+    "(default), pass@K (one of K samples right), pass^K (all K right) or maj@K (a majority of K, "
+    "K odd); questions with fewer than K samples are left out"
+)
+
+
+def score_type(text: str) -> str:
+    """An item score as ``--score`` takes it: ``mean``, ``pass@K``, ``pass^K``, ``maj@K``."""
+    try:
+        return score_label(*parse_item_score(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_score_argument(parser: argparse.ArgumentParser) -> None:
+    """``--score``: the item score of every reading (the config key ``score``)."""
+    parser.add_argument("--score", type=score_type, default="mean", help=SCORE_HELP)
 
 
 def reader_options(args: argparse.Namespace) -> dict:

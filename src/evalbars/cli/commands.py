@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from evalbars import api
@@ -19,6 +20,7 @@ from evalbars.cli.arguments import (
     add_claim_arguments,
     add_paths,
     add_reader_arguments,
+    add_score_argument,
     alpha_type,
     claim_texts,
     disagreement_type,
@@ -108,6 +110,7 @@ _OUTPUT_SUFFIXES = (".parquet", ".pq", ".csv", ".tsv")
 def add_read_arguments(parser: argparse.ArgumentParser) -> None:
     add_paths(parser)
     add_reader_arguments(parser)
+    add_score_argument(parser)
     parser.add_argument(
         "-o",
         "--output",
@@ -177,10 +180,21 @@ def run_read(args: argparse.Namespace) -> int:
         output = _check_items_output(args.output)
     reading = {"missing_prediction": args.missing_prediction, "labels": args.labels}
     summary = api.read_preview(args.paths, **reading, **options)
-    if args.output:
+    if args.output or args.score != "mean":
         items = api.read_items(args.paths, **reading, **options)
+    if args.output:
         _write_items(items, output)
-    sys.stdout.write(to_markdown(summary, formats={"accuracy": ".4f"}))
+    formats = {"accuracy": ".4f", "disagreeing_share": ".2f"}
+    if args.score != "mean":  # each model's mean item score over the questions that have one
+        wide = api.score_matrix(items, args.score)
+        means = pd.Series(np.nanmean(wide.scores, axis=0), index=wide.models)
+        summary.insert(
+            summary.columns.get_loc("accuracy") + 1,
+            args.score,
+            means.reindex(summary["model"]).to_numpy(),
+        )
+        formats[args.score] = ".4f"
+    sys.stdout.write(to_markdown(summary, formats=formats))
     if args.audit_stderr:
         audit = api.stderr_audit(args.paths, **options)
         shown = audit[_AUDIT_SHOWN]
@@ -217,6 +231,7 @@ def add_claims_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--replicates", type=draws_type, default=DEFAULT_DRAWS)
     parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
     add_reader_arguments(parser)
+    add_score_argument(parser)
 
 
 def load_items(paths, args: argparse.Namespace, needs: str = "claims compare models"):
@@ -237,12 +252,18 @@ def load_items(paths, args: argparse.Namespace, needs: str = "claims compare mod
     return items
 
 
+def _scored(items, args: argparse.Namespace):
+    """The item table as the readings read it: itself for ``--score mean``, else the matrix of
+    the chosen item score (:func:`evalbars.api.score_matrix`)."""
+    return items if args.score == "mean" else api.score_matrix(items, args.score)
+
+
 def run_claims(args: argparse.Namespace) -> int:
     texts = claim_texts(args)
     if not texts:
         raise InputError("--claim", "no claims given; use --claim or --claims-file")
     table = api.check_claims(
-        load_items(args.items, args),
+        _scored(load_items(args.items, args), args),
         texts,
         alpha=args.alpha,
         family=args.family,
@@ -388,12 +409,13 @@ def add_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=seed_type, default=DEFAULT_SEED, help="seed of the splits")
     parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
     add_reader_arguments(parser)
+    add_score_argument(parser)
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:
     items = load_items(args.items, args, needs="a leaderboard ranks 2 or more models")
     table = api.leaderboard_table(
-        items,
+        _scored(items, args),
         alpha=args.alpha,
         power=args.power,
         splits=args.splits,
@@ -480,6 +502,7 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
         "the candidate's source lists them (valid at every look while questions are appended)",
     )
     add_reader_arguments(parser)
+    add_score_argument(parser)
 
 
 def _one_model(items, path: str, name: str | None, role: str) -> str:
@@ -547,7 +570,7 @@ def run_compare(args: argparse.Namespace) -> int:
         items, baseline, candidate = _compare_inputs(args)
         # arrival: the order the candidate's questions were written in (api.compare_models)
         result = api.compare_models(
-            items.astype({"model": str}),
+            _scored(items.astype({"model": str}), args),
             baseline,
             candidate,
             margin=args.margin / 100,

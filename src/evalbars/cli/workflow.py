@@ -15,6 +15,7 @@ from evalbars.cli.arguments import (
     add_claim_arguments,
     add_paths,
     add_reader_arguments,
+    add_score_argument,
     claim_texts,
     reader_options,
     refuse_output_over_inputs,
@@ -47,6 +48,7 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
         help="first remove a Snakemake lock left in the run directory by a run that was killed",
     )
     add_reader_arguments(parser)
+    add_score_argument(parser)
 
 
 def _verdict_line(rows) -> str:
@@ -89,6 +91,7 @@ def run_report(args: argparse.Namespace) -> int:
             progress=progress,
             hint_style="cli",
             labels=args.labels,
+            score=args.score,
             **reader_options(args),
         )
     except EvalbarsError as exc:  # main prints the reason; a held line that says it goes
