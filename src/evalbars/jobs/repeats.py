@@ -269,4 +269,3 @@ def repeats_sampling_plan(item_table: pd.DataFrame, *, target_se: float) -> dict
             f"{target_se:g} points on each model's mean score (Miller 2024).",
         )
     }
-
