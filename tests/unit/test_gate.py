@@ -290,7 +290,7 @@ def test_equal_category_means_are_no_certainty(tmp_path, capsys):
     )
     assert "Flips: 18 pass→fail, 30 fail→pass (exact McNemar p = 0.111)." in out
     assert (
-        ": -0.5 to +8.5 points, inconclusive." in out
+        ": -0.5 to +8.5 points, inconclusive (add `--categories fixed`" in out
     )  # the paired reading, as without categories
     # Six such categories could be read clustered, but their spread is 0: the paired reading
     # decides, and says why (60 up, 36 down in 600: +4.0, 0.8 to 7.2 points).
@@ -311,7 +311,9 @@ def test_balanced_flips_are_not_no_flips(tmp_path, capsys):
     argv = ["compare", str(path), "--baseline", "base", "--candidate", "cand", "--margin", "2"]
     status, out, _ = run(argv, capsys)
     assert status == 3 and "exact: no flips" not in out
-    assert ": -6.2 to +6.2 points, inconclusive." in out  # the paired interval
+    assert (
+        ": -6.2 to +6.2 points, inconclusive (add `--categories fixed`" in out
+    )  # the paired interval
     six = gate.compare_models(
         wide_of(categories_table(tmp_path / "six.csv", 6, 15, 15)), "base", "cand", margin=0.02
     ).summary
@@ -446,3 +448,27 @@ def test_zero_se_of_means_is_no_sign_test():
     )
     s = gate.compare_models(wide, "B", "A").summary
     assert (s["se_kind"], s["verdict"], s["p_superiority"]) == ("none", "inconclusive", 1.0)
+
+
+def test_categories_fixed_reads_the_questions_paired_and_the_printed_hint_runs(capsys):
+    # The shipped lm-eval example: 8 categories, so the sign-flip reading is inconclusive; the
+    # line under the table offers --categories fixed, and that command decides on the paired
+    # reading of the same questions (exit 0: better).
+    logs = "tests/data/harness/lm_eval"
+    command = [
+        "compare",
+        f"{logs}/evalbars__fake-weak",
+        f"{logs}/evalbars__fake-strong",
+        "--id-field",
+        "id",
+        "--category-field",
+        "category",
+    ]
+    assert cli.main(command) == 3
+    out = capsys.readouterr().out
+    assert "(add `--categories fixed` to make it the verdict" in out
+    assert "+5.8 to +50.6 points, better" in out
+    assert cli.main([*command, "--categories", "fixed"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("**better**") and "+5.8 to +50.6 (paired SE)" in out
+    assert "categories read as fixed" in out

@@ -36,6 +36,15 @@ The reading (``se_kind``):
   (:func:`evalbars.stats.cluster_robust.cr2_mean`);
 - ``exact`` or ``none``: a zero paired SE (below).
 
+Which of these applies depends on what the verdict is about. By default
+(``categories="sampled"``) the categories are read as a sample of the categories a model will
+meet, and the verdict is about categories like them: hence the clustered readings. With
+``categories="fixed"`` (``evalbars compare --categories fixed``) the categories are the
+benchmark's own, fixed strata, and the verdict is about questions like these in these
+categories: the questions are then the sampling unit and the paired reading decides, whatever
+the number of categories, and the summary's note says so. That is the reading of a claim about
+this benchmark (a release gate on a fixed suite of tasks), not about tasks like them.
+
 A standard error of 0, or 0 up to round-off (:func:`evalbars.stats.cluster_robust.degenerate_se`),
 supports no verdict: a zero-width interval would claim any precision whatever the flips behind
 it. When the categories' mean differences are all equal the clustered spread is 0; the gate
@@ -99,6 +108,7 @@ from evalbars.stats.ppi import MIN_LABELS, labels_needed, ppi_pair_means
 from evalbars.stats.sequential import empirical_bernstein_cs
 
 __all__ = [
+    "CATEGORY_READINGS",
     "EXIT_CODES",
     "Comparison",
     "compare_models",
@@ -108,6 +118,8 @@ __all__ = [
     "compare_csv_table",
 ]
 
+#: How the categories are read: a sample of categories like them, or the benchmark's fixed strata.
+CATEGORY_READINGS = ("sampled", "fixed")
 #: Exit status of ``evalbars compare`` for each verdict (2 is bad input or usage).
 EXIT_CODES = {"better": 0, "non-inferior": 0, "regression": 1, "inconclusive": 3}
 #: What a difference of two scores in [0, 1] can be: every interval is cut to it.
@@ -467,6 +479,7 @@ def compare_models(
     by_category: bool = False,
     sequential: bool = False,
     arrival=None,
+    categories: str = "sampled",
 ) -> Comparison:
     """Paired comparison of ``candidate`` against ``baseline`` on their shared questions.
 
@@ -490,6 +503,10 @@ def compare_models(
         Question ids in the order the questions were added (the sequential mode runs
         over them in this order; ids not shared are skipped). Default: the table's
         order (category, then id).
+    categories : {"sampled", "fixed"}
+        Whether the categories are a sample of categories like them (the clustered readings
+        decide) or the benchmark's fixed strata (the paired reading of the questions decides;
+        see the module docstring).
 
     Returns
     -------
@@ -562,8 +579,15 @@ def compare_models(
     d = cand - base
     diff = stats["diff"]
     paired = _paired_reading(d, stats, margin, better_by, alpha, flips_apply)
+    if categories not in CATEGORY_READINGS:
+        raise ValueError(f"categories must be one of {CATEGORY_READINGS}, got {categories!r}")
     reading = paired | {"clusters": 1, "note": ""}
-    if clustering_applicable(pair.categories).applicable:
+    if categories == "fixed":
+        reading["note"] = (
+            "categories read as fixed: a verdict about these categories' questions, not about "
+            "categories like them"
+        )
+    elif clustering_applicable(pair.categories).applicable:
         reading = _clustered_reading(d, pair.categories, paired, margin, better_by, alpha)
     up, down = int(stats["n10"]), int(stats["n01"])
     ratio = discordant_odds_ratio(up, down, 1 - alpha) if flips_apply else None

@@ -143,7 +143,9 @@ def _reading_lines(s: dict) -> list[str]:
         lines.append(
             "Read with the questions as independent (paired SE; a reading of these categories' "
             f"questions, not of categories like them): "
-            f"{_interval(s['paired_low'], s['paired_high'])} points, {s['paired_verdict']}."
+            f"{_interval(s['paired_low'], s['paired_high'])} points, {s['paired_verdict']}"
+            " (add `--categories fixed` to make it the verdict, if the claim is about these "
+            "categories)."
         )
     if s["prob_candidate_better"] is not None:
         lines.append(

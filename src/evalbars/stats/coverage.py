@@ -25,7 +25,7 @@ References
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from evalbars.defaults import LEVEL
 from evalbars.stats.bayes import JEFFREYS_PRIOR, UNIFORM_PRIOR, BetaInterval, beta_interval
@@ -124,6 +124,10 @@ def coverage_at(theta, n: int, method: str, level: float = LEVEL):
     >>> round(float(coverage_at(0.9, 10, "wald")), 4)
     0.6497
     """
+    # Imported here: scipy.stats takes a second to import, and the commands that import this
+    # module (through the effect sizes) need only its Clopper-Pearson interval.
+    from scipy import stats  # noqa: PLC0415 - see above
+
     counts, (low, high) = _all_counts(n, method, level)
     theta = np.asarray(theta, dtype=float)[..., None]
     covered = (low <= theta) & (theta <= high)

@@ -475,8 +475,9 @@ def _contrast_statistics(fit: LmmFit, alpha: float, order: list, first, second) 
         "p_bonferroni": adjust_pvalues(p, "bonferroni"),
         "p_holm": adjust_pvalues(p, "holm"),
         "p_tukey": tukey_p(z, len(fit.names)),
-        "ci_low": estimate - half,
-        "ci_high": estimate + half,
+        # A difference of two mean scores in [0, 1] lies in [-1, 1]: so does its interval.
+        "ci_low": np.clip(estimate - half, -1.0, 1.0),
+        "ci_high": np.clip(estimate + half, -1.0, 1.0),
     }
 
 

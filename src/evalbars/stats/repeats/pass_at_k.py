@@ -66,7 +66,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from evalbars.defaults import LEVEL
 from evalbars.stats.cluster_robust import clustering_applicable, cr2_mean
@@ -279,6 +278,9 @@ def majority_at_k(samples, correct, k):
     n, c, k = _counts(samples, correct, k)
     if np.any(k % 2 == 0):
         raise ValueError("majority@k needs an odd k (no ties)")
+    # Imported here: scipy.stats takes a second to import, and only majority@k needs it.
+    from scipy import stats  # noqa: PLC0415 - see above
+
     valid = np.isfinite(n) & (n >= k) & (n > 0)
     safe = [np.where(valid, v, 1.0).astype(np.int64) for v in (n, c, k)]
     value = stats.hypergeom.sf((safe[2] - 1) // 2, safe[0], safe[1], safe[2])
