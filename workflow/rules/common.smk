@@ -82,6 +82,17 @@ def judge_corrected_inputs(wildcards):
     return {"judge_corrected": "results/tables/judge_corrected.parquet"}
 
 
+def repeats_landing_inputs(wildcards):
+    """The pass@k figure and the run-to-run table, for the report's first screen, where the
+    data have repeated samples or runs (SHAPE)."""
+    found = {}
+    if SHAPE.samples:
+        found["passk_png"] = "results/figures/passk_curve.png"
+    if SHAPE.runs:
+        found["run_variance"] = "results/tables/run_variance.parquet"
+    return found
+
+
 def package_code(rule):
     """The module of a rule's job and every evalbars module it imports (and what the adapter
     imports): as inputs, an edit to one reruns its jobs (evalbars.workflow.smk.job_code)."""

@@ -162,8 +162,9 @@ def run_claims(args: argparse.Namespace) -> int:
     if not texts:
         raise InputError("--claim", "no claims given; use --claim or --claims-file")
     table = api.check_claims(
-        _scored(load_items(args.items, args), args),
+        load_items(args.items, args),
         texts,
+        score=args.score,
         alpha=args.alpha,
         family=args.family,
         adjust=args.adjust,
@@ -355,9 +356,10 @@ def run_compare(args: argparse.Namespace) -> int:
         items, baseline, candidate = _compare_inputs(args)
         # arrival: the order the candidate's questions were written in (api.compare_models)
         result = api.compare_models(
-            _scored(items.astype({"model": str}), args),
+            items.astype({"model": str}),
             baseline,
             candidate,
+            score=args.score,
             margin=args.margin / 100,
             better_by=args.better_by / 100,
             alpha=args.alpha,
