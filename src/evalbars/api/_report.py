@@ -89,7 +89,7 @@ def report_config(
         Human labels, as for :func:`read_items`.
     score : str, default "mean"
         The item score every reading reads (config ``score``): ``mean``, ``pass@K``,
-        ``pass^K`` or ``maj@K`` (:func:`score_matrix`).
+        ``pass^K`` or ``maj@K`` (:func:`~evalbars.api.score_matrix`).
     **options
         Reader options, as for :func:`read_items`.
 

@@ -526,7 +526,7 @@ def check_claims(
     seed : int, default :data:`evalbars.defaults.SEED`
         Seed of the bootstrap and the Bayesian reading's draws.
     score : str, default "mean"
-        The item score the readings read (config ``score``; :func:`score_matrix`): an item
+        The item score the readings read (config ``score``; :func:`~evalbars.api.score_matrix`): an item
         table's ``pass@5`` claims are those of its pass@5 matrix. An item table also gives
         claims written ``at pass@K``, and, where a model was read in two or more runs, the
         ``runs`` reading (:mod:`evalbars.readings.claims.runs`).
@@ -651,7 +651,7 @@ def compare_models(
         is then inconclusive). ``fixed``: they are the benchmark's own strata, and the paired
         reading of the questions decides, about these categories' questions.
     score : str, default "mean"
-        The item score compared (config ``score``; :func:`score_matrix`). From an item table
+        The item score compared (config ``score``; :func:`~evalbars.api.score_matrix`). From an item table
         with two or more runs of each model the summary also holds the reading with runs as a
         random effect (``runs_*``, ``survives_rerun``, ``holds_in_every_run``).
 

@@ -249,6 +249,7 @@ the data, and a close spelling is suggested when a name is unknown):
   "|A - B| < d"      A and B within d points (equivalence, two one-sided tests)
   "best: A"          A beats every other analysed model
   "top k: A"         A is among the best k
+  "... at pass@K"    any of the above on pass@K of the samples (pass^K, maj@K too)
   "... in CATEGORY"  any of the above on that category's questions"""
 
 

@@ -78,8 +78,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 #: Columns of the canonical item table, one row per (model, question, run, epoch). ``run`` labels
-#: the invocation of the harness a row comes from (text; :data:`~evalbars.data.readers.common.
-#: DEFAULT_RUN` where a model has one run), ``epoch`` numbers repeated samples of a question
+#: the invocation of the harness a row comes from (text; ``"1"`` where a model has one run),
+#: ``epoch`` numbers repeated samples of a question
 #: within its run (1 where there is one); ``correct`` is the score (int8 0/1, or
 #: float where a source gives partial credit); ``n_options`` (how many answer options the
 #: question has) is kept so that missing predictions can be re-scored as random guesses later;

@@ -139,10 +139,11 @@ def repeats_passk_curve(
     seed: int = SEED,
 ) -> dict:
     """``repeats_passk_curve``: for each pair a claim compares (else each model against
-    ``baseline``, else each against the next best: :func:`evalbars.readings.repeats.
-    curve_pairs`), the pass@k difference at every k with pointwise intervals and a band over k
-    that holds for every k at once (``passk_curve``: :func:`evalbars.stats.repeats.passk_band.
-    passk_difference_band`). ``sign`` is +1 (-1) where the band lies above (below) 0."""
+    ``baseline``, else each against the next best:
+    :func:`evalbars.readings.repeats.curve_pairs`), the pass@k difference at every k with
+    pointwise intervals and a band over k that holds for every k at once (``passk_curve``:
+    :func:`evalbars.stats.repeats.passk_band.passk_difference_band`). ``sign`` is +1 (-1)
+    where the band lies above (below) 0."""
     samples = samples_of(item_table)
     counts = _counts(samples)
     frames = []
@@ -262,6 +263,7 @@ def repeats_sampling_plan(item_table: pd.DataFrame, *, target_se: float) -> dict
         points = {"se": "se_points", "target_se": "target_se_points"}
         points |= {"floor_with_samples": "floor_with_samples_points"}
         table = table.assign(**{c: 100 * table[c] for c in points}).rename(columns=points)
+        table = table.astype({"questions": "int64", "runs": "int64"})
     return {
         "sampling_plan": Table(
             table,

@@ -49,9 +49,9 @@ def report_landing(
     (``checked``) and what the shape of the data leaves out
     (:func:`evalbars.data.sampling.design_notes`). ``judge_corrected`` is the judge-versus-
     corrected table where the scores are a judge's with human labels. Where the data have
-    repeated samples or runs, one line says how many (:func:`evalbars.render.landing.
-    samples_sentence`, with the item score ``score``), and the pass@k figure ``passk_png`` and
-    the run-to-run table ``run_variance`` are shown.
+    repeated samples or runs, one line says how many
+    (:func:`evalbars.render.landing.samples_sentence`, with the item score ``score``), and the
+    pass@k figure ``passk_png`` and the run-to-run table ``run_variance`` are shown.
     """
     page = landing_page.landing_html(
         models_text=landing_page.models_sentence(
