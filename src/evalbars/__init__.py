@@ -30,6 +30,11 @@ _API = (
     "ReportRun",
     "report_config",
     "write_report",
+    "score_matrix",
+    "pass_at_k_table",
+    "passk_curve_table",
+    "run_variance_table",
+    "sampling_plan",
 )
 
 __all__ = ["__version__", *_API]

@@ -23,15 +23,16 @@ __all__ = [
 
 
 def score_matrix(items, score: str = "mean") -> WideScores:
-    """The question-by-model matrix of the item score ``score`` (the config key ``score``,
-    ``--score``), as the workflow's subsample job builds it
+    """The question-by-model matrix of the item score every reading reads.
+
+    The config key ``score`` and ``--score``, as the workflow's subsample job builds it
     (:func:`evalbars.jobs.data.chosen_scores`).
 
     Parameters
     ----------
     items : DataFrame
         An item table (:func:`read_items`): one row per sample.
-    score : str
+    score : str, default "mean"
         ``mean`` (the mean of each question's samples over every run), ``pass@K``, ``pass^K``
         or ``maj@K`` over each question's samples pooled over the model's runs
         (:mod:`evalbars.stats.repeats.score_matrix`). A cell with fewer than K samples is left
@@ -41,7 +42,12 @@ def score_matrix(items, score: str = "mean") -> WideScores:
     -------
     WideScores
         Every table function of this module takes it in place of an item table:
-        ``check_claims(score_matrix(items, "pass@5"), ...)`` reads the claims on pass@5.
+        ``leaderboard_table(score_matrix(items, "pass@5"))`` ranks by pass@5.
+
+    See Also
+    --------
+    evalbars.stats.repeats.pass_at_k.item_score : The item scores and their formulas.
+    check_claims : Takes ``score=`` (and claims ``at pass@K``) from an item table.
 
     Examples
     --------
@@ -57,20 +63,28 @@ def score_matrix(items, score: str = "mean") -> WideScores:
 
 
 def pass_at_k_table(items, level: float = LEVEL) -> pd.DataFrame:
-    """``pass_at_k.csv``: each model's pass@k for k = 1 to its most samples of a question,
-    pooled over its runs, with the CR2 interval (:func:`evalbars.jobs.repeats.repeats_pass_at_k`).
+    """Each model's pass@k for every k, with its interval (``pass_at_k.csv``).
+
+    k runs from 1 to the model's most samples of a question, pooled over its runs; the
+    interval is CR2's (:func:`evalbars.jobs.repeats.repeats_pass_at_k`).
 
     Parameters
     ----------
     items : DataFrame
         An item table with repeated samples (:func:`read_items`).
-    level : float
+    level : float, default :data:`evalbars.defaults.LEVEL`
         Confidence level.
 
     Returns
     -------
     DataFrame
-        ``model, k, estimate, ci_low, ci_high, questions, se, df, clusters, clustered_by``.
+        ``model, k, estimate, ci_low, ci_high, questions, se, df, clusters, clustered_by``, one
+        row per (model, k).
+
+    See Also
+    --------
+    evalbars.stats.repeats.pass_at_k.pass_at_k_curve : The estimator and its interval.
+    passk_curve_table : Two models' pass@k compared at every k.
 
     Examples
     --------
@@ -97,27 +111,38 @@ def passk_curve_table(
     draws: int = DRAWS,
     seed: int = SEED,
 ) -> pd.DataFrame:
-    """``passk_curve.csv``: each compared pair's pass@k difference at every k, with pointwise
-    intervals and a band over every k at once (:func:`evalbars.jobs.repeats.repeats_passk_curve`).
+    """Each compared pair's pass@k difference at every k, with a band (``passk_curve.csv``).
+
+    The pointwise intervals hold at each k; the band over every k at once
+    (:func:`evalbars.jobs.repeats.repeats_passk_curve`).
 
     Parameters
     ----------
     items : DataFrame
         An item table with repeated samples.
-    claims_made : sequence of str
+    claims_made : sequence of str, optional
         Claims whose pairs are compared (``"A > B"``; ``best: A`` compares A with every
         other model).
     baseline : str, optional
-        Without claims, every other model against this one; without either, each model
-        against the next best.
-    level, draws, seed
-        The band's level, its multiplier draws and their seed.
+        Every other model against this one (config ``repeats.baseline``); without claims or
+        a baseline, each model against the next best.
+    level : float, default :data:`evalbars.defaults.LEVEL`
+        The pointwise intervals' and the band's level.
+    draws : int, default :data:`evalbars.defaults.DRAWS`
+        Gaussian multiplier draws of the sup-t band (config ``repeats.draws``).
+    seed : int, default :data:`evalbars.defaults.SEED`
+        Their seed (config ``repeats.seed``).
 
     Returns
     -------
     DataFrame
         ``model_a, model_b, k, difference, pointwise_low, pointwise_high, band_low, band_high,
-        sign, ...`` (:data:`evalbars.jobs.repeats.PASSK_CURVE_COLUMNS`).
+        sign, ...`` (:data:`evalbars.jobs.repeats.PASSK_CURVE_COLUMNS`), one row per (pair, k).
+
+    See Also
+    --------
+    evalbars.stats.repeats.passk_band.passk_band : The band and its measured coverage.
+    pass_at_k_table : Each model's own curve.
 
     Examples
     --------
@@ -145,23 +170,37 @@ def run_variance_table(
     power: float = POWER,
     level: float = LEVEL,
 ) -> dict:
-    """``run_variance.csv``, ``run_aware.csv`` and ``run_signs.csv``: each model's score
-    variance split into questions, runs and samples; each compared pair's gap with runs as a
-    random effect; and its sign in every run (:func:`evalbars.jobs.repeats.repeats_run_variance`).
+    """Run-to-run noise: ``run_variance.csv``, ``run_aware.csv`` and ``run_signs.csv``.
+
+    Each model's score variance split into questions, runs and samples; each compared pair's
+    gap with runs as a random effect; and its sign in every run
+    (:func:`evalbars.jobs.repeats.repeats_run_variance`).
 
     Parameters
     ----------
     items : DataFrame
         An item table read with ``runs="all"``.
-    claims_made, baseline
-        Which pairs to compare, as :func:`passk_curve_table`.
-    alpha, power, level
-        The detectable gap's level and power, and the interval's level.
+    claims_made : sequence of str, optional
+        Claims whose pairs are compared, as :func:`passk_curve_table`.
+    baseline : str, optional
+        A model every other is compared with, as :func:`passk_curve_table`.
+    alpha : float, default :data:`evalbars.defaults.ALPHA`
+        Level of the detectable gap's test.
+    power : float, default :data:`evalbars.defaults.POWER`
+        Its power.
+    level : float, default :data:`evalbars.defaults.LEVEL`
+        Level of the run-aware interval.
 
     Returns
     -------
     dict of DataFrame
-        ``run_variance``, ``run_aware`` and ``run_signs``.
+        ``run_variance`` (one row per model), ``run_aware`` (one per pair) and ``run_signs``
+        (one per pair of runs compared).
+
+    See Also
+    --------
+    evalbars.stats.repeats.run_variance.run_variance_table : The variance components.
+    check_claims : The same run-aware reading of each claim (``reading == "runs"``).
 
     Examples
     --------
@@ -188,9 +227,28 @@ def run_variance_table(
 
 
 def sampling_plan(items, target_se: float = 1.0) -> pd.DataFrame:
-    """``sampling_plan.csv``: per model, the questions, samples per question or runs that reach
-    a standard error of ``target_se`` accuracy points (Miller's question;
+    """More questions or more samples? The sampling plan (``sampling_plan.csv``).
+
+    Per model, the questions, samples per question or runs that reach a standard error of
+    ``target_se`` accuracy points (Miller's question;
     :func:`evalbars.jobs.repeats.repeats_sampling_plan`).
+
+    Parameters
+    ----------
+    items : DataFrame
+        An item table with repeated samples (and, for the run term, runs).
+    target_se : float, default 1.0
+        The SE wanted, in accuracy points (config ``repeats.target_se``).
+
+    Returns
+    -------
+    DataFrame
+        ``model, se_points, target_se_points, questions, samples_per_question, runs,
+        questions_needed, samples_needed, runs_needed, floor_with_samples_points, advice``.
+
+    See Also
+    --------
+    evalbars.stats.planning.samples.plan_samples : Miller's variance, solved for each route.
 
     Examples
     --------
