@@ -45,6 +45,7 @@ include: "workflow/rules/replication.smk"
 include: "workflow/rules/ranks.smk"
 include: "workflow/rules/simulate.smk"
 include: "workflow/rules/claims.smk"
+include: "workflow/rules/repeats.smk"
 include: "workflow/rules/leaderboard.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/battles.smk"
@@ -68,6 +69,7 @@ STAGE_TARGETS = {
     "ranks": rules.ranks_all.input,
     "simulations": rules.simulate_all.input,
     "claims": rules.claims_all.input,
+    "repeats": rules.repeats_all.input,
     "leaderboard": rules.leaderboard_all.input,
     "battles": rules.battles_all.input,
 }

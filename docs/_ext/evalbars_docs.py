@@ -512,6 +512,22 @@ COLUMNS_ELSEWHERE = {
     "leaderboard": "the leaderboard-luck study: see :mod:`evalbars.studies.leaderboard`",
     "fwer": "the family-wise error study: see :mod:`evalbars.studies.fwer`",
     "clustered": "the clustered-questions study: see :mod:`evalbars.studies.clustered`",
+    # the repeats stage: made where the data have repeated samples or runs, which the shipped
+    # example has not
+    "pass_at_k": "the repeats stage, with repeated samples: see "
+    ":func:`evalbars.stats.repeats.pass_at_k.pass_at_k_curve` (``model, k, estimate, ci_low, "
+    "ci_high, questions, se, df, clusters, clustered_by``)",
+    "passk_curve": "the repeats stage, with repeated samples: see "
+    ":func:`evalbars.stats.repeats.passk_band.passk_difference_band`, with ``band``, "
+    "``critical_value``, ``category`` and ``source``",
+    "sampling_plan": "the repeats stage, with repeated samples: see "
+    ":func:`evalbars.stats.planning.samples.sampling_plan_table` (SEs in points)",
+    "run_variance": "the repeats stage, with two or more runs: see "
+    ":func:`evalbars.stats.repeats.run_variance.run_variance_table`",
+    "run_aware": "the repeats stage, with two or more runs: see "
+    ":func:`evalbars.readings.repeats.run_readings`",
+    "run_signs": "the repeats stage, with two or more runs: see "
+    ":func:`evalbars.readings.repeats.run_readings`",
 }
 
 

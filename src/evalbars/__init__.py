@@ -34,6 +34,11 @@ _API = (
     "battles_table",
     "battle_claims",
     "battles_report_config",
+    "score_matrix",
+    "pass_at_k_table",
+    "passk_curve_table",
+    "run_variance_table",
+    "sampling_plan",
 )
 
 __all__ = ["__version__", *_API]

@@ -15,10 +15,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 from evalbars import cli, defaults
 from evalbars.cli import choices, main
 from evalbars.data import items, readers
+from evalbars.data.readers import common
 from evalbars.defaults import DRAWS
 from evalbars.readings import battles as battle_readings
 from evalbars.readings import claims, ranks
@@ -26,6 +28,7 @@ from evalbars.readings.ranks import leaderboard
 from evalbars.stats import bradley_terry
 from evalbars.stats.planning import sample_size
 
+from ..conftest import REPO
 from ..helpers import digest, last_error, long_table
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -244,9 +247,10 @@ def test_read_previews_harness_logs_per_model(capsys, tmp_path):
         "evalbars/fake-strong",
         "evalbars/fake-weak",
     ]
-    strong = [cell.strip() for cell in lines[1].split("|")[2:9]]
-    # 39 questions in 3 tasks, one epoch, 1 [invalid] generation, accuracy 29/39.
-    assert strong == ["39", "3", "1", "39", "1", "0", "0.7436"]
+    strong = [cell.strip() for cell in lines[1].split("|")[2:11]]
+    # 39 questions in 3 tasks, one run, one sample each (none to disagree), 1 [invalid]
+    # generation, accuracy 29/39.
+    assert strong == ["39", "3", "1", "1", "39", "—", "1", "0", "0.7436"]
     assert "using 'strict-match' (pass `--filter NAME` to choose)" in err
     items = pd.read_parquet(output)
     assert len(items) == 117 and items["missing_prediction"].sum() == 8
@@ -599,6 +603,9 @@ def test_the_parsers_choices_are_their_owners():
     assert choices.SE_UNITS == leaderboard.SE_UNITS
     assert choices.TIE_MODELS == bradley_terry.TIE_MODELS
     assert choices.CLUSTERINGS == battle_readings.CLUSTERINGS
+    assert choices.RUN_POLICIES == common.RUN_POLICIES
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    assert choices.SCORE_SPELLING == schema["properties"]["score"]["pattern"]
     assert set(choices.__all__) == {name for name in vars(choices) if name.isupper()}
 
 

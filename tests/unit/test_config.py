@@ -215,7 +215,7 @@ def _change(path: str, value):
             "predictions",
             [{"path": "x.csv", "runs": "latest"}],
             "config key `predictions[0].runs`: \"latest\" is not allowed; allowed: one of 'only', "
-            "'newest'",
+            "'newest', 'all'",
         ),
         (
             "predictions",

@@ -32,6 +32,7 @@ RULE = re.compile(r"^( *)rule (\w+):\n((?:\1 {4}.*\n|\n)*)", re.M)
 UNPACKED = {
     "item_inputs": {"archives", "predictions", "labels"},
     "judge_corrected_inputs": {"judge_corrected"},
+    "repeats_landing_inputs": {"passk_png", "run_variance"},
 }
 
 
@@ -84,6 +85,7 @@ def test_each_job_is_named_after_its_rule_and_takes_the_rules_params_by_name(rul
     stage = JOBS[rule].removeprefix("evalbars.jobs.").removeprefix("figures.")
     assert stage in {"download", "data", "analysis", "replication", "ranks", "simulate"} | {
         "claims",
+        "repeats",
         "leaderboard",
         "report",
         "battles",

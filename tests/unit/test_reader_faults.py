@@ -150,7 +150,11 @@ def test_a_walk_stops_at_a_file_that_claims_to_be_a_log_and_is_broken(
 
 def test_remedies_name_the_config_key_or_the_command_line_flag(tmp_path, cli_hints):
     folder = HARNESS / "lm_eval" / "evalbars__fake-mid"
-    with pytest.raises(InputError, match=r"keep one, or pass `--runs newest` to use the newest$"):
+    with pytest.raises(
+        InputError,
+        match=r"keep one, or pass `--runs newest` to use the newest \(`--runs all` reads each "
+        r"as a run\)$",
+    ):
         read_source(folder)
     status = json_log(tmp_path, lambda d: d.update(status="cancelled"))
     with pytest.raises(InputError) as caught:
@@ -440,7 +444,7 @@ def test_read_words_the_remedy_as_a_flag_once_the_command_line_says_so(capsys, c
     status, out, err = read_cli(["read", str(folder)], capsys)
     assert (status, out) == (1, "")
     assert err.count("\n") == 1 and err.endswith(
-        "keep one, or pass `--runs newest` to use the newest\n"
+        "keep one, or pass `--runs newest` to use the newest (`--runs all` reads each as a run)\n"
     )
     assert "predictions entry" not in err
 

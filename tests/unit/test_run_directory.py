@@ -104,14 +104,14 @@ def test_a_report_records_its_stages_and_report_and_the_shipped_config_every_sta
     shipped = runner.recorded_run(tmp_path, [REPO / "config" / "config.yaml"])
     assert shipped == {
         "stages": ["data", "analysis", "replication", "ranks", "simulations", "claims"]
-        + ["leaderboard"],
+        + ["repeats", "leaderboard"],
         "report": "results/report.html",
     }
     # a config that leaves the key out takes the same (the schema's defaults)
     assert runner.recorded_run(tmp_path, config={"models": []}) == shipped
     report = api.report_config([LM_EVAL])["run"]
     assert report == {
-        "stages": ["data", "analysis", "ranks", "claims", "leaderboard"],
+        "stages": ["data", "analysis", "ranks", "claims", "repeats", "leaderboard"],
         "report": "report.html",
     }
     with_simulations = api.report_config([LM_EVAL], simulations=True)["run"]
@@ -132,7 +132,7 @@ def test_a_bad_run_key_is_refused_before_anything_is_written(tmp_path, capsys):
     assert capsys.readouterr().err.strip() == (
         'evalbars run: error: config key `run.stages[1]`: "simulation" is not allowed; allowed: '
         "one of 'data', 'analysis', 'replication', 'ranks', 'simulations', 'claims', "
-        "'leaderboard', 'battles'"
+        "'repeats', 'leaderboard', 'battles'"
     )
     assert not directory.exists()
 

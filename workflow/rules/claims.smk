@@ -28,6 +28,8 @@ rule claims_table:
     input:
         scores=rules.subsample.output.scores,
         checked=rules.claims_check.output.checked,
+        # the sample rows: read only for claims `at pass@K` and the runs reading
+        item_table=rules.subsample.output.item_table,
         code=package_code("claims_table"),
     output:
         **table_outputs(

@@ -38,6 +38,9 @@ except smk.ConfigError as exc:
 # Human labels of judge scores (a labels file, or a human column in a table of predictions): the
 # judge-corrected table is then one of the run's outputs.
 LABELLED = smk.labelled_run(config, PREDICTION_SOURCES)
+# Repeated samples of a question, and several runs of a model (from the sources' headers): the
+# repeats stage's tables are then among the run's outputs (workflow/rules/repeats.smk).
+SHAPE = smk.source_shape(config, PREDICTION_SOURCES)
 # The replication check compares with the paper, so it runs only on the paper's data.
 REPLICATION_APPLIES = smk.replication_applies(config)
 # Settings whose shipped values are the paper's (subsample.n: auto, the example claims), fitted
@@ -92,6 +95,17 @@ def judge_corrected_inputs(wildcards):
     if not LABELLED:
         return {}
     return {"judge_corrected": "results/tables/judge_corrected.parquet"}
+
+
+def repeats_landing_inputs(wildcards):
+    """The pass@k figure and the run-to-run table, for the report's first screen, where the
+    data have repeated samples or runs (SHAPE)."""
+    found = {}
+    if SHAPE.samples:
+        found["passk_png"] = "results/figures/passk_curve.png"
+    if SHAPE.runs:
+        found["run_variance"] = "results/tables/run_variance.parquet"
+    return found
 
 
 def package_code(rule):

@@ -3,6 +3,7 @@
 rule report_landing:
     input:
         unpack(judge_corrected_inputs),
+        unpack(repeats_landing_inputs),
         item_table=rules.subsample.output.item_table,
         claims=rules.claims_table.output.claims_parquet,
         checked=rules.claims_check.output.checked,
@@ -24,6 +25,7 @@ rule report_landing:
     localrule: True
     params:
         alpha=lookup(dpath="alpha", within=config),
+        score=lookup(dpath="score", within=config),
     message:
         "--- The report's first screen."
     script:

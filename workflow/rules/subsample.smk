@@ -23,6 +23,7 @@ rule subsample:
         n=CHOICES.subsample_size,
         seed=lookup(dpath="subsample/seed", within=config),
         question_set=lookup(dpath="question_set", within=config),
+        score=lookup(dpath="score", within=config),
     message:
         "--- Drawing the seeded category-stratified subsample."
     script:

@@ -54,6 +54,13 @@ from evalbars.api._read import (
     scores,
     stderr_audit,
 )
+from evalbars.api._repeats import (
+    pass_at_k_table,
+    passk_curve_table,
+    run_variance_table,
+    sampling_plan,
+    score_matrix,
+)
 from evalbars.api._report import REPORT_STAGES as REPORT_STAGES  # the stages of a report run
 from evalbars.api._report import ReportRun, report_config, write_report
 from evalbars.api._tables import (
@@ -93,4 +100,9 @@ __all__ = [
     "battles_table",
     "battle_claims",
     "battles_report_config",
+    "score_matrix",
+    "pass_at_k_table",
+    "passk_curve_table",
+    "run_variance_table",
+    "sampling_plan",
 ]

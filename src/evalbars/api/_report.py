@@ -15,6 +15,7 @@ from evalbars.data.readers import SourceOptions, battles_given
 from evalbars.errors import InputError
 from evalbars.jobs import battles as battle_jobs
 from evalbars.jobs import claims as claim_jobs
+from evalbars.jobs.data import chosen_scores
 from evalbars.workflow import runner, smk
 from evalbars.workflow import storage as run_storage
 from evalbars.workflow.location import snakefile
@@ -24,8 +25,9 @@ __all__ = ["REPORT_STAGES", "ReportRun", "report_config", "write_report"]
 
 #: The stages of :func:`write_report` (config ``run.stages``): every stage that reads the data
 #: (the replication check applies to the paper's data only; the simulation studies read none,
-#: and are added by ``simulations=True``).
-REPORT_STAGES = ("data", "analysis", "ranks", "claims", "leaderboard")
+#: and are added by ``simulations=True``; the repeats stage makes its tables only where the data
+#: have repeated samples or runs).
+REPORT_STAGES = ("data", "analysis", "ranks", "claims", "repeats", "leaderboard")
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,7 @@ def report_config(
     labels=None,
     storage: str | None = None,
     storage_endpoint_url: str | None = None,
+    score: str = "mean",
     **options,
 ) -> dict:
     """The workflow configuration :func:`write_report` runs, as a dict (its ``config.yaml``).
@@ -78,8 +81,9 @@ def report_config(
     (every question, ``subsample: all``; no paper replication), one job per stage
     (``jobs: per_stage``), the labels file, if any, as ``labels``, and what the run makes
     (``run``): the stages :data:`REPORT_STAGES` (and the simulation studies with
-    ``simulations``), the report at ``report.html`` in the run directory. Every other key
-    takes the schema's default (``workflow/schemas/config.schema.yaml``).
+    ``simulations``), the report at ``report.html`` in the run directory, and the item score
+    ``score`` where it is not the mean. Every other key takes the schema's default
+    (``workflow/schemas/config.schema.yaml``).
 
     Parameters
     ----------
@@ -95,6 +99,9 @@ def report_config(
         Human labels, as for :func:`read_items`.
     storage, storage_endpoint_url : str, optional
         The S3 bucket of the run's data and results, and its server (:func:`write_report`).
+    score : str, default "mean"
+        The item score every reading reads (config ``score``): ``mean``, ``pass@K``,
+        ``pass^K`` or ``maj@K`` (:func:`~evalbars.api.score_matrix`).
     **options
         Reader options, as for :func:`read_items`.
 
@@ -113,7 +120,7 @@ def report_config(
     >>> import evalbars.api as eb
     >>> config = eb.report_config("tests/data/harness/lm_eval", runs="newest", id_field="id")
     >>> config["jobs"], config["run"]["stages"], config["run"]["report"]
-    ('per_stage', ['data', 'analysis', 'ranks', 'claims', 'leaderboard'], 'report.html')
+    ('per_stage', ['data', 'analysis', 'ranks', 'claims', 'repeats', 'leaderboard'], 'report.html')
     >>> sorted(config["predictions"][0])
     ['id_field', 'path', 'runs']
     """
@@ -125,21 +132,29 @@ def report_config(
         if value is not None and value != getattr(defaults, key, None)
     }
     entries = [dict(path=str(Path(path).resolve()), **given) for path in _listed(paths)]
-    return {
-        "models": [],
-        "predictions": entries,
-        "missing_prediction": missing_prediction,
-        "question_set": "all",
-        "subsample": {"n": "all"},
-        "claims": list(claims),
-        # one job per stage: on the data of one report, start-ups are most of the work
-        "jobs": "per_stage",
-        "run": {
-            "stages": [*REPORT_STAGES, *(["simulations"] if simulations else [])],
-            "report": "report.html",
+    return (
+        {
+            "models": [],
+            "predictions": entries,
+            "missing_prediction": missing_prediction,
+            "question_set": "all",
+            "subsample": {"n": "all"},
+            "claims": list(claims),
+            # one job per stage: on the data of one report, start-ups are most of the work
+            "jobs": "per_stage",
+            "run": {
+                "stages": [*REPORT_STAGES, *(["simulations"] if simulations else [])],
+                "report": "report.html",
+            }
+            | (
+                {"storage": storage, "storage_endpoint_url": storage_endpoint_url}
+                if storage
+                else {}
+            ),
         }
-        | ({"storage": storage, "storage_endpoint_url": storage_endpoint_url} if storage else {}),
-    } | ({"labels": str(Path(labels).resolve())} if labels else {})
+        | ({"labels": str(Path(labels).resolve())} if labels else {})
+        | ({"score": score} if score != "mean" else {})
+    )
 
 
 def write_report(
@@ -156,6 +171,7 @@ def write_report(
     labels=None,
     storage: str | None = None,
     storage_endpoint_url: str | None = None,
+    score: str = "mean",
     **options,
 ) -> ReportRun:
     """Run the evalbars workflow on prediction files and write its HTML report.
@@ -204,6 +220,9 @@ def write_report(
         machine made stay in ``output`` (:mod:`evalbars.workflow.storage`).
     storage_endpoint_url : str, optional
         The URL of an S3 server other than AWS's, for ``storage``.
+    score : str, default "mean"
+        The item score every reading reads, as for :func:`report_config`; one the data's
+        samples cannot give (``pass@5`` of three samples) is refused before anything is written.
     **options
         Reader options, as for :func:`read_items`.
 
@@ -267,6 +286,7 @@ def write_report(
         labels=labels,
         storage=storage,
         storage_endpoint_url=storage_endpoint_url,
+        score=score,
         **options,
     )
     smk.source_files(config["predictions"])  # a name Snakemake cannot take, in one line
@@ -278,6 +298,9 @@ def write_report(
     claim_jobs.checked_claims(
         claim_jobs.model_accuracy(table), table["category"].unique(), claims=list(claims), notes=[]
     )
+    if score != "mean":  # a score the samples cannot give stops the run here, in one line
+        with quiet_warnings():
+            chosen_scores(table, score, "all")
     report = runner.run_workflow(
         directory,
         config=config,

@@ -16,6 +16,8 @@ from evalbars.defaults import ALPHA, DRAWS, LEVEL, POWER, SEED, SPLITS
 from evalbars.errors import InputError
 from evalbars.jobs import analysis, leaderboard, ranks
 from evalbars.jobs import claims as claim_jobs
+from evalbars.jobs.data import chosen_scores
+from evalbars.jobs.repeats import samples_of
 from evalbars.readings import gate
 from evalbars.stats import pairwise
 
@@ -490,6 +492,7 @@ def check_claims(
     power: float = POWER,
     replicates: int = DRAWS,
     seed: int = SEED,
+    score: str = "mean",
 ) -> pd.DataFrame:
     """Each ranking claim's verdict under every reading: supported, not supported, contradicted.
 
@@ -523,6 +526,11 @@ def check_claims(
         Bootstrap replicates of the rank reading.
     seed : int, default :data:`evalbars.defaults.SEED`
         Seed of the bootstrap and the Bayesian reading's draws.
+    score : str, default "mean"
+        The item score the readings read (config ``score``; :func:`~evalbars.api.score_matrix`): an item
+        table's ``pass@5`` claims are those of its pass@5 matrix. An item table also gives
+        claims written ``at pass@K``, and, where a model was read in two or more runs, the
+        ``runs`` reading (:mod:`evalbars.readings.claims.runs`).
 
     Returns
     -------
@@ -569,7 +577,7 @@ def check_claims(
     5      mixed       holm       0.010  supported
     6  bootstrap       none         NaN        n/a
     """
-    wide = scores(items)
+    wide = scores(items) if score == "mean" else chosen_scores(items, score, "all")
     answered = np.isfinite(wide.scores)
     accuracy = pd.Series(
         np.where(answered, wide.scores, 0.0).sum(axis=0) / answered.sum(axis=0), index=wide.models
@@ -580,6 +588,7 @@ def check_claims(
     table = claim_jobs.claims_table(
         wide,
         yaml.safe_load(checked.text),
+        items if isinstance(items, pd.DataFrame) else None,
         alpha=alpha,
         family=family,
         power=power,
@@ -603,6 +612,7 @@ def compare_models(
     sequential: bool = False,
     arrival=None,
     categories: str = "sampled",
+    score: str = "mean",
 ) -> gate.Comparison:
     """The release gate of ``evalbars compare``: whether the candidate is worse than the baseline.
 
@@ -641,6 +651,10 @@ def compare_models(
         readings decide (with 2 to 5 categories no clustered test can reject at 5%: the gate
         is then inconclusive). ``fixed``: they are the benchmark's own strata, and the paired
         reading of the questions decides, about these categories' questions.
+    score : str, default "mean"
+        The item score compared (config ``score``; :func:`~evalbars.api.score_matrix`). From an item table
+        with two or more runs of each model the summary also holds the reading with runs as a
+        random effect (``runs_*``, ``survives_rerun``, ``holds_in_every_run``).
 
     Returns
     -------
@@ -676,10 +690,11 @@ def compare_models(
     >>> gate.flips["flip"].value_counts().to_dict()
     {'fail->pass': 17, 'pass->fail': 6}
     """
-    wide = scores(items)
+    wide = scores(items) if score == "mean" else chosen_scores(items, score, "all")
     for name in (baseline, candidate):
         if name not in wide.models:
             raise InputError("compare", f"unknown model {name!r}; the data hold {wide.models}")
+    samples = samples_of(items) if isinstance(items, pd.DataFrame) and score == "mean" else None
     if arrival is None and isinstance(items, pd.DataFrame):
         arrival = items.loc[items["model"] == candidate, "question_id"].to_numpy()
     try:
@@ -695,6 +710,7 @@ def compare_models(
             sequential=sequential,
             arrival=arrival,
             categories=categories,
+            samples=samples,
         )
     except ValueError as exc:
         raise InputError("compare", str(exc)) from exc

@@ -48,7 +48,7 @@ DESCRIPTIONS = {
     "read": "A file must hold, per (model, question), one score: lm-evaluation-harness output "
     "(samples_<task>_<ts>.jsonl with the results_<ts>.json beside it), Inspect logs (.eval or "
     ".json), a long CSV/TSV/Parquet table with columns model, question_id and correct (0/1, "
-    "true/false or a fraction; empty = no prediction), optional category and epoch, or "
+    "true/false or a fraction; empty = no prediction), optional category, epoch (or sample) and run, or "
     "MMLU-Pro-style JSON records (question_id, category, answer, pred).",
     "claims": "ITEMS are files `evalbars read` reads (e.g. the workflow's "
     "data/subsample/items.parquet). Give claims with --claim or --claims-file.",

@@ -11,6 +11,7 @@ it). What a command does once its arguments are parsed is in :mod:`evalbars.cli.
 from __future__ import annotations
 
 import argparse
+import re
 
 from evalbars.cli.choices import (
     ADJUSTMENTS,
@@ -19,6 +20,8 @@ from evalbars.cli.choices import (
     FORMATS,
     MISSING_POLICIES,
     PROCEDURES,
+    RUN_POLICIES,
+    SCORE_SPELLING,
     SE_UNITS,
     TESTS,
     TIE_MODELS,
@@ -170,9 +173,10 @@ def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--runs",
-        choices=["only", "newest"],
+        choices=RUN_POLICIES,
         default="only",
-        help="two runs of one model and task: refuse them (only, default) or keep the newest",
+        help="two runs of one model and task: refuse them (only, default), keep the newest, or "
+        "keep all (each a run: run-to-run noise; two files of one model are two runs)",
     )
     group.add_argument("--scorer", help="Inspect: the scorer to read (default: the only one)")
     group.add_argument(
@@ -193,6 +197,37 @@ def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
         default="wrong",
         help="what a missing prediction counts as (default: wrong)",
     )
+
+
+SCORE_HELP = (
+    "the item score every reading reads, from each question's samples pooled over runs: mean "
+    "(default), pass@K (one of K samples right), pass^K (all K right) or maj@K (a majority of K, "
+    "K odd); questions with fewer than K samples are left out"
+)
+
+
+def score_type(text: str) -> str:
+    """An item score as ``--score`` takes it (the config key ``score``): ``mean``, ``pass@K``,
+    ``pass^K`` or ``maj@K`` (``majority@K`` the same), written canonically.
+
+    >>> score_type("Pass@5"), score_type("majority@3")
+    ('pass@5', 'maj@3')
+    """
+    spelled = text.strip().lower()
+    if not re.fullmatch(SCORE_SPELLING, spelled):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an item score: use mean, pass@K, pass^K or maj@K (K a positive "
+            "whole number, odd for maj@K)"
+        )
+    spelled = spelled.replace("majority@", "maj@")
+    if spelled.startswith("maj@") and int(spelled[4:]) % 2 == 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: maj@K needs an odd K (no ties)")
+    return spelled
+
+
+def add_score_argument(parser: argparse.ArgumentParser) -> None:
+    """``--score``: the item score of every reading (the config key ``score``)."""
+    parser.add_argument("--score", type=score_type, default="mean", help=SCORE_HELP)
 
 
 PATHS_HELP = (
@@ -218,6 +253,7 @@ the data, and a close spelling is suggested when a name is unknown):
   "|A - B| < d"      A and B within d points (equivalence, two one-sided tests)
   "best: A"          A beats every other analysed model
   "top k: A"         A is among the best k
+  "... at pass@K"    any of the above on pass@K of the samples (pass^K, maj@K too)
   "... in CATEGORY"  any of the above on that category's questions
 on pairwise battles (model_a, model_b, winner) margins are Elo points, e.g. "A > B + 50"."""
 
@@ -263,6 +299,7 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_reader_arguments(parser)
     add_battle_arguments(parser)
+    add_score_argument(parser)
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -312,6 +349,7 @@ def add_example_arguments(parser: argparse.ArgumentParser) -> None:
 def add_read_arguments(parser: argparse.ArgumentParser) -> None:
     add_paths(parser)
     add_reader_arguments(parser)
+    add_score_argument(parser)
     parser.add_argument(
         "-o",
         "--output",
@@ -345,6 +383,7 @@ def add_claims_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
     add_reader_arguments(parser)
     add_battle_arguments(parser)
+    add_score_argument(parser)
 
 
 def add_ranks_arguments(parser: argparse.ArgumentParser) -> None:
@@ -448,6 +487,7 @@ def add_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
     add_reader_arguments(parser)
     add_battle_arguments(parser)
+    add_score_argument(parser)
 
 
 COMPARE_EPILOG = """exit status:
@@ -512,6 +552,7 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
         "the candidate's source lists them (valid at every look while questions are appended)",
     )
     add_reader_arguments(parser)
+    add_score_argument(parser)
 
 
 def add_labels_arguments(parser: argparse.ArgumentParser) -> None:

@@ -19,6 +19,8 @@ __all__ = [
     "SE_UNITS",
     "TIE_MODELS",
     "CLUSTERINGS",
+    "RUN_POLICIES",
+    "SCORE_SPELLING",
 ]
 
 #: ``--input-format``: :data:`evalbars.data.readers.FORMATS`, the readers' registry.
@@ -43,6 +45,11 @@ ADJUSTMENTS = ("holm", "bonferroni", "bh")
 PROCEDURES = ("none", "bonferroni", "holm")
 #: ``plan --test``: :data:`evalbars.stats.planning.sample_size.TESTS`.
 TESTS = ("wald", "mcnemar")
+#: ``--runs``: :data:`evalbars.data.readers.common.RUN_POLICIES`.
+RUN_POLICIES = ("only", "newest", "all")
+#: ``--score``: the spellings :func:`evalbars.stats.repeats.pass_at_k.parse_item_score` reads
+#: (and the config schema's ``score`` pattern).
+SCORE_SPELLING = r"^(mean|(pass@|pass\^|maj@|majority@)[1-9][0-9]*)$"
 #: ``ranks --se-units``: :data:`evalbars.readings.ranks.leaderboard.SE_UNITS`.
 SE_UNITS = ("auto", "points", "proportion")
 #: ``--ties`` (battles): :data:`evalbars.stats.bradley_terry.TIE_MODELS`.

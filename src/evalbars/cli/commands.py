@@ -13,6 +13,7 @@ import os
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from evalbars import api
@@ -104,10 +105,18 @@ def run_read(args: argparse.Namespace) -> int:
         output = _check_items_output(args.output)
     reading = {"missing_prediction": args.missing_prediction, "labels": args.labels}
     summary = api.read_preview(args.paths, **reading, **options)
-    if args.output:
+    if args.output or args.score != "mean":
         items = api.read_items(args.paths, **reading, **options)
+    if args.output:
         _write_items(items, output)
-    sys.stdout.write(to_markdown(summary, formats={"accuracy": ".4f"}))
+    formats = {"accuracy": ".4f", "disagreeing_share": ".2f"}
+    if args.score != "mean":  # each model's mean item score over the questions that have one
+        wide = api.score_matrix(items, args.score)
+        means = pd.Series(np.nanmean(wide.scores, axis=0), index=wide.models)
+        column = summary.columns.get_loc("accuracy") + 1
+        summary.insert(column, args.score, means.reindex(summary["model"]).to_numpy())
+        formats[args.score] = ".4f"
+    sys.stdout.write(to_markdown(summary, formats=formats))
     if args.audit_stderr:
         audit = api.stderr_audit(args.paths, **options)
         shown = audit[_AUDIT_SHOWN]
@@ -146,6 +155,12 @@ def load_items(paths, args: argparse.Namespace, needs: str = "claims compare mod
     return items
 
 
+def _scored(items, args: argparse.Namespace):
+    """The item table as the readings read it: itself for ``--score mean``, else the matrix of
+    the chosen item score (:func:`evalbars.api.score_matrix`)."""
+    return items if args.score == "mean" else api.score_matrix(items, args.score)
+
+
 def run_claims(args: argparse.Namespace) -> int:
     texts = claim_texts(args)
     if not texts:
@@ -156,6 +171,7 @@ def run_claims(args: argparse.Namespace) -> int:
     table = api.check_claims(
         load_items(args.items, args),
         texts,
+        score=args.score,
         alpha=args.alpha,
         family=args.family,
         adjust=args.adjust,
@@ -239,7 +255,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     battles_cli.refuse_battle_options(args)
     items = load_items(args.items, args, needs="a leaderboard ranks 2 or more models")
     table = api.leaderboard_table(
-        items,
+        _scored(items, args),
         alpha=args.alpha,
         power=args.power,
         splits=args.splits,
@@ -353,6 +369,7 @@ def run_compare(args: argparse.Namespace) -> int:
             items.astype({"model": str}),
             baseline,
             candidate,
+            score=args.score,
             margin=args.margin / 100,
             better_by=args.better_by / 100,
             alpha=args.alpha,

@@ -81,6 +81,7 @@ def run_report(args: argparse.Namespace) -> int:
                 labels=args.labels,
                 storage=storage,
                 storage_endpoint_url=args.storage_endpoint_url,
+                score=args.score,
                 **reader_options(args),
             )
     except EvalbarsError as exc:  # main prints the reason; a held line that says it goes

@@ -1,8 +1,15 @@
-"""The canonical item table: one row per (model, question), scored under one policy.
+"""The canonical item table: one row per (model, question, run, sample), scored under one policy.
 
 :func:`build_item_table` joins the raw rows of every source (:mod:`evalbars.data.readers`),
-checks them against each other (one source per model, one category per
-question) and scores missing predictions. Columns: :data:`ITEM_COLUMNS`.
+checks them against each other (one source per model unless the sources are runs, one category
+per question) and scores missing predictions. Columns: :data:`ITEM_COLUMNS`.
+
+**Samples and runs.** A question sampled several times (lm-eval ``repeats``, Inspect
+``epochs``, lighteval's ``n`` samples, a table's ``epoch`` or ``sample`` column) has one row per
+sample, numbered by ``epoch`` within its run; a model evaluated more than once has one ``run``
+label per invocation. Two sources of one model are two runs when their entries read runs
+(``runs: all``): each keeps its own run labels (a source that gives none is labelled by its
+file's name), and a label two sources share is refused.
 
 A **missing prediction** is a row whose source gives no prediction: ``pred`` null
 in MMLU-Pro-style JSON (upstream's answer extractor failed), an empty
@@ -17,7 +24,8 @@ What is fatal and what is filled
 --------------------------------
 Fatal (:class:`~evalbars.errors.InputError`): a question whose category differs
 between models or files (saying so when the two names differ only in case or
-surrounding whitespace); a model that appears in two sources; a model with no
+surrounding whitespace); a model that appears in two sources (unless both read
+``runs: all``: then they are two runs); a model with no
 score at all (every row a missing prediction, which would be analysed as 0%).
 Fatal too: model names that differ only in case or surrounding whitespace (``'alpha'``
 and ``'alpha '`` would be analysed as two models that print alike). Warned: categories that
@@ -38,10 +46,13 @@ from pandas.api.types import union_categoricals
 
 from evalbars.data.codes import as_category, factorize_sorted, first_rows
 from evalbars.data.readers.common import (
+    DEFAULT_RUN,
     LABEL_COLUMN,
     RAW_COLUMNS,
+    RUNS_ALL,
     TEXT_COLUMNS,
     check_spellings,
+    option_hint,
     spelling_difference,
 )
 from evalbars.errors import ConfigError, InputError, plain
@@ -58,6 +69,7 @@ __all__ = [
     "rescore",
     "missing_prediction_counts",
     "read_summary",
+    "sample_summary",
     "near_duplicates",
     "near_duplicate_pair",
     "write_item_table",
@@ -65,8 +77,10 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: Columns of the canonical item table, one row per (model, question, epoch). ``epoch`` numbers
-#: repeated samples of a question (1 where there is one); ``correct`` is the score (int8 0/1, or
+#: Columns of the canonical item table, one row per (model, question, run, epoch). ``run`` labels
+#: the invocation of the harness a row comes from (text; ``"1"`` where a model has one run),
+#: ``epoch`` numbers repeated samples of a question
+#: within its run (1 where there is one); ``correct`` is the score (int8 0/1, or
 #: float where a source gives partial credit); ``n_options`` (how many answer options the
 #: question has) is kept so that missing predictions can be re-scored as random guesses later;
 #: ``missing_prediction`` says which rows had no prediction (whatever they now score). Where a
@@ -75,6 +89,7 @@ log = logging.getLogger(__name__)
 ITEM_COLUMNS = [
     "model",
     "question_id",
+    "run",
     "epoch",
     "category",
     "src",
@@ -124,12 +139,9 @@ def apply_missing_policy(frame: pd.DataFrame, policy: str, seed: int) -> pd.Data
     else:
         rng = np.random.default_rng(seed)
         rows = np.flatnonzero(missing)
-        # Guesses follow (model, question, epoch) order, whatever order the sources' rows are in.
-        key = (
-            ["model", "question_id", "epoch"]
-            if "epoch" in frame.columns
-            else ["model", "question_id"]
-        )
+        # Guesses follow (model, question, run, epoch) order, whatever order the sources' rows
+        # are in (one run: the (model, question, epoch) order).
+        key = ["model", "question_id"] + [c for c in ("run", "epoch") if c in frame.columns]
         rows = rows[row_order(frame.iloc[rows], key)]
         n_options = frame["n_options"].to_numpy(dtype=float)[rows]
         # A guess is right with probability 1/n_options; draw all guesses at once.
@@ -299,17 +311,22 @@ def join_sources(frames) -> pd.DataFrame:
     if not frames:
         raise ValueError("no prediction sources were given")
     seen: dict[str, str] = {}
+    as_runs: dict[str, bool] = {}
     check_spellings(frames)  # two spellings of one name, NFC-normalised alike by the readers
+    frames = _label_runs(frames)
     for frame in frames:
         _check_some_scores(frame)
         source = frame["source_path"].iloc[0]
+        runs_all = bool(frame.attrs.get(RUNS_ALL))
         for model in frame["model"].dropna().unique():
-            if model in seen:
+            if model in seen and not (runs_all and as_runs[model]):
                 raise InputError(
                     source,
-                    f"model {model!r} also comes from {seen[model]}; each model needs one source",
+                    f"model {model!r} also comes from {seen[model]}; each model needs one source "
+                    f"({option_hint('runs', 'all', entry=False)} to read each as a run)",
                 )
-            seen[model] = source
+            seen.setdefault(model, source)
+            as_runs[model] = as_runs.get(model, True) and runs_all
     pair = near_duplicate_pair(seen)
     if pair is not None:
         # Two spellings of one name would be analysed as two models that print alike.
@@ -337,6 +354,45 @@ def join_sources(frames) -> pd.DataFrame:
     combined = _check_categories(combined)
     combined["missing_prediction"] = combined["correct"].isna()
     return combined
+
+
+def _label_runs(frames: list) -> list:
+    """Frames whose models another frame also holds, as runs: those whose entries read every
+    run (``runs: all``) keep their run labels, or take their file's name where the source gave
+    none; a run label two frames give one model is refused. Frames of other models are
+    returned as they are."""
+    owners: dict = {}
+    for position, frame in enumerate(frames):
+        for model in frame["model"].dropna().unique():
+            owners.setdefault(model, []).append(position)
+    shared = {p for places in owners.values() if len(places) > 1 for p in places}
+    if not shared or not all(frames[p].attrs.get(RUNS_ALL) for p in shared):
+        return frames  # one source per model, or a refusal join_sources words
+    frames = list(frames)
+    for position in sorted(shared):
+        frame = frames[position]
+        if set(frame["run"].cat.categories) == {DEFAULT_RUN}:
+            relabelled = frame.copy(deep=False)
+            name = str(frame["source_file"].iloc[0])
+            relabelled["run"] = pd.Categorical.from_codes(
+                np.zeros(len(frame), dtype=np.int8), categories=[name]
+            )
+            relabelled.attrs.update(frame.attrs)
+            frames[position] = relabelled
+    for model, places in owners.items():
+        labels: dict = {}
+        for position in places:
+            frame = frames[position]
+            runs = frame.loc[frame["model"] == model, "run"].astype(str).unique()
+            for run in runs:
+                if run in labels:
+                    raise InputError(
+                        frame["source_path"].iloc[0],
+                        f"model {model!r} has run {run!r} here and in {labels[run]}: two runs "
+                        "need two labels (a run column, or a file per run)",
+                    )
+                labels[run] = frame["source_path"].iloc[0]
+    return frames
 
 
 def score_sources(combined: pd.DataFrame, policy: str = "wrong", seed: int = 0) -> pd.DataFrame:
@@ -463,26 +519,96 @@ def rescore(items: pd.DataFrame, policy: str, seed: int) -> pd.DataFrame:
     return scored[list(items.columns)].reset_index(drop=True)
 
 
+def sample_summary(items: pd.DataFrame) -> pd.DataFrame:
+    """Per model: its runs, the samples of its questions (over every run) and how many
+    questions' samples disagree.
+
+    Parameters
+    ----------
+    items : DataFrame
+        An item table (:data:`ITEM_COLUMNS`; without ``run``, one run).
+
+    Returns
+    -------
+    DataFrame
+        ``model, runs, fewest_samples, most_samples, repeated_questions, disagreeing,
+        disagreeing_share``, one row per model in sorted order: ``runs`` the run labels,
+        ``fewest_samples``/``most_samples`` the fewest and most samples of one question
+        (pooled over runs), ``repeated_questions`` the questions with two or more samples and
+        ``disagreeing`` those whose samples do not all score alike (NaN scores left out),
+        ``disagreeing_share`` their share of the repeated questions (NaN when none is).
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"model": "m", "question_id": ["a", "a", "b", "b", "c"],
+    ...                      "run": ["1", "2", "1", "2", "1"], "correct": [1, 0, 1, 1, 0]})
+    >>> sample_summary(rows)[["runs", "fewest_samples", "most_samples", "disagreeing_share"]]
+       runs  fewest_samples  most_samples  disagreeing_share
+    0     2               1             2                0.5
+    """
+    runs = items["run"] if "run" in items.columns else pd.Series(DEFAULT_RUN, index=items.index)
+    frame = pd.DataFrame(
+        {
+            "model": items["model"].astype(str).to_numpy(),
+            "question_id": items["question_id"].to_numpy(),
+            "correct": items["correct"].to_numpy(dtype=float, na_value=np.nan),
+        }
+    )
+    cells = frame.groupby(["model", "question_id"], sort=False)["correct"].agg(
+        ["size", "min", "max"]
+    )
+    cells = cells.reset_index()
+    repeated = cells["size"] >= 2
+    cells = cells.assign(repeated=repeated, disagreeing=repeated & (cells["min"] != cells["max"]))
+    per_model = cells.groupby("model", sort=True).agg(
+        fewest_samples=("size", "min"),
+        most_samples=("size", "max"),
+        repeated_questions=("repeated", "sum"),
+        disagreeing=("disagreeing", "sum"),
+    )
+    per_model.insert(0, "runs", runs.astype(str).groupby(frame["model"].to_numpy()).nunique())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = per_model["disagreeing"] / per_model["repeated_questions"].where(
+            per_model["repeated_questions"] > 0
+        )
+    per_model["disagreeing_share"] = share.astype(float)
+    table = per_model.rename_axis("model").reset_index()
+    integers = ["runs", "fewest_samples", "most_samples", "repeated_questions", "disagreeing"]
+    return table.astype(dict.fromkeys(integers, "int64"))
+
+
 def read_summary(raw_frames, items: pd.DataFrame) -> pd.DataFrame:
     """What was read, per model: the table ``evalbars read`` prints before a workflow run.
 
     Returns
     -------
     DataFrame
-        ``model, questions, categories, epochs, samples, missing_predictions,
-        errored_samples, accuracy, sources``: ``epochs`` the largest number of
-        samples of one question, ``accuracy`` the mean score over the model's
-        samples in ``items`` (missing predictions scored by its policy), ``sources``
+        ``model, questions, categories, runs, samples_per_question, samples,
+        disagreeing_share, missing_predictions, errored_samples, accuracy, sources``:
+        ``runs`` the runs read (:func:`sample_summary`), ``samples_per_question`` the fewest
+        and most samples of one question over every run (``"3"``, or ``"3-6"``),
+        ``disagreeing_share`` the share of questions with several samples whose samples
+        disagree (NaN when no question has two), ``accuracy`` the mean score over the
+        model's samples in ``items`` (missing predictions scored by its policy), ``sources``
         the files the rows came from.
     """
-    missing = missing_prediction_counts(raw_frames).set_index("model")
-    grouped = items.groupby("model")
+    counted = missing_prediction_counts(raw_frames)
+    # A model read as several runs from several sources has a row per source: add them up.
+    missing = counted.groupby("model")[["missing_predictions", "errored_samples"]].sum()
+    samples = sample_summary(items).set_index("model")
+    grouped = items.assign(model=items["model"].astype(str)).groupby("model")
+    spread = [
+        f"{low}" if low == high else f"{low}-{high}"
+        for low, high in zip(samples["fewest_samples"], samples["most_samples"], strict=True)
+    ]
     table = pd.DataFrame(
         {
             "questions": grouped["question_id"].nunique(),
             "categories": grouped["category"].nunique(),
-            "epochs": grouped["epoch"].max(),
+            "runs": samples["runs"],
+            "samples_per_question": pd.Series(spread, index=samples.index),
             "samples": grouped.size(),
+            "disagreeing_share": samples["disagreeing_share"],
             "missing_predictions": missing["missing_predictions"],
             "errored_samples": missing["errored_samples"],
             "accuracy": grouped["correct"].mean(),

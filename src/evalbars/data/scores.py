@@ -60,6 +60,12 @@ class WideScores:
         Mean human label of each cell's labelled samples where a person labelled the
         model's answer (:mod:`evalbars.data.labels`), NaN elsewhere; None without labels.
         ``scores`` are then a judge's scores and the judge-corrected readings use both.
+    score : str
+        The item score a cell holds: ``"mean"`` (the mean of its samples, default), or an
+        item score over k of its samples such as ``"pass@5"``, ``"pass^3"`` or ``"maj@5"``
+        (:mod:`evalbars.stats.repeats.pass_at_k`), one number per cell (``samples`` and
+        ``within_ss`` are then None). The readings that need one 0/1 sample per cell do not
+        apply to such scores (:func:`evalbars.stats.pairwise.exact_readings_reasons`).
 
     Notes
     -----
@@ -77,6 +83,13 @@ class WideScores:
     samples: np.ndarray | None = None
     within_ss: np.ndarray | None = None
     human: np.ndarray | None = None
+    score: str = "mean"
+
+    @property
+    def item_score(self) -> str | None:
+        """The item score's name when the cells hold one other than the mean (``"pass@5"``),
+        else None."""
+        return None if self.score == "mean" else self.score
 
     @property
     def has_labels(self) -> bool:
@@ -292,7 +305,8 @@ def write_wide_scores(wide: WideScores, path) -> None:
     0/1 scores are stored as int8 (-1 where there is no score): 95 MB for 4,500 models x
     21,000 questions, against 760 MB as float64. Partial credit is stored as float64;
     ``samples`` and ``within_ss`` only where some cell has repeated samples. Labels are
-    stored as NumPy text arrays, so reading needs no pickle. :func:`read_wide_scores` gives
+    stored as NumPy text arrays, so reading needs no pickle; an item score other than the mean
+    (``wide.score``) is stored by name. :func:`read_wide_scores` gives
     back a :class:`WideScores` equal to ``wide`` value for value.
     """
     scores = np.asarray(wide.scores)
@@ -311,6 +325,8 @@ def write_wide_scores(wide: WideScores, path) -> None:
         arrays["within_ss"] = wide.within_squares
     if wide.human is not None:
         arrays["human"] = np.asarray(wide.human, dtype=float)
+    if wide.score != "mean":
+        arrays["score"] = np.asarray(wide.score, dtype=str)
     with open(path, "wb") as handle:
         np.savez(handle, **arrays)
 
@@ -347,6 +363,7 @@ def read_wide_scores(path, models=None) -> WideScores:
                 samples=stored["samples"] if "samples" in stored else None,
                 within_ss=stored["within_ss"] if "within_ss" in stored else None,
                 human=stored["human"] if "human" in stored else None,
+                score=str(stored["score"]) if "score" in stored else "mean",
             )
         if models is None:
             return wide

@@ -7,14 +7,23 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pyarrow.parquet as pq
 
 from evalbars import tables
 from evalbars.data.scores import WideScores, read_wide_scores
-from evalbars.jobs.inputs import parquet, read_json, reads
+from evalbars.jobs.data import chosen_scores
+from evalbars.jobs.inputs import file_name, parquet, read_json, reads
 from evalbars.jobs.outputs import Table, Text
+from evalbars.jobs.repeats import SAMPLE_COLUMNS, samples_of
 from evalbars.readings import claims as claims_readings
 from evalbars.readings import planner
-from evalbars.readings.claims.parsing import check_claims, claim_config_error, unshared_error
+from evalbars.readings.claims.parsing import (
+    check_claims,
+    claim_config_error,
+    parse_claims,
+    unshared_error,
+)
+from evalbars.readings.claims.runs import has_runs, runs_rows, with_runs_rows
 from evalbars.render import landing
 
 __all__ = [
@@ -79,10 +88,11 @@ def model_accuracy(items: pd.DataFrame) -> pd.Series:
     return items.groupby("model", observed=True)["correct"].mean()
 
 
-@reads(scores=read_wide_scores, checked=read_json)
+@reads(scores=read_wide_scores, checked=read_json, item_table=file_name)
 def claims_table(
     scores: WideScores,
     checked: dict,
+    item_table=None,
     *,
     alpha: float,
     family: str,
@@ -92,8 +102,12 @@ def claims_table(
     adjust: str = "holm",
 ) -> dict:
     """``claims_table``: each claim's verdict under every reading (``claims``), of the claims
-    ``checked`` (what ``claims_check`` wrote)."""
+    ``checked`` (what ``claims_check`` wrote). ``item_table``, the sample rows (a Parquet
+    file or a frame), is read only where it adds something: a claim ``at pass@K`` is read on
+    that item score's matrix, and with a model read in two or more runs each claim gains the
+    ``runs`` reading (:mod:`evalbars.readings.claims.runs`)."""
     try:
+        samples, matrices = _claim_samples(item_table, checked["claims"], scores.models)
         table = claims_readings.evaluate_claims(
             scores,
             checked["claims"],
@@ -103,7 +117,19 @@ def claims_table(
             replicates=replicates,
             seed=seed,
             adjust=adjust,
+            score_matrices=matrices,
         )
+        if has_runs(samples):
+            categories = sorted(set(scores.categories.tolist()))
+            rows = runs_rows(
+                checked["claims"],
+                samples,
+                scores.models,
+                categories,
+                alpha=alpha,
+                score=scores.score,
+            )
+            table = with_runs_rows(table, rows)
     except claims_readings.ClaimError as exc:
         raise claim_config_error(exc) from exc
     markdown = claims_readings.claims_markdown(table, alpha, family)
@@ -118,6 +144,28 @@ def claims_table(
         shown, caption=claims_readings.claims_headline(table), label="tab:claims"
     )
     return {"claims": Table(table, markdown=markdown, latex=latex)}
+
+
+def _claim_samples(item_table, claims: list, models) -> tuple:
+    """``(samples, score matrices)`` the claims need from the sample rows: the rows where a
+    model has two or more runs (else None), and the matrix of each item score a claim names
+    (:func:`evalbars.jobs.data.chosen_scores`). The file is opened only as far as needed."""
+    if item_table is None or not claims:
+        return None, {}
+    scores_named = {c.score for c in parse_claims(claims) if c.score is not None}
+    if isinstance(item_table, pd.DataFrame):
+        frame = item_table
+    else:
+        names = pq.read_schema(item_table).names
+        runs = pd.read_parquet(item_table, columns=["model", "run"]) if "run" in names else None
+        if not scores_named and not has_runs(runs):
+            return None, {}
+        frame = pd.read_parquet(item_table, columns=[c for c in SAMPLE_COLUMNS if c in names])
+    samples = samples_of(frame)
+    matrices = {
+        score: chosen_scores(frame, score, "all").columns(list(models)) for score in scores_named
+    }
+    return (samples if has_runs(samples) else None), matrices
 
 
 @reads(item_table=parquet(), checked=read_json)

@@ -14,6 +14,7 @@ import logging
 import shutil
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from evalbars import __version__
@@ -39,6 +40,7 @@ from evalbars.data.question_coverage import (
     presence,
 )
 from evalbars.data.readers import SourceOptions, read_source
+from evalbars.data.readers.common import LABEL_COLUMN
 from evalbars.data.sampling import (
     check_design,
     design_notes,
@@ -46,8 +48,9 @@ from evalbars.data.sampling import (
     no_shared_question,
     stratified_subsample,
 )
-from evalbars.data.scores import WideScores, score_columns, wide_scores, write_wide_scores
+from evalbars.data.scores import WideScores, score_columns, write_wide_scores
 from evalbars.defaults import MISSING_SEED
+from evalbars.errors import ConfigError
 from evalbars.jobs.inputs import file_name, parquet, reads
 from evalbars.jobs.outputs import Table, Text
 from evalbars.readings.stderr_audit import (
@@ -56,12 +59,14 @@ from evalbars.readings.stderr_audit import (
     audit_stderr,
     published_stderr,
 )
+from evalbars.stats.repeats.score_matrix import score_matrix
 
 __all__ = [
     "ItemTable",
     "DrawnItems",
     "ScoreMatrix",
     "read_raw",
+    "chosen_scores",
     "items",
     "items_from_raw",
     "labelled",
@@ -112,6 +117,51 @@ class ScoreMatrix:
 
     def write(self, path) -> None:
         write_wide_scores(self.wide, path)
+
+
+def chosen_scores(
+    items: pd.DataFrame, score: str = "mean", question_set: str = "all"
+) -> WideScores:
+    """The score matrix of the item score ``score`` (``score:``, ``--score``) of an item table.
+
+    ``mean`` is :func:`evalbars.data.scores.wide_scores`, as it always was. ``pass@K``,
+    ``pass^K`` and ``maj@K`` are computed over each (model, question)'s samples pooled over
+    its runs (:func:`evalbars.stats.repeats.score_matrix.score_matrix`); a cell with fewer
+    than K samples is left out, said on the console with the count and the first of them,
+    and with ``question_set: shared`` its question is left out for every model (the models
+    are compared on the same questions). Bad choices are one line
+    (:class:`evalbars.errors.ConfigError`): an unknown score, K beyond every cell's samples,
+    scores that are not 0/1, or human labels (their corrected readings are of the mean).
+    """
+    if score != "mean" and LABEL_COLUMN in items.columns and items[LABEL_COLUMN].notna().any():
+        raise ConfigError(
+            f"score: {score} with human labels: the judge-corrected readings are of the mean "
+            "score; use score: mean"
+        )
+    try:
+        chosen = score_matrix(items, score)
+    except ValueError as error:
+        raise ConfigError(f"score: {error}") from None
+    wide = chosen.wide
+    message = chosen.short_message()
+    if message:
+        log.warning("%s", message)
+        if question_set == "shared":
+            complete = np.isfinite(wide.scores).all(axis=1)
+            log.warning(
+                "question_set: shared: %d question(s) left out for every model, %d kept",
+                int((~complete).sum()),
+                int(complete.sum()),
+            )
+            wide = wide.rows(complete)
+    answered = np.isfinite(wide.scores).any(axis=0)
+    if score != "mean" and wide.scores.size and not answered.all():
+        empty = [m for m, kept in zip(wide.models, answered, strict=True) if not kept]
+        raise ConfigError(
+            f"score: {wide.score} leaves model(s) {', '.join(empty)} no question with "
+            f"{chosen.k} samples; choose a smaller k or read more samples"
+        )
+    return wide
 
 
 def read_raw(archives=None, sources=()) -> list[pd.DataFrame]:
@@ -266,9 +316,10 @@ def harness_stderr(item_table: pd.DataFrame, sources) -> dict:
 
 
 @reads(item_table=file_name)
-def subsample(item_table: str, *, n, seed: int, question_set: str) -> dict:
+def subsample(item_table: str, *, n, seed: int, question_set: str, score: str = "mean") -> dict:
     """``subsample``: the seeded category-stratified subsample of the item table in
-    the file ``item_table``, and its score matrix.
+    the file ``item_table``, and its score matrix of the item score ``score``
+    (:func:`chosen_scores`).
 
     Returns
     -------
@@ -279,7 +330,7 @@ def subsample(item_table: str, *, n, seed: int, question_set: str) -> dict:
     # The draw needs only the score columns; the whole table is read only if questions drop out.
     scores = pd.read_parquet(item_table, columns=score_columns(item_table))
     drawn = stratified_subsample(scores, n, seed, question_set)
-    wide = wide_scores(drawn.items)
+    wide = chosen_scores(drawn.items, score, question_set)
     manifest = {
         "n": n,
         "seed": seed,
@@ -288,7 +339,9 @@ def subsample(item_table: str, *, n, seed: int, question_set: str) -> dict:
         "models": wide.models,  # sorted names
         "not_eligible": drawn.n_dropped,
         "evalbars_version": __version__,
-    }
+    } | (
+        {"score": wide.score, "scored_questions": len(wide.question_ids)} if score != "mean" else {}
+    )
     return {
         "item_table": DrawnItems(
             str(item_table), drawn.questions, every_question=len(drawn.items) == len(scores)

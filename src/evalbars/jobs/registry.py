@@ -62,6 +62,12 @@ JOBS: dict[str, str] = {
     "claims_figure": "evalbars.jobs.figures.claims",
     "category_pairwise": "evalbars.jobs.figures.claims",
     "plan_table": "evalbars.jobs.claims",
+    # repeats.smk
+    "repeats_pass_at_k": "evalbars.jobs.repeats",
+    "repeats_passk_curve": "evalbars.jobs.repeats",
+    "repeats_passk_figure": "evalbars.jobs.figures.repeats",
+    "repeats_sampling_plan": "evalbars.jobs.repeats",
+    "repeats_run_variance": "evalbars.jobs.repeats",
     # leaderboard.smk
     "leaderboard_table": "evalbars.jobs.leaderboard",
     "leaderboard_figure": "evalbars.jobs.figures.leaderboard",

@@ -13,7 +13,7 @@ __all__ = ["report_landing"]
 
 
 @reads(
-    item_table=parquet(columns=["model", "question_id", "category"]),
+    item_table=parquet(columns=["model", "question_id", "category", "run"]),
     models=parquet(),
     checked=read_json,
     claims=parquet(),
@@ -22,6 +22,8 @@ __all__ = ["report_landing"]
     pairwise=parquet(),
     ranks=parquet(),
     judge_corrected=parquet(),
+    passk_png=read_bytes,
+    run_variance=parquet(),
 )
 def report_landing(
     item_table: pd.DataFrame,
@@ -35,6 +37,9 @@ def report_landing(
     ranks: pd.DataFrame,
     alpha: float,
     judge_corrected: pd.DataFrame | None = None,
+    score: str = "mean",
+    passk_png: bytes | None = None,
+    run_variance: pd.DataFrame | None = None,
 ) -> dict:
     """``report_landing``: the first screen of ``report.html`` (``landing``, an HTML fragment).
 
@@ -43,7 +48,10 @@ def report_landing(
     model named ``NA`` keeps its name). The notes say what was fitted to the data
     (``checked``) and what the shape of the data leaves out
     (:func:`evalbars.data.sampling.design_notes`). ``judge_corrected`` is the judge-versus-
-    corrected table where the scores are a judge's with human labels.
+    corrected table where the scores are a judge's with human labels. Where the data have
+    repeated samples or runs, one line says how many
+    (:func:`evalbars.render.landing.samples_sentence`, with the item score ``score``), and the
+    pass@k figure ``passk_png`` and the run-to-run table ``run_variance`` are shown.
     """
     page = landing_page.landing_html(
         models_text=landing_page.models_sentence(
@@ -62,5 +70,8 @@ def report_landing(
         models_table=models,
         alpha=alpha,
         judge_corrected=judge_corrected,
+        samples_text=landing_page.samples_sentence(item_table, score),
+        passk_png=passk_png,
+        run_variance=run_variance,
     )
     return {"landing": Text(page)}

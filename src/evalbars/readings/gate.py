@@ -105,6 +105,7 @@ from evalbars.stats.pairwise import (
 )
 from evalbars.stats.planning.sample_size import questions_for_effect
 from evalbars.stats.ppi import MIN_LABELS, labels_needed, ppi_pair_means
+from evalbars.stats.repeats.run_variance import gap_sign_by_run, run_aware_difference
 from evalbars.stats.sequential import empirical_bernstein_cs
 
 __all__ = [
@@ -467,6 +468,41 @@ def _changes(pair: WideScores, d, base, cand, flips_apply: bool) -> pd.DataFrame
     return pd.DataFrame(columns)
 
 
+def _runs_reading(samples, baseline: str, candidate: str, summary: dict, alpha: float) -> dict:
+    """The gap with runs as a random effect, where both models were read in two or more runs:
+    the candidate minus the baseline over every run and sample, its interval with each model's
+    run-to-run variance (:func:`evalbars.stats.repeats.run_variance.run_aware_difference`),
+    the verdict that interval gives at the margins (``runs_verdict``), whether it is the
+    gate's (``survives_rerun``), and the gap's sign in every pair of runs."""
+    if samples is None or "run" not in samples.columns:
+        return {}
+    pair = samples[samples["model"].isin([baseline, candidate])]
+    runs = pair.groupby("model")["run"].nunique()
+    if runs.get(baseline, 0) < 2 or runs.get(candidate, 0) < 2:
+        return {}
+    clusters = "category" if clustering_applicable(pair["category"]).applicable else None
+    fit = run_aware_difference(pair, candidate, baseline, clusters=clusters, level=1 - alpha)
+    signs = gap_sign_by_run(pair, candidate, baseline)
+    low, high = _feasible(fit.ci_low, fit.ci_high)
+    found = verdict(low, high, summary["margin"], summary["better_by"])
+    return {
+        "runs_baseline": int(runs[baseline]),
+        "runs_candidate": int(runs[candidate]),
+        "runs_diff": fit.difference,
+        "runs_se": fit.se_with_runs,
+        "runs_df": fit.df,
+        "runs_low": low,
+        "runs_high": high,
+        "runs_verdict": found,
+        # a decided verdict survives a rerun when the interval with runs gives it too
+        "survives_rerun": None
+        if summary["verdict"] == "inconclusive"
+        else found == summary["verdict"],
+        "holds_in_every_run": signs.holds_in_every_run,
+        "run_signs": "".join({1: "+", -1: "-", 0: "0"}[int(s)] for s in signs.table["sign"]),
+    }
+
+
 def compare_models(
     wide: WideScores,
     baseline: str,
@@ -480,6 +516,7 @@ def compare_models(
     sequential: bool = False,
     arrival=None,
     categories: str = "sampled",
+    samples: pd.DataFrame | None = None,
 ) -> Comparison:
     """Paired comparison of ``candidate`` against ``baseline`` on their shared questions.
 
@@ -507,6 +544,11 @@ def compare_models(
         Whether the categories are a sample of categories like them (the clustered readings
         decide) or the benchmark's fixed strata (the paired reading of the questions decides;
         see the module docstring).
+    samples : DataFrame, optional
+        The two models' sample rows (``model, question_id, category, run, correct``). Where
+        both were read in two or more runs the summary gains the reading with runs as a random
+        effect (:func:`_runs_reading`): ``runs_*`` keys, ``survives_rerun`` and
+        ``holds_in_every_run``. The verdict stays the reading's above.
 
     Returns
     -------
@@ -658,6 +700,7 @@ def compare_models(
         else None
     )
     summary["exit_code"] = EXIT_CODES[summary["verdict"]]
+    summary |= _runs_reading(samples, baseline, candidate, summary, alpha)
     flips = _changes(pair, d, base, cand, flips_apply)
     table = (
         _by_category(d, base, cand, pair.categories, z_for_level(1 - alpha), flips_apply)

@@ -173,6 +173,23 @@ def _reading_lines(s: dict) -> list[str]:
                 else ""
             )
         )
+    if "runs_verdict" in s:
+        kept = {
+            True: "; the verdict would survive a rerun",
+            False: "; the verdict might not survive a rerun",
+            None: "",
+        }[s["survives_rerun"]]
+        every = (
+            "the same sign in every run"
+            if s["holds_in_every_run"]
+            else "a sign that changes between runs"
+        )
+        lines.append(
+            f"With runs as a random effect ({s['runs_candidate']} runs of the candidate, "
+            f"{s['runs_baseline']} of the baseline): "
+            f"{_interval(s['runs_low'], s['runs_high'])} points, {s['runs_verdict']}{kept}; "
+            f"the difference has {every} ({s['run_signs']})."
+        )
     if s["questions_to_decide"]:
         lines.append(
             f"About {s['questions_to_decide']:,} shared questions would decide it with "

@@ -262,6 +262,8 @@ class _ItemIndex:
         else:
             keys = [("helm", row.model, row.item_tasks[0])]
         found = [self.positions.get(key) for key in keys]
+        if row.harness == "lm_eval":  # with repeats, lm-eval scored the filter's pick: repeat 1
+            found = [None if p is None else p[self.epochs[p] == 1] for p in found]
         return [None if p is None else p[np.isfinite(self.scores[p])] for p in found]
 
 

@@ -28,6 +28,8 @@ from evalbars.readings.naive_vs_blocked import naive_vs_blocked_display
 
 __all__ = [
     "models_sentence",
+    "samples_sentence",
+    "run_variance_display",
     "no_claims_text",
     "naive_vs_blocked_headline",
     "separation_sentence",
@@ -57,6 +59,59 @@ def models_sentence(models, questions: int, categories: int, samples: int) -> st
         f"{len(models):,} model{'s' if len(models) != 1 else ''} read: {_names(models)}; "
         f"{questions:,} questions in {categories:,} "
         f"categor{'ies' if categories != 1 else 'y'}{repeated}."
+    )
+
+
+def samples_sentence(items: pd.DataFrame, score: str = "mean") -> str:
+    """One line on the runs and samples read, where a question was sampled more than once or a
+    model run more than once (``""`` otherwise), and the item score the readings read.
+
+    Parameters
+    ----------
+    items : DataFrame
+        ``model, question_id`` and ``run`` of every sample.
+    score : str
+        The item score (config ``score``).
+
+    Examples
+    --------
+    >>> items = pd.DataFrame({"model": ["A"] * 6 + ["B"] * 6, "question_id": [1, 1, 1, 2, 2, 2] * 2,
+    ...                       "run": ["x", "y", "y", "x", "y", "y"] * 2})
+    >>> print(samples_sentence(items, "pass@2"))  # doctest: +NORMALIZE_WHITESPACE
+    Runs and samples: 2 runs of each model, 3 samples of each question; the readings read
+    pass@2 of each question's samples (pooled over runs).
+    """
+    runs = items.groupby("model", observed=True)["run"].nunique() if "run" in items else None
+    per_question = items.groupby(["model", "question_id"], observed=True).size()
+    if (runs is None or runs.max() <= 1) and per_question.max() <= 1:
+        return ""
+
+    def spread(values, what):
+        low, high = int(values.min()), int(values.max())
+        count = f"{low}" if low == high else f"{low} to {high}"
+        return f"{count} {what}{'s' if high != 1 else ''}"
+
+    run_part = spread(runs, "run") + " of each model" if runs is not None else "1 run"
+    said = f"Runs and samples: {run_part}, {spread(per_question, 'sample')} of each question"
+    if score != "mean":
+        return said + f"; the readings read {score} of each question's samples (pooled over runs)."
+    return said + "; the readings read each question's mean score over its samples."
+
+
+def run_variance_display(table: pd.DataFrame) -> pd.DataFrame:
+    """The run-to-run table of the first screen: per model its runs, run-to-run SD, the
+    smallest gap reruns alone let a test detect, and its flaky questions."""
+    return pd.DataFrame(
+        {
+            "model": table["model"],
+            "runs": table["runs"],
+            "run-to-run SD, points": table["sd_run_points"].map("{:.1f}".format),
+            "detectable gap, points": table["detectable_gap_points"].map("{:.1f}".format),
+            "flaky questions": [
+                f"{int(n)} ({100 * s:.0f}%)"
+                for n, s in zip(table["flaky_questions"], table["flaky_share"], strict=True)
+            ],
+        }
     )
 
 
@@ -186,6 +241,9 @@ def landing_html(
     models_table: pd.DataFrame,
     alpha: float,
     judge_corrected: pd.DataFrame | None = None,
+    samples_text: str = "",
+    passk_png: bytes | None = None,
+    run_variance: pd.DataFrame | None = None,
 ) -> str:
     """The report's first screen as one self-contained HTML fragment (the figure inline).
 
@@ -209,10 +267,18 @@ def landing_html(
         ``judge_corrected.csv`` (:func:`evalbars.readings.judge_corrected.judge_vs_corrected`)
         where the scores are a judge's with human labels: the first screen then says so, and
         shows judge-only against corrected beside naive against blocked.
+    samples_text : str, optional
+        :func:`samples_sentence`: the runs and samples read, under the models.
+    passk_png : bytes, optional
+        The pass@k differences figure, where the questions have repeated samples.
+    run_variance : DataFrame, optional
+        ``run_variance.csv``, where a model was read in two or more runs.
     """
     labelled = judge_corrected is not None and len(judge_corrected) > 0
     parts = [_STYLE, '<div class="evalbars-landing">', "<h2>What the data support</h2>"]
     parts.append(_paragraph(models_text))
+    if samples_text:
+        parts.append(_paragraph(samples_text))
     if labelled:
         parts.append(f'<p class="verdict">{html.escape(labels_sentence(judge_corrected))}</p>')
     parts += [f'<p class="note">{html.escape(str(note))}</p>' for note in notes]
@@ -247,6 +313,23 @@ def landing_html(
             )
         )
         parts.append(_table_html(judge_vs_corrected_display(judge_corrected, alpha)))
+    if passk_png or (run_variance is not None and len(run_variance)):
+        parts.append("<h2>Repeated samples and runs</h2>")
+    if passk_png:
+        encoded = base64.b64encode(passk_png).decode("ascii")
+        parts.append(
+            f'<img alt="pass@k differences over k, with the band over every k" '
+            f'src="data:image/png;base64,{encoded}">'
+        )
+    if run_variance is not None and len(run_variance):
+        parts.append(
+            _paragraph(
+                "Run-to-run noise: the SD of a model's accuracy between runs, the smallest gap "
+                "between two runs that reruns alone let a test detect, and the questions whose "
+                "samples disagree (run_variance.csv)."
+            )
+        )
+        parts.append(_table_html(run_variance_display(run_variance)))
     parts.append("<h2>Naive versus blocked</h2>")
     parts.append(_paragraph(naive_vs_blocked_headline(naive_vs_blocked, alpha)))
     parts.append(_table_html(naive_vs_blocked_display(naive_vs_blocked, alpha)))

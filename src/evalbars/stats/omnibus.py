@@ -321,7 +321,8 @@ def omnibus_table(wide: WideScores) -> pd.DataFrame:
           freedom (``epsilon * df``) and p; ``epsilon`` is filled on both RM rows;
         - ``oneway_anova``: the naive one-way F that ignores question identity;
         - ``friedman``: tie-corrected Friedman chi-square (``df2`` empty);
-        - ``cochran_q``: Cochran's Q (only when every score is 0 or 1).
+        - ``cochran_q``: Cochran's Q (only when every score is 0 or 1, and not for an item
+          score over k samples such as pass@k, whose 0s and 1s are not single samples).
 
         All rows use the same complete questions (rows with a missing score are
         dropped, listwise), so the naive and the blocked tests see identical data;
@@ -347,7 +348,7 @@ def omnibus_table(wide: WideScores) -> pd.DataFrame:
         ("oneway_anova", one.f, one.df1, one.df2, one.p, np.nan),
         ("friedman", fr.statistic, fr.df, np.nan, fr.p, np.nan),
     ]
-    if _binary(np.asarray(x, dtype=float)):
+    if wide.item_score is None and _binary(np.asarray(x, dtype=float)):
         cq = cochran_q(x)
         rows.append(("cochran_q", cq.statistic, cq.df, np.nan, cq.p, np.nan))
     table = pd.DataFrame(rows, columns=["test", "statistic", "df1", "df2", "p", "epsilon"])

@@ -24,6 +24,7 @@ __all__ = [
     "ZERO_SE",
     "REPEATED_SAMPLES",
     "NOT_BINARY",
+    "ITEM_SCORE",
     "exact_readings_not_applicable",
     "exact_readings_reasons",
     "difference_test",
@@ -466,9 +467,11 @@ def exact_mcnemar_p(n10, n01) -> np.ndarray:
 
 
 #: Why the exact readings of a pair do not apply: some cell of the pair holds more than one
-#: sample (epochs), or a score that is not 0 or 1 (partial credit).
+#: sample (epochs), a score that is not 0 or 1 (partial credit), or an item score over k samples
+#: (``ITEM_SCORE.format("pass@5")``).
 REPEATED_SAMPLES = "repeated samples per question"
 NOT_BINARY = "scores are not 0/1"
+ITEM_SCORE = "{} scores"
 
 
 def exact_readings_reasons(wide: WideScores, a, b) -> np.ndarray:
@@ -484,6 +487,7 @@ def exact_readings_reasons(wide: WideScores, a, b) -> np.ndarray:
     one of B, B is ahead on 39% of the questions and A on 20% (:math:`0.8 (1 - 0.8^3)` against
     :math:`0.2 (1 - 0.2^3)`), although neither model is better. Partial credit has no 2x2
     table either. The paired z on the per-question means stays valid whatever the samples.
+    Nor do they apply to item scores over k samples (pass@k, pass^k, maj@k: ``wide.score``).
 
     Parameters
     ----------
@@ -494,9 +498,10 @@ def exact_readings_reasons(wide: WideScores, a, b) -> np.ndarray:
     Returns
     -------
     ndarray of str
-        :data:`REPEATED_SAMPLES` where some cell of the pair, on the questions both answered,
-        holds more than one sample; else :data:`NOT_BINARY` where a score there is neither 0
-        nor 1; else "".
+        ``ITEM_SCORE.format(wide.score)`` for every pair of pass@k scores; else
+        :data:`REPEATED_SAMPLES` where some cell of the pair, on the
+        questions both answered, holds more than one sample; else :data:`NOT_BINARY` where a
+        score there is neither 0 nor 1; else "".
 
     Examples
     --------
@@ -508,8 +513,9 @@ def exact_readings_reasons(wide: WideScores, a, b) -> np.ndarray:
     a, b = (np.atleast_1d(np.asarray(v, dtype=np.int64)) for v in (a, b))
     scores = np.asarray(wide.scores)
     answered = np.isfinite(scores)
-    reasons = np.full(a.shape, "", dtype=object)
-    if not wide.has_repeats and _zero_one(scores):
+    barred = "" if wide.item_score is None else ITEM_SCORE.format(wide.score)
+    reasons = np.full(a.shape, barred, dtype=object)
+    if barred or (not wide.has_repeats and _zero_one(scores)):
         return reasons
     repeated = (wide.sample_counts > 1) if wide.has_repeats else None
     partial = answered & (scores != 0) & (scores != 1)
@@ -572,7 +578,8 @@ def exact_readings_not_applicable(wide: WideScores, a: str, b: str) -> str | Non
     Returns
     -------
     str or None
-        :data:`REPEATED_SAMPLES`, :data:`NOT_BINARY`, or None where the exact readings apply.
+        :data:`REPEATED_SAMPLES`, :data:`NOT_BINARY`, :data:`ITEM_SCORE`, or None where
+        the exact readings apply.
 
     Examples
     --------

@@ -20,7 +20,8 @@ and the band covers when every :math:`\\Delta_k` lies inside it. Scenarios: ``cr
 Beta(2, 3), solves most questions now and then and leads at k = 16 by 0.11) and
 ``no_difference`` (both Beta(0.7, 0.9): :math:`\\Delta_k = 0`, so non-coverage is the chance
 of a sign decided, wrongly, anywhere on the grid). With categories the
-same draws are analysed twice: clustered by category (the band as shipped) and by question
+same draws are analysed twice: clustered by category (the band as shipped: Bonferroni over k
+with 12 or fewer categories, sup-t with more) and by question
 (ignoring the clustering), to show what the clustering buys. Every replicate of a setting is
 computed at once (in chunks that bound memory).
 """

@@ -22,6 +22,7 @@ import yaml
 
 from evalbars.data.fetch import archive_name, model_from_archive, pinned_checksums
 from evalbars.data.labels import tables_carry_labels
+from evalbars.data.readers.shape import SourceShape, probe_sources
 from evalbars.errors import ConfigError
 from evalbars.jobs.registry import JOBS
 from evalbars.readings.paper import EXAMPLE_CLAIMS, PAPER_MODELS, PAPER_SUBSAMPLE_SIZE
@@ -38,6 +39,7 @@ __all__ = [
     "ITEM_STAGES",
     "battles_run",
     "run_stages",
+    "source_shape",
     "RunChoices",
     "run_choices",
     "package_files",
@@ -123,7 +125,7 @@ def source_files(sources: list[dict]) -> list[str]:
 
 
 #: The stages that read item-level scores: a battles run makes its battles stage instead.
-ITEM_STAGES = ("data", "analysis", "replication", "ranks", "claims", "leaderboard")
+ITEM_STAGES = ("data", "analysis", "replication", "ranks", "claims", "repeats", "leaderboard")
 
 
 def battles_run(config: dict) -> bool:
@@ -169,6 +171,25 @@ def labelled_run(config: dict, sources: list[dict]) -> bool:
     if config.get("labels"):
         return True
     return tables_carry_labels(source_files(sources))
+
+
+def source_shape(config: dict, sources: list[dict]) -> SourceShape:
+    """Whether the run's data hold repeated samples of a question and several runs of a model
+    (:func:`evalbars.data.readers.shape.probe_sources`, from the sources' headers): the repeats
+    stage's tables are then among the run's outputs (``pass_at_k.csv``, the pass@k curves and
+    the sampling plan with samples; ``run_variance.csv``, ``run_aware.csv`` and
+    ``run_signs.csv`` with runs). A ``score:`` over k samples (``pass@5``) asks for samples
+    too. MMLU-Pro's archives hold one sample of each question.
+
+    Examples
+    --------
+    >>> source_shape({"score": "pass@5"}, [])
+    SourceShape(samples=True, runs=False)
+    """
+    shape = probe_sources(sources) if sources else SourceShape()
+    if config.get("score", "mean") != "mean":
+        shape |= SourceShape(samples=True)
+    return shape
 
 
 def replication_applies(config: dict) -> bool:

@@ -60,7 +60,9 @@ from evalbars.data.readers.archives import (
 from evalbars.data.readers.common import (
     DEFAULT_N_OPTIONS,
     RAW_COLUMNS,
-    choose_newest,
+    RUN_POLICIES,
+    RUNS_ALL,
+    choose_runs,
     few,
     set_hint_style,
 )
@@ -124,7 +126,9 @@ class SourceOptions:
         lm-eval: the per-sample metric and the filter to read (defaults: ``acc``
         or ``exact_match`` by task type; the first filter).
     runs : str
-        ``only`` (refuse two runs of one model and task) or ``newest``.
+        ``only`` (refuse two runs of one model and task), ``newest`` (keep the newest) or
+        ``all`` (keep every run, each labelled in the item table's ``run`` column; a model
+        of this entry may then also come from another entry that reads ``runs: all``).
     scorer : str, optional
         Inspect: the scorer whose value is the score (default: the only one).
     allow_partial : bool
@@ -610,24 +614,29 @@ def _walk(directory: Path) -> dict:
 
 
 def _newest_inspect_logs(paths, runs: str) -> list:
-    """One log per (model, task): all of them, or the newest when ``runs`` is ``newest``."""
+    """The logs to read: one per (model, task), the newest when ``runs`` is ``newest``, or
+    every one when it is ``all``."""
     by_run: dict = {}
     for path in paths:
         model, task, created = log_identity(path)
         by_run.setdefault((model, task), []).append(((created, path), path.name, path))
-    return sorted(choose_newest(by_run, runs, "logs").values())
+    return sorted(p for found in choose_runs(by_run, runs, "logs").values() for p in found)
 
 
 def _read_found(path: Path, found: dict, options: SourceOptions) -> list[pd.DataFrame]:
     """Raw rows of the files found under (or at) ``path``, each format by its reader."""
     if options.tasks and not any(found.get(kind) for kind in TASK_FORMATS):
         raise InputError(path, _TASKS_ONLY)
-    return [
+    frames = [
         frame
         for kind, reader in READERS.items()
         if found.get(kind)
         for frame in reader.read(found[kind], options)
     ]
+    if options.runs == "all":  # its models may come from other such entries too, as runs
+        for frame in frames:
+            frame.attrs[RUNS_ALL] = True
+    return frames
 
 
 def _read_directory(path: Path, options: SourceOptions) -> list[pd.DataFrame]:
@@ -664,6 +673,8 @@ def read_source(path, options: SourceOptions | None = None) -> list[pd.DataFrame
     _check_readable(path)
     if options.format not in FORMATS:
         raise InputError(path, f"unknown format {options.format!r}; use one of {FORMATS}")
+    if options.runs not in RUN_POLICIES:
+        raise InputError(path, f"unknown runs {options.runs!r}; use one of {RUN_POLICIES}")
     try:
         if path.is_dir():
             return _read_directory(path, options)

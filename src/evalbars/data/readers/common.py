@@ -1,7 +1,12 @@
 """What every reader returns: raw rows in one layout, checked the same way.
 
-Raw rows carry :data:`RAW_COLUMNS`: ``model, question_id, epoch, category, src,
-answer, pred, n_options, correct, source_file, source_path, record``.
+Raw rows carry :data:`RAW_COLUMNS`: ``model, question_id, run, epoch, category, src,
+answer, pred, n_options, correct, source_file, source_path, record``. A **run** is one
+invocation of a harness (one lm-eval results file, one Inspect log, one lighteval timestamp, or
+a ``run`` column of a table) and ``epoch`` numbers a question's samples within it; a reader that
+keeps one run per model (``runs: only`` or ``newest``) labels it :data:`DEFAULT_RUN`, and with
+``runs: all`` each run is labelled by its source's identity (the results file's timestamp, the
+log's run id).
 ``correct`` is the score (1 right, 0 wrong, a fraction for partial credit) and
 null where the source has no prediction; :mod:`evalbars.data.items` decides what a
 missing prediction counts as. ``source_file`` is the file's name (for tables),
@@ -41,8 +46,12 @@ __all__ = [
     "TEXT_COLUMNS",
     "DEFAULT_N_OPTIONS",
     "few",
+    "RUN_POLICIES",
+    "DEFAULT_RUN",
+    "RUNS_ALL",
     "newest_remedy",
     "choose_newest",
+    "choose_runs",
     "finish_frame",
     "check_question_id",
     "blank_cells",
@@ -55,6 +64,7 @@ __all__ = [
 RAW_COLUMNS = [
     "model",
     "question_id",
+    "run",
     "epoch",
     "category",
     "src",
@@ -72,7 +82,15 @@ RAW_COLUMNS = [
 LABEL_COLUMN = "human"
 #: Text columns, held as categoricals with sorted string categories: a leaderboard of a thousand
 #: models repeats each model name and category twelve thousand times.
-TEXT_COLUMNS = ["model", "category", "src", "answer", "pred", "source_file", "source_path"]
+TEXT_COLUMNS = ["model", "run", "category", "src", "answer", "pred", "source_file", "source_path"]
+#: What a source with several runs of a model may do (``runs:``): refuse them (``only``), keep
+#: the newest, or keep ``all``, each a run of its own.
+RUN_POLICIES = ("only", "newest", "all")
+#: The run label of rows a reader does not tell apart by run (one run per model).
+DEFAULT_RUN = "1"
+#: ``frame.attrs`` key of the frames of an entry that reads every run (``runs: all``), which
+#: :func:`evalbars.data.items.join_sources` lets share their models with other such frames.
+RUNS_ALL = "runs_all"
 #: Options assumed when a source does not say how many a question has (MMLU-Pro's A-J).
 DEFAULT_N_OPTIONS = 10
 #: Where reader options are given: keys of a config ``predictions`` entry, or command-line flags.
@@ -150,13 +168,24 @@ def few(names, shown: int = 3) -> str:
     return text + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
-def newest_remedy() -> str:
-    """The end of every "two runs" refusal: keep one, or ask for the newest (worded by
-    :func:`option_hint` for the config or the command line)."""
-    return f"keep one, or {option_hint('runs', 'newest')} to use the newest"
+def newest_remedy(all_runs: bool = True) -> str:
+    """The end of every "two runs" refusal: keep one, ask for the newest, or (where the format
+    reads several runs, ``all_runs``) read each as a run (worded by :func:`option_hint` for the
+    config or the command line).
+
+    >>> newest_remedy()
+    'keep one, or set `runs: newest` on this predictions entry to use the newest (`runs: all` reads each as a run)'
+    """
+    remedy = f"keep one, or {option_hint('runs', 'newest')} to use the newest"
+    if not all_runs:
+        return remedy
+    every = option_hint("runs", "all", entry=False).split(" ", 1)[1]
+    return f"{remedy} ({every} reads each as a run)"
 
 
-def choose_newest(groups: dict, runs: str, what: str, *, folder=None, listed=few) -> dict:
+def choose_newest(
+    groups: dict, runs: str, what: str, *, folder=None, listed=few, all_runs: bool = False
+) -> dict:
     """One run per (model, task): the only one, or the newest when ``runs`` is ``newest``.
 
     Parameters
@@ -173,6 +202,9 @@ def choose_newest(groups: dict, runs: str, what: str, *, folder=None, listed=few
         first one read.
     listed : callable
         Formats the candidates' names, oldest first (default :func:`few`).
+    all_runs : bool
+        Whether the format reads every run (``runs: all``, :func:`choose_runs`): the refusal
+        then says so. A format that does not refuses ``all`` as it refuses ``only``.
 
     Returns
     -------
@@ -199,10 +231,36 @@ def choose_newest(groups: dict, runs: str, what: str, *, folder=None, listed=few
             raise InputError(
                 where,
                 f"{len(candidates)} {what} of model {model!r} on task {task!r} ({names}); "
-                + newest_remedy(),
+                + newest_remedy(all_runs=all_runs and runs != "all"),
             )
         chosen[model, task] = max(candidates)[2]
     return chosen
+
+
+def choose_runs(groups: dict, runs: str, what: str, *, folder=None, listed=few) -> dict:
+    """The runs of every (model, task) to read: all of them, oldest first, when ``runs`` is
+    ``all``; else the one :func:`choose_newest` keeps.
+
+    Parameters
+    ----------
+    groups, runs, what, folder, listed
+        As :func:`choose_newest`; ``runs`` one of :data:`RUN_POLICIES`.
+
+    Returns
+    -------
+    dict
+        ``{(model, task): [path, ...]}``, in ``groups`` order.
+
+    Examples
+    --------
+    >>> groups = {("m", "t"): [(2, "b.json", "b"), (1, "a.json", "a")]}
+    >>> choose_runs(groups, "all", "runs"), choose_runs(groups, "newest", "runs")
+    ({('m', 't'): ['a', 'b']}, {('m', 't'): ['b']})
+    """
+    if runs == "all":
+        return {key: [path for *_, path in sorted(found)] for key, found in groups.items()}
+    chosen = choose_newest(groups, runs, what, folder=folder, listed=listed, all_runs=True)
+    return {key: [path] for key, path in chosen.items()}
 
 
 def check_question_id(value, path, record):
@@ -229,11 +287,12 @@ def finish_frame(
     """Complete a reader's rows to :data:`RAW_COLUMNS` (and :data:`LABEL_COLUMN` where the
     reader gives it) and check them.
 
-    Fills the optional columns (``epoch`` 1, ``category``/``src``/``answer``/``pred`` null,
+    Fills the optional columns (``run`` :data:`DEFAULT_RUN`, ``epoch`` 1,
+    ``category``/``src``/``answer``/``pred`` null,
     ``n_options`` :data:`DEFAULT_N_OPTIONS`), adds the source columns (``path``,
     unless the frame has its own) and the ``attrs``, holds :data:`TEXT_COLUMNS` as
-    categoricals (:func:`~evalbars.data.codes.as_category`), and refuses a (model, question, epoch)
-    that occurs twice, naming the file that holds the repeat (its ``source_path``); ``path`` is
+    categoricals (:func:`~evalbars.data.codes.as_category`; a ``run`` label as text), and refuses
+    a (model, question, run, epoch) that occurs twice, naming the file that holds the repeat (its ``source_path``); ``path`` is
     the file other errors name.
     """
     path = Path(path)
@@ -246,6 +305,7 @@ def finish_frame(
         defaults[column] = pd.Categorical.from_codes(
             np.full(rows, -1, dtype=np.int8), categories=pd.Index([], dtype="str")
         )
+    defaults["run"] = _one_label(rows, DEFAULT_RUN)
     if "source_file" not in frame.columns:  # readers of several files set their own
         defaults["source_file"] = _one_label(rows, path.name)
         defaults["source_path"] = _one_label(rows, str(path))
@@ -260,6 +320,8 @@ def finish_frame(
             values = frame[column].reset_index(drop=True)
         else:
             values = pd.Series(defaults[column], copy=False)
+        if column == "run" and not isinstance(values.dtype, pd.CategoricalDtype):
+            values = _run_labels(values)
         if column in TEXT_COLUMNS:
             values = as_category(values)
         elif column in _COMPACT and pd.api.types.is_integer_dtype(values):
@@ -281,6 +343,16 @@ def finish_frame(
     _normalise_names(frame)
     _check_unique_questions(frame)
     return frame
+
+
+def _run_labels(values: pd.Series) -> pd.Series:
+    """Run labels as text: whole numbers as written without a decimal point (a table's ``run``
+    column of 1 and 2 read as floats where a cell is empty)."""
+    if pd.api.types.is_float_dtype(values):
+        whole = values.dropna()
+        if (whole == np.floor(whole)).all():
+            values = values.astype("Int64")
+    return values.astype("string").astype(object).where(values.notna(), None)
 
 
 def _one_label(rows: int, label: str) -> pd.Categorical:
@@ -457,7 +529,7 @@ def blank_cells(values: pd.Series) -> np.ndarray:
 
 
 def _check_unique_questions(frame: pd.DataFrame) -> None:
-    key = ["model", "question_id", "epoch"]
+    key = ["model", "question_id", "run", "epoch"]
     # One integer per row, built in place: (model * questions + question) * epochs + epoch.
     cell = np.zeros(len(frame), dtype=np.int64)
     cells = 1
@@ -465,6 +537,8 @@ def _check_unique_questions(frame: pd.DataFrame) -> None:
         values = frame[column]
         if pd.api.types.is_integer_dtype(values) and len(values) and values.min() == values.max():
             continue  # one epoch, as in most tables: nothing to tell rows apart by
+        if isinstance(values.dtype, pd.CategoricalDtype) and len(values.cat.categories) == 1:
+            continue  # one run
         codes = factorize_sorted(values, nulls="code")[0]
         size = int(codes.max()) + 1 if len(codes) else 1
         cells *= size
@@ -500,6 +574,8 @@ def _check_unique_questions(frame: pd.DataFrame) -> None:
     ]
     records_text = f"[{', '.join(shown)}]" if len(set(files)) > 1 else f"{records}"
     epoch = f" in epoch {plain(first['epoch'])}" if (frame["epoch"] != 1).any() else ""
+    if frame["run"].nunique() > 1:
+        epoch = f" in run {first['run']!s}" + epoch
     raise InputError(
         files[1],
         f"question_id {plain(first['question_id'])!r} occurs {len(records)} times for model "

@@ -176,7 +176,7 @@ def _one_run_per_question(model: str, runs: list, options) -> list:
                 raise InputError(
                     frame["source_path"].iloc[0],
                     f"holds questions of model {model!r} that {other['source_file'].iloc[0]} "
-                    f"also holds (two runs); {newest_remedy()}{hint}",
+                    f"also holds (two runs); {newest_remedy(all_runs=False)}{hint}",
                 )
             continue
         kept.append(frame)

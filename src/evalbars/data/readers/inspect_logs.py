@@ -9,7 +9,9 @@ log is one object with the same ``eval`` and ``status`` and a ``samples`` list.
 How the item table is read from them:
 
 - **model**: ``eval.model`` (e.g. ``openai/gpt-4o``);
-- **question**: ``samples[].id``; **epoch**: ``samples[].epoch``;
+- **question**: ``samples[].id``; **epoch**: ``samples[].epoch`` (one sample per epoch);
+- **run**: a log is one run; with ``runs: all`` every log of a model and task is read, each
+  labelled by its ``eval.run_id`` (else ``eval.eval_id``, else the file's name);
 - **category**: ``samples[].metadata[category_field]``, by default ``category``,
   then ``subject``; none when the sample has neither;
 - **score**: the scorer the user names (``scorer:``), by default the only one;
@@ -65,6 +67,7 @@ __all__ = [
     "is_inspect_log",
     "read_inspect_log",
     "log_identity",
+    "run_label",
     "KNOWN_VERSIONS",
 ]
 
@@ -194,6 +197,8 @@ def read_inspect_log(path, options) -> pd.DataFrame:
     causes += [UNGRADED] if (frame["cause"] == "ungraded").any() else []
     frame["model"] = model
     frame["correct"] = frame["correct"].astype("Float64")
+    if options.runs == "all":
+        frame["run"] = run_label(evaluation, path)
     return finish_frame(
         frame.drop(columns="cause"),
         path,
@@ -201,6 +206,15 @@ def read_inspect_log(path, options) -> pd.DataFrame:
         missing_means=" or ".join(causes or [ERRORED, UNPARSED]),
         errored_samples=errored,
     )
+
+
+def run_label(evaluation: dict, path) -> str:
+    """The run a log is: ``eval.run_id``, else ``eval.eval_id``, else the file's name."""
+    for key in ("run_id", "eval_id"):
+        value = evaluation.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return Path(path).name
 
 
 def _check_version(header: dict, path) -> None:

@@ -27,8 +27,11 @@ How the item table is read from them:
   question's samples when ``num_samples`` > 1) is said to be so: by default each sample is
   scored instead, as one epoch, by ExactMatches' own rule for one sample (the stripped text
   equals a stripped gold); ``metric: em`` keeps the best-of-n score;
+- **samples**: a question sampled ``n`` times (``num_samples``) gives one row per sample,
+  numbered by ``epoch`` (see **score**);
 - **runs**: two runs of one model and task (two timestamps) are refused unless
-  ``runs: newest``; tasks run at different times (the leaderboard's details) are one model's;
+  ``runs: newest`` (the newest is read) or ``runs: all`` (each is read as a run, labelled by
+  its timestamp); tasks run at different times (the leaderboard's details) are one model's;
 - **tasks**: every task with a details file, or those the user names (``tasks:``), as
   lighteval's ``--tasks`` names them: ``task|k`` (``k`` few-shot), ``suite|task|k`` (the
   older names), ``task`` (any few-shot count) or a superset (``synthmcq`` for
@@ -68,7 +71,7 @@ import pyarrow.parquet as pq
 
 from evalbars.data.readers.common import (
     DEFAULT_N_OPTIONS,
-    choose_newest,
+    choose_runs,
     few,
     finish_frame,
     option_hint,
@@ -251,16 +254,21 @@ def read_lighteval(paths, options) -> list[pd.DataFrame]:
             (model, task): [(stamp, stamp, path) for stamp, path in stamps.items()]
             for task, stamps in sorted(tasks.items())
         }
-        chosen = choose_newest(
+        chosen = choose_runs(
             groups,
             options.runs,
             "runs",
             folder=lambda candidates: min(candidates)[2].parent.parent,
             listed=", ".join,
         )
-        files = list(chosen.values())
+        files = [path for paths in chosen.values() for path in paths]
         parts = [_read_details(path, model, options) for path in files]
-        _check_distinct_questions(model, parts, every_task, options.id_field)
+        stamps = [DETAILS_PATTERN.fullmatch(path.name)["stamp"] for path in files]
+        for stamp in dict.fromkeys(stamps):  # a task read in two runs is not two tasks
+            run = [part for part, s in zip(parts, stamps, strict=True) if s == stamp]
+            _check_distinct_questions(model, run, every_task, options.id_field)
+        if options.runs == "all":
+            parts = [part.assign(run=s) for part, s in zip(parts, stamps, strict=True)]
         combined = pd.concat(parts, ignore_index=True).drop(columns=_TASK_COLUMNS)
         frames.append(finish_frame(combined, files[0], missing_means=MISSING_MEANS))
     return frames

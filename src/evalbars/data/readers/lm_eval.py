@@ -49,9 +49,18 @@ How the item table is read from them:
 - **missing prediction**: a generation whose filter extracted nothing
   (``filtered_resps == ["[invalid]"]``, lm-eval's fallback): the counterpart of
   MMLU-Pro's null ``pred``;
+- **repeats**: a generation task run with ``repeats: K`` (each document sampled K times)
+  logs the K raw responses (``resps``) but only the filter's aggregate and its score; each
+  response is scored again, as one epoch, through the chosen filter list and metric as the
+  results file records them (:mod:`evalbars.data.readers.lm_eval_filters`): a filter or
+  metric that cannot be reproduced is refused, naming it, and so is a line whose re-scoring
+  does not reproduce what the file logged (repeat 1 of a ``take_first`` list must score what
+  the file scored). An answer the filter could not extract (``[invalid]``) is a missing
+  prediction, as below;
 - **runs**: two runs of the same model and task (an output folder re-used) are
   refused unless the user asks for the newest (``runs: newest``, by the results
-  file's ``date``).
+  file's ``date``) or for all (``runs: all``: each results file is a run, labelled by its
+  timestamp).
 
 Record numbers in errors are 1-based line numbers of the samples file (entries,
 for a samples file holding one JSON list).
@@ -66,16 +75,19 @@ import logging
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from evalbars.data.readers.common import (
     DEFAULT_N_OPTIONS,
+    DEFAULT_RUN,
     check_question_id,
-    choose_newest,
+    choose_runs,
     few,
     finish_frame,
     option_hint,
 )
+from evalbars.data.readers.lm_eval_filters import check_rescoring, rescore_lines, task_rescorer
 from evalbars.errors import InputError, plain
 
 __all__ = [
@@ -110,6 +122,8 @@ MISSING_MEANS = "filtered response [invalid] (the filter extracted no answer)"
 SHARED_DOCUMENTS = 0.5
 #: Per-task columns used while reading, not raw rows.
 _TASK_COLUMNS = ["doc_key", "task", "metric", "output_type"]
+#: The raw columns of a task's rows.
+_ROW_COLUMNS = ["record", "question_id", "category", "answer", "pred", "n_options", "correct"]
 
 
 def _results_stamp(path: Path):
@@ -196,7 +210,8 @@ def read_lm_eval_runs(results_paths, options) -> list[pd.DataFrame]:
 
     ``results_paths`` are results files; ``options`` is a
     :class:`evalbars.data.readers.SourceOptions`. Two runs of one (model, task) are
-    refused unless ``options.runs == "newest"``; ``options.tasks`` keeps those tasks.
+    refused unless ``options.runs`` is ``newest`` (the newest is read) or ``all`` (each is
+    read, its rows labelled by the run's timestamp); ``options.tasks`` keeps those tasks.
     """
     runs = []
     for path in sorted(Path(p) for p in results_paths):
@@ -213,10 +228,12 @@ def read_lm_eval_runs(results_paths, options) -> list[pd.DataFrame]:
     _check_metric_is_logged(loaded, options.metric)
     frames: dict[str, tuple] = {}
     for path, results, model, task, samples, lines in loaded:
-        frame = _read_task(samples, lines, results, model, task, options)
+        frame = _read_task(samples, lines, results, model, task, options, results_path=path)
+        frame["run"] = _results_stamp(path)[0] if options.runs == "all" else DEFAULT_RUN
         frames.setdefault(model, (path, []))[1].append(frame)
     for model, (_, parts) in frames.items():
-        _check_distinct_documents(model, parts)
+        for run in dict.fromkeys(part["run"].iloc[0] for part in parts):
+            _check_distinct_documents(model, [p for p in parts if p["run"].iloc[0] == run])
     return [
         finish_frame(
             pd.concat(parts, ignore_index=True).drop(columns=_TASK_COLUMNS),
@@ -268,8 +285,9 @@ def _choose_runs(runs, policy: str) -> list:
                 ((_run_date(results), path.name), path.name, path)
             )
     keep: dict = {}
-    for (_, task), path in choose_newest(owner, policy, "runs").items():
-        keep.setdefault(path, set()).add(task)
+    for (_, task), paths in choose_runs(owner, policy, "runs").items():
+        for path in paths:
+            keep.setdefault(path, set()).add(task)
     return [
         (path, results, model, {t: f for t, f in files.items() if t in keep[path]})
         for path, results, model, files in runs
@@ -368,7 +386,16 @@ def _output_type(results: dict, task: str) -> str:
     return str(config.get("output_type", "")) if isinstance(config, dict) else ""
 
 
-def _read_task(path: Path, lines, results: dict, model: str, task: str, options) -> pd.DataFrame:
+def _repeats(results: dict, task: str) -> int:
+    """``configs[task].repeats``: how many times each document was sampled (1 when not said)."""
+    config = (results.get("configs") or {}).get(task)
+    value = config.get("repeats") if isinstance(config, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 1 else 1
+
+
+def _read_task(
+    path: Path, lines, results: dict, model: str, task: str, options, *, results_path=None
+) -> pd.DataFrame:
     if not lines:
         raise InputError(path, "the samples file holds no lines")
     output_type = _output_type(results, task)
@@ -388,24 +415,11 @@ def _read_task(path: Path, lines, results: dict, model: str, task: str, options)
             chosen,
             option_hint("filter", entry=False),
         )
-    rows = [
-        _row(line, number, path, task, metric, output_type, options)
-        for number, line in lines
-        if _filter_of(line) == chosen
-    ]
-    frame = pd.DataFrame(
-        rows,
-        columns=[
-            "record",
-            "question_id",
-            "category",
-            "answer",
-            "pred",
-            "n_options",
-            "correct",
-            "doc_key",
-        ],
-    )
+    kept = [(number, line) for number, line in lines if _filter_of(line) == chosen]
+    rows = [_row(line, number, path, task, metric, output_type, options) for number, line in kept]
+    frame = pd.DataFrame(rows, columns=[*_ROW_COLUMNS, "doc_key"])
+    if _repeats(results, task) > 1:
+        frame = _each_repeat(frame, kept, results, task, chosen, metric, path, results_path)
     frame["model"] = model
     frame["correct"] = frame["correct"].astype("Float64")
     frame["question_id"] = [
@@ -418,6 +432,25 @@ def _read_task(path: Path, lines, results: dict, model: str, task: str, options)
     frame["metric"] = metric
     frame["output_type"] = output_type or "unknown type"
     return frame
+
+
+def _each_repeat(frame, kept, results, task, chosen, metric, path, results_path) -> pd.DataFrame:
+    """The rows of a task run with ``repeats``: one per (document, repeat), each response
+    re-scored through the filter list ``chosen`` and ``metric``
+    (:func:`evalbars.data.readers.lm_eval_filters.rescore_lines`, checked against the file by
+    :func:`~evalbars.data.readers.lm_eval_filters.check_rescoring`), numbered by ``epoch``."""
+    rescorer = task_rescorer(results, task, results_path or path, filter_name=chosen, metric=metric)
+    table = rescore_lines(rescorer, kept, path)
+    check_rescoring(table, path)
+    line = frame.set_index("record").loc[table["record"].to_numpy()].reset_index()
+    answers = table["answer"].to_numpy(dtype=object)
+    invalid = pd.Series(answers).map(lambda a: isinstance(a, str) and a == INVALID).to_numpy()
+    scores = table["score"].to_numpy(dtype=float)
+    return line.assign(
+        pred=[a if isinstance(a, str) else str(a) for a in answers],
+        correct=pd.array(np.where(invalid, np.nan, scores), dtype="Float64"),
+        epoch=table["repeat"].to_numpy(dtype=np.int64),
+    )
 
 
 def _filter_of(line) -> str:

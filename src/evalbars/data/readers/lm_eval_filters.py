@@ -270,13 +270,15 @@ class TaskRescorer:
     repeats: int
 
 
-def _filter_lists(config: dict, path, task: str) -> dict:
+def _filter_lists(config: dict, path, task: str, only=None) -> dict:
     entries = config.get("filter_list")
     if not entries:
         return {"none": FilterList("none", (FilterStep("take_first"),))}
     lists = {}
     for entry in entries:
         name = entry.get("name", "none")
+        if only is not None and name != only:
+            continue
         steps = []
         for function in entry.get("filter", []):
             kind = function.get("function")
@@ -309,10 +311,12 @@ def _filter_lists(config: dict, path, task: str) -> dict:
     return lists
 
 
-def _metrics(config: dict, path, task: str) -> dict:
+def _metrics(config: dict, path, task: str, only=None) -> dict:
     metrics = {}
     for entry in config.get("metric_list") or [{"metric": "exact_match"}]:
         name = entry.get("metric")
+        if only is not None and name != only:
+            continue
         if name != "exact_match":
             raise InputError(
                 path,
@@ -333,7 +337,9 @@ def _metrics(config: dict, path, task: str) -> dict:
     return metrics
 
 
-def task_rescorer(results: dict, task: str, path) -> TaskRescorer:
+def task_rescorer(
+    results: dict, task: str, path, *, filter_name: str | None = None, metric: str | None = None
+) -> TaskRescorer:
     """The re-scorer of ``task`` from a results file's ``configs[task]``.
 
     Parameters
@@ -344,6 +350,9 @@ def task_rescorer(results: dict, task: str, path) -> TaskRescorer:
         The (sub)task.
     path : str or Path
         The results file, for messages.
+    filter_name, metric : str, optional
+        Re-score only this filter list and this metric (the ones an item table reads): the
+        task's other lists and metrics are then neither parsed nor checked. Default: all.
 
     Returns
     -------
@@ -381,11 +390,16 @@ def task_rescorer(results: dict, task: str, path) -> TaskRescorer:
             f"task {task!r}: a generation task with doc_to_choice maps its "
             "target through the choices; not reproduced",
         )
+    filters = _filter_lists(config, path, task, filter_name)
+    metrics = _metrics(config, path, task, metric)
+    if metric is not None and not metrics:
+        raise InputError(
+            path,
+            f"task {task!r}: metric {metric!r} is not in its metric_list; the repeats cannot "
+            "be re-scored by it",
+        )
     return TaskRescorer(
-        task=task,
-        filters=_filter_lists(config, path, task),
-        metrics=_metrics(config, path, task),
-        repeats=int(config.get("repeats") or 1),
+        task=task, filters=filters, metrics=metrics, repeats=int(config.get("repeats") or 1)
     )
 
 

@@ -1,9 +1,11 @@
-"""Long tables of predictions: CSV, TSV or Parquet, one row per (model, question[, epoch]).
+"""Long tables of predictions: CSV, TSV or Parquet, one row per (model, question[, run][, epoch]).
 
 Columns: ``model``, ``question_id``, and either ``correct`` (the score: 0/1,
 true/false, or a fraction in [0, 1] for partial credit; empty or NaN = a missing
-prediction) or ``pred`` and ``answer``; optional ``category``, ``epoch``
-(positive integers, for repeated samples), ``src``, ``n_options`` and ``human``
+prediction) or ``pred`` and ``answer``; optional ``category``, ``epoch`` or ``sample``
+(positive integers numbering repeated samples of a question; one of the two), ``run`` (a
+label of each invocation of the harness: a seed, a date; text, never empty), ``src``,
+``n_options`` and ``human``
 (a person's label in [0, 1] where ``correct`` is a judge's score; empty where nobody
 labelled the row: :mod:`evalbars.data.labels`). Record numbers in errors are 1-based
 data rows. The item tables the workflow writes
@@ -48,7 +50,7 @@ __all__ = [
 TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".parquet", ".pq")
 _REQUIRED = ("model", "question_id")
 #: Columns read as text, whatever they hold (ids such as 001 keep their zeros).
-_TEXT = ("model", "question_id", "category", "src", "pred", "answer")
+_TEXT = ("model", "question_id", "run", "category", "src", "pred", "answer")
 _TRUTH = {"true": 1.0, "false": 0.0}
 log = logging.getLogger(__name__)
 
@@ -185,8 +187,7 @@ def read_long_table(path) -> pd.DataFrame:
     ids = normalise_ids(frame["question_id"])
     if ids.dtype != frame["question_id"].dtype:  # (setting an unchanged column would copy it)
         frame["question_id"] = ids
-    if "epoch" in frame.columns:
-        frame["epoch"] = _parse_epochs(frame, path)
+    frame = _samples_and_runs(frame, path)
     if "correct" in frame.columns:
         # An explicit correct column wins; pred and answer, if given too, are kept as they are,
         # once checked against it.
@@ -332,6 +333,8 @@ _KNOWN = {
     "answer",
     "category",
     "epoch",
+    "sample",
+    "run",
     "src",
     "n_options",
     LABEL_COLUMN,
@@ -539,6 +542,25 @@ def _as_text(values) -> np.ndarray:
     return np.asarray(pd.Index(values).astype("str"), dtype=object)
 
 
+def _samples_and_runs(frame: pd.DataFrame, path) -> pd.DataFrame:
+    """The ``epoch`` (or ``sample``: the same) and ``run`` columns of a table, checked: epochs
+    positive whole numbers, runs never empty."""
+    if "sample" in frame.columns:
+        if "epoch" in frame.columns:
+            raise InputError(
+                path, "the table has both epoch and sample columns; they mean the same, keep one"
+            )
+        frame = frame.rename(columns={"sample": "epoch"})
+        frame.attrs["epoch_column"] = "sample"
+    if "epoch" in frame.columns:
+        frame["epoch"] = _parse_epochs(frame, path)
+    if "run" in frame.columns:
+        bad = blank_cells(frame["run"])
+        if bad.any():
+            raise InputError(path, "empty run", int(frame["record"].iloc[bad.argmax()]))
+    return frame
+
+
 def _parse_epochs(frame: pd.DataFrame, path) -> pd.Series:
     epochs = pd.to_numeric(frame["epoch"], errors="coerce")
     bad = epochs.isna() | (epochs < 1) | (epochs != np.floor(epochs))
@@ -546,7 +568,8 @@ def _parse_epochs(frame: pd.DataFrame, path) -> pd.Series:
         i = bad.to_numpy().nonzero()[0][0]
         raise InputError(
             path,
-            f"epoch must be a positive whole number, got {plain(frame['epoch'].iloc[i])!r}",
+            f"{frame.attrs.get('epoch_column', 'epoch')} must be a positive whole number, got "
+            f"{plain(frame['epoch'].iloc[i])!r}",
             int(frame["record"].iloc[i]),
         )
     return epochs.astype("int64")

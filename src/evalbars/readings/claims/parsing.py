@@ -4,7 +4,8 @@ Forms (spaces around the operators, since model names contain hyphens):
 ``A > B`` (or ``A < B``), ``A > B + d`` (superiority by d points), ``A >= B - d``
 (non-inferiority by d points),
 ``|A - B| < d`` (equivalence), ``best: A``, ``top k: A``, each optionally
-followed by ``in CATEGORY``. :func:`parse_claims` checks names against the data
+followed by ``at pass@K`` (``pass^K``, ``maj@K``: the claim is about that item score of the
+questions' samples, whatever score the run reads) and ``in CATEGORY``. :func:`parse_claims` checks names against the data
 when given models and categories; :func:`check_claims` is what the workflow runs
 before it writes anything. The verdicts are in :mod:`evalbars.readings.claims`.
 
@@ -24,6 +25,8 @@ from pathlib import Path
 
 from evalbars.data.readers.common import hint_style
 from evalbars.errors import ConfigError, InputError
+from evalbars.stats.repeats.pass_at_k import parse_item_score
+from evalbars.stats.repeats.score_matrix import score_label
 from evalbars.units import points_hint
 
 __all__ = [
@@ -45,7 +48,7 @@ UNITS = ("points", "elo")
 
 _FORMS = (
     "'A > B', 'A > B + d', 'A >= B - d', '|A - B| < d', 'best: A' or 'top k: A', "
-    "optionally followed by 'in CATEGORY'"
+    "optionally followed by 'at pass@K' (or pass^K, maj@K) and 'in CATEGORY'"
 )
 # A signed number, so that '< -2' is read as a (wrong) margin, not as a model named '-2'.
 _NUMBER = r"[-+]?\s*(?:\d+(?:\.\d*)?|\.\d+)"
@@ -63,6 +66,8 @@ _PATTERNS = (
     ("inferiority", re.compile(r"(?P<a>\S.*?)\s+<\s+(?P<b>\S.*)")),
 )
 _CATEGORY_SPLIT = re.compile(r"\s+in\s+")
+#: ``... at pass@5``: an item score over k samples, at the end of the claim or before its category.
+_AT_SCORE = re.compile(r"\s+at\s+(?P<score>(?:pass@|pass\^|maj@|majority@)\s*\S+)\s*$", re.I)
 
 
 class ClaimError(InputError):
@@ -86,6 +91,7 @@ class Claim:
     category: str | None = None
     extra: dict = field(default_factory=dict, compare=False, repr=False)
     unit: str = "points"
+    score: str | None = None
 
     @property
     def label(self) -> str:
@@ -103,7 +109,8 @@ class Claim:
             "best": f"best: {a}",
             "top": f"top {self.k}: {a}",
         }[self.kind]
-        return body + (f" in {self.category}" if self.category else "")
+        score = f" at {self.score}" if self.score else ""
+        return body + score + (f" in {self.category}" if self.category else "")
 
 
 def _match_name(text: str, name: str, known, what: str) -> str:
@@ -149,7 +156,8 @@ def parse_claim(text: str, models=None, categories=None, *, unit: str = "points"
     a margin outside (0, 100) points (a negative one included: ``< -2`` is a margin,
     not a model named ``-2``), a bare margin under 1 point (likely a proportion:
     ``0.02`` is refused with "did you mean 2 points?", ``0.02 points`` is kept), a
-    margin subtracted in ``A > B - d``, or ``top k`` with k not a whole number in 1..K-1.
+    margin subtracted in ``A > B - d``, ``top k`` with k not a whole number in 1..K-1,
+    or an item score that is not ``pass@K``, ``pass^K`` or ``maj@K`` (K odd).
     """
     original = str(text)
     # Model and category names are read in NFC (evalbars.data.readers.common): so is a claim,
@@ -157,24 +165,16 @@ def parse_claim(text: str, models=None, categories=None, *, unit: str = "points"
     line = " ".join(unicodedata.normalize("NFC", original).split())
     if not line:
         raise ClaimError(original, f"empty; write {_FORMS}")
+    line, score = _at_score(original, line)
     body, category = _split_category(line, categories)
+    if score is None:  # 'A > B at pass@5 in math'
+        body, score = _at_score(original, body)
     found = [(kind, pattern.fullmatch(body)) for kind, pattern in _PATTERNS]
     kind, match = next(((k, m) for k, m in found if m), (None, None))
     if match is None:
         _malformed(original, body)
     groups = match.groupdict()
-    a, b = groups["a"].strip(), (groups.get("b") or "").strip() or None
-    if models is not None and kind in ("inferiority", "superiority"):
-        refuse = _refuse_a_reversed_margin if kind == "inferiority" else _refuse_a_margin
-        for name in (a, b):
-            refuse(original, name, models)
-    if kind == "inferiority":
-        kind, a, b = "superiority", b, a
-    a = _match_name(original, a, models, "model")
-    if b is not None:
-        b = _match_name(original, b, models, "model")
-        if a == b:
-            raise ClaimError(original, f"compares {a!r} with itself")
+    kind, a, b = _named_models(original, kind, groups, models)
     if unit not in UNITS:
         raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
     margin = _margin(original, groups, unit) if groups.get("d") else 0.0
@@ -187,7 +187,38 @@ def parse_claim(text: str, models=None, categories=None, *, unit: str = "points"
         )
     if kind == "top" and k == 1:
         kind = "best"
-    return Claim(original, kind, a, b, margin, k, category, unit=unit)
+    return Claim(original, kind, a, b, margin, k, category, unit=unit, score=score)
+
+
+def _named_models(original: str, kind: str, groups: dict, models) -> tuple[str, str, str | None]:
+    """``(kind, a, b)`` of a matched claim: names checked against ``models``, and ``B < A``
+    turned into ``A > B``."""
+    a, b = groups["a"].strip(), (groups.get("b") or "").strip() or None
+    if models is not None and kind in ("inferiority", "superiority"):
+        refuse = _refuse_a_reversed_margin if kind == "inferiority" else _refuse_a_margin
+        for name in (a, b):
+            refuse(original, name, models)
+    if kind == "inferiority":
+        kind, a, b = "superiority", b, a
+    a = _match_name(original, a, models, "model")
+    if b is not None:
+        b = _match_name(original, b, models, "model")
+        if a == b:
+            raise ClaimError(original, f"compares {a!r} with itself")
+    return kind, a, b
+
+
+def _at_score(text: str, line: str) -> tuple[str, str | None]:
+    """``(line, score)``: the line without its trailing ``at pass@K``, and the score written
+    canonically (``pass@5``, ``pass^3``, ``maj@5``), or the line as it is and None."""
+    found = _AT_SCORE.search(line)
+    if found is None:
+        return line, None
+    try:
+        score = score_label(*parse_item_score(found["score"].replace(" ", "")))
+    except ValueError as error:
+        raise ClaimError(text, str(error)) from None
+    return line[: found.start()].strip(), score
 
 
 def _malformed(text: str, body: str) -> None:

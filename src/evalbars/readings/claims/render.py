@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -17,7 +18,7 @@ from evalbars.readings.claims.verdicts import (
     table_readings,
 )
 from evalbars.stats.bayes import Z_UNDERCOVERS_BELOW_N
-from evalbars.stats.pairwise import NOT_BINARY, REPEATED_SAMPLES
+from evalbars.stats.pairwise import ITEM_SCORE, NOT_BINARY, REPEATED_SAMPLES
 from evalbars.tables import to_markdown
 
 __all__ = [
@@ -29,8 +30,19 @@ __all__ = [
 ]
 
 
-#: The reasons the exact readings do not apply (a note names one in brackets).
+#: The reasons the exact readings do not apply (a note names one in brackets): repeated
+#: samples, partial credit, or an item score over k samples ("pass@5 scores").
 _EXACT = (REPEATED_SAMPLES, NOT_BINARY)
+_ITEM_SCORE = re.compile(r"\((" + re.escape(ITEM_SCORE).replace(r"\{\}", r"[^()\s]+") + r")\)")
+
+
+def _exact_reasons(note: str) -> list[str]:
+    """The reasons a note gives for the exact readings not applying.
+
+    >>> _exact_reasons("not applicable (pass@5 scores)"), _exact_reasons("n/a")
+    (['pass@5 scores'], [])
+    """
+    return [r for r in _EXACT if f"({r})" in note] + _ITEM_SCORE.findall(note)
 
 
 def _paired_adjusted(table: pd.DataFrame) -> Reading:
@@ -82,7 +94,7 @@ def _cell(row) -> str:
         # that decides nothing, say why; the other readings that do not apply to a kind of
         # claim are the notes under the table.
         note = _note(row)
-        if any(f"({reason})" in note for reason in _EXACT):
+        if _exact_reasons(note):
             return note
         return f"n/a: {note}" if note and row["reading"] == JUDGE_CORRECTED else "n/a"
     if row["reading"] == "bootstrap":
@@ -183,7 +195,7 @@ def _small_sample_sentence(table: pd.DataFrame) -> str:
     questions = int(table["questions"].max())
     if questions >= Z_UNDERCOVERS_BELOW_N:
         return ""
-    counts, reasons = [], {}
+    counts, reasons, barred = [], {}, 0
     for kind, title in (("mcnemar", "exact McNemar"), ("bayes", "Bayesian")):
         rows = table[table["reading"] == kind]
         live = rows["verdict"] != "n/a"
@@ -191,15 +203,13 @@ def _small_sample_sentence(table: pd.DataFrame) -> str:
             supported = int((rows["verdict"] == "supported").sum())
             counts.append(f"{supported} of {int(live.sum())} by the {title} reading")
         notes = rows["note"] if "note" in rows else pd.Series(dtype=str)
-        for reason in _EXACT:
-            barred = int(notes.astype(str).str.contains(f"({reason})", regex=False).sum())
-            if barred:
-                reasons[reason] = max(reasons.get(reason, 0), barred)
+        found = [_exact_reasons(note) for note in notes.astype(str)]
+        reasons |= dict.fromkeys(r for listed in found for r in listed)
+        barred = max(barred, sum(bool(listed) for listed in found))
     said = ("; supported: " + ", ".join(counts)) if counts else ""
     if reasons:  # the exact readings do not apply to some claims: the z readings are the answer
         why = "; ".join(reasons)
         claims = table["claim"].nunique()
-        barred = max(reasons.values())
         whom = "" if barred == claims else f" to {_count(barred, 'claim')}"
         said += f"; the exact McNemar and Bayesian readings do not apply{whom} ({why})"
     verb = "can be" if reasons and not counts else "are"
@@ -228,6 +238,17 @@ def claims_markdown(table: pd.DataFrame, alpha: float = ALPHA, family: str = "cl
         f"paired {title} verdict to be decided with the configured power if the true gap were the "
         "observed one, with the shortfall of the claim's scope in brackets."
     )
+    runs = table[table["reading"] == "runs"]
+    if len(runs):
+        notes += (
+            " Runs: the paired gap with each model's run-to-run variance added to its SE "
+            "(runs as a random effect; unadjusted): a claim it supports would survive a rerun. "
+            + " ".join(
+                f"{row.claim}: {row.note}."
+                for row in runs.itertuples()
+                if isinstance(row.note, str) and row.note
+            )
+        )
     return (
         claims_headline(table) + "\n\n" + to_markdown(claims_display(table)) + "\n" + notes + "\n"
     )

@@ -12,8 +12,15 @@ spelling is suggested when one is unknown). Margins are in accuracy points.
 ``|A - B| < d``             equivalence: A and B within d points of each other
 ``best: A``                 A beats every other model in the data
 ``top k: A``                A is among the best k models (1 <= k < K)
+``... at pass@K``           any of the above on that item score of the samples
 ``... in CATEGORY``         any of the above on that category's questions only
 ==========================  ==================================================
+
+``at pass@K`` (or ``pass^K``, ``maj@K``) reads the claim on the matrix of that item score
+of each question's samples, pooled over runs
+(:func:`evalbars.stats.repeats.score_matrix.score_matrix`), whatever score the run reads:
+every reading below takes it, and those that need one 0/1 sample per question do not apply
+to it ("not applicable (pass@5 scores)").
 
 Operators need spaces around them (model names contain hyphens).
 
@@ -177,6 +184,7 @@ from evalbars.data.scores import WideScores
 from evalbars.defaults import ALPHA, DRAWS, POWER, SEED
 from evalbars.readings.claims.parsing import (
     Claim,
+    ClaimError,
     parse_claims,
     unshared_error,
 )
@@ -214,7 +222,12 @@ JUDGE_CORRECTED = "judge_corrected"
 UNADJUSTED = "none"
 #: How tables and figures name each adjustment.
 ADJUSTMENT_TITLES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "BH"}
-_KIND_TITLES = {"mcnemar": "McNemar", "bayes": "Bayesian", "bootstrap": "bootstrap ranks"}
+_KIND_TITLES = {
+    "mcnemar": "McNemar",
+    "bayes": "Bayesian",
+    "bootstrap": "bootstrap ranks",
+    "runs": "runs, random effect",
+}
 
 
 @dataclass(frozen=True)
@@ -483,6 +496,7 @@ def evaluate_claims(
     replicates: int = DRAWS,
     seed: int = SEED,
     adjust: str = "holm",
+    score_matrices=None,
 ) -> pd.DataFrame:
     """Verdicts of every claim under every reading (:func:`readings`), one row per (claim, reading).
 
@@ -506,6 +520,9 @@ def evaluate_claims(
     adjust : {"holm", "bonferroni", "bh"}
         The adjustment of the family (:data:`ADJUSTMENTS`): the ``adjustment`` of the paired,
         mixed (and judge-corrected) readings the family adjusts.
+    score_matrices : mapping, optional
+        ``{score: WideScores}``: the matrices of the item scores claims name with ``at
+        pass@K`` (the same models); ``wide`` is that of its own ``wide.score``.
 
     Returns
     -------
@@ -526,13 +543,14 @@ def evaluate_claims(
     categories = sorted(set(wide.categories.tolist()))
     claims = parse_claims(claims, models, categories)  # a claim listed twice is refused
     index = {m: i for i, m in enumerate(models)}
-    answered = np.isfinite(wide.scores)
-    for claim in claims:  # before any fit: a comparison with no shared question is refused
-        _refuse_unshared(claim, answered, wide.categories, models)
-    scopes = {None: _scope(wide, None)}
-    for claim in claims:
-        if claim.category not in scopes:
-            scopes[claim.category] = _scope(wide, claim.category)
+    matrices = {claim: _matrix(claim, wide, score_matrices) for claim in claims}
+    for claim, matrix in matrices.items():  # before any fit: a pair with no shared question
+        _refuse_unshared(claim, np.isfinite(matrix.scores), matrix.categories, models)
+    scopes = {(None, wide.score): _scope(wide, None)}
+    for claim, matrix in matrices.items():
+        if (claim.category, matrix.score) not in scopes:
+            scopes[claim.category, matrix.score] = _scope(matrix, claim.category)
+    scope_of = {claim: scopes[claim.category, matrix.score] for claim, matrix in matrices.items()}
     for scope in scopes.values():
         scope.seed = seed
     rows = {}
@@ -540,7 +558,7 @@ def evaluate_claims(
     for reading in names:
         tests = []
         for claim in claims:
-            scope = scopes[claim.category]
+            scope = scope_of[claim]
             if not _applies(claim, scope, reading) or reading.kind == "bootstrap":
                 tests.append(None)
                 continue
@@ -550,7 +568,8 @@ def evaluate_claims(
         adjusted, family_size = (p, q), 1
         method = reading.adjustment
         if reading.adjusted:
-            extra = _all_pairs_p(scopes[None], reading) if family == "claims_and_all_pairs" else []
+            everything = scopes[None, wide.score]
+            extra = _all_pairs_p(everything, reading) if family == "claims_and_all_pairs" else []
             live = ~np.isnan(p)
             family_size = int(live.sum()) + len(extra)
             adjusted = tuple(_adjusted_part(values, live, extra, method) for values in (p, q))
@@ -563,7 +582,7 @@ def evaluate_claims(
             }
             rows[i, reading] = _row(
                 claim,
-                scopes[claim.category],
+                scope_of[claim],
                 reading,
                 tests[i],
                 verdicts,
@@ -573,6 +592,20 @@ def evaluate_claims(
             )
     ordered = [rows[i, reading] for i in range(len(claims)) for reading in names]
     return pd.DataFrame(ordered, columns=CLAIM_COLUMNS)
+
+
+def _matrix(claim: Claim, wide: WideScores, score_matrices) -> WideScores:
+    """The score matrix a claim is read on: ``wide``, or that of the item score it names."""
+    if claim.score is None or claim.score == wide.score:
+        return wide
+    found = (score_matrices or {}).get(claim.score)
+    if found is None:
+        raise ClaimError(
+            claim.text,
+            f"needs each question's samples to read {claim.score} (give the item table, not "
+            "a score matrix)",
+        )
+    return found.columns(list(wide.models))
 
 
 def _refuse_unshared(claim: Claim, answered, categories, models: list) -> None:

@@ -26,6 +26,7 @@ _INTERVAL_READINGS = (
     ("paired", True),
     ("mixed", True),
     (JUDGE_CORRECTED, True),
+    ("runs", False),  # runs as a random effect, where a model was run more than once
 )
 
 

@@ -562,6 +562,8 @@ def fit_obstacle(items, max_cells: int, outcome: str = "correct") -> str | None:
             f"analysis.logistic_max_cells = {max_cells:,} (the fits would need about "
             f"{n_cells * BYTES_PER_CELL / 1e9:.1f} GB of memory; raise the limit to fit them)"
         )
+    if isinstance(items, WideScores) and items.item_score is not None:
+        return f"not applicable to {items.item_score} scores (no binomial model)"
     if isinstance(items, WideScores):
         partial = items.non_binary_cells()
         what = "scores are" if not items.has_repeats else "cells hold a sample"

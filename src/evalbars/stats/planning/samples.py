@@ -57,8 +57,9 @@ __all__ = [
 ]
 
 #: What :func:`plan_samples` can advise: the target is met; add questions; add samples per
-#: question; add runs; or nothing reaches it (only with a fixed number of runs).
-ADVICE = ("reached", "questions", "samples", "runs")
+#: question; add runs; or none of the three alone reaches it (the other terms exceed the
+#: target: more of two at once is needed).
+ADVICE = ("reached", "questions", "samples", "runs", "none alone")
 
 
 def mean_variance(var_question, var_within, questions, samples, var_run=0.0, runs=1):
@@ -180,7 +181,8 @@ class SamplingPlan:
         Answers (samples) each route adds, in the order questions, samples, runs (inf where
         it cannot reach the target; new questions also cost ``cost_question`` each).
     advice : ndarray of str
-        ``reached``, or the cheapest route: ``questions``, ``samples`` or ``runs``.
+        ``reached``, or the cheapest route: ``questions``, ``samples`` or ``runs``; ``none
+        alone`` when no route on its own reaches the target.
     """
 
     se: np.ndarray
@@ -281,8 +283,9 @@ def plan_samples(
             ],
             axis=-1,
         )
-    routes = np.array(ADVICE[1:])
+    routes = np.array(ADVICE[1:4])
     advice = np.where(se <= target, "reached", routes[np.argmin(extra, axis=-1)])
+    advice = np.where((se > target) & np.isinf(extra).all(axis=-1), ADVICE[4], advice)
     return SamplingPlan(
         se=se,
         target_se=target.copy(),

@@ -27,21 +27,36 @@ on the CR2 Satterthwaite t instead (:math:`\\nu` depends only on the cluster siz
 one k the band is the pointwise t interval, and few clusters widen the band as they widen the
 pointwise interval (Montiel Olea and Plagborg-Møller 2019 on sup-t bands).
 
+**Few categories.** With :data:`FEW_CLUSTERS` or fewer clusters of questions (categories; a
+question its own cluster is not one) the band is instead the
+Bonferroni band: each k's CR2 t interval at level :math:`1 - (1 - \text{level})/K`, over the
+K k's with spread (``method="bonferroni"``; ``"auto"``, the default, chooses it there). The
+sup-t band relies on the cluster means of each k's difference being near normal; with a
+handful of categories the category means of a pass@k difference are skewed at large k, the
+pointwise CR2 t intervals already fall to about 92% there, and the sup-t band to 89-92%. The
+Bonferroni union bound needs no joint law: it holds whenever each k's interval holds at its own
+level, and the CR2 t interval at level :math:`1 - 0.05/16` keeps that. It is wider (46% at 10
+categories of 10 questions and 16 samples). The cluster sign-flip randomization intervals
+(:func:`evalbars.stats.cluster_robust.sign_flip_mean`), exact at each k under symmetry, cannot
+make a simultaneous band with 6 categories (64 sign patterns: the only simultaneous order
+statistics are the extreme subset means, an infinite band), and a joint sign-flip band reached
+only 93-94% with 10.
+
 A k whose differences have zero spread (:math:`s_k = 0`, e.g. both models solve every question
 at large k) says nothing about the population: it is left out of the maximum, its intervals
 are the whole range [-1, 1] and it decides nothing (passk-inference substitutes [-1, 1] too).
 The band decides the sign at k when it excludes 0, simultaneously for every k shown.
 
 **Measured coverage** (:mod:`evalbars.studies.passk_band`, ``python -m tests.benchmark
---passk-band``: 2,000 replicates of 1,000 draws per setting, nominal 95%, k = 1..n; 30, 100
-and 500 questions, n = 5 and 16 samples, a crossing and a no-difference pair). Independent
-questions: 93.8% to 95.8% over 12 settings. Questions in 6, 10 or 20 categories, clustered by
-category: 93.6% to 96.7%, except the crossing pair at n = 16 with 6 categories of 5 questions
-(90.7%) and 10 of 10 (91.6%). There the pointwise CR2 t intervals already fall to 90-92% at
-k of about 9 to 13: the category means of a pass@k difference are skewed at large k (sample
-skewness -0.5 to -0.75), and the truth falls below the band 6-9% of the time, above it under
-1%. Wild cluster bootstrap-t bands (Rademacher or Mammen weights) did worse in the same
-settings. Ignoring the categories when they exist: 56% to 89%.
+--passk-band``: 2,000 replicates per setting, nominal 95%, k = 1..n; 30, 100 and 500
+questions, n = 5 and 16 samples, a crossing and a no-difference pair; the table is in
+``docs/methods/repeated-samples.rst``). Independent questions (sup-t): 93.8% to 95.8% over 12
+settings. 20 categories (sup-t): 93.6% to 95.0%. 6 and 10 categories (Bonferroni): 95.1% to
+99.5%, at a band 50-60% wider than the sup-t band there. The sup-t band alone covered 90.7% (crossing, n = 16, 6 categories of 5
+questions) and 91.6% (10 of 10) there: the truth fell below the band 6-9% of the time, above
+it under 1% (the category means' sample skewness was -0.5 to -0.75 at k of 9 to 13). Wild
+cluster bootstrap-t bands (Rademacher or Mammen weights) did worse in the same settings.
+Ignoring the categories when they exist: 56% to 89%.
 
 References
 ----------
@@ -71,7 +86,12 @@ from evalbars.defaults import DRAWS, LEVEL, SEED
 from evalbars.stats.cluster_robust import cr2_mean
 from evalbars.stats.repeats.pass_at_k import item_score_matrix, question_clusters
 
-__all__ = ["PassKBand", "passk_band", "passk_difference_band"]
+__all__ = ["FEW_CLUSTERS", "BAND_METHODS", "PassKBand", "passk_band", "passk_difference_band"]
+
+#: At most this many clusters, ``method="auto"`` draws the Bonferroni band (module notes).
+FEW_CLUSTERS = 12
+#: How the band over k is drawn.
+BAND_METHODS = ("auto", "sup-t", "bonferroni")
 
 
 @dataclass(frozen=True)
@@ -96,11 +116,14 @@ class PassKBand:
     degenerate : ndarray of bool
         Zero spread of the differences at that k: no SE, no decision.
     critical_value : ndarray
-        :math:`\\hat c`, the multiplier bootstrap's ``level`` quantile of the sup-t (z scale).
+        :math:`\\hat c`, the multiplier bootstrap's ``level`` quantile of the sup-t (z scale);
+        for the Bonferroni band, :math:`\\Phi^{-1}(1 - (1 - \\text{level})/(2K))`.
     band_quantile : ndarray
         :math:`t_\\nu^{-1}(\\Phi(\\hat c))`, the band's half-width in SEs.
     questions, clusters : int
         Questions and clusters behind every k.
+    method : str
+        ``"sup-t"`` or ``"bonferroni"``.
     """
 
     difference: np.ndarray
@@ -116,6 +139,7 @@ class PassKBand:
     band_quantile: np.ndarray
     questions: int
     clusters: int
+    method: str = "sup-t"
 
 
 def passk_band(
@@ -126,6 +150,7 @@ def passk_band(
     draws: int = DRAWS,
     rng: np.random.Generator | None = None,
     multipliers: str = "cluster",
+    method: str = "auto",
 ) -> PassKBand:
     """Pointwise intervals and a simultaneous sup-t band for mean differences over a k grid.
 
@@ -147,6 +172,11 @@ def passk_band(
         in sorted label order (as passk-inference draws them per prompt). ``"projected"``: the
         same distribution drawn in K dimensions (below); faster when clusters outnumber the
         k's, as in the coverage study.
+    method : {"auto", "sup-t", "bonferroni"}
+        The sup-t band (module notes), the Bonferroni band, or (``auto``) Bonferroni with
+        :data:`FEW_CLUSTERS` or fewer clusters holding two or more questions (categories) and
+        sup-t otherwise. The Bonferroni band draws
+        nothing from ``rng``.
 
     Returns
     -------
@@ -198,21 +228,19 @@ def passk_band(
     degenerate = ~(se > 1e-12 * scale)
     with np.errstate(divide="ignore", invalid="ignore"):
         standardised = np.where(degenerate[..., None], 0.0, sums / (questions * se[..., None]))
-    stacks = standardised.reshape(-1, *standardised.shape[-2:])
-    if multipliers == "projected":
-        # (stacks, m, K) with R'R = the sums' Gram matrix: the same Gaussian law in m dims.
-        stacks = np.swapaxes(np.linalg.qr(np.swapaxes(stacks, -1, -2), mode="r"), -1, -2)
-    elif multipliers != "cluster":
+    if method not in BAND_METHODS:
+        raise ValueError(f"method must be one of {BAND_METHODS}, got {method!r}")
+    if multipliers not in ("cluster", "projected"):
         raise ValueError(f"multipliers must be 'cluster' or 'projected', got {multipliers!r}")
-    width = stacks.shape[-1]
-    maxima = np.empty((stacks.shape[0], draws))
-    chunk = max(1, (1 << 22) // (draws * width))
-    for start in range(0, stacks.shape[0], chunk):
-        block = stacks[start : start + chunk]
-        normals = rng.standard_normal((block.shape[0], draws, width))
-        products = np.einsum("sdg,skg->sdk", normals, block, optimize=True)
-        maxima[start : start + chunk] = np.abs(products).max(axis=-1)
-    critical = np.quantile(maxima, level, axis=-1).reshape(standardised.shape[:-2])
+    if method == "auto":
+        clustered = sizes.max() > 1  # categories, not each question its own cluster
+        method = "bonferroni" if clustered and groups <= FEW_CLUSTERS else "sup-t"
+    if method == "bonferroni":
+        # Each k with spread at level 1 - (1 - level)/K, on the z scale as the sup-t's value.
+        tested = np.maximum((~degenerate).sum(axis=-1), 1)
+        critical = special.ndtri(1 - (1 - level) / (2 * tested))
+    else:
+        critical = _sup_t_critical(standardised, multipliers, draws, rng, level)
     band_quantile = special.stdtrit(df, special.ndtr(critical))
     pointwise_quantile = special.stdtrit(df, 0.5 + level / 2)
     pointwise = pointwise_quantile[..., None] * se
@@ -240,7 +268,26 @@ def passk_band(
         band_quantile=band_quantile,
         questions=questions,
         clusters=groups,
+        method=method,
     )
+
+
+def _sup_t_critical(standardised, multipliers, draws, rng, level):
+    """The ``level`` quantile of the Gaussian multiplier sup-t over k of each stack (module
+    notes), from the (..., K, G) CR2-adjusted cluster sums over :math:`N s_k`."""
+    stacks = standardised.reshape(-1, *standardised.shape[-2:])
+    if multipliers == "projected":
+        # (stacks, m, K) with R'R = the sums' Gram matrix: the same Gaussian law in m dims.
+        stacks = np.swapaxes(np.linalg.qr(np.swapaxes(stacks, -1, -2), mode="r"), -1, -2)
+    width = stacks.shape[-1]
+    maxima = np.empty((stacks.shape[0], draws))
+    chunk = max(1, (1 << 22) // (draws * width))
+    for start in range(0, stacks.shape[0], chunk):
+        block = stacks[start : start + chunk]
+        normals = rng.standard_normal((block.shape[0], draws, width))
+        products = np.einsum("sdg,skg->sdk", normals, block, optimize=True)
+        maxima[start : start + chunk] = np.abs(products).max(axis=-1)
+    return np.quantile(maxima, level, axis=-1).reshape(standardised.shape[:-2])
 
 
 def passk_difference_band(
@@ -282,7 +329,9 @@ def passk_difference_band(
         band_high, sign, degenerate, questions, clusters, clustered_by``, one row per k.
         ``sign`` is +1 where the band lies above 0 (A ahead at that k, simultaneously over
         every k shown), -1 below, 0 where it holds 0; a ``degenerate`` k (zero spread)
-        decides nothing. The critical value is in ``DataFrame.attrs["critical_value"]``.
+        decides nothing. The critical value is in ``DataFrame.attrs["critical_value"]`` and the
+        band's method (``sup-t`` or, with few categories, ``bonferroni``: :func:`passk_band`) in
+        ``DataFrame.attrs["band"]``.
 
     Examples
     --------
@@ -339,6 +388,7 @@ def passk_difference_band(
         }
     )
     table.attrs["critical_value"] = float(band.critical_value)
+    table.attrs["band"] = band.method
     return table
 
 
