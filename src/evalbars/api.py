@@ -42,6 +42,7 @@ import pandas as pd
 import yaml
 
 from evalbars.data.items import read_summary
+from evalbars.data.prices import read_price_file
 from evalbars.data.readers import SourceOptions, read_source
 from evalbars.data.scores import WideScores, wide_scores
 from evalbars.defaults import ALPHA, DRAWS, LEVEL, POWER, SEED, SPLITS
@@ -49,6 +50,7 @@ from evalbars.errors import InputError
 from evalbars.jobs import analysis, data, leaderboard, ranks
 from evalbars.jobs import claims as claim_jobs
 from evalbars.readings import gate
+from evalbars.readings.leaderboard.best import TOP_K
 from evalbars.stats import pairwise
 from evalbars.workflow import runner, smk
 from evalbars.workflow.location import snakefile
@@ -73,6 +75,10 @@ __all__ = [
     "ReportRun",
     "report_config",
     "write_report",
+    "winner_table",
+    "best_set_table",
+    "cost_table",
+    "frontier_table",
 ]
 
 #: The stages of :func:`write_report` (config ``run.stages``): every stage that reads the data
@@ -531,3 +537,200 @@ def write_report(
     return ReportRun(
         directory=directory, report=report, config=directory / "config.yaml", claims=table
     )
+
+
+# --- The best model, honestly, and what it costs ---------------------------------------------
+
+
+def winner_table(items, level: float = LEVEL, *, seed: int = SEED) -> pd.DataFrame:
+    """``winner.csv``: the top model's score naive, conditional, hybrid and zoom.
+
+    The top model's score is the largest of K noisy scores, biased upward (the winner's curse).
+    The hybrid reading (Andrews, Kitagawa and McCloskey 2024) is the corrected estimate and
+    interval to quote; see :func:`evalbars.readings.leaderboard.best.winner_readings`, called
+    through the leaderboard job (:func:`evalbars.jobs.leaderboard.best_model`).
+
+    Parameters
+    ----------
+    items : DataFrame or WideScores
+        An item table (:func:`read_items`) or its score matrix.
+    level : float
+        Level of the intervals.
+    seed : int
+        Seed of the critical values' draws.
+
+    Returns
+    -------
+    DataFrame
+        :data:`evalbars.readings.leaderboard.best.WINNER_COLUMNS`, one row per reading, on the
+        questions every model answered.
+
+    Examples
+    --------
+    >>> import evalbars.api as eb
+    >>> items = eb.read_items("tests/data/harness/inspect_usage/logs")
+    >>> eb.winner_table(items)[["model", "method", "estimate", "ci_low", "ci_high"]].round(3)
+                  model       method  estimate  ci_low  ci_high
+    0  mockllm/fake-mid        naive     0.850   0.694    1.000
+    1  mockllm/fake-mid  conditional     0.766   0.260    0.995
+    2  mockllm/fake-mid       hybrid     0.767   0.601    0.999
+    3  mockllm/fake-mid         zoom     0.850   0.656    1.000
+    """
+    return leaderboard.best_model(scores(items), level=level, seed=seed)["winner"].frame
+
+
+def best_set_table(
+    items, alpha: float = ALPHA, *, top_k: int = TOP_K, seed: int = SEED
+) -> pd.DataFrame:
+    """The confidence sets for the best model and the top k: the columns ``leaderboard.csv``
+    gains (:func:`evalbars.readings.leaderboard.best.best_sets`, through
+    :func:`evalbars.jobs.leaderboard.best_model`).
+
+    Parameters
+    ----------
+    items : DataFrame or WideScores
+        An item table (:func:`read_items`) or its score matrix.
+    alpha : float
+        Each set holds its truth with probability at least :math:`1-\\alpha`.
+    top_k : int
+        k of the set for the top k (config ``leaderboard.top_k``).
+    seed : int
+        Seed of the critical values' draws.
+
+    Returns
+    -------
+    DataFrame
+        ``model, in_best_set, mcb_low, mcb_high, top_k, in_top_k_set``, one row per model. A
+        ``best: A`` claim is supported only when the set for the best is {A}.
+
+    Examples
+    --------
+    >>> import evalbars.api as eb
+    >>> items = eb.read_items("tests/data/harness/lm_eval", runs="newest", id_field="id",
+    ...                       category_field="category")
+    >>> eb.best_set_table(items, top_k=2)[["model", "in_best_set", "in_top_k_set"]]
+                      model  in_best_set  in_top_k_set
+    0     evalbars/fake-mid        False          True
+    1  evalbars/fake-strong         True          True
+    2    evalbars/fake-weak        False          True
+    """
+    result = leaderboard.best_model(
+        scores(items), level=1 - alpha, seed=seed, alpha=alpha, top_k=top_k
+    )
+    return result["best_set"].frame
+
+
+def _cost_readings(paths, prices, *, alpha, level, seed, missing_prediction, options) -> dict:
+    """The cost and frontier tables of ``paths`` with ``prices``: the items read as
+    :func:`read_items` reads them, the costs as the workflow's ``costs`` job computes them,
+    then its ``cost_table`` job."""
+    listed = _listed(paths)
+    items = read_items(listed, missing_prediction=missing_prediction, **options)
+    given = {key: value for key, value in options.items() if value is not None}
+    sources = [dict(path=str(path), **given) for path in listed]
+    if isinstance(prices, (str, os.PathLike)):
+        prices = read_price_file(prices)
+    costs = leaderboard.costs(items, sources=sources, prices=prices)["costs"].frame
+    return leaderboard.cost_table(scores(items), costs, alpha=alpha, level=level, seed=seed)
+
+
+def cost_table(
+    paths,
+    prices=None,
+    *,
+    alpha: float = ALPHA,
+    level: float = LEVEL,
+    seed: int = SEED,
+    missing_prediction: str = "wrong",
+    **options,
+) -> pd.DataFrame:
+    """``cost.csv``: per model, accuracy, mean cost per question and accuracy per dollar, with
+    intervals (:func:`evalbars.readings.leaderboard.cost.cost_readings`).
+
+    Parameters
+    ----------
+    paths : path-like or sequence of path-like
+        Predictions that record token usage (Inspect logs, HELM runs, tables with
+        ``input_tokens`` and ``output_tokens``) or a ``cost`` column.
+    prices : mapping or path-like, optional
+        Dollars per million input and output tokens per model, as the config's ``prices:``
+        (``{model: {"input": ..., "output": ...}}``) or a file of them
+        (:func:`evalbars.data.prices.read_price_file`); none: the costs the logs record.
+    alpha, level : float
+        Error rate of the frontier set; level of the intervals.
+    seed : int
+        Seed of the frontier's critical value.
+    missing_prediction : str
+        As for :func:`read_items`.
+    **options
+        Reader options, as for :func:`read_items`.
+
+    Returns
+    -------
+    DataFrame
+        :data:`evalbars.readings.leaderboard.cost.COST_COLUMNS`, most accurate first.
+
+    Examples
+    --------
+    >>> import evalbars.api as eb
+    >>> logs = "tests/data/harness/inspect_usage/logs"
+    >>> prices = "tests/data/harness/inspect_usage/prices.csv"
+    >>> table = eb.cost_table(logs, prices)
+    >>> table[["model", "accuracy", "mean_cost", "accuracy_per_dollar"]].round(6)
+                     model  accuracy  mean_cost  accuracy_per_dollar
+    0     mockllm/fake-mid      0.85   0.000026         32945.736434
+    1  mockllm/fake-strong      0.80   0.000292          2743.484225
+    2    mockllm/fake-weak      0.60   0.000005        126382.306477
+    """
+    return _cost_readings(
+        paths,
+        prices,
+        alpha=alpha,
+        level=level,
+        seed=seed,
+        missing_prediction=missing_prediction,
+        options=options,
+    )["cost"].frame
+
+
+def frontier_table(
+    paths,
+    prices=None,
+    *,
+    alpha: float = ALPHA,
+    level: float = LEVEL,
+    seed: int = SEED,
+    missing_prediction: str = "wrong",
+    **options,
+) -> pd.DataFrame:
+    """``frontier.csv``: the observed cost-accuracy frontier and the set that covers the true
+    one at :math:`1-\\alpha` (:func:`evalbars.stats.cost.frontier_set`); arguments as
+    :func:`cost_table`.
+
+    Returns
+    -------
+    DataFrame
+        :data:`evalbars.readings.leaderboard.cost.FRONTIER_COLUMNS`, most accurate first.
+
+    Examples
+    --------
+    >>> import evalbars.api as eb
+    >>> logs = "tests/data/harness/inspect_usage/logs"
+    >>> prices = {"mockllm/fake-strong": {"input": 3.0, "output": 15.0},
+    ...           "mockllm/fake-mid": {"input": 0.5, "output": 1.5},
+    ...           "mockllm/fake-weak": {"input": 0.15, "output": 0.6}}
+    >>> eb.frontier_table(logs, prices)[["model", "on_frontier", "in_frontier_set"]]
+                     model  on_frontier  in_frontier_set
+    0     mockllm/fake-mid         True             True
+    1  mockllm/fake-strong        False             True
+    2    mockllm/fake-weak         True             True
+    """
+    return _cost_readings(
+        paths,
+        prices,
+        alpha=alpha,
+        level=level,
+        seed=seed,
+        missing_prediction=missing_prediction,
+        options=options,
+    )["frontier"].frame

@@ -32,6 +32,7 @@ RULE = re.compile(r"^( *)rule (\w+):\n((?:\1 {4}.*\n|\n)*)", re.M)
 UNPACKED = {
     "item_inputs": {"archives", "predictions", "labels"},
     "judge_corrected_inputs": {"judge_corrected"},
+    "frontier_inputs": {"frontier"},
 }
 
 

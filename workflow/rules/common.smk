@@ -38,6 +38,9 @@ except smk.ConfigError as exc:
 # Human labels of judge scores (a labels file, or a human column in a table of predictions): the
 # judge-corrected table is then one of the run's outputs.
 LABELLED = smk.labelled_run(config, PREDICTION_SOURCES)
+# Costs (a price table, or a cost column in a table of predictions): the cost table, the
+# frontier and its figure are then among the run's outputs.
+COSTED = smk.costed_run(config, PREDICTION_SOURCES)
 # The replication check compares with the paper, so it runs only on the paper's data.
 REPLICATION_APPLIES = smk.replication_applies(config)
 # Settings whose shipped values are the paper's (subsample.n: auto, the example claims), fitted
@@ -77,6 +80,20 @@ def judge_corrected_inputs(wildcards):
     if not LABELLED:
         return {}
     return {"judge_corrected": "results/tables/judge_corrected.parquet"}
+
+
+def frontier_inputs(wildcards):
+    """The cost-accuracy frontier, for the report's first screen, where the run has costs."""
+    if not COSTED:
+        return {}
+    return {"frontier": "results/tables/frontier.parquet"}
+
+
+def cost_outputs():
+    """The cost table, the frontier and its figure, where the run has costs (COSTED)."""
+    if not COSTED:
+        return []
+    return [*rules.cost_table.output, *rules.cost_figure.output]
 
 
 def package_code(rule):

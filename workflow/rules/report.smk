@@ -3,6 +3,7 @@
 rule report_landing:
     input:
         unpack(judge_corrected_inputs),
+        unpack(frontier_inputs),
         item_table=rules.subsample.output.item_table,
         claims=rules.claims_table.output.claims_parquet,
         checked=rules.claims_check.output.checked,
@@ -11,6 +12,8 @@ rule report_landing:
         pairwise=rules.analysis_pairwise.output.pairwise_parquet,
         ranks=rules.ranks_table.output.ranks_parquet,
         models=rules.analysis_models.output.models_parquet,
+        winner=rules.leaderboard_table.output.winner_parquet,
+        leaderboard=rules.leaderboard_table.output.leaderboard_parquet,
         code=package_code("report_landing"),
     output:
         landing=report(
@@ -24,6 +27,7 @@ rule report_landing:
     localrule: True
     params:
         alpha=lookup(dpath="alpha", within=config),
+        level=lookup(dpath="level", within=config),
     message:
         "--- The report's first screen."
     script:

@@ -27,7 +27,8 @@ STAGES = {
         rules.ranks_figures,
         rules.leaderboard_table,
         rules.leaderboard_figure,
-    ],
+    ]
+    + ([rules.costs, rules.cost_table, rules.cost_figure] if COSTED else []),
 }
 
 
@@ -88,6 +89,13 @@ ruleorder: stage_readings > ranks_table
 ruleorder: stage_readings > ranks_figures
 ruleorder: stage_readings > leaderboard_table
 ruleorder: stage_readings > leaderboard_figure
+
+
+if COSTED:
+
+    ruleorder: stage_readings > costs
+    ruleorder: stage_readings > cost_table
+    ruleorder: stage_readings > cost_figure
 
 
 # A rule that names another rule's output (`rules.analysis_pairwise.output...`) depends on that

@@ -22,6 +22,9 @@ __all__ = ["report_landing"]
     pairwise=parquet(),
     ranks=parquet(),
     judge_corrected=parquet(),
+    winner=parquet(),
+    leaderboard=parquet(columns=["model", "in_best_set", "top_k", "in_top_k_set"]),
+    frontier=parquet(),
 )
 def report_landing(
     item_table: pd.DataFrame,
@@ -34,7 +37,11 @@ def report_landing(
     pairwise: pd.DataFrame,
     ranks: pd.DataFrame,
     alpha: float,
+    level: float | None = None,
     judge_corrected: pd.DataFrame | None = None,
+    winner: pd.DataFrame | None = None,
+    leaderboard: pd.DataFrame | None = None,
+    frontier: pd.DataFrame | None = None,
 ) -> dict:
     """``report_landing``: the first screen of ``report.html`` (``landing``, an HTML fragment).
 
@@ -43,7 +50,10 @@ def report_landing(
     model named ``NA`` keeps its name). The notes say what was fitted to the data
     (``checked``) and what the shape of the data leaves out
     (:func:`evalbars.data.sampling.design_notes`). ``judge_corrected`` is the judge-versus-
-    corrected table where the scores are a judge's with human labels.
+    corrected table where the scores are a judge's with human labels. ``winner`` and
+    ``leaderboard`` are the leaderboard job's (the top score beside its correction for being
+    the top, the confidence sets for the best and the top k), and ``frontier`` the cost job's
+    where the run has costs.
     """
     page = landing_page.landing_html(
         models_text=landing_page.models_sentence(
@@ -62,5 +72,9 @@ def report_landing(
         models_table=models,
         alpha=alpha,
         judge_corrected=judge_corrected,
+        winner=winner,
+        leaderboard=leaderboard,
+        frontier=frontier,
+        level=level,
     )
     return {"landing": Text(page)}

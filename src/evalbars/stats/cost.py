@@ -92,9 +92,11 @@ def cost_table(correct, cost, models, clusters=None, alpha: float = ALPHA) -> pd
     Returns
     -------
     DataFrame
-        ``model, questions, accuracy, mean_cost, cost_se, cost_low, cost_high,
-        accuracy_per_dollar, apd_low, apd_high`` (accuracy per dollar: NaN with a zero cost;
-        its interval by the delta method, clipped at 0); the cost interval is clipped at 0.
+        ``model, questions, accuracy, accuracy_se, accuracy_low, accuracy_high, mean_cost,
+        cost_se, cost_low, cost_high, accuracy_per_dollar, apd_low, apd_high`` (accuracy per
+        dollar: NaN with a zero cost; its interval by the delta method, clipped at 0); the
+        accuracy and cost intervals are normal ones from the same covariance, clipped to [0, 1]
+        and at 0.
 
     Examples
     --------
@@ -118,11 +120,15 @@ def cost_table(correct, cost, models, clusters=None, alpha: float = ALPHA) -> pd
         ratio = np.where(mean_cost > 0, accuracy / mean_cost, np.nan)
         relative = var_a / accuracy**2 + var_c / mean_cost**2 - 2 * cov_ac / (accuracy * mean_cost)
         ratio_se = np.abs(ratio) * np.sqrt(np.clip(relative, 0.0, None))
+    accuracy_se = np.sqrt(np.clip(var_a, 0.0, None))
     return pd.DataFrame(
         {
             "model": list(models),
             "questions": correct.shape[0],
             "accuracy": accuracy,
+            "accuracy_se": accuracy_se,
+            "accuracy_low": np.clip(accuracy - z * accuracy_se, 0.0, 1.0),
+            "accuracy_high": np.clip(accuracy + z * accuracy_se, 0.0, 1.0),
             "mean_cost": mean_cost,
             "cost_se": cost_se,
             "cost_low": np.maximum(mean_cost - z * cost_se, 0.0),

@@ -22,6 +22,7 @@ import yaml
 
 from evalbars.data.fetch import archive_name, model_from_archive, pinned_checksums
 from evalbars.data.labels import tables_carry_labels
+from evalbars.data.prices import tables_carry_costs
 from evalbars.errors import ConfigError
 from evalbars.jobs.registry import JOBS
 from evalbars.readings.paper import EXAMPLE_CLAIMS, PAPER_MODELS, PAPER_SUBSAMPLE_SIZE
@@ -35,6 +36,7 @@ __all__ = [
     "source_files",
     "replication_applies",
     "labelled_run",
+    "costed_run",
     "RunChoices",
     "run_choices",
     "package_files",
@@ -126,6 +128,15 @@ def labelled_run(config: dict, sources: list[dict]) -> bool:
     if config.get("labels"):
         return True
     return tables_carry_labels(source_files(sources))
+
+
+def costed_run(config: dict, sources: list[dict]) -> bool:
+    """Whether the run has costs: a price table (``prices:``), or a long table of predictions
+    with a ``cost`` column (read from its header alone). The cost table, the frontier and its
+    figure are then among the run's outputs (:func:`evalbars.jobs.leaderboard.costs`)."""
+    if config.get("prices"):
+        return True
+    return tables_carry_costs(source_files(sources))
 
 
 def replication_applies(config: dict) -> bool:
