@@ -42,7 +42,7 @@ import pandas as pd
 import yaml
 
 from evalbars.data.items import read_summary
-from evalbars.data.prices import read_price_file
+from evalbars.data.prices import price_table, read_price_file
 from evalbars.data.readers import SourceOptions, read_source
 from evalbars.data.scores import WideScores, wide_scores
 from evalbars.defaults import ALPHA, DRAWS, LEVEL, POWER, SEED, SPLITS
@@ -79,6 +79,7 @@ __all__ = [
     "best_set_table",
     "cost_table",
     "frontier_table",
+    "cost_readings",
 ]
 
 #: The stages of :func:`write_report` (config ``run.stages``): every stage that reads the data
@@ -359,11 +360,19 @@ def leaderboard_table(
     power: float = POWER,
     splits: int = SPLITS,
     seed: int = SEED,
+    top_k: int = TOP_K,
 ) -> pd.DataFrame:
     """``leaderboard.csv``: per system its letters, split-half stability and the resolution of
-    the adjacent pair below it (:func:`evalbars.readings.leaderboard.table.leaderboard_table`)."""
+    the adjacent pair below it (:func:`evalbars.readings.leaderboard.table.leaderboard_table`),
+    and its place in the confidence sets for the best and the top ``top_k``."""
     result = leaderboard.leaderboard_table(
-        scores(items), alpha=alpha, level=level, power=power, splits=splits, seed=seed
+        scores(items),
+        alpha=alpha,
+        level=level,
+        power=power,
+        splits=splits,
+        seed=seed,
+        top_k=top_k,
     )
     return result["leaderboard"].frame
 
@@ -401,6 +410,7 @@ def report_config(
     missing_prediction: str = "wrong",
     simulations: bool = False,
     labels=None,
+    prices=None,
     **options,
 ) -> dict:
     """The workflow configuration of :func:`write_report`: the given files as ``predictions``,
@@ -416,20 +426,24 @@ def report_config(
         if value is not None and value != getattr(defaults, key, None)
     }
     entries = [dict(path=str(Path(path).resolve()), **given) for path in _listed(paths)]
-    return {
-        "models": [],
-        "predictions": entries,
-        "missing_prediction": missing_prediction,
-        "question_set": "all",
-        "subsample": {"n": "all"},
-        "claims": list(claims),
-        # one job per stage: on the data of one report, start-ups are most of the work
-        "jobs": "per_stage",
-        "run": {
-            "stages": [*REPORT_STAGES, *(["simulations"] if simulations else [])],
-            "report": "report.html",
-        },
-    } | ({"labels": str(Path(labels).resolve())} if labels else {})
+    return (
+        {
+            "models": [],
+            "predictions": entries,
+            "missing_prediction": missing_prediction,
+            "question_set": "all",
+            "subsample": {"n": "all"},
+            "claims": list(claims),
+            # one job per stage: on the data of one report, start-ups are most of the work
+            "jobs": "per_stage",
+            "run": {
+                "stages": [*REPORT_STAGES, *(["simulations"] if simulations else [])],
+                "report": "report.html",
+            },
+        }
+        | ({"labels": str(Path(labels).resolve())} if labels else {})
+        | _prices_config(prices)
+    )
 
 
 def write_report(
@@ -444,6 +458,7 @@ def write_report(
     progress: Callable[[str], None] | None = None,
     hint_style: str = "config",
     labels=None,
+    prices=None,
     **options,
 ) -> ReportRun:
     """Run the evalbars workflow on prediction files and write its HTML report.
@@ -482,6 +497,9 @@ def write_report(
         How messages word a remedy: as a config key, or as a command-line flag.
     labels : path-like, optional
         Human labels of judge-scored predictions, as for :func:`read_items`.
+    prices : mapping or path-like, optional
+        Dollars per million input and output tokens per model, as for :func:`cost_table`: the
+        run then adds ``cost.csv``, ``frontier.csv`` and the frontier figure.
     **options
         Reader options, as for :func:`read_items`.
 
@@ -499,6 +517,8 @@ def write_report(
         command that finishes the run.
     """
     listed = _listed(paths)
+    if isinstance(prices, (str, os.PathLike)):  # a bad price file in one line, before the run
+        prices = read_price_file(prices)
     for path in [*listed, *([labels] if labels else [])]:
         if not Path(path).exists():  # before Snakemake, which would only say an input is missing
             raise InputError(path, "file does not exist")
@@ -512,6 +532,7 @@ def write_report(
         missing_prediction=missing_prediction,
         simulations=simulations,
         labels=labels,
+        prices=prices,
         **options,
     )
     smk.source_files(config["predictions"])  # a name Snakemake cannot take, in one line
@@ -523,6 +544,9 @@ def write_report(
     claim_jobs.checked_claims(
         claim_jobs.model_accuracy(table), table["category"].unique(), claims=list(claims), notes=[]
     )
+    if config.get("prices"):  # the costs job's checks too: a model's usage without its price
+        with quiet_warnings():
+            leaderboard.costs(table, sources=config["predictions"], prices=config["prices"])
     report = runner.run_workflow(
         directory,
         config=config,
@@ -540,6 +564,19 @@ def write_report(
 
 
 # --- The best model, honestly, and what it costs ---------------------------------------------
+
+
+def _prices_config(prices) -> dict:
+    """The config's ``prices:`` of :func:`report_config`: a file read into the mapping, so
+    that the run's config.yaml records the prices themselves."""
+    if prices is None:
+        return {}
+    if isinstance(prices, (str, os.PathLike)):
+        prices = read_price_file(prices)
+    price_table(prices)  # checked here: a bad price in one line, before the run
+    return {
+        "prices": {str(m): {k: float(v[k]) for k in ("input", "output")} for m, v in prices.items()}
+    }
 
 
 def winner_table(items, level: float = LEVEL, *, seed: int = SEED) -> pd.DataFrame:
@@ -620,18 +657,42 @@ def best_set_table(
     return result["best_set"].frame
 
 
-def _cost_readings(paths, prices, *, alpha, level, seed, missing_prediction, options) -> dict:
-    """The cost and frontier tables of ``paths`` with ``prices``: the items read as
-    :func:`read_items` reads them, the costs as the workflow's ``costs`` job computes them,
-    then its ``cost_table`` job."""
+def cost_readings(
+    paths,
+    prices=None,
+    *,
+    alpha: float = ALPHA,
+    level: float = LEVEL,
+    seed: int = SEED,
+    missing_prediction: str = "wrong",
+    items: pd.DataFrame | None = None,
+    **options,
+) -> dict:
+    """``cost.csv`` and ``frontier.csv`` in one read: ``{"cost": ..., "frontier": ...}``.
+
+    The items are read as :func:`read_items` reads them (or given as ``items``, the item
+    table of ``paths`` already read), the costs as the workflow's ``costs`` job computes them
+    (:func:`evalbars.jobs.leaderboard.costs`), then its ``cost_table`` job; arguments as
+    :func:`cost_table`.
+
+    Examples
+    --------
+    >>> import evalbars.api as eb
+    >>> tables = eb.cost_readings("tests/data/harness/inspect_usage/logs",
+    ...                           "tests/data/harness/inspect_usage/prices.csv")
+    >>> sorted(tables)
+    ['cost', 'frontier']
+    """
     listed = _listed(paths)
-    items = read_items(listed, missing_prediction=missing_prediction, **options)
+    if items is None:
+        items = read_items(listed, missing_prediction=missing_prediction, **options)
     given = {key: value for key, value in options.items() if value is not None}
     sources = [dict(path=str(path), **given) for path in listed]
     if isinstance(prices, (str, os.PathLike)):
         prices = read_price_file(prices)
     costs = leaderboard.costs(items, sources=sources, prices=prices)["costs"].frame
-    return leaderboard.cost_table(scores(items), costs, alpha=alpha, level=level, seed=seed)
+    result = leaderboard.cost_table(scores(items), costs, alpha=alpha, level=level, seed=seed)
+    return {name: table.frame for name, table in result.items()}
 
 
 def cost_table(
@@ -682,15 +743,15 @@ def cost_table(
     1  mockllm/fake-strong      0.80   0.000292          2743.484225
     2    mockllm/fake-weak      0.60   0.000005        126382.306477
     """
-    return _cost_readings(
+    return cost_readings(
         paths,
         prices,
         alpha=alpha,
         level=level,
         seed=seed,
         missing_prediction=missing_prediction,
-        options=options,
-    )["cost"].frame
+        **options,
+    )["cost"]
 
 
 def frontier_table(
@@ -725,12 +786,12 @@ def frontier_table(
     1  mockllm/fake-strong        False             True
     2    mockllm/fake-weak         True             True
     """
-    return _cost_readings(
+    return cost_readings(
         paths,
         prices,
         alpha=alpha,
         level=level,
         seed=seed,
         missing_prediction=missing_prediction,
-        options=options,
-    )["frontier"].frame
+        **options,
+    )["frontier"]

@@ -19,8 +19,11 @@ from evalbars.cli.arguments import (
     reader_options,
     refuse_output_over_inputs,
 )
+from evalbars.defaults import ALPHA
 from evalbars.errors import EvalbarsError, InputError
 from evalbars.readings import claims
+from evalbars.readings.leaderboard.best import best_set_sentence, winner_sentence
+from evalbars.readings.leaderboard.cost import frontier_sentence
 from evalbars.render.landing import separation_sentence
 from evalbars.tables import format_p
 from evalbars.workflow import runner
@@ -46,7 +49,27 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="first remove a Snakemake lock left in the run directory by a run that was killed",
     )
+    parser.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="dollars per million input and output tokens per model (CSV: model,input,output): "
+        "the report adds each model's cost per question and the cost-accuracy frontier",
+    )
     add_reader_arguments(parser)
+
+
+def _best_lines(directory: Path, alpha: float) -> list[str]:
+    """The corrected top score, the confidence set for the best and, with costs, the frontier,
+    from the run's tables (as the report's first screen words them)."""
+    tables = directory / "results" / "tables"
+    lines = []
+    if (tables / "winner.parquet").exists():
+        lines.append(winner_sentence(pd.read_parquet(tables / "winner.parquet"), 1 - alpha))
+    if (tables / "leaderboard.parquet").exists():
+        lines.append(best_set_sentence(pd.read_parquet(tables / "leaderboard.parquet"), alpha))
+    if (tables / "frontier.parquet").exists():
+        lines.append(frontier_sentence(pd.read_parquet(tables / "frontier.parquet"), alpha))
+    return [line for line in lines if line]
 
 
 def _verdict_line(rows) -> str:
@@ -62,7 +85,7 @@ def _verdict_line(rows) -> str:
 def run_report(args: argparse.Namespace) -> int:
     refuse_output_over_inputs(
         args.output,
-        [*args.paths, args.instances, args.claims_file, args.labels],
+        [*args.paths, args.instances, args.claims_file, args.labels, args.prices],
         "--output",
         folder=True,
     )
@@ -89,6 +112,7 @@ def run_report(args: argparse.Namespace) -> int:
             progress=progress,
             hint_style="cli",
             labels=args.labels,
+            prices=args.prices,
             **reader_options(args),
         )
     except EvalbarsError as exc:  # main prints the reason; a held line that says it goes
@@ -105,6 +129,8 @@ def run_report(args: argparse.Namespace) -> int:
     else:
         pairwise_path = run.directory / "results" / "tables" / "pairwise.parquet"
         print(f"no claims given. {separation_sentence(pd.read_parquet(pairwise_path))}")
+    for line in _best_lines(run.directory, ALPHA):
+        print(line)
     print(f"rerun or edit: {runner.rerun_hint(run.directory, run.config, args.cores)}")
     return 0
 
