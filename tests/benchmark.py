@@ -40,6 +40,11 @@ boards of 20 and 100 models, and that the set for the best holds the true best a
 (:func:`evalbars.studies.passk_band.passk_band_table`: 30, 100 and 500 questions, 5 and 16
 samples, without and with categories, 2,000 replicates each) and checks the band's simultaneous
 coverage over k stays at or above 93% at nominal 95%.
+``--battles-coverage`` runs the Bradley-Terry coverage study
+(:func:`evalbars.studies.battles_coverage.simulate_battles_coverage`: prompts battled 1, 2 or 8
+times, with and without a prompt effect, 2,000 replicates a setting, the cluster bootstrap on
+four settings) and checks that the prompt-clustered intervals keep at least 94% wherever the
+per-battle ones fall below.
 
 ``--simulations`` times the simulation stage as users run it instead
 (:func:`time_simulation_stage`): ``snakemake simulate_all`` on ``--cores``
@@ -82,6 +87,7 @@ from evalbars.stats import mixed, omnibus, pairwise
 from evalbars.stats.accuracy import accuracy_table
 from evalbars.stats.cluster_robust import SIGN_FLIP_BELOW_DF
 from evalbars.stats.logistic import gee, glmm
+from evalbars.studies.battles_coverage import simulate_battles_coverage
 from evalbars.studies.cluster_type1 import gate_clusters_table
 from evalbars.studies.passk_band import passk_band_table
 from evalbars.studies.ppi_coverage import coverage_by_labels
@@ -651,9 +657,97 @@ def passk_band() -> tuple[pd.DataFrame, list[str]]:
     return table, lines
 
 
+#: The floor the prompt-clustered Bradley-Terry intervals must keep (nominal 95%).
+BATTLES_FLOOR = 0.94
+
+
+def battles_coverage() -> tuple[pd.DataFrame, list[str]]:
+    """The Bradley-Terry coverage study, and the lines that judge it."""
+    table = pd.concat(
+        [
+            simulate_battles_coverage(prompts=(100, 400), replicates=2000),
+            simulate_battles_coverage(
+                prompts=(100,), per_prompt=(8,), prompt_sd=(0.0, 1.0), replicates=500,
+                bootstrap_replicates=200, seed=1,
+            ),
+        ],
+        ignore_index=True,
+    )  # fmt: skip
+    wide = table[table["replicates"] == 2000].pivot_table(
+        index=["design", "prompts", "per_prompt", "prompt_sd"], columns="reading", values="coverage"
+    )
+    below = wide["per_battle"] < BATTLES_FLOOR
+    clustered_there = wide.loc[below, "clustered"]
+    lines = [
+        f"clustered by prompt: coverage {wide['clustered'].min():.2%} to "
+        f"{wide['clustered'].max():.2%} over {len(wide)} settings; at least "
+        f"{BATTLES_FLOOR:.0%} everywhere: "
+        + ("yes" if (wide["clustered"] >= BATTLES_FLOOR).all() else "no"),
+        f"per battle: below {BATTLES_FLOOR:.0%} in {int(below.sum())} settings (down to "
+        f"{wide['per_battle'].min():.2%}); clustered there: "
+        + (
+            f"{clustered_there.min():.2%} to {clustered_there.max():.2%}" if below.any() else "none"
+        ),
+    ]
+    boot = table[(table["replicates"] == 500) & (table["reading"] == "bootstrap")]
+    lines.append(
+        f"prompt-cluster bootstrap (percentile, 200 replicates): {boot['coverage'].min():.2%} to "
+        f"{boot['coverage'].max():.2%}"
+    )
+    return table, lines
+
+
+#: `evalbars --help` and each `evalbars COMMAND --help` should feel instant (issue 39).
+STARTUP_TARGET = 0.3
+
+
+def cli_startup(runs: int = 11) -> tuple[pd.DataFrame, list[str]]:
+    """Wall and CPU seconds of ``python -m evalbars --help`` and of three commands' ``--help``
+    (the interpreter of this environment, so uv's own start-up is not counted), median of
+    ``runs``, and the line that judges them against :data:`STARTUP_TARGET`."""
+    rows = []
+    for argv in (["--help"], ["report", "--help"], ["ranks", "--help"], ["compare", "--help"]):
+        walls, cpus = [], []
+        for _ in range(runs):
+            before = os.times()
+            start = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-m", "evalbars", *argv], capture_output=True, check=True
+            )
+            walls.append(time.perf_counter() - start)
+            after = os.times()
+            cpus.append(
+                after.children_user
+                + after.children_system
+                - before.children_user
+                - before.children_system
+            )
+        command = " ".join(["evalbars", *argv])
+        rows.append((command, runs, float(np.median(walls)), float(np.median(cpus))))
+    table = pd.DataFrame(rows, columns=["command", "runs", "wall_median", "cpu_median"])
+    slowest = table["wall_median"].max()
+    lines = [
+        f"slowest median wall {slowest:.3f} s (CPU {table['cpu_median'].max():.3f} s), load "
+        f"{os.getloadavg()[0]:.1f}; under {STARTUP_TARGET} s: "
+        + ("yes" if slowest < STARTUP_TARGET else "no")
+    ]
+    return table, lines
+
+
+#: The options that run a statistical check instead of a timing (their ``args`` attributes).
+CHECK_FLAGS = (
+    "gate_clusters",
+    "ppi_coverage",
+    "winner_coverage",
+    "passk_band",
+    "battles_coverage",
+    "cli_startup",
+)
+
+
 def run_checks(args) -> int:
-    """``--gate-clusters`` and ``--ppi-coverage``: each study's table and its verdict lines
-    (with ``--dry-run``, what would be checked)."""
+    """The statistical checks asked for (:data:`CHECK_FLAGS`): each study's table and its
+    verdict lines (with ``--dry-run``, what would be checked)."""
     checks = [
         (name, check)
         for name, check, asked in (
@@ -661,6 +755,8 @@ def run_checks(args) -> int:
             ("PPI++ coverage", ppi_coverage, args.ppi_coverage),
             ("the winner's-curse coverage", winner_coverage, args.winner_coverage),
             ("the pass@k band's coverage", passk_band, args.passk_band),
+            ("Bradley-Terry coverage", battles_coverage, args.battles_coverage),
+            ("the command line's start-up", cli_startup, args.cli_startup),
         )
         if asked
     ]
@@ -734,6 +830,16 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="check the pass@k band's simultaneous coverage over k (30 to 500 questions)",
     )
+    parser.add_argument(
+        "--battles-coverage",
+        action="store_true",
+        help="check Bradley-Terry interval coverage when prompts are battled several times",
+    )
+    parser.add_argument(
+        "--cli-startup",
+        action="store_true",
+        help=f"time `evalbars --help` and three commands' --help (target {STARTUP_TARGET} s)",
+    )
     parser.add_argument("--cores", type=int, default=2, help="cores for --simulations (default 2)")
     parser.add_argument("--config", default="config/config.yaml", help="workflow config file")
     parser.add_argument("--repeat", type=int, default=3, help="runs per stage; the best counts")
@@ -754,7 +860,7 @@ def main(argv=None) -> int:
     config = load_config(root / args.config)
     mirror = mirror_location(config["mirror"] or None)
     print(f"archives from: {mirror or 'upstream'} ({len(config['models'])} models)", flush=True)
-    if args.gate_clusters or args.ppi_coverage or args.winner_coverage or args.passk_band:
+    if any(getattr(args, flag) for flag in CHECK_FLAGS):
         return run_checks(args)
     if args.dry_run:
         print(f"would time: {_planned(args)}")

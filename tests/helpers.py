@@ -231,3 +231,13 @@ def alike_wide() -> WideScores:
     column = np.array([(q * 7 + q // 9) % 3 == 0 for q in range(60)], dtype=float)
     categories = np.array(["ab"[q % 2] for q in range(60)])
     return WideScores(np.tile(column[:, None], 3), ["M1", "M2", "M3"], np.arange(60), categories)
+
+
+def reading_labels(table: pd.DataFrame) -> pd.DataFrame:
+    """A claims table with each reading and its adjustment named in one label (``paired`` and
+    ``holm`` as ``paired_holm``), as the tests select rows; the table itself keeps them as two
+    columns (:class:`evalbars.readings.claims.Reading`)."""
+    out = table.copy()
+    adjusted = out["adjustment"] != "none"
+    out["reading"] = out["reading"].where(~adjusted, out["reading"] + "_" + out["adjustment"])
+    return out

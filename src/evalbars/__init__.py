@@ -30,6 +30,11 @@ _API = (
     "ReportRun",
     "report_config",
     "write_report",
+    "winner_table",
+    "best_set_table",
+    "cost_table",
+    "frontier_table",
+    "cost_readings",
 )
 
 __all__ = ["__version__", *_API]

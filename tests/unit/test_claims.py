@@ -27,15 +27,24 @@ from evalbars.readings.claims import (
     ClaimError,
     claims_display,
     claims_markdown,
-    evaluate_claims,
     parse_claim,
     parse_claims,
     read_claims_table,
+    table_readings,
+)
+from evalbars.readings.claims import (
+    evaluate_claims as _evaluate_claims,
 )
 from evalbars.stats.mixed import fit_lmm, lmm_contrasts
 from evalbars.stats.pairwise import pair_statistics, pairwise_table
 
-from ..helpers import last_error
+from ..helpers import last_error, reading_labels
+
+
+def evaluate_claims(*args, **kwargs):
+    """The claims table with a reading and its adjustment in one label (tests.helpers)."""
+    return reading_labels(_evaluate_claims(*args, **kwargs))
+
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 MODELS = ["Alpha-7B", "Beta-7B-v0.1", "Gamma-2B", "Delta-1B"]
@@ -382,13 +391,39 @@ def test_same_inputs_give_identical_tables(truth, tmp_path):
     assert (back["verdict"] == table["verdict"]).all() and (
         back["model_b"] == table["model_b"]
     ).all()
-    shown = claims_display(table)
+    shown = claims_display(_evaluate_claims(wide, list(TRUTH_CLAIMS), replicates=2000, seed=3))
     assert len(shown) == len(TRUTH_CLAIMS) and "paired, Holm" in shown.columns
+
+
+def test_a_reading_and_its_adjustment_are_two_columns(truth):
+    wide, _ = truth
+    table = _evaluate_claims(wide, ["Alpha-7B > Gamma-2B"], replicates=200, adjust="bh")
+    pairs = list(zip(table["reading"], table["adjustment"], strict=True))
+    assert pairs == [
+        ("naive", "none"),
+        ("paired", "none"),
+        ("mcnemar", "none"),
+        ("bayes", "none"),
+        ("paired", "bh"),
+        ("mixed", "bh"),
+        ("bootstrap", "none"),
+    ]
+    assert [r.title for r in table_readings(table)] == [
+        "naive",
+        "paired",
+        "McNemar",
+        "Bayesian",
+        "paired, BH",
+        "mixed, BH",
+        "bootstrap ranks",
+    ]
+    # Only the adjusted readings count the family; the others are alone.
+    assert set(table.loc[table["adjustment"] == "none", "family_size"]) == {1}
 
 
 def test_empty_claims_give_an_empty_table(truth):
     wide, _ = truth
-    table = evaluate_claims(wide, [])
+    table = _evaluate_claims(wide, [])
     assert table.empty and list(table.columns) == CLAIM_COLUMNS
     assert claims_markdown(table).startswith("No claims configured")
 
@@ -564,7 +599,7 @@ def test_unequal_epochs_do_not_turn_the_exact_readings_around(tmp_path, capsys):
     wins, losses = int((d > 0).sum()), int((d < 0).sum())
     assert (round(d.mean(), 4), wins, losses) == (0.0467, 79, 113)
     assert stats.binomtest(wins, wins + losses).pvalue == pytest.approx(0.01701206, rel=1e-6)
-    table = api.check_claims(items, ["A > B"]).set_index("reading")
+    table = reading_labels(api.check_claims(items, ["A > B"])).set_index("reading")
     for reading in ("mcnemar", "bayes"):
         row = table.loc[reading]
         assert row["verdict"] == "n/a" and np.isnan(row["p"]) and np.isnan(row["p_adjusted"])

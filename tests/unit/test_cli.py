@@ -1,21 +1,28 @@
 """The ``evalbars`` command line: ``evalbars ranks`` formats and options, one-line errors and
-exit codes, help, outputs that never overwrite an input, and the bounds of its options.
+exit codes, help, outputs that never overwrite an input, the bounds of its options, its
+defaults (:mod:`evalbars.defaults`), and a parser that loads no statistics.
 
 The installed console script: tests/workflow/test_installed_command.py."""
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
+import subprocess
 import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from evalbars import cli
-from evalbars.cli import main
-from evalbars.readings import ranks
+from evalbars import cli, defaults
+from evalbars.cli import choices, main
+from evalbars.data import items, readers
+from evalbars.defaults import DRAWS
+from evalbars.readings import claims, ranks
+from evalbars.readings.ranks import leaderboard
+from evalbars.stats.planning import sample_size
 
 from ..helpers import digest, last_error, long_table
 
@@ -63,7 +70,7 @@ def test_json_format_carries_settings_headline_and_systems(capsys):
     status, out, err = run(["ranks", str(SEED001), "--format", "json", "--seed", "5"], capsys)
     assert status == 0 and err == ""
     document = json.loads(out)
-    assert document["seed"] == 5 and document["draws"] == ranks.DEFAULT_DRAWS
+    assert document["seed"] == 5 and document["draws"] == DRAWS
     assert document["level"] == 0.95 and document["reading"] == "unpaired"
     assert len(document["systems"]) == 8
     last = document["systems"][-1]
@@ -536,3 +543,95 @@ def test_ctrl_c_in_any_command_is_one_line_and_exit_130(capsys, monkeypatch):
     monkeypatch.setattr(cli, "build_parser", lambda: parser)
     status, out, err = run(["ranks", str(SEED001)], capsys)
     assert (status, out, err) == (130, "", "evalbars ranks: interrupted\n")
+
+
+@pytest.mark.parametrize("command", ["read", "claims", "leaderboard"])
+def test_a_labels_file_that_does_not_exist_is_one_line(command, tmp_path, capsys):
+    judged = DATA / "judged" / "judged_scores.csv"
+    argv = [command, str(judged), "--labels", str(tmp_path / "labels.csv")]
+    argv += ["--claim", "model-a > model-b"] if command == "claims" else []
+    status, out, err = run(argv, capsys)
+    assert (status, out) == (1, "")
+    assert err == f"evalbars {command}: error: {tmp_path / 'labels.csv'}: file does not exist\n"
+
+
+# --- The parser side: evalbars.defaults, and no statistics loaded ------------------------------
+
+
+def test_the_parsers_defaults_are_evalbars_defaults():
+    # a default changed in evalbars.defaults changes every command that takes the option
+    expected = {
+        "alpha": defaults.ALPHA,
+        "power": defaults.POWER,
+        "level": defaults.LEVEL,
+        "seed": defaults.SEED,
+        "draws": defaults.DRAWS,
+        "replicates": defaults.DRAWS,
+        "splits": defaults.SPLITS,
+    }
+    subparsers = cli.build_parser()._subparsers._group_actions[0].choices
+    given = {
+        (name, action.dest): action.default
+        for name, subparser in subparsers.items()
+        for action in subparser._actions
+        if action.dest in expected and not action.required  # labels' --seed has no default
+    }
+    assert given == {key: expected[key[1]] for key in given}
+    assert {key for key in given if key[1] in ("alpha", "power")} == {
+        (name, option)
+        for name in ("claims", "plan", "leaderboard", "compare")
+        for option in ("alpha", "power")
+    }
+    assert {("ranks", "seed"), ("ranks", "draws"), ("claims", "replicates")} <= set(given)
+    assert {("leaderboard", "splits"), ("leaderboard", "level"), ("ranks", "level")} <= set(given)
+
+
+def test_the_parsers_choices_are_their_owners():
+    # copies (evalbars.cli.choices), so that the parser imports none of these modules
+    assert choices.FORMATS == readers.FORMATS
+    assert choices.MISSING_POLICIES == items.MISSING_POLICIES
+    assert choices.FAMILIES == claims.FAMILIES
+    assert choices.ADJUSTMENTS == claims.ADJUSTMENTS
+    assert choices.PROCEDURES == sample_size.PROCEDURES
+    assert choices.TESTS == sample_size.TESTS
+    assert choices.SE_UNITS == leaderboard.SE_UNITS
+    assert set(choices.__all__) == {name for name in vars(choices) if name.isupper()}
+
+
+@pytest.mark.parametrize("command", cli.COMMANDS, ids=lambda command: command.name)
+def test_every_command_runs_a_function_of_the_running_side(command):
+    module, function = command.run.split(":")
+    assert module.startswith("evalbars.cli.") and function == f"run_{command.name}"
+    assert callable(getattr(importlib.import_module(module), function))
+
+
+#: What the parser side must not load: `evalbars --help` took 2.5 s when it loaded them.
+STATISTICS = ("numpy", "pandas", "scipy", "statsmodels", "matplotlib", "pyarrow", "snakemake")
+
+
+def test_help_and_bad_command_lines_load_no_statistics():
+    # A fresh interpreter (this one has loaded everything): every --help, a missing argument, an
+    # unknown command and an option refused by its check, then what they loaded.
+    argvs = [
+        ["--help"],
+        ["--version"],
+        *[[command.name, "--help"] for command in cli.COMMANDS],
+        ["ranks"],
+        ["nope"],
+        ["ranks", "board.csv", "--draws", "10"],
+        ["claims", "items.csv", "--alpha", "2"],
+    ]
+    probe = (
+        "import sys\nfrom evalbars.cli import main\n"
+        f"for argv in {argvs!r}:\n"
+        "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
+        "loaded = sorted({name.partition('.')[0] for name in sys.modules})\n"
+        "print('loaded:', *loaded, file=sys.stderr)"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "usage: evalbars ranks" in result.stdout and "--draws" in result.stdout
+    assert "evalbars ranks: error: argument --draws: 10 is too few" in result.stderr
+    loaded = result.stderr.splitlines()[-1].split()
+    assert loaded[0] == "loaded:" and "argparse" in loaded and "evalbars" in loaded
+    assert [name for name in STATISTICS if name in loaded] == []

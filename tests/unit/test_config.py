@@ -17,10 +17,9 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
+from evalbars import defaults
 from evalbars.errors import ConfigError, InputError
 from evalbars.readings import planner
-from evalbars.readings.leaderboard.stability import MAX_SPLITS
-from evalbars.readings.ranks.defaults import MAX_DRAWS
 from evalbars.studies.clustered import simulate_clustered
 from evalbars.studies.fwer import simulate_fwer
 from evalbars.studies.leaderboard import simulate_leaderboard
@@ -293,11 +292,38 @@ def test_a_model_listed_twice_in_the_config_says_so():
     assert str(raised.value) == 'config key `models`: "Yi-6B" is listed twice'
 
 
-def test_the_schema_bounds_are_the_command_lines(tmp_path):
+def test_the_schema_states_the_defaults_and_bounds_of_evalbars_defaults():
+    # evalbars.defaults is where the command line and the API take them from; the schema repeats
+    # them so that a run's configuration states them.
     schema = yaml.safe_load(SCHEMA.read_text())["properties"]
-    assert schema["ranks"]["properties"]["draws"]["maximum"] == MAX_DRAWS
-    assert schema["ranks"]["properties"]["replicates"]["maximum"] == MAX_DRAWS
-    assert schema["leaderboard"]["properties"]["splits"]["maximum"] == MAX_SPLITS
+
+    def key(path: str) -> dict:
+        node = {"properties": schema}
+        for part in path.split("."):
+            node = node["properties"][part]
+        return node
+
+    stated = {
+        "alpha": defaults.ALPHA,
+        "level": defaults.LEVEL,
+        "claims_options.power": defaults.POWER,
+        "leaderboard.power": defaults.POWER,
+        "ranks.seed": defaults.SEED,
+        "leaderboard.seed": defaults.SEED,
+        "ranks.draws": defaults.DRAWS,
+        "ranks.replicates": defaults.DRAWS,
+        "leaderboard.splits": defaults.SPLITS,
+        "leaderboard.top_k": defaults.TOP_K,
+        "missing_prediction_seed": defaults.MISSING_SEED,
+    }
+    assert {path: key(path)["default"] for path in stated} == stated
+    for path in ("ranks.draws", "ranks.replicates"):
+        assert (key(path)["minimum"], key(path)["maximum"]) == (
+            defaults.MIN_DRAWS,
+            defaults.MAX_DRAWS,
+        )
+    assert key("leaderboard.splits")["maximum"] == defaults.MAX_SPLITS
+    assert set(defaults.__all__) == {name for name in vars(defaults) if name.isupper()}
 
 
 # --- A key given twice in a YAML config (the loader keeps the last without a word) ---------------

@@ -15,12 +15,19 @@ import pytest
 from evalbars.cli import main
 from evalbars.data.scores import WideScores
 from evalbars.readings import category_pairwise, claims, gate, ranks
+from evalbars.readings.claims import evaluate_claims as _evaluate_claims
 from evalbars.readings.leaderboard import letters, stability
 from evalbars.readings.leaderboard import table as verdicts
 from evalbars.stats import mixed
 from evalbars.stats.logistic import contrasts as logistic
 
-from ..helpers import ALIKE_WHY, alike_wide, long_table, wide_of
+from ..helpers import ALIKE_WHY, alike_wide, long_table, reading_labels, wide_of
+
+
+def evaluate_claims(*args, **kwargs):
+    """The claims table with a reading and its adjustment in one label (tests.helpers)."""
+    return reading_labels(_evaluate_claims(*args, **kwargs))
+
 
 # --- Models that answer every question alike -----------------------------------------------------
 
@@ -118,7 +125,7 @@ def test_the_gate_bounds_models_that_agree_everywhere_by_clopper_pearson(tmp_pat
 
 def test_claims_are_not_supported_by_a_zero_se(tmp_path):
     one = wide_of(long_table(tmp_path / "one.csv", {"A": [0], "B": [0], "C": [1]}))
-    table = claims.evaluate_claims(one, ["C > A"])
+    table = evaluate_claims(one, ["C > A"])
     verdicts = dict(zip(table["reading"], table["verdict"], strict=True))
     assert {r: verdicts[r] for r in ("naive", "paired", "mcnemar", "paired_holm")} == dict.fromkeys(
         ("naive", "paired", "mcnemar", "paired_holm"), "not supported"
@@ -126,13 +133,13 @@ def test_claims_are_not_supported_by_a_zero_se(tmp_path):
     assert table.set_index("reading").loc["paired", "p_adjusted"] == 1.0
     scores = [1, 0, 1, 1, 0] * 8
     same = wide_of(long_table(tmp_path / "same.csv", {"A": scores, "B": scores}))
-    table = claims.evaluate_claims(same, ["|A - B| < 1"]).set_index("reading")
+    table = evaluate_claims(same, ["|A - B| < 1"]).set_index("reading")
     assert table.loc["paired", "verdict"] == "not supported"
     assert table.loc["paired", "p_adjusted"] == 1.0
     # Ten wins of ten: the exact rule decides, in the z readings as in McNemar's (one rule for
     # a zero SE everywhere: p = 2 * 2^-10), and no reading gives a zero-width interval.
     ten = wide_of(long_table(tmp_path / "ten.csv", {"A": [1] * 10, "B": [0] * 10}))
-    table = claims.evaluate_claims(ten, ["A > B"]).set_index("reading")
+    table = evaluate_claims(ten, ["A > B"]).set_index("reading")
     for reading in ("mcnemar", "paired", "paired_holm"):
         assert table.loc[reading, "verdict"] == "supported"
         assert table.loc[reading, "p_adjusted"] == 2 * 0.5**10
@@ -157,7 +164,7 @@ def test_the_leaderboard_does_not_separate_on_one_question(tmp_path):
 def test_claims_on_one_question_or_identical_models_say_so_in_words(tmp_path):
     # They printed "+nan (+nan to +nan)" and "1 questions".
     one = wide_of(long_table(tmp_path / "one.csv", {"A": [1], "B": [0]}))
-    table = claims.evaluate_claims(one, ["A > B"])
+    table = _evaluate_claims(one, ["A > B"])
     text = claims.claims_markdown(table)
     assert "nan" not in text and "1 questions" not in text and "1 tests" not in text
     assert text.startswith("With 1 question (fewer than 332)")
@@ -174,7 +181,7 @@ def test_claims_on_one_question_or_identical_models_say_so_in_words(tmp_path):
     assert set(decided["verdict"]) == {"not supported"}
     scores = [1, 0, 1, 1, 0] * 8
     same = wide_of(long_table(tmp_path / "same.csv", {"A": scores, "B": scores}))
-    table = claims.evaluate_claims(same, ["A > B", "B > A"])
+    table = _evaluate_claims(same, ["A > B", "B > A"])
     text = claims.claims_markdown(table)
     assert "nan" not in text
     shown = claims.claims_display(table).iloc[0]
@@ -194,7 +201,7 @@ def test_the_same_partial_credit_gap_on_every_question_decides_no_reading_by_its
     wide = WideScores(np.tile([0.6, 0.3], (n, 1)), ["A", "B"], np.arange(n), np.full(n, "x"))
     stats = category_pairwise.pair_statistics(wide.scores)
     assert stats["se_paired"][0] == 0.0 and stats["se_unpaired"][0] == 0.0
-    table = claims.evaluate_claims(wide, ["A > B"]).set_index("reading")
+    table = evaluate_claims(wide, ["A > B"]).set_index("reading")
     bound = 2 * (1 / 1.3) ** n
     for reading in ("naive", "paired", "paired_holm", "mixed_holm"):
         row = table.loc[reading]

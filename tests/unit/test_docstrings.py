@@ -1,4 +1,8 @@
-"""Every example in the package's docstrings runs and prints what it shows."""
+"""Every example in the package's docstrings runs and prints what it shows.
+
+Examples that read a shipped file name it from the repository's root (``tests/data/...``), as
+the docs show them; they run from there whatever the directory pytest was started in.
+"""
 
 import doctest
 import importlib
@@ -7,6 +11,8 @@ import pkgutil
 import pytest
 
 import evalbars
+
+from ..conftest import REPO
 
 #: Every module but the ``python -m`` entry points (importing one runs the command line).
 MODULES = sorted(
@@ -17,7 +23,8 @@ MODULES = sorted(
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_docstring_examples(name):
+def test_docstring_examples(name, monkeypatch):
+    monkeypatch.chdir(REPO)
     module = importlib.import_module(name)
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     result = doctest.testmod(module, optionflags=flags, report=False)

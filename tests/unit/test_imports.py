@@ -23,7 +23,7 @@ STATISTICS = [
 ]
 #: What may draw: the figures themselves, the jobs that write them, and the doors (the API and
 #: the command line reach every job).
-DRAWING = ("figures", "jobs", "api.py", "cli", "__main__.py")
+DRAWING = ("figures", "jobs", "api", "cli", "__main__.py")
 
 
 def _loaded_after(statement: str, modules) -> list[str]:

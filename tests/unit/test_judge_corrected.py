@@ -23,7 +23,8 @@ from evalbars.data.labels import (
 from evalbars.data.scores import read_wide_scores, wide_scores, write_wide_scores
 from evalbars.errors import ConfigError, InputError
 from evalbars.readings import gate
-from evalbars.readings.claims import claims_headline, claims_markdown, evaluate_claims
+from evalbars.readings.claims import claims_headline, claims_markdown
+from evalbars.readings.claims import evaluate_claims as _evaluate_claims
 from evalbars.readings.judge_corrected import (
     corrected_pair_columns,
     corrected_readings,
@@ -34,6 +35,14 @@ from evalbars.readings.leaderboard.table import leaderboard_table
 from evalbars.readings.planner import plan
 from evalbars.readings.ranks import ranks_readings
 from evalbars.stats.ppi import normal_p_value, ppi_means, ppi_pair_means
+
+from ..helpers import reading_labels
+
+
+def evaluate_claims(*args, **kwargs):
+    """The claims table with a reading and its adjustment in one label (tests.helpers)."""
+    return reading_labels(_evaluate_claims(*args, **kwargs))
+
 
 JUDGED = Path(__file__).resolve().parents[1] / "data" / "judged"
 
@@ -290,7 +299,7 @@ def test_one_labelled_question_says_why_and_counts_the_family(labelled):
     items = labelled.assign(human=labelled["human"].where(labelled["question_id"] == first))
     wide = wide_scores(items)
     claims = ["model-a > model-b", "model-b > model-c"]
-    table = evaluate_claims(wide, claims, replicates=200)
+    table = _evaluate_claims(wide, claims, replicates=200)
     headline = claims_headline(table)
     assert headline.startswith(
         "The judge-corrected reading decides nothing (no estimate: 1 labelled question (a "

@@ -21,6 +21,7 @@ from evalbars import cli
 from evalbars.cli import main
 from evalbars.data import blocks
 from evalbars.data.scores import WideScores, wide_scores
+from evalbars.defaults import DRAWS, SEED
 from evalbars.errors import InputError
 from evalbars.readings import ranks
 from evalbars.readings.ranks import parse_leaderboard
@@ -251,7 +252,7 @@ def test_seed001_leader_first_in_about_64_percent_with_rank_range_1_to_3(calcula
         [421, 415, 408, 392, 388, 354, 351, 313], [500] * 8
     )  # independent of the sampler
     assert round(100 * exact) == 64
-    assert abs(p - exact) < 4 * np.sqrt(exact * (1 - exact) / ranks.DEFAULT_DRAWS)
+    assert abs(p - exact) < 4 * np.sqrt(exact * (1 - exact) / DRAWS)
     assert (t["rank_low"].iloc[0], t["rank_high"].iloc[0]) == (1, 3)
     assert calculator_example.headline == (
         "8 systems, 3 tiers; the leader (model-a) is first in 64% of plausible worlds"
@@ -332,9 +333,7 @@ def test_same_seed_same_table_and_other_seed_within_monte_carlo_error():
     p1, p2 = first.table["p_first"].to_numpy(), other.table["p_first"].to_numpy()
     assert not np.array_equal(p1, p2)
     pooled = (p1 + p2) / 2
-    mc_se = np.sqrt(
-        2 * pooled * (1 - pooled) / ranks.DEFAULT_DRAWS
-    )  # SE of a difference of two runs
+    mc_se = np.sqrt(2 * pooled * (1 - pooled) / DRAWS)  # SE of a difference of two runs
     assert (np.abs(p1 - p2) <= 4 * mc_se + 1e-12).all()
     # Everything that does not depend on the draws is identical.
     fixed = ["score", "ci_low", "ci_high", "gap", "gap_low", "gap_high", "separated", "tier"]
@@ -819,9 +818,7 @@ def test_figures_label_each_reading_when_the_orders_differ():
 @pytest.mark.realdata
 def test_default_subsample_pairing_narrows_every_adjacent_gap(default_subsample):
     wide = wide_scores(default_subsample.items)
-    table, reports = ranks.ranks_readings(
-        wide, draws=2000, replicates=2000, seed=ranks.DEFAULT_SEED
-    )
+    table, reports = ranks.ranks_readings(wide, draws=2000, replicates=2000, seed=SEED)
     unpaired, paired = (
         table[table["reading"] == r].reset_index(drop=True) for r in ("unpaired", "paired")
     )

@@ -83,7 +83,7 @@ def test_report_prints_the_path_and_one_line_per_claim(inspect_report):
     assert lines[1].startswith("With 20 questions (fewer than 332) the z readings' intervals")
     assert "0 of 1 by the exact McNemar reading, 1 of 1 by the Bayesian reading" in lines[1]
     assert lines[2].startswith(f"  {CLAIM}: naive ")
-    assert "paired holm" in lines[2] and "mixed holm" in lines[2]
+    assert "paired, Holm" in lines[2] and "mixed, Holm" in lines[2]
     assert lines[3] == f"rerun or edit: evalbars run --directory {output} --configfile " + str(
         output / "config.yaml"
     )

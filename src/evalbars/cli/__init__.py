@@ -1,7 +1,10 @@
 """The ``evalbars`` command line.
 
-Each subcommand has a function that adds its arguments and a function that runs
-it and returns the exit status; :func:`build_parser` wires them up.
+Each subcommand (:data:`COMMANDS`) has a function that adds its arguments
+(:mod:`evalbars.cli.arguments`) and a function that runs it and returns the exit status
+(:mod:`evalbars.cli.commands`, :mod:`evalbars.cli.workflow`, :mod:`evalbars.cli.labels`);
+:func:`build_parser` wires them up. The running side is imported only when a command runs, so
+that ``evalbars --help`` loads no pandas or scipy.
 
 Exit status: 0 on success; 1 on bad input (the reason is printed as one line on
 stderr, no traceback); 2 on a bad command line (also one line); 130 on Ctrl-C (one line: for
@@ -23,39 +26,17 @@ Every command that reads prediction files takes the same reader options
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from evalbars import __version__
-from evalbars.cli.arguments import CLAIM_SYNTAX, OneLineParser
-from evalbars.cli.commands import (
-    COMPARE_EPILOG,
-    add_claims_arguments,
-    add_compare_arguments,
-    add_leaderboard_arguments,
-    add_plan_arguments,
-    add_ranks_arguments,
-    add_read_arguments,
-    run_claims,
-    run_compare,
-    run_leaderboard,
-    run_plan,
-    run_ranks,
-    run_read,
-)
-from evalbars.cli.labels import add_labels_arguments, run_labels
-from evalbars.cli.workflow import (
-    add_example_arguments,
-    add_report_arguments,
-    add_run_arguments,
-    run_example,
-    run_report,
-    run_run,
-)
-from evalbars.data.readers import set_hint_style
-from evalbars.errors import EvalbarsError
+from evalbars.cli import arguments
+from evalbars.cli.arguments import CLAIM_SYNTAX, COMPARE_EPILOG, OneLineParser
 
-__all__ = ["build_parser", "main"]
+__all__ = ["Command", "COMMANDS", "build_parser", "main"]
 
 
 # --- Entry point ----------------------------------------------------------------------------------
@@ -117,8 +98,95 @@ EPILOGS = {
 }
 
 
+@dataclass(frozen=True)
+class Command:
+    """A subcommand: its name, its one-line help, the function that adds its arguments (the
+    parser side, :mod:`evalbars.cli.arguments`), and the function that runs it, as
+    ``"module:function"``.
+
+    The running side is imported only when the command runs, so that ``evalbars --help``,
+    ``evalbars COMMAND --help`` and a bad command line load no pandas or scipy. Called with the
+    parsed arguments, a command runs and returns the exit status.
+    """
+
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: str
+
+    def __call__(self, args: argparse.Namespace) -> int:
+        module, function = self.run.split(":")
+        return getattr(importlib.import_module(module), function)(args)
+
+
+#: Every subcommand, in the order ``evalbars --help`` lists them.
+COMMANDS = (
+    Command(
+        "report",
+        "run the whole workflow on your prediction files and write its HTML report",
+        arguments.add_report_arguments,
+        "evalbars.cli.workflow:run_report",
+    ),
+    Command(
+        "run",
+        "run the shipped workflow in a directory (reproduce the paper, or rerun a report)",
+        arguments.add_run_arguments,
+        "evalbars.cli.workflow:run_run",
+    ),
+    Command(
+        "example",
+        "copy the shipped example logs into a folder, to report on them",
+        arguments.add_example_arguments,
+        "evalbars.cli.workflow:run_example",
+    ),
+    Command(
+        "read",
+        "read prediction files and harness logs; print per model what was read",
+        arguments.add_read_arguments,
+        "evalbars.cli.commands:run_read",
+    ),
+    Command(
+        "claims",
+        "verdicts of ranking claims ('A > B', 'best: A', ...) on item-level data",
+        arguments.add_claims_arguments,
+        "evalbars.cli.commands:run_claims",
+    ),
+    Command(
+        "ranks",
+        "score intervals, separated neighbours, tiers and plausible ranks of a leaderboard",
+        arguments.add_ranks_arguments,
+        "evalbars.cli.commands:run_ranks",
+    ),
+    Command(
+        "plan",
+        "questions needed for a gap, or the gap a number of questions can find",
+        arguments.add_plan_arguments,
+        "evalbars.cli.commands:run_plan",
+    ),
+    Command(
+        "leaderboard",
+        "letters, split-half stability and adjacent-pair resolution of a leaderboard",
+        arguments.add_leaderboard_arguments,
+        "evalbars.cli.commands:run_leaderboard",
+    ),
+    Command(
+        "compare",
+        "release gate: is the candidate worse than the baseline? (exit 0/1/3, 2 bad input)",
+        arguments.add_compare_arguments,
+        "evalbars.cli.commands:run_compare",
+    ),
+    Command(
+        "labels",
+        "draw the questions people should label to correct a judge's scores",
+        arguments.add_labels_arguments,
+        "evalbars.cli.labels:run_labels",
+    ),
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The ``evalbars`` parser and its subcommands."""
+    """The ``evalbars`` parser and its subcommands (each subparser's ``run`` default is its
+    :class:`Command`)."""
     parser = OneLineParser(
         prog="evalbars",
         description="Which ranking claims do benchmark results support?",
@@ -126,78 +194,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"evalbars {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     commands.required = True
-    subcommands = (
-        (
-            "report",
-            "run the whole workflow on your prediction files and write its HTML report",
-            add_report_arguments,
-            run_report,
-        ),
-        (
-            "run",
-            "run the shipped workflow in a directory (reproduce the paper, or rerun a report)",
-            add_run_arguments,
-            run_run,
-        ),
-        (
-            "example",
-            "copy the shipped example logs into a folder, to report on them",
-            add_example_arguments,
-            run_example,
-        ),
-        (
-            "read",
-            "read prediction files and harness logs; print per model what was read",
-            add_read_arguments,
-            run_read,
-        ),
-        (
-            "claims",
-            "verdicts of ranking claims ('A > B', 'best: A', ...) on item-level data",
-            add_claims_arguments,
-            run_claims,
-        ),
-        (
-            "ranks",
-            "score intervals, separated neighbours, tiers and plausible ranks of a leaderboard",
-            add_ranks_arguments,
-            run_ranks,
-        ),
-        (
-            "plan",
-            "questions needed for a gap, or the gap a number of questions can find",
-            add_plan_arguments,
-            run_plan,
-        ),
-        (
-            "leaderboard",
-            "letters, split-half stability and adjacent-pair resolution of a leaderboard",
-            add_leaderboard_arguments,
-            run_leaderboard,
-        ),
-        (
-            "compare",
-            "release gate: is the candidate worse than the baseline? (exit 0/1/3, 2 bad input)",
-            add_compare_arguments,
-            run_compare,
-        ),
-        (
-            "labels",
-            "draw the questions people should label to correct a judge's scores",
-            add_labels_arguments,
-            run_labels,
-        ),
-    )
-    for name, help_text, add_arguments, run in subcommands:
+    for command in COMMANDS:
         subparser = commands.add_parser(
-            name,
-            help=help_text,
-            description=f"{help_text}. {DESCRIPTIONS[name]}",
-            epilog=EPILOGS[name],
+            command.name,
+            help=command.help,
+            description=f"{command.help}. {DESCRIPTIONS[command.name]}",
+            epilog=EPILOGS[command.name],
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        add_arguments(subparser)
-        subparser.set_defaults(run=run, parser=subparser)
+        command.add_arguments(subparser)
+        subparser.set_defaults(run=command, parser=subparser)
     return parser
 
 
@@ -215,6 +221,11 @@ def main(argv=None) -> int:
     args.snakemake = passed
     if extra:  # name the subcommand's --help, not the top level's
         args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    # Only now, the arguments parsed, what runs the command loads (pandas, scipy): --help and a
+    # bad command line do without it.
+    from evalbars.data.readers import set_hint_style  # noqa: PLC0415
+    from evalbars.errors import EvalbarsError  # noqa: PLC0415
+
     # Readers log what they chose or skipped (a filter, a run, stray entries): show it, with
     # remedies worded as this command line's flags.
     logging.basicConfig(level=logging.WARNING, format="evalbars: %(message)s", force=True)

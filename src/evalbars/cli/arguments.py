@@ -1,18 +1,38 @@
-"""The command line's arguments: checked numbers, the reader options every command that reads
-prediction files shares, and the claims."""
+"""The command line's arguments: every command's, the checked numbers they take, the reader
+options every command that reads prediction files shares, and the claims.
+
+This is the parser side of the command line: it imports the standard library,
+:mod:`evalbars.defaults` and :mod:`evalbars.cli.choices` only, so that ``evalbars --help`` and
+``evalbars COMMAND --help`` load no pandas, numpy or scipy (``tests/unit/test_cli.py`` checks
+it). What a command does once its arguments are parsed is in :mod:`evalbars.cli.commands`,
+:mod:`evalbars.cli.workflow` and :mod:`evalbars.cli.labels`, imported when it runs.
+"""
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from evalbars.data.items import MISSING_POLICIES
-from evalbars.data.readers import FORMATS
-from evalbars.errors import InputError
-from evalbars.readings import claims
-from evalbars.readings.leaderboard.stability import MAX_SPLITS, SPLIT_BYTES
-from evalbars.readings.ranks import DEFAULT_DRAWS
-from evalbars.readings.ranks.defaults import MAX_DRAWS, MIN_DRAWS
+from evalbars.cli.choices import (
+    ADJUSTMENTS,
+    FAMILIES,
+    FORMATS,
+    MISSING_POLICIES,
+    PROCEDURES,
+    SE_UNITS,
+    TESTS,
+)
+from evalbars.defaults import (
+    ALPHA,
+    DRAWS,
+    LEVEL,
+    MAX_DRAWS,
+    MAX_SPLITS,
+    MIN_DRAWS,
+    POWER,
+    SEED,
+    SPLITS,
+    TOP_K,
+)
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -26,7 +46,7 @@ class OneLineParser(argparse.ArgumentParser):
 TABLE_FORMATS = ["markdown", "md", "csv", "json"]
 FORMAT_HELP = "output format (default: markdown; md is the same)"
 
-# --- evalbars ranks ------------------------------------------------------------------------------
+# --- Checked numbers ------------------------------------------------------------------------------
 
 
 def between_0_and_1(text: str, example: str) -> float:
@@ -74,7 +94,7 @@ def draws_type(text: str) -> int:
     if value > MAX_DRAWS:
         raise argparse.ArgumentTypeError(
             f"{value:,} is too many; at most {MAX_DRAWS:,} ({value:,} would take "
-            f"{value / DEFAULT_DRAWS:,.0f} times as long as the default {DEFAULT_DRAWS:,}, and "
+            f"{value / DRAWS:,.0f} times as long as the default {DRAWS:,}, and "
             f"{MAX_DRAWS:,} already give a Monte Carlo error under {0.5 / MAX_DRAWS**0.5:.4f})"
         )
     return value
@@ -83,6 +103,10 @@ def draws_type(text: str) -> int:
 def splits_type(text: str) -> int:
     value = positive_int(text)
     if value > MAX_SPLITS:
+        # the memory the splits would take, from the module that allocates them (loaded only
+        # for this refusal: the parser side imports no pandas)
+        from evalbars.readings.leaderboard.stability import SPLIT_BYTES  # noqa: PLC0415
+
         per_1000 = SPLIT_BYTES * value * 1000 / 2**30
         raise argparse.ArgumentTypeError(
             f"{value:,} is too many; at most {MAX_SPLITS:,} ({value:,} splits would hold "
@@ -170,25 +194,6 @@ def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def reader_options(args: argparse.Namespace) -> dict:
-    """Keyword arguments of :func:`evalbars.api.read_items` from the reader options."""
-    return {
-        "format": args.input_format,
-        "model": args.model,
-        "id_field": args.id_field,
-        "category_field": args.category_field,
-        "metric": args.metric,
-        "filter": args.filter,
-        "tasks": args.tasks,
-        "runs": args.runs,
-        "scorer": args.scorer,
-        "allow_partial": args.allow_partial,
-        "split": args.split,
-        "perturbation": args.perturbation,
-        "instances": args.instances,
-    }
-
-
 PATHS_HELP = (
     "prediction files or folders: lm-evaluation-harness output folders (samples_*.jsonl with "
     "results_*.json), Inspect logs (.eval, .json), long CSV/TSV/Parquet tables (model, "
@@ -198,30 +203,6 @@ PATHS_HELP = (
 
 def add_paths(parser: argparse.ArgumentParser, name: str = "paths") -> None:
     parser.add_argument(name, nargs="+", metavar="PATH", help=PATHS_HELP)
-
-
-def refuse_output_over_inputs(output, inputs, option: str, *, folder: bool = False) -> None:
-    """Refuse an output path that is one of the inputs, before anything is read or written.
-
-    ``output`` (the value of ``option``) is refused when it resolves to an input (a symlink or a
-    hard link to it included), or when it exists inside an input folder (the folder's next read
-    would read it, and writing it would replace a file of the input). With ``folder`` (the run
-    directory of ``evalbars report``), an input inside ``output`` is refused too: the run
-    rewrites that directory. The inputs are never modified.
-    """
-    target = Path(output).resolve()
-    for given in inputs:
-        if given is None or str(given) == "-":
-            continue
-        source = Path(given).resolve()
-        same = target == source or (target.exists() and source.exists() and target.samefile(source))
-        inside_input = target.exists() and source.is_dir() and source in target.parents
-        inside_output = folder and target in source.parents
-        if same or inside_input or inside_output:
-            where = "is" if same else "lies inside" if inside_input else "holds"
-            raise InputError(
-                output, f"{option} {where} the input {str(given)!r}; write the output elsewhere"
-            )
 
 
 # --- Claims, as every command that takes them reads them ----------------------------------------
@@ -244,7 +225,308 @@ def add_claim_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--claims-file", help="a text file of claims, one a line ('#' comments)")
 
 
-def claim_texts(args: argparse.Namespace) -> list:
-    return list(args.claim) + (
-        claims.read_claims_file(args.claims_file) if args.claims_file else []
+# --- Each command's arguments ------------------------------------------------------------------
+
+
+def add_report_arguments(parser: argparse.ArgumentParser) -> None:
+    add_paths(parser)
+    add_claim_arguments(parser)
+    parser.add_argument(
+        "--output",
+        default="evalbars-report",
+        help="the run directory: report.html, config.yaml and results/ (default: ./evalbars-report)",
     )
+    parser.add_argument(
+        "--simulations", action="store_true", help="also run the simulation studies (slower)"
+    )
+    parser.add_argument("--cores", default="all", help="cores to use (default: all)")
+    parser.add_argument(
+        "--unlock",
+        action="store_true",
+        help="first remove a Snakemake lock left in the run directory by a run that was killed",
+    )
+    parser.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="dollars per million input and output tokens per model (CSV: model,input,output): "
+        "the report adds each model's cost per question and the cost-accuracy frontier",
+    )
+    add_reader_arguments(parser)
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--directory",
+        default=".",
+        help="the run directory: data/ and results/ are written there (default: here)",
+    )
+    parser.add_argument(
+        "--configfile",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a configuration (repeatable; default: DIRECTORY/config.yaml if it exists, else "
+        "the shipped one, which reproduces the paper)",
+    )
+    parser.add_argument("--cores", default="all", help="cores to use (default: all)")
+    parser.add_argument(
+        "--unlock",
+        action="store_true",
+        help="first remove a Snakemake lock left in the run directory by a run that was killed",
+    )
+    parser.add_argument(
+        "--no-report",
+        action="store_true",
+        help="do not write the report (the config's run.report: report.html in a report's run "
+        "directory, else results/report.html)",
+    )
+    parser.add_argument(
+        "targets",
+        nargs="*",
+        metavar="TARGET",
+        help="rules or files to make, and no report (default: the stages the config records, "
+        "run.stages, and the report); anything after -- goes to Snakemake",
+    )
+
+
+def add_example_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "folder",
+        nargs="?",
+        default="lm_eval-example",
+        help="where to copy the logs (default: ./lm_eval-example; must not exist)",
+    )
+
+
+def add_read_arguments(parser: argparse.ArgumentParser) -> None:
+    add_paths(parser)
+    add_reader_arguments(parser)
+    parser.add_argument(
+        "-o",
+        "--output",
+        help="also write the item table here: .parquet (or .pq), .csv or .tsv, by the suffix",
+    )
+    parser.add_argument(
+        "--audit-stderr",
+        action="store_true",
+        help="also recompute every standard error the harness published (lm-eval *_stderr, "
+        "Inspect stderr, HELM stddev) from the items, and flag a zero or a mismatch",
+    )
+
+
+def add_claims_arguments(parser: argparse.ArgumentParser) -> None:
+    add_paths(parser, "items")
+    add_claim_arguments(parser)
+    parser.add_argument("--alpha", type=alpha_type, default=ALPHA, help=f"level (default: {ALPHA})")
+    parser.add_argument("--family", choices=FAMILIES, default="claims", help="the family")
+    parser.add_argument(
+        "--adjust",
+        choices=ADJUSTMENTS,
+        default="holm",
+        help="how the family is adjusted: holm, bonferroni or bh (Benjamini-Hochberg)",
+    )
+    parser.add_argument(
+        "--power", type=level_type, default=POWER, help=f"for questions needed ({POWER})"
+    )
+    parser.add_argument("--seed", type=seed_type, default=SEED, help="bootstrap seed")
+    parser.add_argument("--replicates", type=draws_type, default=DRAWS)
+    parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
+    add_reader_arguments(parser)
+
+
+def add_ranks_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "file",
+        metavar="FILE",
+        help="CSV or TSV leaderboard ('-' reads stdin): a name column (name, system or model) and, "
+        "per row, correct+total, score+n or score+se; scores as proportions or percentages",
+    )
+    parser.add_argument(
+        "--format",
+        choices=TABLE_FORMATS,
+        default="markdown",
+        help="output format (default: markdown, with the headline above the table; "
+        "csv writes the headline to stderr)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=seed_type,
+        default=SEED,
+        help=f"seed of the plausible-world draws (default: {SEED})",
+    )
+    parser.add_argument(
+        "--draws",
+        type=draws_type,
+        default=DRAWS,
+        help=f"plausible worlds to draw, at least {MIN_DRAWS} (default: {DRAWS})",
+    )
+    parser.add_argument(
+        "--level",
+        type=level_type,
+        default=LEVEL,
+        help=f"confidence level of intervals and rank ranges (default: {LEVEL})",
+    )
+    parser.add_argument(
+        "--se-units",
+        choices=SE_UNITS,
+        default="auto",
+        help="units of the se column: points (0.5 for half a point) or proportion (0.005); "
+        "default auto: the scores', checked (an se of 0.012 beside 65.3 points is refused as "
+        "a likely proportion)",
+    )
+
+
+def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--models", type=positive_int, required=True, help="K models compared")
+    parser.add_argument("--gap", type=float, help="target gap in accuracy points")
+    parser.add_argument("--questions", type=positive_int, help="questions: find the gap instead")
+    parser.add_argument(
+        "--disagreement",
+        type=disagreement_type,
+        required=True,
+        help="the share of shared questions on which two models' scores differ, (n10 + n01) / n; "
+        "for your data, read it per pair from results/tables/pairwise.csv (columns n10, n01, n)",
+    )
+    parser.add_argument("--alpha", type=alpha_type, default=ALPHA, help=f"level (default: {ALPHA})")
+    parser.add_argument("--power", type=level_type, default=POWER, help=f"power (default: {POWER})")
+    parser.add_argument("--procedure", choices=PROCEDURES, default="holm")
+    parser.add_argument("--tests", type=positive_int, help="family size (default: all pairs)")
+    parser.add_argument("--test", choices=TESTS, default="wald", help="test statistic")
+    parser.add_argument("--simulate", action="store_true", help="Holm over all pairs, simulated")
+    parser.add_argument(
+        "--judge-correlation",
+        type=float,
+        metavar="RHO",
+        help="for a judge-scored eval: the correlation of the judge's and people's scores of a "
+        "pair's per-question differences; the answer adds the human labels PPI++ needs",
+    )
+    parser.add_argument(
+        "--judged-questions",
+        type=positive_int,
+        metavar="N",
+        help="with --judge-correlation: the questions the judge scores (default: many more "
+        "than the labels)",
+    )
+    parser.add_argument(
+        "--small-gap",
+        action="store_true",
+        help="plan for a gap under 1 point (without it, --gap 0.02 is refused as a likely "
+        "proportion meant as 2 points)",
+    )
+    parser.add_argument(
+        "--format", choices=["markdown", "md", "json"], default="markdown", help=FORMAT_HELP
+    )
+
+
+def add_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "items", metavar="FILE", nargs="+", help="item tables, prediction files or harness logs"
+    )
+    parser.add_argument("--alpha", type=alpha_type, default=ALPHA, help=f"level (default: {ALPHA})")
+    parser.add_argument("--power", type=level_type, default=POWER, help=f"for resolution ({POWER})")
+    parser.add_argument("--level", type=level_type, default=LEVEL, help="interval level")
+    parser.add_argument(
+        "--splits",
+        type=splits_type,
+        default=SPLITS,
+        help=f"split-half splits, at most {MAX_SPLITS:,} ({SPLITS})",
+    )
+    parser.add_argument("--seed", type=seed_type, default=SEED, help="seed of the splits")
+    parser.add_argument(
+        "--top-k",
+        type=positive_int,
+        default=TOP_K,
+        metavar="K",
+        help=f"k of the confidence set for the top k (default: {TOP_K})",
+    )
+    parser.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="dollars per million input and output tokens per model (CSV: model,input,output): "
+        "adds each model's cost per question and the cost-accuracy frontier, from the token "
+        "usage the logs record",
+    )
+    parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
+    add_reader_arguments(parser)
+
+
+COMPARE_EPILOG = """exit status:
+  0  no regression shown: the candidate is non-inferior at the margin, or better
+  1  regression: the candidate is worse than the baseline by more than the margin,
+     significantly (the interval lies below -margin)
+  3  inconclusive: the interval straddles -margin, or nothing bounds it (2 to 5
+     categories: no category-clustered test can reject at 5%; a zero SE on 1 or 2 questions)
+  2  bad input or usage (one line on stderr)
+"""
+
+
+def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "sources",
+        metavar="SOURCE",
+        nargs="+",
+        help="BASELINE CANDIDATE (two files or harness folders, one model each), or one item "
+        "table with --baseline NAME --candidate NAME",
+    )
+    parser.add_argument("--baseline", metavar="NAME", help="the baseline model's name")
+    parser.add_argument("--candidate", metavar="NAME", help="the candidate model's name")
+    parser.add_argument(
+        "--margin",
+        type=margin_type,
+        default=0.0,
+        metavar="POINTS",
+        help="non-inferiority margin in accuracy points (default: 0)",
+    )
+    parser.add_argument(
+        "--better-by",
+        type=margin_type,
+        default=0.0,
+        metavar="POINTS",
+        help="superiority margin: 'better' means better by more than this (default: 0)",
+    )
+    parser.add_argument(
+        "--alpha", type=alpha_type, default=ALPHA, help=f"1 - interval level ({ALPHA})"
+    )
+    parser.add_argument(
+        "--power",
+        type=level_type,
+        default=POWER,
+        help="power at which an inconclusive result says how many questions would decide it "
+        f"({POWER})",
+    )
+    parser.add_argument("--by-category", action="store_true", help="add a per-category table")
+    parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
+    parser.add_argument("--flips", metavar="FILE", help="write the flipped questions (CSV)")
+    parser.add_argument(
+        "--sequential",
+        action="store_true",
+        help="decide by an anytime-valid confidence sequence over the questions in the order "
+        "the candidate's source lists them (valid at every look while questions are appended)",
+    )
+    add_reader_arguments(parser)
+
+
+def add_labels_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "action",
+        choices=["sample"],
+        help="sample: draw the questions to label (uniformly at random, the same for every model)",
+    )
+    add_paths(parser)
+    parser.add_argument("--n", type=positive_int, required=True, help="questions to draw")
+    parser.add_argument("--seed", type=seed_type, required=True, help="seed of the draw")
+    parser.add_argument(
+        "--stratify",
+        action="store_true",
+        help="allocate the questions to categories in proportion to their sizes",
+    )
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", help="write the list here (CSV) instead of stdout"
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite an existing -o FILE (by default it is refused: it may hold labels "
+        "people filled in)",
+    )
+    add_reader_arguments(parser)

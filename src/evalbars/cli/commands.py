@@ -1,5 +1,8 @@
 """The commands that read data and print a table: ``read``, ``claims``, ``plan``, ``ranks``,
-``leaderboard`` and ``compare``."""
+``leaderboard`` and ``compare`` (their arguments: :mod:`evalbars.cli.arguments`).
+
+Each ``run_*`` function takes the parsed arguments and returns the exit status; this module is
+imported when one of them runs, not to build the parser."""
 
 from __future__ import annotations
 
@@ -13,79 +16,15 @@ from pathlib import Path
 import pandas as pd
 
 from evalbars import api
-from evalbars.cli.arguments import (
-    FORMAT_HELP,
-    TABLE_FORMATS,
-    add_claim_arguments,
-    add_paths,
-    add_reader_arguments,
-    alpha_type,
-    claim_texts,
-    disagreement_type,
-    draws_type,
-    level_type,
-    margin_type,
-    positive_int,
-    reader_options,
-    refuse_output_over_inputs,
-    seed_type,
-    splits_type,
-)
+from evalbars.cli.inputs import claim_texts, reader_options, refuse_output_over_inputs
 from evalbars.data.question_coverage import check_id_spelling
 from evalbars.errors import EvalbarsError, InputError
 from evalbars.readings import claims, gate, planner, ranks
 from evalbars.readings.leaderboard import table as verdicts
-from evalbars.readings.leaderboard.best import TOP_K, winner_sentence
+from evalbars.readings.leaderboard.best import winner_sentence
 from evalbars.readings.leaderboard.cost import frontier_sentence
-from evalbars.readings.leaderboard.stability import MAX_SPLITS
-from evalbars.readings.ranks import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
-from evalbars.readings.ranks.defaults import MIN_DRAWS
-from evalbars.readings.ranks.leaderboard import SE_UNITS
 from evalbars.stats.planning import holm as holm_power
-from evalbars.stats.planning import sample_size as planning
 from evalbars.tables import neutralised_table, to_markdown
-
-
-def add_ranks_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "file",
-        metavar="FILE",
-        help="CSV or TSV leaderboard ('-' reads stdin): a name column (name, system or model) and, "
-        "per row, correct+total, score+n or score+se; scores as proportions or percentages",
-    )
-    parser.add_argument(
-        "--format",
-        choices=TABLE_FORMATS,
-        default="markdown",
-        help="output format (default: markdown, with the headline above the table; "
-        "csv writes the headline to stderr)",
-    )
-    parser.add_argument(
-        "--seed",
-        type=seed_type,
-        default=DEFAULT_SEED,
-        help=f"seed of the plausible-world draws (default: {DEFAULT_SEED})",
-    )
-    parser.add_argument(
-        "--draws",
-        type=draws_type,
-        default=DEFAULT_DRAWS,
-        help=f"plausible worlds to draw, at least {MIN_DRAWS} (default: {DEFAULT_DRAWS})",
-    )
-    parser.add_argument(
-        "--level",
-        type=level_type,
-        default=DEFAULT_LEVEL,
-        help=f"confidence level of intervals and rank ranges (default: {DEFAULT_LEVEL})",
-    )
-    parser.add_argument(
-        "--se-units",
-        choices=SE_UNITS,
-        default="auto",
-        help="units of the se column: points (0.5 for half a point) or proportion (0.005); "
-        "default auto: the scores', checked (an se of 0.012 beside 65.3 points is refused as "
-        "a likely proportion)",
-    )
 
 
 def run_ranks(args: argparse.Namespace) -> int:
@@ -105,22 +44,6 @@ def run_ranks(args: argparse.Namespace) -> int:
 
 #: Item-table formats ``read -o`` writes, by suffix.
 _OUTPUT_SUFFIXES = (".parquet", ".pq", ".csv", ".tsv")
-
-
-def add_read_arguments(parser: argparse.ArgumentParser) -> None:
-    add_paths(parser)
-    add_reader_arguments(parser)
-    parser.add_argument(
-        "-o",
-        "--output",
-        help="also write the item table here: .parquet (or .pq), .csv or .tsv, by the suffix",
-    )
-    parser.add_argument(
-        "--audit-stderr",
-        action="store_true",
-        help="also recompute every standard error the harness published (lm-eval *_stderr, "
-        "Inspect stderr, HELM stddev) from the items, and flag a zero or a mismatch",
-    )
 
 
 #: What `evalbars read --audit-stderr` prints of the audit (harness_stderr.csv has every column).
@@ -203,24 +126,6 @@ def run_read(args: argparse.Namespace) -> int:
 # --- evalbars claims and evalbars plan ------------------------------------------------------------
 
 
-def add_claims_arguments(parser: argparse.ArgumentParser) -> None:
-    add_paths(parser, "items")
-    add_claim_arguments(parser)
-    parser.add_argument("--alpha", type=alpha_type, default=0.05, help="level (default: 0.05)")
-    parser.add_argument("--family", choices=claims.FAMILIES, default="claims", help="the family")
-    parser.add_argument(
-        "--adjust",
-        choices=claims.ADJUSTMENTS,
-        default="holm",
-        help="how the family is adjusted: holm, bonferroni or bh (Benjamini-Hochberg)",
-    )
-    parser.add_argument("--power", type=level_type, default=0.8, help="for questions needed (0.8)")
-    parser.add_argument("--seed", type=seed_type, default=DEFAULT_SEED, help="bootstrap seed")
-    parser.add_argument("--replicates", type=draws_type, default=DEFAULT_DRAWS)
-    parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
-    add_reader_arguments(parser)
-
-
 def load_items(paths, args: argparse.Namespace, needs: str = "claims compare models"):
     """The item table of the files a command was given, read with its reader options and the
     workflow's checks (:func:`evalbars.api.read_items`); one line saying what ``needs`` two or
@@ -260,48 +165,6 @@ def run_claims(args: argparse.Namespace) -> int:
     else:
         neutralised_table(table).to_csv(sys.stdout, index=False, lineterminator="\n")
     return 0
-
-
-def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--models", type=positive_int, required=True, help="K models compared")
-    parser.add_argument("--gap", type=float, help="target gap in accuracy points")
-    parser.add_argument("--questions", type=positive_int, help="questions: find the gap instead")
-    parser.add_argument(
-        "--disagreement",
-        type=disagreement_type,
-        required=True,
-        help="the share of shared questions on which two models' scores differ, (n10 + n01) / n; "
-        "for your data, read it per pair from results/tables/pairwise.csv (columns n10, n01, n)",
-    )
-    parser.add_argument("--alpha", type=alpha_type, default=0.05, help="level (default: 0.05)")
-    parser.add_argument("--power", type=level_type, default=0.8, help="power (default: 0.8)")
-    parser.add_argument("--procedure", choices=planning.PROCEDURES, default="holm")
-    parser.add_argument("--tests", type=positive_int, help="family size (default: all pairs)")
-    parser.add_argument("--test", choices=planning.TESTS, default="wald", help="test statistic")
-    parser.add_argument("--simulate", action="store_true", help="Holm over all pairs, simulated")
-    parser.add_argument(
-        "--judge-correlation",
-        type=float,
-        metavar="RHO",
-        help="for a judge-scored eval: the correlation of the judge's and people's scores of a "
-        "pair's per-question differences; the answer adds the human labels PPI++ needs",
-    )
-    parser.add_argument(
-        "--judged-questions",
-        type=positive_int,
-        metavar="N",
-        help="with --judge-correlation: the questions the judge scores (default: many more "
-        "than the labels)",
-    )
-    parser.add_argument(
-        "--small-gap",
-        action="store_true",
-        help="plan for a gap under 1 point (without it, --gap 0.02 is refused as a likely "
-        "proportion meant as 2 points)",
-    )
-    parser.add_argument(
-        "--format", choices=["markdown", "md", "json"], default="markdown", help=FORMAT_HELP
-    )
 
 
 #: Exit status of `evalbars plan` when its arguments cannot be planned for: the status of an
@@ -363,47 +226,6 @@ def _plan(args: argparse.Namespace) -> int:
 #: Exit status of `evalbars compare` on bad input or usage (argparse's convention); 0, 1 and 3
 #: are verdicts (gate.EXIT_CODES).
 COMPARE_BAD_INPUT = 2
-
-COMPARE_EPILOG = """exit status:
-  0  no regression shown: the candidate is non-inferior at the margin, or better
-  1  regression: the candidate is worse than the baseline by more than the margin,
-     significantly (the interval lies below -margin)
-  3  inconclusive: the interval straddles -margin, or nothing bounds it (2 to 5
-     categories: no category-clustered test can reject at 5%; a zero SE on 1 or 2 questions)
-  2  bad input or usage (one line on stderr)
-"""
-
-
-def add_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "items", metavar="FILE", nargs="+", help="item tables, prediction files or harness logs"
-    )
-    parser.add_argument("--alpha", type=alpha_type, default=0.05, help="level (default: 0.05)")
-    parser.add_argument("--power", type=level_type, default=0.8, help="for resolution (0.8)")
-    parser.add_argument("--level", type=level_type, default=DEFAULT_LEVEL, help="interval level")
-    parser.add_argument(
-        "--splits",
-        type=splits_type,
-        default=50,
-        help=f"split-half splits, at most {MAX_SPLITS:,} (50)",
-    )
-    parser.add_argument("--seed", type=seed_type, default=DEFAULT_SEED, help="seed of the splits")
-    parser.add_argument(
-        "--top-k",
-        type=positive_int,
-        default=TOP_K,
-        metavar="K",
-        help=f"k of the confidence set for the top k (default: {TOP_K})",
-    )
-    parser.add_argument(
-        "--prices",
-        metavar="FILE",
-        help="dollars per million input and output tokens per model (CSV: model,input,output): "
-        "adds each model's cost per question and the cost-accuracy frontier, from the token "
-        "usage the logs record",
-    )
-    parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
-    add_reader_arguments(parser)
 
 
 def _winner_markdown(winner: pd.DataFrame) -> str:
@@ -522,49 +344,6 @@ def run_leaderboard(args: argparse.Namespace) -> int:
 
 def _records(frame: pd.DataFrame) -> list:
     return json.loads(frame.to_json(orient="records", double_precision=15))
-
-
-def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "sources",
-        metavar="SOURCE",
-        nargs="+",
-        help="BASELINE CANDIDATE (two files or harness folders, one model each), or one item "
-        "table with --baseline NAME --candidate NAME",
-    )
-    parser.add_argument("--baseline", metavar="NAME", help="the baseline model's name")
-    parser.add_argument("--candidate", metavar="NAME", help="the candidate model's name")
-    parser.add_argument(
-        "--margin",
-        type=margin_type,
-        default=0.0,
-        metavar="POINTS",
-        help="non-inferiority margin in accuracy points (default: 0)",
-    )
-    parser.add_argument(
-        "--better-by",
-        type=margin_type,
-        default=0.0,
-        metavar="POINTS",
-        help="superiority margin: 'better' means better by more than this (default: 0)",
-    )
-    parser.add_argument("--alpha", type=alpha_type, default=0.05, help="1 - interval level (0.05)")
-    parser.add_argument(
-        "--power",
-        type=level_type,
-        default=0.8,
-        help="power at which an inconclusive result says how many questions would decide it (0.8)",
-    )
-    parser.add_argument("--by-category", action="store_true", help="add a per-category table")
-    parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
-    parser.add_argument("--flips", metavar="FILE", help="write the flipped questions (CSV)")
-    parser.add_argument(
-        "--sequential",
-        action="store_true",
-        help="decide by an anytime-valid confidence sequence over the questions in the order "
-        "the candidate's source lists them (valid at every look while questions are appended)",
-    )
-    add_reader_arguments(parser)
 
 
 def _one_model(items, path: str, name: str | None, role: str) -> str:

@@ -1,4 +1,5 @@
-"""``evalbars labels sample``: the questions to give people to label, drawn at random."""
+"""``evalbars labels sample``: the questions to give people to label, drawn at random (its
+arguments: :mod:`evalbars.cli.arguments`)."""
 
 from __future__ import annotations
 
@@ -7,45 +8,12 @@ import sys
 from pathlib import Path
 
 from evalbars import api
-from evalbars.cli.arguments import (
-    add_paths,
-    add_reader_arguments,
-    positive_int,
-    reader_options,
-    refuse_output_over_inputs,
-    seed_type,
-)
+from evalbars.cli.inputs import reader_options, refuse_output_over_inputs
 from evalbars.data.labels import questions_to_label
 from evalbars.errors import InputError
 from evalbars.tables import neutralised_table
 
-__all__ = ["add_labels_arguments", "run_labels"]
-
-
-def add_labels_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "action",
-        choices=["sample"],
-        help="sample: draw the questions to label (uniformly at random, the same for every model)",
-    )
-    add_paths(parser)
-    parser.add_argument("--n", type=positive_int, required=True, help="questions to draw")
-    parser.add_argument("--seed", type=seed_type, required=True, help="seed of the draw")
-    parser.add_argument(
-        "--stratify",
-        action="store_true",
-        help="allocate the questions to categories in proportion to their sizes",
-    )
-    parser.add_argument(
-        "-o", "--output", metavar="FILE", help="write the list here (CSV) instead of stdout"
-    )
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="overwrite an existing -o FILE (by default it is refused: it may hold labels "
-        "people filled in)",
-    )
-    add_reader_arguments(parser)
+__all__ = ["run_labels"]
 
 
 def run_labels(args: argparse.Namespace) -> int:

@@ -1,4 +1,5 @@
-"""The commands that run the workflow: ``report``, ``run`` and ``example``."""
+"""The commands that run the workflow: ``report``, ``run`` and ``example`` (their arguments:
+:mod:`evalbars.cli.arguments`)."""
 
 from __future__ import annotations
 
@@ -11,14 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalbars import api
-from evalbars.cli.arguments import (
-    add_claim_arguments,
-    add_paths,
-    add_reader_arguments,
-    claim_texts,
-    reader_options,
-    refuse_output_over_inputs,
-)
+from evalbars.cli.inputs import claim_texts, reader_options, refuse_output_over_inputs
 from evalbars.defaults import ALPHA
 from evalbars.errors import EvalbarsError, InputError
 from evalbars.readings import claims
@@ -30,32 +24,6 @@ from evalbars.workflow import runner
 from evalbars.workflow.location import example_logs
 
 # --- evalbars report ------------------------------------------------------------------------------
-
-
-def add_report_arguments(parser: argparse.ArgumentParser) -> None:
-    add_paths(parser)
-    add_claim_arguments(parser)
-    parser.add_argument(
-        "--output",
-        default="evalbars-report",
-        help="the run directory: report.html, config.yaml and results/ (default: ./evalbars-report)",
-    )
-    parser.add_argument(
-        "--simulations", action="store_true", help="also run the simulation studies (slower)"
-    )
-    parser.add_argument("--cores", default="all", help="cores to use (default: all)")
-    parser.add_argument(
-        "--unlock",
-        action="store_true",
-        help="first remove a Snakemake lock left in the run directory by a run that was killed",
-    )
-    parser.add_argument(
-        "--prices",
-        metavar="FILE",
-        help="dollars per million input and output tokens per model (CSV: model,input,output): "
-        "the report adds each model's cost per question and the cost-accuracy frontier",
-    )
-    add_reader_arguments(parser)
 
 
 def _best_lines(directory: Path, alpha: float) -> list[str]:
@@ -75,7 +43,8 @@ def _best_lines(directory: Path, alpha: float) -> list[str]:
 def _verdict_line(rows) -> str:
     """One line per claim: its verdict under each reading, with the (adjusted) p."""
     readings = [
-        f"{row.reading.replace('_', ' ')} {row.verdict} (p {format_p(row.p_adjusted)})"
+        f"{claims.Reading(row.reading, row.adjustment).title} {row.verdict} "
+        f"(p {format_p(row.p_adjusted)})"
         for row in rows.itertuples()
         if row.verdict != "n/a"
     ]
@@ -138,41 +107,6 @@ def run_report(args: argparse.Namespace) -> int:
 # --- evalbars run ---------------------------------------------------------------------------------
 
 
-def add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--directory",
-        default=".",
-        help="the run directory: data/ and results/ are written there (default: here)",
-    )
-    parser.add_argument(
-        "--configfile",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="a configuration (repeatable; default: DIRECTORY/config.yaml if it exists, else "
-        "the shipped one, which reproduces the paper)",
-    )
-    parser.add_argument("--cores", default="all", help="cores to use (default: all)")
-    parser.add_argument(
-        "--unlock",
-        action="store_true",
-        help="first remove a Snakemake lock left in the run directory by a run that was killed",
-    )
-    parser.add_argument(
-        "--no-report",
-        action="store_true",
-        help="do not write the report (the config's run.report: report.html in a report's run "
-        "directory, else results/report.html)",
-    )
-    parser.add_argument(
-        "targets",
-        nargs="*",
-        metavar="TARGET",
-        help="rules or files to make, and no report (default: the stages the config records, "
-        "run.stages, and the report); anything after -- goes to Snakemake",
-    )
-
-
 def run_run(args: argparse.Namespace) -> int:
     report = runner.run_workflow(
         args.directory,
@@ -195,15 +129,6 @@ def run_run(args: argparse.Namespace) -> int:
 
 #: The command that reports on the shipped example once it is copied, as the README shows it.
 EXAMPLE_REPORT = "evalbars report {folder} --runs newest --id-field id --category-field category"
-
-
-def add_example_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "folder",
-        nargs="?",
-        default="lm_eval-example",
-        help="where to copy the logs (default: ./lm_eval-example; must not exist)",
-    )
 
 
 def run_example(args: argparse.Namespace) -> int:

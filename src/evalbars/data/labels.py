@@ -109,11 +109,13 @@ def read_labels(path) -> pd.DataFrame:
     Raises
     ------
     InputError
-        Naming the file (and the record): a missing column, an empty id or model, a label
+        Naming the file (and the record): no such file, a missing column, an empty id or model, a label
         that is not a number in [0, 1] (``nan`` included), one answer labelled twice with
         different values, no label filled in at all.
     """
     path = Path(path)
+    if not path.is_file():  # a traceback otherwise (pandas' FileNotFoundError)
+        raise InputError(path, "file does not exist" if not path.exists() else "is not a file")
     frame = load_table(path, known=_LABEL_FILE_COLUMNS)
     missing = [c for c in ("question_id", LABEL_COLUMN) if c not in frame.columns]
     if missing:

@@ -86,10 +86,12 @@ def analysis_pairwise(scores: str, shards=(), *, alpha: float) -> dict:
     gathered from the files of ``shards`` (``analysis.shards`` > 1:
     :func:`evalbars.stats.pairwise.gather_pair_tests`). The matrix is read only if the pairs
     are computed here, or if it holds human labels."""
-    wide = None
-    if not shards or stored_labels(scores):
-        wide = read_wide_scores(scores)
-    tests = pairwise.gather_pair_tests(shards) if shards else pairwise.pair_tests(wide)
+    wide = read_wide_scores(scores) if not shards or stored_labels(scores) else None
+    if shards:
+        tests = pairwise.gather_pair_tests(shards)
+    else:
+        assert wide is not None  # read above whenever there are no shards
+        tests = pairwise.pair_tests(wide)
     return pairwise_tests(tests, alpha=alpha, wide=wide)
 
 

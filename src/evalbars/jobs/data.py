@@ -47,6 +47,7 @@ from evalbars.data.sampling import (
     stratified_subsample,
 )
 from evalbars.data.scores import WideScores, score_columns, wide_scores, write_wide_scores
+from evalbars.defaults import MISSING_SEED
 from evalbars.jobs.inputs import file_name, parquet, reads
 from evalbars.jobs.outputs import Table, Text
 from evalbars.readings.stderr_audit import (
@@ -164,7 +165,7 @@ def items_from_raw(
     raw: list[pd.DataFrame],
     *,
     policy: str = "wrong",
-    seed: int = 12345,
+    seed: int = MISSING_SEED,
     max_unshared_share: float = 0.01,
     subsample_n="all",
     question_set: str = "shared",

@@ -36,7 +36,7 @@ __all__ = ["plan", "plan_table", "data_setting", "plan_caption", "check_plan_req
 
 def plan(
     models: int,
-    gap: float,
+    gap: float | None,
     disagreement: float,
     *,
     alpha: float = ALPHA,

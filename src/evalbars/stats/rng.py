@@ -31,6 +31,7 @@ STUDY_CODES = {
     "label_sample": 26,
     "winners_coverage": 40,
     "passk_band": 38,  # the pass@k band coverage study (evalbars.studies.passk_band), issue 38
+    "battles_coverage": 41,
     "plan_pair": 101,
     "plan_holm": 102,
 }

@@ -380,7 +380,7 @@ def run_workflow(
     config: dict | None = None,
     targets: Sequence[str] = (),
     report: bool = True,
-    cores="all",
+    cores: int | str = "all",
     unlock: bool = False,
     extra: Sequence[str] = (),
     progress: Callable[[str], None] | None = None,

@@ -27,15 +27,21 @@ from evalbars.readings.claims.verdicts import (
     CLAIM_COLUMNS,
     FAMILIES,
     READINGS,
+    Reading,
     evaluate_claims,
     readings,
+    rows_of,
+    table_readings,
 )
 
 __all__ = [
     "KINDS",
     "READINGS",
     "ADJUSTMENTS",
+    "Reading",
     "readings",
+    "table_readings",
+    "rows_of",
     "FAMILIES",
     "CLAIM_COLUMNS",
     "Claim",

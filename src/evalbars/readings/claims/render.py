@@ -8,7 +8,14 @@ import numpy as np
 import pandas as pd
 
 from evalbars.defaults import ALPHA
-from evalbars.readings.claims.verdicts import CLAIM_COLUMNS, JUDGE_CORRECTED
+from evalbars.readings.claims.verdicts import (
+    ADJUSTMENT_TITLES,
+    CLAIM_COLUMNS,
+    JUDGE_CORRECTED,
+    Reading,
+    rows_of,
+    table_readings,
+)
 from evalbars.stats.bayes import Z_UNDERCOVERS_BELOW_N
 from evalbars.stats.pairwise import NOT_BINARY, REPEATED_SAMPLES
 from evalbars.tables import to_markdown
@@ -22,39 +29,23 @@ __all__ = [
 ]
 
 
-_ADJUSTMENT_TITLES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "BH"}
-_READING_TITLES = {
-    "naive": "naive",
-    "paired": "paired",
-    "mcnemar": "McNemar",
-    "bayes": "Bayesian",
-    "bootstrap": "bootstrap ranks",
-} | {
-    f"{kind}_{method}": f"{kind.replace('_', '-')}, {title}"
-    for kind in ("paired", "mixed", JUDGE_CORRECTED)
-    for method, title in _ADJUSTMENT_TITLES.items()
-}
-
-
 #: The reasons the exact readings do not apply (a note names one in brackets).
 _EXACT = (REPEATED_SAMPLES, NOT_BINARY)
 
 
-def _readings(table: pd.DataFrame) -> list:
-    """The readings a claims table holds, in table order."""
-    return list(dict.fromkeys(table["reading"]))
+def _paired_adjusted(table: pd.DataFrame) -> Reading:
+    """The paired reading with the family's adjustment (Holm by default)."""
+    return next(
+        (r for r in table_readings(table) if r.kind == "paired" and r.adjusted),
+        Reading("paired", "holm"),
+    )
 
 
-def _paired_adjusted(table: pd.DataFrame) -> str:
-    """The paired reading with the family's adjustment (``paired_holm`` by default)."""
-    return next((r for r in _readings(table) if r.startswith("paired_")), "paired_holm")
-
-
-def _quoted(table: pd.DataFrame) -> tuple[str, str]:
+def _quoted(table: pd.DataFrame) -> tuple[Reading, str]:
     """The reading the answer quotes and its name: the judge-corrected one with the family's
     adjustment where the scores are a judge's with human labels, else the paired one."""
-    corrected = next((r for r in _readings(table) if r.startswith(f"{JUDGE_CORRECTED}_")), None)
-    if corrected and (table.loc[table["reading"] == corrected, "verdict"] != "n/a").any():
+    corrected = next((r for r in table_readings(table) if r.kind == JUDGE_CORRECTED), None)
+    if corrected and (rows_of(table, corrected)["verdict"] != "n/a").any():
         return corrected, "judge-corrected reading"
     return _paired_adjusted(table), "paired reading"
 
@@ -64,7 +55,7 @@ def _corrected_fallback(table: pd.DataFrame) -> str:
     the quoted reading is of the judge's own scores."""
     if "note" not in table:
         return ""
-    rows = table[table["reading"].str.startswith(f"{JUDGE_CORRECTED}_")]
+    rows = table[table["reading"] == JUDGE_CORRECTED]
     notes = rows.loc[rows["verdict"] == "n/a", "note"]
     if rows.empty or (rows["verdict"] != "n/a").any() or not notes.astype(bool).any():
         return ""
@@ -93,8 +84,8 @@ def _cell(row) -> str:
         note = _note(row)
         if any(f"({reason})" in note for reason in _EXACT):
             return note
-        return f"n/a: {note}" if note and str(row.name).startswith(JUDGE_CORRECTED) else "n/a"
-    if row.name == "bootstrap":
+        return f"n/a: {note}" if note and row["reading"] == JUDGE_CORRECTED else "n/a"
+    if row["reading"] == "bootstrap":
         low, high = int(row["rank_low"]), int(row["rank_high"])
         ranks = f"rank {low}" if low == high else f"ranks {low}-{high}"
         return f"{verdict} ({ranks}; P {row['p_top']:.2f})"
@@ -111,8 +102,8 @@ def claims_display(table: pd.DataFrame) -> pd.DataFrame:
     needed."""
     rows = []
     for claim, group in table.groupby("claim", sort=False):
-        by = group.set_index("reading")
-        paired = by.loc["paired"]
+        by = {Reading(r["reading"], r["adjustment"]): r for _, r in group.iterrows()}
+        paired = by[Reading("paired")]
         if np.isfinite(paired["ci_low_points"]):
             interval = f"{_points(paired['ci_low_points'])} to {_points(paired['ci_high_points'])}"
         else:  # a zero SE: no interval, and the note says why
@@ -120,7 +111,7 @@ def claims_display(table: pd.DataFrame) -> pd.DataFrame:
         estimate = f"{_points(paired['estimate_points'])} ({interval})"
         if isinstance(paired["rival"], str) and paired["rival"]:
             estimate += f" vs {paired['rival']}"
-        holm = by.loc[_paired_adjusted(table)]
+        holm = by[_paired_adjusted(table)]
         needed = holm["questions_needed"]
         if holm["verdict"] != "not supported":
             plan = "decided"
@@ -132,7 +123,7 @@ def claims_display(table: pd.DataFrame) -> pd.DataFrame:
             plan = "no number (observed gap at the threshold)"
         rows.append(
             {"claim": claim, "questions": int(paired["questions"]), "gap, points (CI)": estimate}
-            | {_READING_TITLES[r]: _cell(by.loc[r]) for r in _readings(table)}
+            | {r.title: _cell(by[r]) for r in table_readings(table)}
             | {"questions needed": plan}
         )
     return pd.DataFrame(rows)
@@ -151,8 +142,8 @@ def claims_headline(table: pd.DataFrame) -> str:
 
     Examples
     --------
-    >>> table = pd.DataFrame({"claim": ["a", "a", "b", "b"], "reading": ["paired",
-    ...     "paired_holm"] * 2, "verdict": ["supported", "not supported"] * 2,
+    >>> table = pd.DataFrame({"claim": ["a", "a", "b", "b"], "reading": "paired",
+    ...     "adjustment": ["none", "holm"] * 2, "verdict": ["supported", "not supported"] * 2,
     ...     "family_size": [1, 2, 1, 2], "questions": 1497})
     >>> claims_headline(table)
     'No claim survives the Holm adjustment for 2 claims; 2 are supported before it (paired reading).'
@@ -161,12 +152,12 @@ def claims_headline(table: pd.DataFrame) -> str:
     if not n:
         return "No claims to test."
     reading, name = _quoted(table)
-    holm = table[table["reading"] == reading]
-    paired = table.loc[table["reading"] == "paired", "verdict"]
+    holm = rows_of(table, reading)
+    paired = rows_of(table, Reading("paired"))["verdict"]
     family = int(holm["family_size"].max()) if len(holm) else n
     adjusted = int((holm["verdict"] == "supported").sum())
     before = int((paired == "supported").sum())
-    title = _ADJUSTMENT_TITLES[reading.rpartition("_")[2]]
+    title = ADJUSTMENT_TITLES[reading.adjustment]
     scope = f"the {title} adjustment for {_count(family, 'claim')}"
     if family != n:
         scope = f"the {title} adjustment for {family} tests"
@@ -193,8 +184,8 @@ def _small_sample_sentence(table: pd.DataFrame) -> str:
     if questions >= Z_UNDERCOVERS_BELOW_N:
         return ""
     counts, reasons = [], {}
-    for reading, title in (("mcnemar", "exact McNemar"), ("bayes", "Bayesian")):
-        rows = table[table["reading"] == reading]
+    for kind, title in (("mcnemar", "exact McNemar"), ("bayes", "Bayesian")):
+        rows = table[table["reading"] == kind]
         live = rows["verdict"] != "n/a"
         if live.any():
             supported = int((rows["verdict"] == "supported").sum())
@@ -223,9 +214,9 @@ def claims_markdown(table: pd.DataFrame, alpha: float = ALPHA, family: str = "cl
     if table.empty:
         return "No claims configured (config key `claims`, or `evalbars claims --claim`).\n"
     adjusted = _paired_adjusted(table)
-    holm = table.loc[table["reading"] == adjusted, "family_size"]
+    holm = rows_of(table, adjusted)["family_size"]
     size = int(holm.iloc[0]) if len(holm) else 0
-    title = _ADJUSTMENT_TITLES[adjusted.rpartition("_")[2]]
+    title = ADJUSTMENT_TITLES[adjusted.adjustment]
     members = "the claims made" if family == "claims" else "the claims made and all pairs"
     notes = (
         f"Verdicts at alpha = {alpha:g}: supported when the claim's (adjusted) p < alpha, "
@@ -249,6 +240,7 @@ _TEXT_COLUMNS = (
     "model_b",
     "category",
     "reading",
+    "adjustment",
     "rival",
     "verdict",
     "note",

@@ -87,7 +87,9 @@ model 2.6% / 3.7% (1,000 data sets; Beta(8, 2), 100 questions: 2.2% / 2.9%).
 Below :data:`evalbars.stats.bayes.Z_UNDERCOVERS_BELOW_N`
 questions the answer then leads with the z readings and says the exact ones do not apply.
 
-Readings (:func:`readings`; ``<adjust>`` is ``claims_options.adjust``, Holm by default):
+Readings (:func:`readings`, each a :class:`Reading`: the claims table's ``reading`` column is
+its kind, and its ``adjustment`` column ``none`` or ``claims_options.adjust``, Holm by
+default, written ``<adjust>`` below):
 
 ``naive``
     unpaired z (each model's own binomial SE), no adjustment;
@@ -104,9 +106,9 @@ Readings (:func:`readings`; ``<adjust>`` is ``claims_options.adjust``, Holm by d
     (``supported`` when the claim's posterior probability exceeds 1 - alpha/2), the estimate and
     interval the posterior mean and equal-tailed (1 - alpha) credible interval; pair claims with
     one 0/1 sample per question and model only, no adjustment;
-``paired_<adjust>``
+``paired`` with ``<adjust>``
     paired z, the family adjusted;
-``mixed_<adjust>``
+``mixed`` with ``<adjust>``
     Wald z of the nested mixed model's contrast (:func:`evalbars.stats.mixed.fit_lmm`,
     ``category_question``; on one category's questions, or data with one category,
     ``(1|question)``), the family adjusted;
@@ -115,7 +117,7 @@ Readings (:func:`readings`; ``<adjust>`` is ``claims_options.adjust``, Holm by d
     (:func:`evalbars.readings.ranks.paired.bootstrap_accuracies`); supported when the central
     (1 - alpha) rank interval lies in [1, k], contradicted when it lies above k (Hall and Miller
     2009); no multiplicity adjustment.
-``judge_corrected_<adjust>``
+``judge_corrected`` with ``<adjust>``
     where the scores are a judge's and some questions carry human labels
     (:mod:`evalbars.readings.judge_corrected`): the normal test of the PPI++ mean of the pair's
     per-question differences (arXiv:2311.01453), the family adjusted as the paired one is. It is
@@ -165,6 +167,8 @@ References
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 from scipy import special
@@ -189,8 +193,12 @@ __all__ = [
     "JUDGE_CORRECTED",
     "FAMILIES",
     "CLAIM_COLUMNS",
+    "UNADJUSTED",
+    "ADJUSTMENT_TITLES",
+    "Reading",
     "readings",
-    "adjusted_reading",
+    "table_readings",
+    "rows_of",
     "evaluate_claims",
 ]
 
@@ -200,31 +208,74 @@ ADJUSTMENTS = ("holm", "bonferroni", "bh")
 FAMILIES = ("claims", "claims_and_all_pairs")
 
 
-def readings(adjust: str = "holm", labelled: bool = False) -> tuple:
+#: The prefix of the judge-corrected reading (PPI++ of the pair's differences).
+JUDGE_CORRECTED = "judge_corrected"
+#: The adjustment of a reading that is not adjusted for the family.
+UNADJUSTED = "none"
+#: How tables and figures name each adjustment.
+ADJUSTMENT_TITLES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "BH"}
+_KIND_TITLES = {"mcnemar": "McNemar", "bayes": "Bayesian", "bootstrap": "bootstrap ranks"}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One reading of a claim: what is computed (``kind``) and how the family adjusts it.
+
+    Attributes
+    ----------
+    kind : str
+        ``naive``, ``paired``, ``mcnemar``, ``bayes``, ``mixed``, ``bootstrap`` or
+        ``judge_corrected``: the claims table's ``reading`` column.
+    adjustment : str
+        ``none``, or one of :data:`ADJUSTMENTS` over the family: its ``adjustment`` column.
+
+    Examples
+    --------
+    >>> Reading("paired", "holm").title, Reading("bayes").title, Reading("paired").adjusted
+    ('paired, Holm', 'Bayesian', False)
+    """
+
+    kind: str
+    adjustment: str = UNADJUSTED
+
+    @property
+    def adjusted(self) -> bool:
+        """True when the family's adjustment applies."""
+        return self.adjustment != UNADJUSTED
+
+    @property
+    def title(self) -> str:
+        """The reading's name in tables and figures (``paired, Holm``, ``McNemar``)."""
+        kind = _KIND_TITLES.get(self.kind, self.kind.replace("_", "-"))
+        return f"{kind}, {ADJUSTMENT_TITLES[self.adjustment]}" if self.adjusted else kind
+
+
+def readings(adjust: str = "holm", labelled: bool = False) -> tuple[Reading, ...]:
     """The readings of a claims table whose family is adjusted by ``adjust``, in table order;
     with ``labelled`` (judge scores with human labels) the judge-corrected reading last."""
     if adjust not in ADJUSTMENTS:
         raise ValueError(f"adjust must be one of {ADJUSTMENTS}, got {adjust!r}")
     return (
-        "naive",
-        "paired",
-        "mcnemar",
-        "bayes",
-        f"paired_{adjust}",
-        f"mixed_{adjust}",
-        "bootstrap",
-    ) + ((f"{JUDGE_CORRECTED}_{adjust}",) if labelled else ())
+        Reading("naive"),
+        Reading("paired"),
+        Reading("mcnemar"),
+        Reading("bayes"),
+        Reading("paired", adjust),
+        Reading("mixed", adjust),
+        Reading("bootstrap"),
+    ) + ((Reading(JUDGE_CORRECTED, adjust),) if labelled else ())
 
 
-#: The prefix of the judge-corrected reading (PPI++ of the pair's differences).
-JUDGE_CORRECTED = "judge_corrected"
+def table_readings(table: pd.DataFrame) -> list[Reading]:
+    """The readings a claims table holds (its ``reading`` and ``adjustment`` columns), in
+    table order."""
+    pairs = zip(table["reading"], table["adjustment"], strict=True)
+    return [Reading(kind, adjustment) for kind, adjustment in dict.fromkeys(pairs)]
 
 
-def adjusted_reading(reading: str) -> str | None:
-    """The adjustment of a reading (``paired_bh`` -> ``bh``), or None for an unadjusted one."""
-    _, _, method = reading.rpartition("_")
-    kinds = ("paired_", "mixed_", f"{JUDGE_CORRECTED}_")
-    return method if method in ADJUSTMENTS and reading.startswith(kinds) else None
+def rows_of(table: pd.DataFrame, reading: Reading) -> pd.DataFrame:
+    """The rows of a claims table read by ``reading``."""
+    return table[(table["reading"] == reading.kind) & (table["adjustment"] == reading.adjustment)]
 
 
 #: Posterior draws behind the Bayesian reading's interval and its margins' probabilities (the
@@ -243,6 +294,7 @@ CLAIM_COLUMNS = [
     "k",
     "questions",
     "reading",
+    "adjustment",
     "family_size",
     "estimate_points",
     "ci_low_points",
@@ -267,14 +319,14 @@ CLAIM_COLUMNS = [
 ]
 
 
-def _one_sided(scope: _Scope, reading: str, a: int, b: int, shift: float) -> float:
+def _one_sided(scope: _Scope, reading: Reading, a: int, b: int, shift: float) -> float:
     """One-sided p of H1: acc_a - acc_b > shift (proportion) under a reading (for ``bayes``
     the posterior probability of the opposite, :math:`P(\\Delta \\le s)`)."""
-    if reading == "mcnemar":
+    if reading.kind == "mcnemar":
         wins, losses = scope.wins[a, b], scope.wins[b, a]
         # P(X >= wins), X ~ Bin(wins + losses, 1/2), = P(X <= losses) by symmetry.
         return float(special.bdtr(int(losses), int(wins + losses), 0.5)) if wins + losses else 1.0
-    if reading == "bayes":
+    if reading.kind == "bayes":
         rest = scope.n[a, b] - scope.wins[a, b] - scope.wins[b, a]
         above = dirichlet_probability_above(
             rest,
@@ -286,11 +338,11 @@ def _one_sided(scope: _Scope, reading: str, a: int, b: int, shift: float) -> flo
             draws=BAYES_DRAWS,
         )
         return float(1.0 - above)
-    if reading == "naive":
+    if reading.kind == "naive":
         diff, se = scope.diff[a, b], scope.se_unpaired[a, b]
-    elif reading.startswith(JUDGE_CORRECTED):
+    elif reading.kind == JUDGE_CORRECTED:
         diff, se = scope.corrected_diff[a, b], scope.corrected_se[a, b]
-    elif reading == "paired" or reading.startswith("paired_"):
+    elif reading.kind == "paired":
         diff, se = scope.diff[a, b], scope.se_paired[a, b]
     else:
         diff, se = scope.mixed_diff[a, b], scope.mixed_se[a, b]
@@ -300,21 +352,21 @@ def _one_sided(scope: _Scope, reading: str, a: int, b: int, shift: float) -> flo
         return float(special.ndtr(-(diff - shift) / se))
     # A zero SE: the exact rule every table uses (stats.pairwise.zero_se_one_sided_p), on the
     # labelled questions for the judge-corrected reading.
-    n = scope.corrected_labels if reading.startswith(JUDGE_CORRECTED) else scope.n[a, b]
+    n = scope.corrected_labels if reading.kind == JUDGE_CORRECTED else scope.n[a, b]
     return float(zero_se_one_sided_p(diff, n, shift))
 
 
-def _se(scope: _Scope, reading: str, a: int, b: int) -> tuple[float, float]:
-    if reading == "naive":
+def _se(scope: _Scope, reading: Reading, a: int, b: int) -> tuple[float, float]:
+    if reading.kind == "naive":
         return scope.diff[a, b], scope.se_unpaired[a, b]
-    if reading.startswith("mixed_"):
+    if reading.kind == "mixed":
         return scope.mixed_diff[a, b], scope.mixed_se[a, b]
-    if reading.startswith(JUDGE_CORRECTED):
+    if reading.kind == JUDGE_CORRECTED:
         return scope.corrected_estimate[a, b], scope.corrected_se[a, b]
     return scope.diff[a, b], scope.se_paired[a, b]
 
 
-def _test(claim: Claim, scope: _Scope, reading: str, index: dict) -> dict:
+def _test(claim: Claim, scope: _Scope, reading: Reading, index: dict) -> dict:
     """One-sided p of the claim and of its opposite, the estimate's pair and CI divisor."""
     a = index[claim.model_a]
     d = claim.margin / 100
@@ -357,23 +409,23 @@ def _exact_reason(claim: Claim, scope: _Scope) -> str:
     return scope.exact_reasons[a, scope.wide.models.index(claim.model_b)]
 
 
-def _applies(claim: Claim, scope: _Scope, reading: str) -> bool:
-    if reading in ("mcnemar", "bayes") and _exact_reason(claim, scope):
+def _applies(claim: Claim, scope: _Scope, reading: Reading) -> bool:
+    if reading.kind in ("mcnemar", "bayes") and _exact_reason(claim, scope):
         return False
-    if reading == "mcnemar":
+    if reading.kind == "mcnemar":
         return claim.kind not in ("noninferiority", "equivalence") and not claim.margin
-    if reading == "bayes":
+    if reading.kind == "bayes":
         return claim.kind not in ("best", "top")
-    if reading.startswith("mixed_"):
+    if reading.kind == "mixed":
         return scope.mixed_diff is not None
-    if reading.startswith(JUDGE_CORRECTED):
+    if reading.kind == JUDGE_CORRECTED:
         return scope.corrected_diff is not None
-    if reading == "bootstrap":
+    if reading.kind == "bootstrap":
         return claim.kind in ("best", "top")
     return True
 
 
-def _all_pairs_p(scope: _Scope, reading: str) -> list[float]:
+def _all_pairs_p(scope: _Scope, reading: Reading) -> list[float]:
     """Two-sided p (doubled smaller one-sided p) of every pair on all questions."""
     k = scope.diff.shape[0]
     return [
@@ -452,8 +504,8 @@ def evaluate_claims(
         the Bayesian reading's posterior draws (a Generator seeded with ``seed`` for each
         probability it draws).
     adjust : {"holm", "bonferroni", "bh"}
-        The adjustment of the family (:data:`ADJUSTMENTS`): the adjusted readings are named
-        ``paired_<adjust>`` and ``mixed_<adjust>``.
+        The adjustment of the family (:data:`ADJUSTMENTS`): the ``adjustment`` of the paired,
+        mixed (and judge-corrected) readings the family adjusts.
 
     Returns
     -------
@@ -462,8 +514,8 @@ def evaluate_claims(
         the doubled one-sided p of the claim; ``p_adjusted`` and
         ``p_opposite_adjusted`` are what the verdict compares with ``alpha``;
         ``p_top``, ``rank_low``, ``rank_high`` are set on ``bootstrap`` rows;
-        ``disagreement``, ``questions_needed``, ``more_questions`` on ``paired_holm``
-        rows. ``verdict`` is ``n/a`` where a reading does not apply (McNemar with a
+        ``disagreement``, ``questions_needed``, ``more_questions`` on the adjusted
+        paired rows. ``verdict`` is ``n/a`` where a reading does not apply (McNemar with a
         margin, bootstrap for pairs, a mixed model that could not be fitted).
     """
     if family not in FAMILIES:
@@ -489,15 +541,15 @@ def evaluate_claims(
         tests = []
         for claim in claims:
             scope = scopes[claim.category]
-            if not _applies(claim, scope, reading) or reading == "bootstrap":
+            if not _applies(claim, scope, reading) or reading.kind == "bootstrap":
                 tests.append(None)
                 continue
             tests.append(_test(claim, scope, reading, index))
         p = np.array([min(1.0, 2 * t["p"]) if t else np.nan for t in tests])
         q = np.array([min(1.0, 2 * t["p_opposite"]) if t else np.nan for t in tests])
         adjusted, family_size = (p, q), 1
-        method = adjusted_reading(reading)
-        if method:
+        method = reading.adjustment
+        if reading.adjusted:
             extra = _all_pairs_p(scopes[None], reading) if family == "claims_and_all_pairs" else []
             live = ~np.isnan(p)
             family_size = int(live.sum()) + len(extra)
@@ -560,15 +612,16 @@ def _row(claim, scope, reading, test, verdicts, family_size, models, settings):
             "k": claim.k if claim.kind in ("best", "top") else np.nan,
             # the questions the deciding comparison used: those both models of its pair answered
             "questions": int(scope.n[test["pair"]]) if test is not None else scope.questions,
-            "reading": reading,
-            "family_size": family_size if adjusted_reading(reading) else 1,
+            "reading": reading.kind,
+            "adjustment": reading.adjustment,
+            "family_size": family_size if reading.adjusted else 1,
         }
-        | dict.fromkeys(CLAIM_COLUMNS[10:], np.nan)
+        | dict.fromkeys(CLAIM_COLUMNS[CLAIM_COLUMNS.index("family_size") + 1 :], np.nan)
         | {"rival": "", "verdict": "n/a", "note": _not_applicable(claim, scope, reading, test)}
     )
-    if reading.startswith(JUDGE_CORRECTED) and test is None:
+    if reading.kind == JUDGE_CORRECTED and test is None:
         row["note"] = scope.corrected_note
-    if reading == "bootstrap":
+    if reading.kind == "bootstrap":
         ranks = (
             _bootstrap_ranks(scope, settings["replicates"], settings["seed"])
             if _applies(claim, scope, reading)
@@ -597,14 +650,14 @@ def _row(claim, scope, reading, test, verdicts, family_size, models, settings):
         "rival": models[b] if claim.kind in ("best", "top") else "",
         "verdict": _verdict(verdicts["p_adjusted"], verdicts["p_opposite_adjusted"], alpha),
     }
-    if reading == "bayes":
+    if reading.kind == "bayes":
         row |= _posterior(scope, a, b, alpha)
-    elif reading != "mcnemar":
-        level = alpha / (test["divisor"] * (family_size if adjusted_reading(reading) else 1))
+    elif reading.kind != "mcnemar":
+        level = alpha / (test["divisor"] * (family_size if reading.adjusted else 1))
         # A zero SE gives no interval (a zero-width one would claim any precision).
         half = special.ndtri(1 - level / 2) * se if se > 0 else np.nan
         # the judge-corrected interval is centred where its test is (the pseudo-labels')
-        centre = scope.corrected_diff[a, b] if reading.startswith(JUDGE_CORRECTED) else estimate
+        centre = scope.corrected_diff[a, b] if reading.kind == JUDGE_CORRECTED else estimate
         row |= {  # a gap of accuracies lies within +-100 points
             "ci_low_points": float(np.clip(100 * (centre - half), -100.0, 100.0)),
             "ci_high_points": float(np.clip(100 * (centre + half), -100.0, 100.0)),
@@ -612,9 +665,9 @@ def _row(claim, scope, reading, test, verdicts, family_size, models, settings):
         }
         if not se > 0:
             row["note"] = _no_interval(int(scope.n[a, b]), estimate)
-    if reading in ("paired", "mcnemar"):
+    if reading in (Reading("paired"), Reading("mcnemar")):
         row |= _effect_sizes(scope, a, b, alpha, exact=not scope.exact_reasons[a, b])
-    if reading.startswith("paired_"):
+    if reading.kind == "paired" and reading.adjusted:
         extra = {
             "p": test["p"],
             "p_opposite": test["p_opposite"],
@@ -644,19 +697,19 @@ def _no_interval(questions: int, estimate: float) -> str:
     return "no interval: the same difference on every question"
 
 
-def _not_applicable(claim: Claim, scope: _Scope, reading: str, test) -> str:
+def _not_applicable(claim: Claim, scope: _Scope, reading: Reading, test) -> str:
     """Why a reading does not apply to a claim ("" where it does): the ``note`` of its row."""
-    if test is not None or reading == "bootstrap" and claim.kind in ("best", "top"):
+    if test is not None or reading.kind == "bootstrap" and claim.kind in ("best", "top"):
         return ""
-    reason = _exact_reason(claim, scope) if reading in ("mcnemar", "bayes") else ""
+    reason = _exact_reason(claim, scope) if reading.kind in ("mcnemar", "bayes") else ""
     if reason:
         return f"not applicable ({reason})"
-    if reading.startswith("mixed_") and scope.mixed_note:
+    if reading.kind == "mixed" and scope.mixed_note:
         return scope.mixed_note
-    if reading == "mcnemar":
+    if reading.kind == "mcnemar":
         return "not applicable (claims without a margin only)"
-    if reading in ("bayes", "bootstrap"):
-        kinds = "pair claims" if reading == "bayes" else "best and top k claims"
+    if reading.kind in ("bayes", "bootstrap"):
+        kinds = "pair claims" if reading.kind == "bayes" else "best and top k claims"
         return f"not applicable ({kinds} only)"
     return ""
 

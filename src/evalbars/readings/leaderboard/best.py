@@ -39,12 +39,11 @@ import numpy as np
 import pandas as pd
 
 from evalbars.data.scores import WideScores
-from evalbars.defaults import ALPHA, LEVEL, SEED
+from evalbars.defaults import ALPHA, LEVEL, SEED, TOP_K
 from evalbars.stats.best.sets import best_set, top_k_set
 from evalbars.stats.best.winners import mean_covariance, winner_table
 
 __all__ = [
-    "TOP_K",
     "CLUSTERED_FROM_CATEGORIES",
     "WINNER_COLUMNS",
     "BEST_SET_COLUMNS",
@@ -57,8 +56,6 @@ __all__ = [
     "best_set_sentence",
 ]
 
-#: Default k of the confidence set for the top k (config ``leaderboard.top_k``).
-TOP_K = 3
 #: Categories from which the readings use the category-clustered (CR2) covariance (and more
 #: categories than models); below, the paired covariance over questions.
 CLUSTERED_FROM_CATEGORIES = 30

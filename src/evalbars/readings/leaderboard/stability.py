@@ -18,7 +18,6 @@ from evalbars.data.scores import WideScores
 from evalbars.stats.rng import setting_rng
 
 __all__ = [
-    "MAX_SPLITS",
     "SPLIT_BYTES",
     "half_masks",
     "half_accuracies",
@@ -26,9 +25,6 @@ __all__ = [
     "split_half_stability",
 ]
 
-#: Most split-half splits accepted (the schema's ``leaderboard.splits`` maximum): with 10,000
-#: splits the Monte Carlo error of a share is below 0.005, and memory grows with splits.
-MAX_SPLITS = 10_000
 #: Bytes held per (split, question) by :func:`half_masks` and :func:`half_accuracies` at
 #: their peak (keys, sort order and positions in 8 bytes each, the two halves' weights).
 SPLIT_BYTES = 48

@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 
 from evalbars.data.scores import WideScores
-from evalbars.defaults import ALPHA, LEVEL, POWER
+from evalbars.defaults import ALPHA, LEVEL, POWER, TOP_K
 from evalbars.readings.judge_corrected import judge_vs_corrected
-from evalbars.readings.leaderboard.best import BEST_SET_COLUMNS, TOP_K, best_set_sentence, best_sets
+from evalbars.readings.leaderboard.best import BEST_SET_COLUMNS, best_set_sentence, best_sets
 from evalbars.readings.leaderboard.letters import (
     compact_letters,
     letter_sets,

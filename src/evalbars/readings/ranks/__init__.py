@@ -52,12 +52,13 @@ descending, ties in input order):
 Modules: :mod:`.leaderboard` (reading a leaderboard), :mod:`.unpaired` (the
 calculator), :mod:`.paired` (the bootstrap over shared questions), :mod:`.readings` (both
 readings in one table), :mod:`.render` (percentages, headline, Markdown and JSON),
-:mod:`.defaults` (default level, draws and seed). Figures are in :mod:`evalbars.render.figures.ranks`.
+:mod:`.defaults` (the draw chunk; the default level, draws and seed are
+:mod:`evalbars.defaults`'s). Figures are in :mod:`evalbars.render.figures.ranks`.
 """
 
 from __future__ import annotations
 
-from evalbars.readings.ranks.defaults import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED, DRAW_CHUNK
+from evalbars.readings.ranks.defaults import DRAW_CHUNK
 from evalbars.readings.ranks.leaderboard import (
     FORMS,
     leaderboard_from_wide,
@@ -88,9 +89,6 @@ from evalbars.readings.ranks.unpaired import (
 )
 
 __all__ = [
-    "DEFAULT_DRAWS",
-    "DEFAULT_LEVEL",
-    "DEFAULT_SEED",
     "DRAW_CHUNK",
     "FORMS",
     "RANK_COLUMNS",

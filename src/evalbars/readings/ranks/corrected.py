@@ -14,12 +14,13 @@ import numpy as np
 import pandas as pd
 
 from evalbars.data.scores import WideScores
+from evalbars.defaults import DRAWS, LEVEL, SEED
 from evalbars.readings.judge_corrected import (
     CorrectedReadings,
     clip_interval,
     corrected_readings,
 )
-from evalbars.readings.ranks.defaults import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED, DRAW_CHUNK
+from evalbars.readings.ranks.defaults import DRAW_CHUNK
 from evalbars.readings.ranks.render import headline
 from evalbars.readings.ranks.report import RankReport
 from evalbars.readings.ranks.unpaired import (
@@ -58,9 +59,9 @@ def corrected_worlds(
 
 def corrected_rank_table(
     wide: WideScores,
-    level: float = DEFAULT_LEVEL,
-    draws: int = DEFAULT_DRAWS,
-    seed: int = DEFAULT_SEED,
+    level: float = LEVEL,
+    draws: int = DRAWS,
+    seed: int = SEED,
 ) -> RankReport | None:
     """Rank uncertainty of judge-corrected scores, or None without human labels.
 

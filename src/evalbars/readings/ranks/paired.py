@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 
 from evalbars.data.scores import WideScores, accuracy_order
-from evalbars.readings.ranks.defaults import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED, DRAW_CHUNK
+from evalbars.defaults import DRAWS, LEVEL, SEED
+from evalbars.readings.ranks.defaults import DRAW_CHUNK
 from evalbars.readings.ranks.leaderboard import leaderboard_from_wide
 from evalbars.readings.ranks.render import headline
 from evalbars.readings.ranks.report import RankReport
@@ -287,9 +288,9 @@ def bootstrap_accuracies(
 
 def paired_rank_table(
     wide: WideScores,
-    level: float = DEFAULT_LEVEL,
-    replicates: int = DEFAULT_DRAWS,
-    seed: int = DEFAULT_SEED,
+    level: float = LEVEL,
+    replicates: int = DRAWS,
+    seed: int = SEED,
     stratify: bool = True,
     board: pd.DataFrame | None = None,
 ) -> RankReport:

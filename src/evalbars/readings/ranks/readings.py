@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 
 from evalbars.data.scores import WideScores
+from evalbars.defaults import DRAWS, LEVEL, SEED
 from evalbars.readings.ranks.corrected import corrected_rank_table
-from evalbars.readings.ranks.defaults import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED
 from evalbars.readings.ranks.leaderboard import leaderboard_from_wide
 from evalbars.readings.ranks.paired import paired_rank_table
 from evalbars.readings.ranks.report import RankReport
@@ -25,10 +25,10 @@ __all__ = ["ranks_readings", "read_rank_table"]
 def ranks_readings(
     wide: WideScores,
     *,
-    level: float = DEFAULT_LEVEL,
-    draws: int = DEFAULT_DRAWS,
-    replicates: int = DEFAULT_DRAWS,
-    seed: int = DEFAULT_SEED,
+    level: float = LEVEL,
+    draws: int = DRAWS,
+    replicates: int = DRAWS,
+    seed: int = SEED,
     stratify: bool = True,
 ) -> tuple[pd.DataFrame, list[RankReport]]:
     """Unpaired and paired readings of the same item data, in one tidy table.

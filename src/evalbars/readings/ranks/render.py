@@ -7,7 +7,7 @@ import math
 
 import pandas as pd
 
-from evalbars.readings.ranks.defaults import DEFAULT_LEVEL
+from evalbars.defaults import LEVEL
 from evalbars.readings.ranks.report import RankReport
 from evalbars.tables import to_markdown
 
@@ -85,7 +85,7 @@ def headline(table: pd.DataFrame) -> str:
     )
 
 
-def display_table(table: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
+def display_table(table: pd.DataFrame, level: float = LEVEL) -> pd.DataFrame:
     """A human-readable view of a rank table: points for scores and gaps, ranges as text."""
     pct = f"{100 * level:g}%"
     rows = []
@@ -113,7 +113,7 @@ def display_table(table: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataF
     return pd.DataFrame(rows)
 
 
-def readings_display(table: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
+def readings_display(table: pd.DataFrame, level: float = LEVEL) -> pd.DataFrame:
     """Unpaired and paired readings side by side, one row per system (for Markdown)."""
     pct = f"{100 * level:g}%"
     # Plain records, not pandas rows: a thousand-model table formats in milliseconds.

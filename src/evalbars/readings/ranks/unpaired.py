@@ -12,13 +12,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from evalbars.readings.ranks.defaults import (
-    DEFAULT_DRAWS,
-    DEFAULT_LEVEL,
-    DEFAULT_SEED,
-    DRAW_CHUNK,
-    MIN_DRAWS,
-)
+from evalbars.defaults import DRAWS, LEVEL, MIN_DRAWS, SEED
+from evalbars.readings.ranks.defaults import DRAW_CHUNK
 from evalbars.readings.ranks.render import headline
 from evalbars.readings.ranks.report import RankReport
 from evalbars.stats.bayes import JEFFREYS_PRIOR, beta_posterior_parameters
@@ -65,7 +60,7 @@ def _nominal_order(board: pd.DataFrame) -> pd.DataFrame:
     return board.iloc[order].reset_index(drop=True)
 
 
-def score_intervals(board: pd.DataFrame, level: float = DEFAULT_LEVEL):
+def score_intervals(board: pd.DataFrame, level: float = LEVEL):
     """Each row's score interval.
 
     Counts and proportion rows: the Wilson score interval at ``successes`` of
@@ -97,7 +92,7 @@ def score_intervals(board: pd.DataFrame, level: float = DEFAULT_LEVEL):
     )
 
 
-def adjacent_gaps(board: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
+def adjacent_gaps(board: pd.DataFrame, level: float = LEVEL) -> pd.DataFrame:
     """Gap between each system and the next one in the given order, with its interval.
 
     Parameters
@@ -237,7 +232,7 @@ def _quantile_positions(worlds: int, level: float) -> tuple[int, int]:
     return max(1, lower), min(worlds, max(1, upper))
 
 
-def rank_ranges(sample_chunks, worlds: int, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
+def rank_ranges(sample_chunks, worlds: int, level: float = LEVEL) -> pd.DataFrame:
     r"""P(first) and the central rank range of every system, streamed over plausible worlds.
 
     Parameters
@@ -275,7 +270,7 @@ def rank_ranges(sample_chunks, worlds: int, level: float = DEFAULT_LEVEL) -> pd.
 RANK_BATCH = 1024
 
 
-def summarise_ranks(rank_chunks, worlds: int, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
+def summarise_ranks(rank_chunks, worlds: int, level: float = LEVEL) -> pd.DataFrame:
     """:func:`rank_ranges` from ranks already computed (chunks of :func:`min_ranks`)."""
     k_low, k_high = _quantile_positions(int(worlds), level)
     keep_high = int(worlds) - k_high + 1
@@ -436,9 +431,9 @@ def _assemble(board, gaps, summary, tier_anchored) -> pd.DataFrame:
 
 def rank_table(
     board: pd.DataFrame,
-    level: float = DEFAULT_LEVEL,
-    draws: int = DEFAULT_DRAWS,
-    seed: int = DEFAULT_SEED,
+    level: float = LEVEL,
+    draws: int = DRAWS,
+    seed: int = SEED,
 ) -> RankReport:
     """The unpaired rank-uncertainty calculator on a leaderboard.
 

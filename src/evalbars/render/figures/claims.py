@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evalbars.readings.claims.verdicts import JUDGE_CORRECTED, Reading, table_readings
 from evalbars.render.figures.style import figure, message_figure
 
 __all__ = ["VERDICT_COLOURS", "claims_figure", "category_heatmap"]
@@ -16,29 +17,27 @@ VERDICT_COLOURS = {
     "contradicted": "#D55E00",
     "n/a": "0.8",
 }
-#: Readings with an interval on the accuracy-point scale, top to bottom (the adjusted ones by
-#: the family's adjustment).
-_INTERVAL_READINGS = ("naive", "paired", "bayes", "paired_", "mixed_", "judge_corrected_")
-_ADJUSTMENTS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "BH"}
+#: Readings with an interval on the accuracy-point scale, top to bottom: (kind, adjusted by the
+#: family's adjustment).
+_INTERVAL_READINGS = (
+    ("naive", False),
+    ("paired", False),
+    ("bayes", False),
+    ("paired", True),
+    ("mixed", True),
+    (JUDGE_CORRECTED, True),
+)
 
 
-def _interval_readings(table: pd.DataFrame) -> list:
+def _interval_readings(table: pd.DataFrame) -> list[Reading]:
     """The readings of ``table`` drawn with an interval, in :data:`_INTERVAL_READINGS` order."""
-    present = list(dict.fromkeys(table["reading"]))
+    present = table_readings(table)
     return [
         r
-        for prefix in _INTERVAL_READINGS
+        for kind, adjusted in _INTERVAL_READINGS
         for r in present
-        if r == prefix
-        or (prefix.endswith("_") and r.startswith(prefix) and r.rpartition("_")[2] in _ADJUSTMENTS)
+        if (r.kind, r.adjusted) == (kind, adjusted)
     ]
-
-
-def _title(reading: str) -> str:
-    kind, _, method = reading.rpartition("_")
-    if method in _ADJUSTMENTS:
-        return f"{kind.replace('_', '-')}, {_ADJUSTMENTS[method]}"
-    return {"bayes": "Bayesian"}.get(reading, reading)
 
 
 def _thresholds(kind: str, margin: float) -> list:
@@ -69,11 +68,12 @@ def claims_figure(table: pd.DataFrame):
         axes,
     ):
         for ax, claim in zip(axes[:, 0], claims, strict=True):
-            group = table[table["claim"] == claim].set_index("reading")
-            first = group.iloc[0]
+            rows_here = table[table["claim"] == claim]
+            group = {Reading(r["reading"], r["adjustment"]): r for _, r in rows_here.iterrows()}
+            first = rows_here.iloc[0]
             y = np.arange(rows)[::-1]
             for yy, reading in zip(y, shown, strict=True):
-                row = group.loc[reading]
+                row = group[reading]
                 colour = VERDICT_COLOURS[row["verdict"]]
                 if np.isfinite(row["ci_low_points"]):
                     ax.plot(
@@ -94,14 +94,14 @@ def claims_figure(table: pd.DataFrame):
                 )
             for threshold in _thresholds(first["kind"], first["margin_points"]):
                 ax.axvline(threshold, color="black", ls="--", lw=1)
-            ax.set_yticks(y, [_title(r) for r in shown], fontsize=8)
+            ax.set_yticks(y, [r.title for r in shown], fontsize=8)
             ax.set_ylim(-0.6, rows - 0.4)
             title = claim
-            rival = group.loc["paired", "rival"]
+            rival = group[Reading("paired")]["rival"]
             if isinstance(rival, str) and rival:
                 title += f"  (gap to {rival})"
-            if "bootstrap" in group.index and group.loc["bootstrap", "verdict"] != "n/a":
-                boot = group.loc["bootstrap"]
+            boot = group.get(Reading("bootstrap"))
+            if boot is not None and boot["verdict"] != "n/a":
                 title += (
                     f"\nbootstrap ranks {int(boot['rank_low'])}-{int(boot['rank_high'])}: "
                     f"{boot['verdict']}"

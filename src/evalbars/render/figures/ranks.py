@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evalbars.readings.ranks.defaults import DEFAULT_LEVEL
+from evalbars.defaults import LEVEL
 from evalbars.readings.ranks.render import percent_text
 from evalbars.render.figures.style import PALETTE, figure, percent_axis
 
@@ -54,9 +54,7 @@ def _tier_finding(readings) -> str:
     return f"{n:,} models form " + " but ".join(parts)
 
 
-def forest_figure(
-    table: pd.DataFrame, level: float = DEFAULT_LEVEL, max_systems: int = MAX_SYSTEMS
-):
+def forest_figure(table: pd.DataFrame, level: float = LEVEL, max_systems: int = MAX_SYSTEMS):
     """Forest plot: each system's score and interval, tiers shaded; one panel per reading.
 
     Parameters
@@ -128,9 +126,7 @@ def forest_figure(
     return fig
 
 
-def rank_range_figure(
-    table: pd.DataFrame, level: float = DEFAULT_LEVEL, max_systems: int = MAX_SYSTEMS
-):
+def rank_range_figure(table: pd.DataFrame, level: float = LEVEL, max_systems: int = MAX_SYSTEMS):
     """Each system's central rank range (left) and P(first) (right), one bar per reading.
 
     Draws the first reading's top ``max_systems`` systems.
@@ -210,7 +206,7 @@ def rank_range_figure(
     return fig
 
 
-def rank_overview_figure(table: pd.DataFrame, level: float = DEFAULT_LEVEL):
+def rank_overview_figure(table: pd.DataFrame, level: float = LEVEL):
     """Every system at once: score against the width of its plausible rank range.
 
     Each system is one dot per reading at (score, ranks its central rank range

@@ -449,7 +449,7 @@ class LogisticComparison(NamedTuple):
 
 
 def compare_logistic(
-    items: pd.DataFrame,
+    items: pd.DataFrame | WideScores,
     alpha: float = ALPHA,
     models=None,
     outcome: str = "correct",
