@@ -35,6 +35,7 @@ _API = (
     "cost_table",
     "frontier_table",
     "cost_readings",
+    "question_costs",
 )
 
 __all__ = ["__version__", *_API]

@@ -17,6 +17,7 @@ rule claims_check:
     params:
         claims=CHOICES.claims,
         notes=CHOICES.notes,
+        costed=COSTED,
     message:
         "--- Checking the claims against the data."
     script:
@@ -26,12 +27,20 @@ rule claims_check:
 # --- Verdicts of every claim under every reading ------------------------------------------------
 rule claims_table:
     input:
+        unpack(costs_inputs),
         scores=rules.subsample.output.scores,
         checked=rules.claims_check.output.checked,
         code=package_code("claims_table"),
     output:
         **table_outputs(
             "claims", "claims_table", "0. Your claims", {"item": "verdicts"}, parquet=True
+        ),
+        **table_outputs(
+            "claim_scores",
+            "claim_scores",
+            "0. Your claims",
+            {"item": "the claimed models' scores, corrected"},
+            tex=False,
         ),
     log:
         "results/logs/claims_table/claims_table.log",
@@ -44,6 +53,7 @@ rule claims_table:
         power=lookup(dpath="claims_options/power", within=config),
         replicates=lookup(dpath="ranks/replicates", within=config),
         seed=lookup(dpath="ranks/seed", within=config),
+        level=lookup(dpath="level", within=config),
     message:
         "--- Claims: verdicts under every reading."
     script:

@@ -89,6 +89,13 @@ def frontier_inputs(wildcards):
     return {"frontier": "results/tables/frontier.parquet"}
 
 
+def costs_inputs(wildcards):
+    """The cost of every (model, question), for the cost claims, where the run has costs."""
+    if not COSTED:
+        return {}
+    return {"costs": "data/costs.parquet"}
+
+
 def cost_outputs():
     """The cost table, the frontier and its figure, where the run has costs (COSTED)."""
     if not COSTED:

@@ -17,7 +17,8 @@ STAGES = {
     ]
     + ([rules.analysis_judge_corrected] if LABELLED else []),
     # the claims, ranks and leaderboard stages: they share their imports
-    "readings": [
+    "readings": ([rules.costs] if COSTED else [])  # first: the cost claims read its costs
+    + [
         rules.claims_check,
         rules.claims_table,
         rules.claims_figure,
@@ -28,7 +29,7 @@ STAGES = {
         rules.leaderboard_table,
         rules.leaderboard_figure,
     ]
-    + ([rules.costs, rules.cost_table, rules.cost_figure] if COSTED else []),
+    + ([rules.cost_table, rules.cost_figure] if COSTED else []),
 }
 
 

@@ -42,6 +42,7 @@ from evalbars.api._best import (
     cost_readings,
     cost_table,
     frontier_table,
+    question_costs,
     winner_table,
 )
 from evalbars.api._read import (
@@ -92,4 +93,5 @@ __all__ = [
     "cost_table",
     "frontier_table",
     "cost_readings",
+    "question_costs",
 ]

@@ -129,6 +129,74 @@ def best_set_table(
     return result["best_set"].frame
 
 
+def question_costs(
+    paths,
+    prices=None,
+    *,
+    missing_prediction: str = "wrong",
+    items: pd.DataFrame | None = None,
+    **options,
+) -> pd.DataFrame:
+    """The cost of every (model, question): the workflow's ``data/costs.parquet``.
+
+    Token usage from the logs (:func:`evalbars.data.readers.usage.read_usage`) times the
+    prices, or the cost a log or a ``cost`` column records, averaged over a question's samples
+    (:func:`evalbars.jobs.leaderboard.costs`); what :func:`check_claims` takes for the cost
+    claims.
+
+    Parameters
+    ----------
+    paths : path-like or sequence of path-like
+        Predictions that record token usage or a ``cost`` column.
+    prices : mapping or path-like, optional
+        Dollars per million input and output tokens per model (as :func:`cost_table`).
+    missing_prediction : {"wrong", "random_guess", "exclude"}, default "wrong"
+        What a missing prediction counts as.
+    items : DataFrame, optional
+        The item table of ``paths``, when already read.
+    **options
+        Reader options, as for :func:`read_items`.
+
+    Returns
+    -------
+    DataFrame
+        ``model, question_id, samples, input_tokens, output_tokens, cost`` (dollars), one row
+        per (model, question) with a cost.
+
+    See Also
+    --------
+    cost_table : Cost per question and accuracy per dollar, per model.
+    check_claims : The cost claims.
+
+    Examples
+    --------
+    >>> import evalbars.api as eb
+    >>> logs = "tests/data/harness/inspect_usage/logs"
+    >>> costs = eb.question_costs(logs, "tests/data/harness/inspect_usage/prices.csv")
+    >>> costs.groupby("model")["cost"].mean().round(6)
+    model
+    mockllm/fake-mid       0.000026
+    mockllm/fake-strong    0.000292
+    mockllm/fake-weak      0.000005
+    Name: cost, dtype: float64
+    >>> items = eb.read_items(logs)
+    >>> claims = ["mockllm/fake-mid >= mockllm/fake-strong - 10 at <= 0.5 cost"]
+    >>> verdicts = eb.check_claims(items, claims, costs=costs)
+    >>> verdicts.loc[verdicts["verdict"] != "n/a", ["reading", "adjustment", "verdict"]]
+      reading adjustment        verdict
+    1  paired       none  not supported
+    4  paired       holm  not supported
+    """
+    listed = _listed(paths)
+    if items is None:
+        items = read_items(listed, missing_prediction=missing_prediction, **options)
+    given = {key: value for key, value in options.items() if value is not None}
+    sources = [dict(path=str(path), **given) for path in listed]
+    if isinstance(prices, (str, os.PathLike)):
+        prices = read_price_file(prices)
+    return leaderboard.costs(items, sources=sources, prices=prices)["costs"].frame
+
+
 def cost_readings(
     paths,
     prices=None,
@@ -189,11 +257,7 @@ def cost_readings(
     listed = _listed(paths)
     if items is None:
         items = read_items(listed, missing_prediction=missing_prediction, **options)
-    given = {key: value for key, value in options.items() if value is not None}
-    sources = [dict(path=str(path), **given) for path in listed]
-    if isinstance(prices, (str, os.PathLike)):
-        prices = read_price_file(prices)
-    costs = leaderboard.costs(items, sources=sources, prices=prices)["costs"].frame
+    costs = question_costs(listed, prices, items=items, **options)
     result = leaderboard.cost_table(scores(items), costs, alpha=alpha, level=level, seed=seed)
     return {name: table.frame for name, table in result.items()}
 

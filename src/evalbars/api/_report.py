@@ -261,7 +261,11 @@ def write_report(
     with quiet_warnings():
         table = read_items(listed, missing_prediction=missing_prediction, labels=labels, **options)
     claim_jobs.checked_claims(
-        claim_jobs.model_accuracy(table), table["category"].unique(), claims=list(claims), notes=[]
+        claim_jobs.model_accuracy(table),
+        table["category"].unique(),
+        claims=list(claims),
+        notes=[],
+        costed=smk.costed_run(config, config["predictions"]),
     )
     if config.get("prices"):  # the costs job's checks too: a model's usage without its price
         with quiet_warnings():

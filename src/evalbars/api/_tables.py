@@ -499,6 +499,7 @@ def check_claims(
     power: float = POWER,
     replicates: int = DRAWS,
     seed: int = SEED,
+    costs: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Each ranking claim's verdict under every reading: supported, not supported, contradicted.
 
@@ -508,8 +509,9 @@ def check_claims(
     margins in accuracy points) and tested as stated, two-sided at ``alpha``, under several
     readings side by side, each a ``reading`` and its ``adjustment`` (``none``, or ``adjust``
     over the family): ``naive``, ``paired``, ``mcnemar``, ``bayes``, ``paired`` and ``mixed``
-    adjusted, ``bootstrap`` (``best``/``top k``), and ``judge_corrected`` adjusted on judge
-    scores with human labels. A claim naming a model or
+    adjusted, ``bootstrap`` and ``mcb`` (the confidence sets, ``best``/``top k``), and
+    ``judge_corrected`` adjusted on judge scores with human labels. With ``costs``, the cost
+    claims ``"A >= B - d at <= x cost"`` and ``"A on frontier"`` too. A claim naming a model or
     category the data do not hold, or comparing two models that share no question, is
     refused, as the workflow's ``claims_check`` job refuses it
     (:func:`evalbars.jobs.claims.checked_claims`).
@@ -532,6 +534,8 @@ def check_claims(
         Bootstrap replicates of the rank reading.
     seed : int, default :data:`evalbars.defaults.SEED`
         Seed of the bootstrap and the Bayesian reading's draws.
+    costs : DataFrame, optional
+        The cost of every (model, question) (:func:`question_costs`), for the cost claims.
 
     Returns
     -------
@@ -577,6 +581,7 @@ def check_claims(
     4     paired       holm       0.014  supported
     5      mixed       holm       0.010  supported
     6  bootstrap       none         NaN        n/a
+    7        mcb       none         NaN        n/a
     """
     wide = scores(items)
     answered = np.isfinite(wide.scores)
@@ -584,7 +589,11 @@ def check_claims(
         np.where(answered, wide.scores, 0.0).sum(axis=0) / answered.sum(axis=0), index=wide.models
     )
     checked = claim_jobs.checked_claims(
-        accuracy, set(wide.categories), claims=list(claims_made), notes=[]
+        accuracy,
+        set(wide.categories),
+        claims=list(claims_made),
+        notes=[],
+        costed=costs is not None,
     )["checked"]
     table = claim_jobs.claims_table(
         wide,
@@ -595,6 +604,7 @@ def check_claims(
         replicates=replicates,
         seed=seed,
         adjust=adjust,
+        costs=costs,
     )
     return table["claims"].frame
 

@@ -213,8 +213,12 @@ the data, and a close spelling is suggested when a name is unknown):
   "A > B + d"        A beats B by more than d points (superiority by a margin)
   "A >= B - d"       A is at most d points worse than B (non-inferiority)
   "|A - B| < d"      A and B within d points (equivalence, two one-sided tests)
-  "best: A"          A beats every other analysed model
+  "best: A"          A beats every other analysed model (supported only when the
+                     confidence set for the best is {A})
   "top k: A"         A is among the best k
+  "A >= B - d at <= x cost"  A is at most d points worse than B at no more than x times
+                     B's cost (with --prices, or a cost column)
+  "A on frontier"    A is on the cost-accuracy frontier (with --prices, or a cost column)
   "... in CATEGORY"  any of the above on that category's questions"""
 
 

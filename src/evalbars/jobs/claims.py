@@ -10,11 +10,13 @@ import pandas as pd
 
 from evalbars import tables
 from evalbars.data.scores import WideScores, read_wide_scores
+from evalbars.defaults import LEVEL
 from evalbars.jobs.inputs import parquet, read_json, reads
 from evalbars.jobs.outputs import Table, Text
 from evalbars.readings import claims as claims_readings
 from evalbars.readings import planner
 from evalbars.readings.claims.parsing import check_claims, claim_config_error, unshared_error
+from evalbars.readings.claims.sets import claim_scores, refuse_costless
 from evalbars.render import landing
 
 __all__ = [
@@ -27,29 +29,42 @@ __all__ = [
 
 
 @reads(item_table=parquet(columns=["model", "question_id", "category", "correct"]))
-def claims_check(item_table: pd.DataFrame, *, claims: list, notes: list) -> dict:
+def claims_check(
+    item_table: pd.DataFrame, *, claims: list, notes: list, costed: bool = False
+) -> dict:
     """``claims_check``: the configured claims checked against the models and categories of
     the item table (:func:`checked_claims`), and against the questions each pair shares, before
-    the claims stage writes anything."""
+    the claims stage writes anything; a cost claim in a run without costs (``costed``) too."""
     return checked_claims(
         model_accuracy(item_table),
         item_table["category"].unique(),
         claims=claims,
         notes=notes,
         answered=item_table,
+        costed=costed,
     )
 
 
 def checked_claims(
-    accuracy: pd.Series, categories, *, claims: list, notes: list, answered=None
+    accuracy: pd.Series,
+    categories,
+    *,
+    claims: list,
+    notes: list,
+    answered=None,
+    costed: bool = False,
 ) -> dict:
     """The configured claims parsed against the data's models (the index of
     ``accuracy``, each model's mean score) and ``categories`` (a claim naming neither stops the
     run), with the notes of the settings fitted to the data and an example claim in the
     analysed models' own names (``checked``, JSON). With ``answered``, the item table's
     ``model, question_id, category`` rows, a claim comparing two models that share no question
-    (in its category) stops the run too, as ``evalbars compare`` refuses such a pair."""
+    (in its category) stops the run too, as ``evalbars compare`` refuses such a pair. Without
+    ``costed`` (a price table, or a cost column), a cost claim stops it."""
     parsed = check_claims(claims, sorted(accuracy.index), sorted(categories))
+    if not costed:  # a cost claim needs the costs the run would make (evalbars.jobs.leaderboard)
+        for claim in parsed:
+            refuse_costless(claim, None, None)
     if answered is not None:
         for claim in parsed:
             rival = _unshared_rival(claim, answered, accuracy.index)
@@ -79,7 +94,11 @@ def model_accuracy(items: pd.DataFrame) -> pd.Series:
     return items.groupby("model", observed=True)["correct"].mean()
 
 
-@reads(scores=read_wide_scores, checked=read_json)
+@reads(
+    scores=read_wide_scores,
+    checked=read_json,
+    costs=parquet(columns=["model", "question_id", "cost"]),
+)
 def claims_table(
     scores: WideScores,
     checked: dict,
@@ -90,9 +109,14 @@ def claims_table(
     replicates: int,
     seed: int,
     adjust: str = "holm",
+    level: float = LEVEL,
+    costs: pd.DataFrame | None = None,
 ) -> dict:
     """``claims_table``: each claim's verdict under every reading (``claims``), of the claims
-    ``checked`` (what ``claims_check`` wrote)."""
+    ``checked`` (what ``claims_check`` wrote), the cost claims on the per-question ``costs``
+    where the run has them; and the score of the model each ``best``/``top k`` claim names,
+    naive and corrected for its selection, at ``level`` (``claim_scores``,
+    :func:`evalbars.readings.claims.sets.claim_scores`)."""
     try:
         table = claims_readings.evaluate_claims(
             scores,
@@ -103,9 +127,14 @@ def claims_table(
             replicates=replicates,
             seed=seed,
             adjust=adjust,
+            costs=costs,
+        )
+        parsed = claims_readings.parse_claims(
+            checked["claims"], scores.models, sorted(set(scores.categories.tolist()))
         )
     except claims_readings.ClaimError as exc:
         raise claim_config_error(exc) from exc
+    scored = claim_scores(scores, parsed, level=level, seed=seed)
     markdown = claims_readings.claims_markdown(table, alpha, family)
     if table.empty:
         markdown = landing.no_claims_text(checked["notes"], checked["example"])
@@ -117,7 +146,10 @@ def claims_table(
     latex = tables.to_latex(
         shown, caption=claims_readings.claims_headline(table), label="tab:claims"
     )
-    return {"claims": Table(table, markdown=markdown, latex=latex)}
+    return {
+        "claims": Table(table, markdown=markdown, latex=latex),
+        "claim_scores": Table(scored, markdown=tables.to_markdown(scored)),
+    }
 
 
 @reads(item_table=parquet(), checked=read_json)

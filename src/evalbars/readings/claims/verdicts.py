@@ -176,11 +176,13 @@ from scipy import special
 from evalbars.data.scores import WideScores
 from evalbars.defaults import ALPHA, DRAWS, POWER, SEED
 from evalbars.readings.claims.parsing import (
+    COST_KINDS,
     Claim,
     parse_claims,
     unshared_error,
 )
 from evalbars.readings.claims.scope import _bootstrap_ranks, _Scope, _scope
+from evalbars.readings.claims.sets import SET_READING, cost_test, refuse_costless, set_reading
 from evalbars.readings.ranks.unpaired import summarise_ranks
 from evalbars.stats.bayes import dirichlet_paired_posterior, dirichlet_probability_above
 from evalbars.stats.effect_sizes import cohens_h, discordant_odds_ratio
@@ -214,7 +216,12 @@ JUDGE_CORRECTED = "judge_corrected"
 UNADJUSTED = "none"
 #: How tables and figures name each adjustment.
 ADJUSTMENT_TITLES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "BH"}
-_KIND_TITLES = {"mcnemar": "McNemar", "bayes": "Bayesian", "bootstrap": "bootstrap ranks"}
+_KIND_TITLES = {
+    "mcnemar": "McNemar",
+    "bayes": "Bayesian",
+    "bootstrap": "bootstrap ranks",
+    SET_READING: "confidence set",
+}
 
 
 @dataclass(frozen=True)
@@ -263,6 +270,7 @@ def readings(adjust: str = "holm", labelled: bool = False) -> tuple[Reading, ...
         Reading("paired", adjust),
         Reading("mixed", adjust),
         Reading("bootstrap"),
+        Reading(SET_READING),
     ) + ((Reading(JUDGE_CORRECTED, adjust),) if labelled else ())
 
 
@@ -370,6 +378,8 @@ def _test(claim: Claim, scope: _Scope, reading: Reading, index: dict) -> dict:
     """One-sided p of the claim and of its opposite, the estimate's pair and CI divisor."""
     a = index[claim.model_a]
     d = claim.margin / 100
+    if claim.kind in COST_KINDS:
+        return cost_test(claim, scope.wide, scope.costs)
     if claim.kind in ("best", "top"):
         others = [i for i in range(len(index)) if i != a]
         k, rivals = claim.k, len(others)
@@ -410,6 +420,10 @@ def _exact_reason(claim: Claim, scope: _Scope) -> str:
 
 
 def _applies(claim: Claim, scope: _Scope, reading: Reading) -> bool:
+    if claim.kind in COST_KINDS:  # read on paired scores and costs: the paired readings only
+        return reading.kind == "paired"
+    if reading.kind == SET_READING:
+        return claim.kind in ("best", "top")
     if reading.kind in ("mcnemar", "bayes") and _exact_reason(claim, scope):
         return False
     if reading.kind == "mcnemar":
@@ -439,6 +453,8 @@ def _all_pairs_p(scope: _Scope, reading: Reading) -> list[float]:
 
 def _questions_needed(claim, scope, row, alpha, power, family_size):
     """Questions for the paired Holm verdict to be decided (module docstring), and the shortfall."""
+    if claim.kind in COST_KINDS:  # two measures at once: no one gap to plan on
+        return np.nan, np.nan, np.nan
     a, b = row["_pair"]
     g = scope.diff[a, b]
     n = scope.n[a, b]
@@ -483,6 +499,7 @@ def evaluate_claims(
     replicates: int = DRAWS,
     seed: int = SEED,
     adjust: str = "holm",
+    costs: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Verdicts of every claim under every reading (:func:`readings`), one row per (claim, reading).
 
@@ -506,6 +523,9 @@ def evaluate_claims(
     adjust : {"holm", "bonferroni", "bh"}
         The adjustment of the family (:data:`ADJUSTMENTS`): the ``adjustment`` of the paired,
         mixed (and judge-corrected) readings the family adjusts.
+    costs : DataFrame, optional
+        ``model, question_id, cost`` per question (``data/costs.parquet``), for the cost
+        claims (:mod:`evalbars.readings.claims.sets`); a cost claim without it is refused.
 
     Returns
     -------
@@ -529,19 +549,20 @@ def evaluate_claims(
     answered = np.isfinite(wide.scores)
     for claim in claims:  # before any fit: a comparison with no shared question is refused
         _refuse_unshared(claim, answered, wide.categories, models)
+        refuse_costless(claim, costs, wide)
     scopes = {None: _scope(wide, None)}
     for claim in claims:
         if claim.category not in scopes:
             scopes[claim.category] = _scope(wide, claim.category)
     for scope in scopes.values():
-        scope.seed = seed
+        scope.seed, scope.costs = seed, costs
     rows = {}
     names = readings(adjust, labelled=wide.has_labels)
     for reading in names:
         tests = []
         for claim in claims:
             scope = scopes[claim.category]
-            if not _applies(claim, scope, reading) or reading.kind == "bootstrap":
+            if not _applies(claim, scope, reading) or reading.kind in ("bootstrap", SET_READING):
                 tests.append(None)
                 continue
             tests.append(_test(claim, scope, reading, index))
@@ -621,6 +642,8 @@ def _row(claim, scope, reading, test, verdicts, family_size, models, settings):
     )
     if reading.kind == JUDGE_CORRECTED and test is None:
         row["note"] = scope.corrected_note
+    if reading.kind == SET_READING and _applies(claim, scope, reading):
+        return row | set_reading(claim, scope.wide, alpha, settings["seed"])
     if reading.kind == "bootstrap":
         ranks = (
             _bootstrap_ranks(scope, settings["replicates"], settings["seed"])
@@ -701,6 +724,10 @@ def _not_applicable(claim: Claim, scope: _Scope, reading: Reading, test) -> str:
     """Why a reading does not apply to a claim ("" where it does): the ``note`` of its row."""
     if test is not None or reading.kind == "bootstrap" and claim.kind in ("best", "top"):
         return ""
+    if claim.kind in COST_KINDS:
+        return "not applicable (cost claims: the paired readings)"
+    if reading.kind == SET_READING:
+        return "not applicable (best and top k claims only)"
     reason = _exact_reason(claim, scope) if reading.kind in ("mcnemar", "bayes") else ""
     if reason:
         return f"not applicable ({reason})"

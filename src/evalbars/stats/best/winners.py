@@ -283,7 +283,7 @@ def simultaneous_critical_value(
     )
 
 
-def selection_truncation(scores, cov, winner):
+def selection_truncation(scores, cov, winner, above=None):
     """The truncation interval of the winner's score given that it won (the polyhedral lemma).
 
     Parameters
@@ -294,12 +294,18 @@ def selection_truncation(scores, cov, winner):
         Their covariance.
     winner : int or array_like of int, shape (...)
         The winner of each board.
+    above : array_like of bool, shape (..., K), optional
+        The models ranked above the selected one, for a model selected by its rank r (the
+        ``top k: A`` claims): the event is then that it lies below these r - 1 and above the
+        rest, again a polyhedron in X. Default none: the winner (rank 1).
 
     Returns
     -------
     lower, upper : ndarray, shape (...)
         :math:`\\mathcal L(Z)` and :math:`\\mathcal U(Z)` of the module docstring; the winner's
-        score lies in between (to round-off) on every board where it won.
+        score lies in between (to round-off) on every board where it won. With ``above``, a
+        model j above contributes :math:`Z_j/(1-c_j)` to the upper bound where
+        :math:`c_j < 1` and to the lower one where :math:`c_j > 1`.
     """
     scores = np.asarray(scores, dtype=float)
     cov = np.asarray(cov, dtype=float)
@@ -316,6 +322,12 @@ def selection_truncation(scores, cov, winner):
     # c_j = 1 (a model whose score moves one for one with the winner's) constrains nothing.
     rising = others & (slope > 1e-12)
     falling = others & (slope < -1e-12)
+    if above is not None:  # X_theta <= X_j for a model above: the bound's side flips
+        above = np.asarray(above, dtype=bool)
+        rising, falling = (
+            (rising & ~above) | (falling & above),
+            (falling & ~above) | (rising & above),
+        )
     lower = np.where(rising, bound, -np.inf).max(axis=-1)
     upper = np.where(falling, bound, np.inf).min(axis=-1)
     return lower, upper
@@ -427,7 +439,7 @@ def winner_naive(scores, cov, winner=None, alpha: float = ALPHA) -> WinnerReadin
     return _reading("naive", winner, observed, se, observed, observed - half, observed + half)
 
 
-def winner_conditional(scores, cov, winner=None, alpha: float = ALPHA) -> WinnerReading:
+def winner_conditional(scores, cov, winner=None, alpha: float = ALPHA, above=None) -> WinnerReading:
     """The conditional reading: median-unbiased estimate and equal-tailed interval given the win.
 
     Parameters
@@ -440,6 +452,9 @@ def winner_conditional(scores, cov, winner=None, alpha: float = ALPHA) -> Winner
         The winner; default the highest score.
     alpha : float
         Error rate of the interval.
+    above : array_like of bool, optional
+        For a model selected by its rank: the models ranked above it
+        (:func:`selection_truncation`).
 
     Returns
     -------
@@ -457,7 +472,7 @@ def winner_conditional(scores, cov, winner=None, alpha: float = ALPHA) -> Winner
     (0.7937, 0.7213, 0.8387)
     """
     scores, cov, winner, observed, se = _winner_and_se(scores, cov, winner)
-    lower, upper = selection_truncation(scores, cov, winner)
+    lower, upper = selection_truncation(scores, cov, winner, above)
     safe = np.where(se > 0, se, 1.0)
     inside = np.clip(observed, lower + 1e-9 * safe, upper - 1e-9 * safe)
 
@@ -472,7 +487,13 @@ def winner_conditional(scores, cov, winner=None, alpha: float = ALPHA) -> Winner
 
 
 def winner_hybrid(
-    scores, cov, winner=None, alpha: float = ALPHA, beta: float | None = None, seed: int = SEED
+    scores,
+    cov,
+    winner=None,
+    alpha: float = ALPHA,
+    beta: float | None = None,
+    seed: int = SEED,
+    above=None,
 ) -> WinnerReading:
     """The hybrid reading of Andrews, Kitagawa and McCloskey (2024).
 
@@ -490,6 +511,9 @@ def winner_hybrid(
         Error rate spent on the projection interval; default :math:`\\alpha/10`.
     seed : int
         Seed of the critical value's Monte Carlo draws (many models only).
+    above : array_like of bool, optional
+        For a model selected by its rank: the models ranked above it
+        (:func:`selection_truncation`); the projection interval is the same.
 
     Returns
     -------
@@ -514,7 +538,7 @@ def winner_hybrid(
     if not 0 < beta < alpha:
         raise ValueError(f"beta must lie in (0, alpha = {alpha}), got {beta!r}")
     scores, cov, winner, observed, se = _winner_and_se(scores, cov, winner)
-    lower, upper = selection_truncation(scores, cov, winner)
+    lower, upper = selection_truncation(scores, cov, winner, above)
     c = simultaneous_critical_value(cov, beta, seed=seed)
     safe = np.where(se > 0, se, 1.0)
     inside = np.clip(observed, lower + 1e-9 * safe, upper - 1e-9 * safe)
