@@ -461,7 +461,13 @@ def example_columns(labelled: bool = False) -> dict[str, list[str]]:
         )
         keep(
             leaderboard.leaderboard_table(
-                wide, alpha=alpha, level=level, power=board["power"], splits=10, seed=board["seed"]
+                wide,
+                alpha=alpha,
+                level=level,
+                power=board["power"],
+                splits=10,
+                seed=board["seed"],
+                top_k=board["top_k"],
             )
         )
     finally:
@@ -489,6 +495,10 @@ COLUMNS_ELSEWHERE = {
     "leaderboard": "the leaderboard-luck study: see :mod:`evalbars.studies.leaderboard`",
     "fwer": "the family-wise error study: see :mod:`evalbars.studies.fwer`",
     "clustered": "the clustered-questions study: see :mod:`evalbars.studies.clustered`",
+    "cost": "the cost readings, made where the run has costs (a price table, or a cost "
+    "column): :data:`evalbars.readings.leaderboard.cost.COST_COLUMNS`",
+    "frontier": "the cost readings, made where the run has costs: "
+    ":data:`evalbars.readings.leaderboard.cost.FRONTIER_COLUMNS`",
 }
 
 

@@ -15,7 +15,12 @@ from evalbars.jobs.inputs import parquet, read_json, reads
 from evalbars.jobs.outputs import Table, Text
 from evalbars.readings import claims as claims_readings
 from evalbars.readings import planner
-from evalbars.readings.claims.parsing import check_claims, claim_config_error, unshared_error
+from evalbars.readings.claims.parsing import (
+    ClaimError,
+    check_claims,
+    claim_config_error,
+    unshared_error,
+)
 from evalbars.readings.claims.sets import claim_scores, refuse_costless
 from evalbars.render import landing
 
@@ -64,7 +69,10 @@ def checked_claims(
     parsed = check_claims(claims, sorted(accuracy.index), sorted(categories))
     if not costed:  # a cost claim needs the costs the run would make (evalbars.jobs.leaderboard)
         for claim in parsed:
-            refuse_costless(claim, None, None)
+            try:
+                refuse_costless(claim, None, None)
+            except ClaimError as exc:
+                raise claim_config_error(exc) from exc
     if answered is not None:
         for claim in parsed:
             rival = _unshared_rival(claim, answered, accuracy.index)

@@ -76,6 +76,7 @@ __all__ = [
     "mean_covariance",
     "mean_variance",
     "simultaneous_critical_value",
+    "simultaneous_critical_values",
     "selection_truncation",
     "truncated_normal_cdf",
     "winner_naive",
@@ -134,15 +135,16 @@ def mean_covariance(scores, clusters=None) -> np.ndarray:
 
     Parameters
     ----------
-    scores : array_like, shape (n, K)
-        Per-question scores of K models on the same n questions (no NaN).
+    scores : array_like, shape (..., n, K)
+        Per-question scores of K models on the same n questions (no NaN); leading axes are
+        independent stacks (a simulation's replicates).
     clusters : array_like, shape (n,), optional
         Category of each question; with two or more categories the covariance is the CR2
         cluster-robust one.
 
     Returns
     -------
-    ndarray, shape (K, K)
+    ndarray, shape (..., K, K)
         :math:`\\hat\\Sigma`. Its diagonal gives each model's SE squared; its off-diagonal
         carries the pairing, so that :math:`\\Sigma_{aa} + \\Sigma_{bb} - 2\\Sigma_{ab}` is the
         squared paired SE of the gap between a and b.
@@ -167,7 +169,7 @@ def mean_covariance(scores, clusters=None) -> np.ndarray:
            [0.03125, 0.0625 ]])
     """
     scaled = _scaled_residual_sums(scores, clusters)
-    return scaled.T @ scaled / np.asarray(scores).shape[0] ** 2
+    return np.swapaxes(scaled, -1, -2) @ scaled / np.asarray(scores).shape[-2] ** 2
 
 
 def mean_variance(scores, clusters=None) -> np.ndarray:
@@ -186,20 +188,24 @@ def mean_variance(scores, clusters=None) -> np.ndarray:
     ndarray, shape (K,)
     """
     scaled = _scaled_residual_sums(scores, clusters)
-    return np.einsum("gk,gk->k", scaled, scaled) / np.asarray(scores).shape[0] ** 2
+    return np.einsum("...gk,...gk->...k", scaled, scaled) / np.asarray(scores).shape[-2] ** 2
 
 
 def _scaled_residual_sums(scores, clusters) -> np.ndarray:
     """The rows whose outer products sum to :math:`n^2\\hat\\Sigma`: the residuals themselves
     without clusters, else each cluster's residual sum over :math:`\\sqrt{1 - n_g/n}` (CR2)."""
     scores = np.asarray(scores, dtype=float)
-    n = scores.shape[0]
-    residuals = scores - scores.mean(axis=0)
+    n = scores.shape[-2]
+    residuals = scores - scores.mean(axis=-2, keepdims=True)
     if clusters is None or np.unique(clusters).size < 2:
         return residuals
     codes, sizes = np.unique(clusters, return_inverse=True, return_counts=True)[1:]
-    sums = np.zeros((sizes.size, scores.shape[1]))
-    np.add.at(sums, codes, residuals)
+    if residuals.ndim == 2:
+        sums = np.zeros((sizes.size, scores.shape[-1]))
+        np.add.at(sums, codes, residuals)
+    else:  # stacks of boards (a simulation's replicates): one product with the cluster indicator
+        indicator = (codes[None, :] == np.arange(sizes.size)[:, None]).astype(float)
+        sums = indicator @ residuals
     return sums / np.sqrt(1.0 - sizes / n)[:, None]
 
 
@@ -283,6 +289,74 @@ def simultaneous_critical_value(
     )
 
 
+def simultaneous_critical_values(
+    covs, tail: float, *, one_sided: bool = False, seed: int = SEED, draws: int = 2_000
+) -> np.ndarray:
+    """:func:`simultaneous_critical_value` of many covariances at once (one per board).
+
+    Parameters
+    ----------
+    covs : array_like, shape (R, K, K)
+        One covariance per board (every component with a positive variance).
+    tail : float
+        The simultaneous error rate.
+    one_sided : bool
+        Use the one-sided maximum.
+    seed : int
+        Seed of the draws, shared by every board (common random numbers).
+    draws : int
+        Importance-sampling draws per board (the estimate's relative error is about
+        :math:`1/\\sqrt{\\text{draws}}`).
+
+    Returns
+    -------
+    ndarray, shape (R,)
+        The critical values, by the same importance sampling, solved by vectorised bisection
+        between the single-component and the Bonferroni value; Bonferroni's above
+        :data:`MONTE_CARLO_MAX_DIMENSION` components.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> covs = np.stack([np.eye(3), 0.5 + 0.5 * np.eye(3)])
+    >>> simultaneous_critical_values(covs, 0.05, draws=20_000).round(2)
+    array([2.39, 2.35])
+    """
+    covs = np.asarray(covs, dtype=float)
+    boards, dimension = covs.shape[0], covs.shape[-1]
+    sides = 1 if one_sided else 2
+    single = float(special.ndtri(1 - tail / sides))
+    bonferroni = float(special.ndtri(1 - tail / (sides * dimension)))
+    if dimension == 1 or dimension > MONTE_CARLO_MAX_DIMENSION:
+        return np.full(boards, bonferroni)
+    sd = np.sqrt(np.einsum("rkk->rk", covs))
+    corr = covs / (sd[:, :, None] * sd[:, None, :])
+    values, vectors = np.linalg.eigh((corr + np.swapaxes(corr, 1, 2)) / 2)
+    root = vectors * np.sqrt(np.clip(values, 0.0, None))[:, None, :]
+    rng = np.random.default_rng(seed)
+    base = np.einsum("dk,rjk->rdj", rng.standard_normal((draws, dimension)), root)
+    chosen = rng.integers(dimension, size=draws)
+    depth = rng.random(draws)
+    sign = 1.0 if one_sided else np.where(rng.random(draws) < 0.5, -1.0, 1.0)
+    loading = np.swapaxes(corr[:, :, chosen], 1, 2)  # (R, D, K): corr[r, :, chosen[d]]
+    residual = base - loading * base[:, np.arange(draws), chosen][..., None]
+
+    def union_probability(c):
+        beyond = special.ndtr(-c)[:, None]
+        value = sign * -special.ndtri(depth * beyond)
+        shifted = residual + loading * value[..., None]
+        events = (shifted if one_sided else np.abs(shifted)) > c[:, None, None]
+        count = np.maximum(events.sum(axis=-1), 1)
+        return dimension * sides * beyond[:, 0] * np.mean(1.0 / count, axis=1)
+
+    low, high = np.full(boards, single), np.full(boards, bonferroni)
+    for _ in range(40):  # a fixed number of halvings of [single, Bonferroni], each vectorised
+        middle = 0.5 * (low + high)
+        above = union_probability(middle) > tail
+        low, high = np.where(above, middle, low), np.where(above, high, middle)
+    return 0.5 * (low + high)
+
+
 def selection_truncation(scores, cov, winner, above=None):
     """The truncation interval of the winner's score given that it won (the polyhedral lemma).
 
@@ -310,9 +384,9 @@ def selection_truncation(scores, cov, winner, above=None):
     scores = np.asarray(scores, dtype=float)
     cov = np.asarray(cov, dtype=float)
     winner = np.asarray(winner)
-    variance = cov[winner, winner]
+    variance = _pick(cov, winner)[0]
     with np.errstate(divide="ignore", invalid="ignore"):  # a zero SE: no reading (NaN)
-        slope_of = cov[:, winner].T / variance[..., None]  # c_j, shape (..., K)
+        slope_of = _pick(cov, winner)[1] / variance[..., None]  # c_j, shape (..., K)
     observed = np.take_along_axis(scores, winner[..., None], axis=-1)
     rest = scores - slope_of * observed  # Z
     slope = 1.0 - slope_of
@@ -378,12 +452,22 @@ def _bisect_decreasing(function, target, low, high):
     return np.where(np.isfinite(at_low) & np.isfinite(at_high), root, np.nan)
 
 
+def _pick(cov: np.ndarray, winner):
+    """The winner's variance and its column of covariances, shapes (...) and (..., K): of one
+    covariance (K, K) shared by every board, or of each board's own (..., K, K)."""
+    winner = np.asarray(winner)
+    if cov.ndim == 2:
+        return cov[winner, winner], cov[:, winner].T
+    column = np.take_along_axis(cov, winner[..., None, None], axis=-1)[..., 0]
+    return np.take_along_axis(column, winner[..., None], axis=-1)[..., 0], column
+
+
 def _winner_and_se(scores, cov, winner):
     scores = np.asarray(scores, dtype=float)
     cov = np.asarray(cov, dtype=float)
     winner = np.argmax(scores, axis=-1) if winner is None else np.asarray(winner)
     observed = np.take_along_axis(scores, winner[..., None], axis=-1)[..., 0]
-    se = np.sqrt(np.clip(cov[winner, winner], 0.0, None))
+    se = np.sqrt(np.clip(_pick(cov, winner)[0], 0.0, None))
     return scores, cov, winner, observed, se
 
 
@@ -501,8 +585,8 @@ def winner_hybrid(
     ----------
     scores : array_like, shape (..., K)
         Observed scores.
-    cov : array_like, shape (K, K)
-        Their covariance (:func:`mean_covariance`).
+    cov : array_like, shape (K, K) or (..., K, K)
+        Their covariance (:func:`mean_covariance`), shared by every board or each board's own.
     winner : int or array_like, optional
         The winner; default the highest score.
     alpha : float
@@ -539,7 +623,10 @@ def winner_hybrid(
         raise ValueError(f"beta must lie in (0, alpha = {alpha}), got {beta!r}")
     scores, cov, winner, observed, se = _winner_and_se(scores, cov, winner)
     lower, upper = selection_truncation(scores, cov, winner, above)
-    c = simultaneous_critical_value(cov, beta, seed=seed)
+    if cov.ndim == 2:
+        c = simultaneous_critical_value(cov, beta, seed=seed)
+    else:  # each board its own (estimated) covariance
+        c = simultaneous_critical_values(cov, beta, seed=seed)
     safe = np.where(se > 0, se, 1.0)
     inside = np.clip(observed, lower + 1e-9 * safe, upper - 1e-9 * safe)
     level = (alpha - beta) / (1 - beta)
