@@ -13,31 +13,14 @@ import pandas as pd
 
 from evalbars import api
 from evalbars.cli.inputs import claim_texts, reader_options, refuse_output_over_inputs
-from evalbars.defaults import ALPHA
 from evalbars.errors import EvalbarsError, InputError
 from evalbars.readings import claims
-from evalbars.readings.leaderboard.best import best_set_sentence, winner_sentence
-from evalbars.readings.leaderboard.cost import frontier_sentence
 from evalbars.render.landing import separation_sentence
 from evalbars.tables import format_p
 from evalbars.workflow import runner
 from evalbars.workflow.location import example_logs
 
 # --- evalbars report ------------------------------------------------------------------------------
-
-
-def _best_lines(directory: Path, alpha: float) -> list[str]:
-    """The corrected top score, the confidence set for the best and, with costs, the frontier,
-    from the run's tables (as the report's first screen words them)."""
-    tables = directory / "results" / "tables"
-    lines = []
-    if (tables / "winner.parquet").exists():
-        lines.append(winner_sentence(pd.read_parquet(tables / "winner.parquet"), 1 - alpha))
-    if (tables / "leaderboard.parquet").exists():
-        lines.append(best_set_sentence(pd.read_parquet(tables / "leaderboard.parquet"), alpha))
-    if (tables / "frontier.parquet").exists():
-        lines.append(frontier_sentence(pd.read_parquet(tables / "frontier.parquet"), alpha))
-    return [line for line in lines if line]
 
 
 def _verdict_line(rows) -> str:
@@ -98,8 +81,6 @@ def run_report(args: argparse.Namespace) -> int:
     else:
         pairwise_path = run.directory / "results" / "tables" / "pairwise.parquet"
         print(f"no claims given. {separation_sentence(pd.read_parquet(pairwise_path))}")
-    for line in _best_lines(run.directory, ALPHA):
-        print(line)
     print(f"rerun or edit: {runner.rerun_hint(run.directory, run.config, args.cores)}")
     return 0
 

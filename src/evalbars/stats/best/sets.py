@@ -18,7 +18,7 @@ The set holds the true best with probability at least :math:`1-\\alpha`: the tru
 is {A}.
 
 **The top k** (:func:`top_k_set`): with one critical value c, simultaneous over every ordered
-pair, one-sided (the max-|t| over pairs), model i is left out when at least k models are
+pair, one-sided (the largest absolute t over pairs), model i is left out when at least k models are
 significantly better than it: :math:`\\#\\{j: X_j - X_i > c\\,s_{ij}\\} \\ge k`. A true top-k
 model has at most k - 1 truly better models, so leaving it out needs a false statement, and all
 statements hold together with probability :math:`1-\\alpha`; so the set holds every true top-k
@@ -185,8 +185,8 @@ def best_set(scores, cov, models=None, alpha: float = ALPHA, seed: int = SEED) -
 
 
 def _pair_critical_value(cov, alpha: float, seed: int) -> float:
-    """One-sided critical value simultaneous over every ordered pair of models (the max-|t| of
-    all paired gaps), by the differences' joint covariance; Bonferroni's over the
+    """One-sided critical value simultaneous over every ordered pair of models (the largest
+    absolute t of all paired gaps), by the differences' joint covariance; Bonferroni's over the
     :math:`K(K-1)/2` two-sided statements above 30 models."""
     size = cov.shape[0]
     pairs = np.column_stack(np.triu_indices(size, k=1))

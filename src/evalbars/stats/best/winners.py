@@ -57,7 +57,7 @@ References
 .. [6] Shi, J., Siegmund, D. and Yakir, B. (2007). Importance sampling for estimating p values
    in linkage analysis. Journal of the American Statistical Association 102(479), 929-937.
 .. [4] Hothorn, T., Bretz, F. and Westfall, P. (2008). Simultaneous inference in general
-   parametric models. Biometrical Journal 50(3), 346-363 (the max-|t| critical value).
+   parametric models. Biometrical Journal 50(3), 346-363 (the critical value of the largest absolute t).
 """
 
 from __future__ import annotations
