@@ -304,7 +304,7 @@ def test_the_frontier_figure_states_the_set(fixture_costs):
     items, costs = fixture_costs
     result = jobs.cost_table(wide_scores(items), costs, alpha=0.05, level=0.95, seed=1)
     fig = frontier_figure(result["cost"].frame, result["frontier"].frame, 0.05, 40)
-    title = fig.axes[0].get_title(loc="left")
+    title = fig.get_suptitle()
     assert title.startswith("No model is shown to cost more for less")
     assert fig.axes[0].get_xscale() == "log"  # the costs span more than a factor of 10
 

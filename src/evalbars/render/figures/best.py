@@ -40,8 +40,8 @@ def _title(table: pd.DataFrame, alpha: float) -> str:
             "Hsu's MCB, is this system alone)"
         )
     return (
-        f"The best is one of {len(members)} of {len(table)} systems (confidence set at {level}, "
-        f"Hsu's MCB):\n{shorten_names(members)}"
+        f"The best is one of {len(members)} of {len(table)} systems: {shorten_names(members)}"
+        f"\n(the confidence set for the best at {level}, Hsu's MCB)"
     )
 
 
@@ -114,5 +114,5 @@ def best_set_figure(table: pd.DataFrame, alpha: float = ALPHA, max_systems: int 
             f"(simultaneous {100 * (1 - alpha):g}% intervals; coloured, ●: in the set, "
             "the interval reaches above 0)"
         )
-        ax.set_title(title, loc="left")
+        fig.suptitle(title)
     return fig

@@ -124,7 +124,7 @@ def frontier_figure(
         ax.plot([], [], "o", color=PALETTE[0], label="in the set that covers the true frontier")
         ax.plot([], [], "o", color="0.65", label="less accurate and costlier than another")
         fig.legend(loc="outside lower center", ncols=3, fontsize=8)
-        ax.set_title(_title(board, alpha), loc="left")
+        fig.suptitle(_title(board, alpha))
         if np.isfinite(y).all() and len(y):
             ax.margins(x=0.08, y=0.08)
     return fig
