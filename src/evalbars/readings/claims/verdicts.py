@@ -12,8 +12,17 @@ spelling is suggested when one is unknown). Margins are in accuracy points.
 ``|A - B| < d``             equivalence: A and B within d points of each other
 ``best: A``                 A beats every other model in the data
 ``top k: A``                A is among the best k models (1 <= k < K)
+``A >= B - d at <= x cost`` A at most d points worse than B, at <= x times B's cost
+``A on frontier``           no model both more accurate and cheaper than A
 ``... in CATEGORY``         any of the above on that category's questions only
 ==========================  ==================================================
+
+The two cost claims need a cost per question (a price table, or a cost column); they are read
+under the paired readings only, their one-sided p from
+:func:`evalbars.stats.cost.cost_claim_p` (:mod:`evalbars.readings.claims.sets`), in the
+same family as the others. ``best``/``top k`` claims are also read against the confidence sets
+(the ``mcb`` reading, unadjusted: a ``best: A`` claim is supported only when the set for the
+best is {A}).
 
 Operators need spaces around them (model names contain hyphens).
 
