@@ -5,17 +5,17 @@ Grammar
 A claim is one line; model and category names are those of the data (a close
 spelling is suggested when one is unknown). Margins are in accuracy points.
 
-==========================  ==================================================
-``A > B``                   superiority (``A < B`` is read as ``B > A``)
-``A > B + d``               superiority by a margin: A is more than d points better than B
-``A >= B - d``              non-inferiority: A is at most d points worse than B
-``|A - B| < d``             equivalence: A and B within d points of each other
-``best: A``                 A beats every other model in the data
-``top k: A``                A is among the best k models (1 <= k < K)
-``A >= B - d at <= x cost`` A at most d points worse than B, at <= x times B's cost
-``A on frontier``           no model both more accurate and cheaper than A
-``... in CATEGORY``         any of the above on that category's questions only
-==========================  ==================================================
+===========================  ==================================================
+``A > B``                    superiority (``A < B`` is read as ``B > A``)
+``A > B + d``                superiority by a margin: A is more than d points better than B
+``A >= B - d``               non-inferiority: A is at most d points worse than B
+``|A - B| < d``              equivalence: A and B within d points of each other
+``best: A``                  A beats every other model in the data
+``top k: A``                 A is among the best k models (1 <= k < K)
+``A >= B - d at <= x cost``  A at most d points worse than B, at <= x times B's cost
+``A on frontier``            no model both more accurate and cheaper than A
+``... in CATEGORY``          any of the above on that category's questions only
+===========================  ==================================================
 
 The two cost claims need a cost per question (a price table, or a cost column); they are read
 under the paired readings only, their one-sided p from
