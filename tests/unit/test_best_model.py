@@ -338,3 +338,13 @@ def test_batched_covariances_and_critical_values_equal_one_at_a_time():
     values = winners.simultaneous_critical_values(covs, 0.05, draws=20_000)
     single = [winners.simultaneous_critical_value(c, 0.05) for c in covs]
     assert values == pytest.approx(single, abs=0.02)
+
+
+def test_a_large_board_covariance_is_computed_by_blocks_without_a_copy(monkeypatch):
+    from evalbars.data import blocks
+
+    rng = np.random.default_rng(4)
+    scores = (rng.random((500, 7)) < 0.6).astype(np.int8)
+    whole = winners.mean_covariance(scores.astype(float))
+    monkeypatch.setattr(blocks, "BLOCK_CELLS", 200)  # 500 x 7 cells: blocks of 28 questions
+    assert winners.mean_covariance(scores) == pytest.approx(whole, abs=1e-15)

@@ -140,8 +140,9 @@ def shared_board(wide: WideScores) -> SharedBoard:
     """
     complete = np.isfinite(wide.scores).all(axis=1)
     categories = np.asarray(wide.categories)[complete]
+    # every question answered by every model (the usual board): the matrix itself, no copy
     return SharedBoard(
-        scores=np.asarray(wide.scores[complete], dtype=float),
+        scores=wide.scores if complete.all() else wide.scores[complete],
         models=list(wide.models),
         categories=categories,
         clustered=clustering_applies(categories, len(wide.models)),
@@ -197,6 +198,7 @@ def winner_readings(wide: WideScores, *, level: float = LEVEL, seed: int = SEED)
         board.categories if board.clustered else None,
         alpha=1 - level,
         seed=seed,
+        cov=board.covariance(),
     )
     if np.all((board.scores >= 0) & (board.scores <= 1)):
         # Scores in [0, 1] have their true means there too: clipping loses no coverage.

@@ -68,6 +68,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, special
 
+from evalbars.data import blocks as blocks_module
 from evalbars.defaults import ALPHA, SEED
 
 __all__ = [
@@ -168,8 +169,25 @@ def mean_covariance(scores, clusters=None) -> np.ndarray:
     array([[0.04688, 0.03125],
            [0.03125, 0.0625 ]])
     """
+    scores = np.asarray(scores)
+    unclustered = clusters is None or np.unique(clusters).size < 2
+    if scores.ndim == 2 and unclustered and scores.size > blocks_module.BLOCK_CELLS:
+        return _blockwise_covariance(scores)
     scaled = _scaled_residual_sums(scores, clusters)
-    return np.swapaxes(scaled, -1, -2) @ scaled / np.asarray(scores).shape[-2] ** 2
+    return np.swapaxes(scaled, -1, -2) @ scaled / scores.shape[-2] ** 2
+
+
+def _blockwise_covariance(scores: np.ndarray) -> np.ndarray:
+    """:math:`(X^\\top X - n\\bar x \\bar x^\\top)/n^2` a block of questions at a time: no float
+    copy of a large board (756 MB at 4,500 models x 21,000 questions)."""
+    n, k = scores.shape
+    total, cross = np.zeros(k), np.zeros((k, k))
+    for rows in blocks_module.blocks(n, k):
+        part = np.asarray(scores[rows], dtype=float)
+        total += part.sum(axis=0)
+        cross += part.T @ part
+    mean = total / n
+    return (cross - n * np.outer(mean, mean)) / n**2
 
 
 def mean_variance(scores, clusters=None) -> np.ndarray:
@@ -298,15 +316,10 @@ def simultaneous_critical_values(
     ----------
     covs : array_like, shape (R, K, K)
         One covariance per board (every component with a positive variance).
-    tail : float
-        The simultaneous error rate.
-    one_sided : bool
-        Use the one-sided maximum.
-    seed : int
-        Seed of the draws, shared by every board (common random numbers).
+    tail, one_sided, seed
+        As for :func:`simultaneous_critical_value` (the draws are shared by every board).
     draws : int
-        Importance-sampling draws per board (the estimate's relative error is about
-        :math:`1/\\sqrt{\\text{draws}}`).
+        Importance-sampling draws per board.
 
     Returns
     -------
@@ -711,6 +724,7 @@ def winner_table(
     alpha: float = ALPHA,
     winner=None,
     seed: int = SEED,
+    cov=None,
 ) -> pd.DataFrame:
     """The winner's score under every reading, from per-question scores on shared questions.
 
@@ -729,6 +743,8 @@ def winner_table(
         and hybrid readings need it to be the top model (they condition on its win).
     seed : int
         Seed of the critical values' draws (many models only).
+    cov : array_like, shape (K, K), optional
+        The scores' covariance, when already computed (else :func:`mean_covariance`).
 
     Returns
     -------
@@ -750,10 +766,10 @@ def winner_table(
     2       hybrid     0.704   0.647     0.75
     3         zoom     0.705   0.650     0.76
     """
-    scores = np.asarray(scores, dtype=float)
+    scores = np.asarray(scores)
     models = list(models)
-    cov = mean_covariance(scores, clusters)
-    means = scores.mean(axis=0)
+    cov = mean_covariance(scores, clusters) if cov is None else np.asarray(cov, dtype=float)
+    means = scores.mean(axis=0, dtype=float)
     top = int(np.argmax(means)) if winner is None else models.index(winner)
     if means[top] < means.max():
         raise ValueError(
