@@ -4,12 +4,15 @@ first screen, the command line and the API, on hand-computed cases."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import special
 
 from evalbars import api, cli
+from evalbars.data import blocks
 from evalbars.data.scores import WideScores
 from evalbars.jobs import leaderboard as leaderboard_jobs
 from evalbars.readings.claims import evaluate_claims, parse_claim
@@ -306,7 +309,7 @@ def test_evalbars_leaderboard_prints_the_corrected_winner_and_the_sets(capsys):
     status = cli.main(
         ["leaderboard", str(LM_EVAL), "--runs", "newest", "--id-field", "id", "--format", "json"]
     )
-    document = __import__("json").loads(capsys.readouterr()[0])
+    document = json.loads(capsys.readouterr()[0])
     assert [row["method"] for row in document["winner"]] == list(winners.WINNER_METHODS)
     assert {"in_best_set", "in_top_k_set", "mcb_low"} <= set(document["rows"][0])
 
@@ -341,8 +344,6 @@ def test_batched_covariances_and_critical_values_equal_one_at_a_time():
 
 
 def test_a_large_board_covariance_is_computed_by_blocks_without_a_copy(monkeypatch):
-    from evalbars.data import blocks
-
     rng = np.random.default_rng(4)
     scores = (rng.random((500, 7)) < 0.6).astype(np.int8)
     whole = winners.mean_covariance(scores.astype(float))

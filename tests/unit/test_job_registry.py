@@ -33,7 +33,6 @@ UNPACKED = {
     "item_inputs": {"archives", "predictions", "labels"},
     "judge_corrected_inputs": {"judge_corrected"},
     "frontier_inputs": {"frontier"},
-    "costs_inputs": {"costs"},
 }
 
 

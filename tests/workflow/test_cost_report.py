@@ -75,7 +75,7 @@ def test_the_report_shows_the_corrected_winner_the_set_and_the_frontier(cost_rep
     assert {"in_best_set", "mcb_low", "mcb_high", "in_top_k_set"} <= set(board.columns)
     front = report_front_page(cost_report / "report.html")
     assert "corrected for being the top (hybrid" in front
-    assert "confidence set at 95%, Hsu's MCB" in front
+    assert "confidence set at 95%, Hsu&#x27;s MCB" in front  # HTML-escaped
     assert "On the observed cost-accuracy frontier" in front
     claims = pd.read_csv(tables / "claims.csv")
     paired = claims[(claims["claim"] == CLAIM) & (claims["reading"] == "paired")]

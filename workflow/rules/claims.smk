@@ -27,8 +27,8 @@ rule claims_check:
 # --- Verdicts of every claim under every reading ------------------------------------------------
 rule claims_table:
     input:
-        unpack(costs_inputs),
         scores=rules.subsample.output.scores,
+        costs=costs_file(),
         checked=rules.claims_check.output.checked,
         code=package_code("claims_table"),
     output:

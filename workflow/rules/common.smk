@@ -89,11 +89,10 @@ def frontier_inputs(wildcards):
     return {"frontier": "results/tables/frontier.parquet"}
 
 
-def costs_inputs(wildcards):
-    """The cost of every (model, question), for the cost claims, where the run has costs."""
-    if not COSTED:
-        return {}
-    return {"costs": "data/costs.parquet"}
+def costs_file():
+    """The cost of every (model, question), for the cost claims, where the run has costs (else
+    no file: a plain value, not an input function, so that a stage's job gets it too)."""
+    return "data/costs.parquet" if COSTED else []
 
 
 def cost_outputs():
