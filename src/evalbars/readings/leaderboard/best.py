@@ -28,7 +28,14 @@ significance they have not earned; and from few categories it is itself noisy, a
 gate's study of few categories found for CR2 (:mod:`evalbars.studies.cluster_type1`). Below
 that, the covariance is the paired one over questions, which treats the categories as fixed
 strata (MMLU-Pro's 14 categories are the benchmark, not a sample of categories); the
-``covariance`` column says which was used.
+``covariance`` column says which was used. The coverage of both, with the covariance estimated
+from item-level scores as here, is measured by
+:func:`evalbars.studies.winners_coverage.estimated_covariance_coverage_table` (1,400 questions,
+1,000 boards per setting): the MCB set holds the best 94.8% to 99.9% of the time; the hybrid
+interval of a tied winner covers 93.9% (5 models) and 90.6% (20) with the paired covariance and
+no category effect, where the naive one covers 89.4% and 74.2%; with a model x category effect
+and a claim about the population of categories the paired covariance under-covers (80.0% to
+86.4% at 14 categories) and the clustered one holds 88.8% to 94.2%.
 """
 
 from __future__ import annotations
