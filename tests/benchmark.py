@@ -35,7 +35,11 @@ above it: conservative), and under-coverage when labels are chosen by outcome.
 (:func:`evalbars.studies.winners_coverage.winner_coverage_table`: boards of 5, 20 and 100 models,
 tied, near-tied and spread, independent and paired-like, 4,000 boards each) and checks that the
 hybrid interval of the winner covers at least 94%, that the naive one falls below 80% on tied
-boards of 20 and 100 models, and that the set for the best holds the true best at least 95%.
+boards of 20 and 100 models, and that the set for the best holds the true best at least 95%;
+then the same readings with the covariance estimated from item-level 0/1 scores, paired or
+clustered, at 14 and 57 categories, with and without a model x category effect
+(:func:`evalbars.studies.winners_coverage.estimated_covariance_coverage_table`, 1,000 boards
+each).
 ``--passk-band`` runs the pass@k band's coverage study
 (:func:`evalbars.studies.passk_band.passk_band_table`: 30, 100 and 500 questions, 5 and 16
 samples, without and with categories, 2,000 replicates each) and checks the band's simultaneous
@@ -91,7 +95,10 @@ from evalbars.studies.battles_coverage import simulate_battles_coverage
 from evalbars.studies.cluster_type1 import gate_clusters_table
 from evalbars.studies.passk_band import passk_band_table
 from evalbars.studies.ppi_coverage import coverage_by_labels
-from evalbars.studies.winners_coverage import winner_coverage_table
+from evalbars.studies.winners_coverage import (
+    estimated_covariance_coverage_table,
+    winner_coverage_table,
+)
 from evalbars.workflow import smk
 
 from .conftest import REPO, mirror_location
@@ -627,6 +634,24 @@ def winner_coverage(replicates: int = 4000) -> tuple[pd.DataFrame, list[str]]:
     return table, lines
 
 
+def winner_estimated_coverage(replicates: int = 1000) -> tuple[pd.DataFrame, list[str]]:
+    """The winner's readings and the MCB set with the covariance estimated from item-level
+    scores (:func:`evalbars.studies.winners_coverage.estimated_covariance_coverage_table`), and
+    the lines that say how far each covariance keeps the level."""
+    table = estimated_covariance_coverage_table(replicates)
+    lines = []
+    for (covariance, tau), rows in table.groupby(["covariance", "tau"], sort=False):
+        tied = rows[rows["spacing"] == 0]
+        best = rows["best_set_coverage"].dropna()
+        lines.append(
+            f"{covariance} covariance, tau {tau:g} ({', '.join(map(str, sorted(set(rows['categories']))))} "
+            f"categories): hybrid {tied['hybrid_coverage'].min():.1%} to "
+            f"{tied['hybrid_coverage'].max():.1%}, naive {tied['naive_coverage'].min():.1%} to "
+            f"{tied['naive_coverage'].max():.1%} (tied), MCB set {best.min():.1%} to {best.max():.1%}"
+        )
+    return table, lines
+
+
 #: The pass@k band's simultaneous coverage floor at nominal 95% (issue 38).
 PASSK_FLOOR = 0.93
 
@@ -754,6 +779,11 @@ def run_checks(args) -> int:
             ("the gate's type-I error", gate_clusters, args.gate_clusters),
             ("PPI++ coverage", ppi_coverage, args.ppi_coverage),
             ("the winner's-curse coverage", winner_coverage, args.winner_coverage),
+            (
+                "the winner's readings with an estimated covariance",
+                winner_estimated_coverage,
+                args.winner_coverage,
+            ),
             ("the pass@k band's coverage", passk_band, args.passk_band),
             ("Bradley-Terry coverage", battles_coverage, args.battles_coverage),
             ("the command line's start-up", cli_startup, args.cli_startup),

@@ -464,7 +464,13 @@ def example_columns(labelled: bool = False) -> dict[str, list[str]]:
         )
         keep(
             leaderboard.leaderboard_table(
-                wide, alpha=alpha, level=level, power=board["power"], splits=10, seed=board["seed"]
+                wide,
+                alpha=alpha,
+                level=level,
+                power=board["power"],
+                splits=10,
+                seed=board["seed"],
+                top_k=board["top_k"],
             )
         )
         keep(battle_columns(config))
@@ -528,6 +534,10 @@ COLUMNS_ELSEWHERE = {
     ":func:`evalbars.readings.repeats.run_readings`",
     "run_signs": "the repeats stage, with two or more runs: see "
     ":func:`evalbars.readings.repeats.run_readings`",
+    "cost": "the cost readings, made where the run has costs (a price table, or a cost "
+    "column): :data:`evalbars.readings.leaderboard.cost.COST_COLUMNS`",
+    "frontier": "the cost readings, made where the run has costs: "
+    ":data:`evalbars.readings.leaderboard.cost.FRONTIER_COLUMNS`",
 }
 
 

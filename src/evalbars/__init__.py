@@ -39,6 +39,12 @@ _API = (
     "passk_curve_table",
     "run_variance_table",
     "sampling_plan",
+    "winner_table",
+    "best_set_table",
+    "cost_table",
+    "frontier_table",
+    "cost_readings",
+    "question_costs",
 )
 
 __all__ = ["__version__", *_API]

@@ -12,6 +12,7 @@ __all__ = [
     "SEED",
     "DRAWS",
     "SPLITS",
+    "TOP_K",
     "MISSING_SEED",
     "MIN_DRAWS",
     "MAX_DRAWS",
@@ -31,6 +32,8 @@ SEED = 2024
 DRAWS = 10_000
 #: Seeded split halves of the leaderboard's stability (``leaderboard.splits``).
 SPLITS = 50
+#: k of the leaderboard's confidence set for the top k (``leaderboard.top_k``).
+TOP_K = 3
 #: Seed of the ``random_guess`` policy for missing predictions (``missing_prediction_seed``).
 MISSING_SEED = 12345
 

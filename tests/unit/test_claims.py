@@ -407,6 +407,7 @@ def test_a_reading_and_its_adjustment_are_two_columns(truth):
         ("paired", "bh"),
         ("mixed", "bh"),
         ("bootstrap", "none"),
+        ("mcb", "none"),
     ]
     assert [r.title for r in table_readings(table)] == [
         "naive",
@@ -416,6 +417,7 @@ def test_a_reading_and_its_adjustment_are_two_columns(truth):
         "paired, BH",
         "mixed, BH",
         "bootstrap ranks",
+        "confidence set",
     ]
     # Only the adjusted readings count the family; the others are alone.
     assert set(table.loc[table["adjustment"] == "none", "family_size"]) == {1}
@@ -504,7 +506,7 @@ def test_cli_claims_markdown_csv_and_json(items_csv, tmp_path, capsys):
     status, out, _ = run([*argv, "--format", "csv"], capsys)
     assert status == 0 and list(pd.read_csv(io.StringIO(out)).columns) == CLAIM_COLUMNS
     status, out, _ = run([*argv, "--format", "json"], capsys)
-    assert status == 0 and len(json.loads(out)["rows"]) == 3 * 7
+    assert status == 0 and len(json.loads(out)["rows"]) == 3 * 8
 
 
 @pytest.mark.parametrize(

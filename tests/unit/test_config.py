@@ -313,6 +313,7 @@ def test_the_schema_states_the_defaults_and_bounds_of_evalbars_defaults():
         "ranks.draws": defaults.DRAWS,
         "ranks.replicates": defaults.DRAWS,
         "leaderboard.splits": defaults.SPLITS,
+        "leaderboard.top_k": defaults.TOP_K,
         "missing_prediction_seed": defaults.MISSING_SEED,
     }
     assert {path: key(path)["default"] for path in stated} == stated

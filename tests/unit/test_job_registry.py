@@ -33,6 +33,7 @@ UNPACKED = {
     "item_inputs": {"archives", "predictions", "labels"},
     "judge_corrected_inputs": {"judge_corrected"},
     "repeats_landing_inputs": {"passk_png", "run_variance"},
+    "frontier_inputs": {"frontier"},
 }
 
 

@@ -17,6 +17,7 @@ rule claims_check:
     params:
         claims=CHOICES.claims,
         notes=CHOICES.notes,
+        costed=COSTED,
     message:
         "--- Checking the claims against the data."
     script:
@@ -27,6 +28,7 @@ rule claims_check:
 rule claims_table:
     input:
         scores=rules.subsample.output.scores,
+        costs=costs_file(),
         checked=rules.claims_check.output.checked,
         # the sample rows: read only for claims `at pass@K` and the runs reading
         item_table=rules.subsample.output.item_table,
@@ -34,6 +36,13 @@ rule claims_table:
     output:
         **table_outputs(
             "claims", "claims_table", "0. Your claims", {"item": "verdicts"}, parquet=True
+        ),
+        **table_outputs(
+            "claim_scores",
+            "claim_scores",
+            "0. Your claims",
+            {"item": "the claimed models' scores, corrected"},
+            tex=False,
         ),
     log:
         "results/logs/claims_table/claims_table.log",
@@ -46,6 +55,7 @@ rule claims_table:
         power=lookup(dpath="claims_options/power", within=config),
         replicates=lookup(dpath="ranks/replicates", within=config),
         seed=lookup(dpath="ranks/seed", within=config),
+        level=lookup(dpath="level", within=config),
     message:
         "--- Claims: verdicts under every reading."
     script:

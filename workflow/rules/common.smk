@@ -41,6 +41,9 @@ LABELLED = smk.labelled_run(config, PREDICTION_SOURCES)
 # Repeated samples of a question, and several runs of a model (from the sources' headers): the
 # repeats stage's tables are then among the run's outputs (workflow/rules/repeats.smk).
 SHAPE = smk.source_shape(config, PREDICTION_SOURCES)
+# Costs (a price table, or a cost column in a table of predictions): the cost table, the
+# frontier and its figure are then among the run's outputs.
+COSTED = smk.costed_run(config, PREDICTION_SOURCES)
 # The replication check compares with the paper, so it runs only on the paper's data.
 REPLICATION_APPLIES = smk.replication_applies(config)
 # Settings whose shipped values are the paper's (subsample.n: auto, the example claims), fitted
@@ -106,6 +109,24 @@ def repeats_landing_inputs(wildcards):
     if SHAPE.runs:
         found["run_variance"] = "results/tables/run_variance.parquet"
     return found
+def frontier_inputs(wildcards):
+    """The cost-accuracy frontier, for the report's first screen, where the run has costs."""
+    if not COSTED:
+        return {}
+    return {"frontier": "results/tables/frontier.parquet"}
+
+
+def costs_file():
+    """The cost of every (model, question), for the cost claims, where the run has costs (else
+    no file: a plain value, not an input function, so that a stage's job gets it too)."""
+    return "data/costs.parquet" if COSTED else []
+
+
+def cost_outputs():
+    """The cost table, the frontier and its figure, where the run has costs (COSTED)."""
+    if not COSTED:
+        return []
+    return [*rules.cost_table.output, *rules.cost_figure.output]
 
 
 def package_code(rule):

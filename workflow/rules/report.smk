@@ -4,6 +4,7 @@ rule report_landing:
     input:
         unpack(judge_corrected_inputs),
         unpack(repeats_landing_inputs),
+        unpack(frontier_inputs),
         item_table=rules.subsample.output.item_table,
         claims=rules.claims_table.output.claims_parquet,
         checked=rules.claims_check.output.checked,
@@ -12,6 +13,8 @@ rule report_landing:
         pairwise=rules.analysis_pairwise.output.pairwise_parquet,
         ranks=rules.ranks_table.output.ranks_parquet,
         models=rules.analysis_models.output.models_parquet,
+        winner=rules.leaderboard_table.output.winner_parquet,
+        leaderboard=rules.leaderboard_table.output.leaderboard_parquet,
         code=package_code("report_landing"),
     output:
         landing=report(
@@ -26,6 +29,7 @@ rule report_landing:
     params:
         alpha=lookup(dpath="alpha", within=config),
         score=lookup(dpath="score", within=config),
+        level=lookup(dpath="level", within=config),
     message:
         "--- The report's first screen."
     script:

@@ -17,7 +17,8 @@ STAGES = {
     ]
     + ([rules.analysis_judge_corrected] if LABELLED else []),
     # the claims, ranks and leaderboard stages: they share their imports
-    "readings": [
+    "readings": ([rules.costs] if COSTED else [])  # first: the cost claims read its costs
+    + [
         rules.claims_check,
         rules.claims_table,
         rules.claims_figure,
@@ -27,7 +28,8 @@ STAGES = {
         rules.ranks_figures,
         rules.leaderboard_table,
         rules.leaderboard_figure,
-    ],
+    ]
+    + ([rules.cost_table, rules.cost_figure] if COSTED else []),
     # a battles run (data: battles)
     "battles": [
         rules.battles_read,
@@ -118,6 +120,13 @@ ruleorder: stage_battles > battles_fit
 ruleorder: stage_battles > battles_tables
 ruleorder: stage_battles > battles_claims
 ruleorder: stage_battles > battles_figures
+
+
+if COSTED:
+
+    ruleorder: stage_readings > costs
+    ruleorder: stage_readings > cost_table
+    ruleorder: stage_readings > cost_figure
 
 
 # A rule that names another rule's output (`rules.analysis_pairwise.output...`) depends on that

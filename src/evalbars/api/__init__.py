@@ -46,6 +46,14 @@ from evalbars.api._battles import (
     battles_table,
     read_battles,
 )
+from evalbars.api._best import (
+    best_set_table,
+    cost_readings,
+    cost_table,
+    frontier_table,
+    question_costs,
+    winner_table,
+)
 from evalbars.api._read import (
     attach_labels,
     read_items,
@@ -105,4 +113,10 @@ __all__ = [
     "passk_curve_table",
     "run_variance_table",
     "sampling_plan",
+    "winner_table",
+    "best_set_table",
+    "cost_table",
+    "frontier_table",
+    "cost_readings",
+    "question_costs",
 ]

@@ -10,11 +10,13 @@ from pathlib import Path
 import pandas as pd
 
 from evalbars.api._battles import battles_report_config
+from evalbars.api._best import prices_config
 from evalbars.api._read import _listed, quiet_warnings, read_items
 from evalbars.data.readers import SourceOptions, battles_given
 from evalbars.errors import InputError
 from evalbars.jobs import battles as battle_jobs
 from evalbars.jobs import claims as claim_jobs
+from evalbars.jobs import leaderboard
 from evalbars.jobs.data import chosen_scores
 from evalbars.workflow import runner, smk
 from evalbars.workflow import storage as run_storage
@@ -72,6 +74,7 @@ def report_config(
     storage: str | None = None,
     storage_endpoint_url: str | None = None,
     score: str = "mean",
+    prices=None,
     **options,
 ) -> dict:
     """The workflow configuration :func:`write_report` runs, as a dict (its ``config.yaml``).
@@ -102,6 +105,9 @@ def report_config(
     score : str, default "mean"
         The item score every reading reads (config ``score``): ``mean``, ``pass@K``,
         ``pass^K`` or ``maj@K`` (:func:`~evalbars.api.score_matrix`).
+    prices : mapping or path-like, optional
+        Dollars per million tokens per model, as for :func:`evalbars.api.cost_table`,
+        written into the configuration as ``prices`` (a file is read into it).
     **options
         Reader options, as for :func:`read_items`.
 
@@ -154,6 +160,7 @@ def report_config(
         }
         | ({"labels": str(Path(labels).resolve())} if labels else {})
         | ({"score": score} if score != "mean" else {})
+        | prices_config(prices)
     )
 
 
@@ -172,6 +179,7 @@ def write_report(
     storage: str | None = None,
     storage_endpoint_url: str | None = None,
     score: str = "mean",
+    prices=None,
     **options,
 ) -> ReportRun:
     """Run the evalbars workflow on prediction files and write its HTML report.
@@ -223,6 +231,10 @@ def write_report(
     score : str, default "mean"
         The item score every reading reads, as for :func:`report_config`; one the data's
         samples cannot give (``pass@5`` of three samples) is refused before anything is written.
+    prices : mapping or path-like, optional
+        Dollars per million input and output tokens per model, as for
+        :func:`evalbars.api.cost_table`: the run then adds ``cost.csv``, ``frontier.csv`` and
+        the frontier figure.
     **options
         Reader options, as for :func:`read_items`.
 
@@ -287,6 +299,7 @@ def write_report(
         storage=storage,
         storage_endpoint_url=storage_endpoint_url,
         score=score,
+        prices=prices,
         **options,
     )
     smk.source_files(config["predictions"])  # a name Snakemake cannot take, in one line
@@ -296,11 +309,18 @@ def write_report(
     with quiet_warnings():
         table = read_items(listed, missing_prediction=missing_prediction, labels=labels, **options)
     claim_jobs.checked_claims(
-        claim_jobs.model_accuracy(table), table["category"].unique(), claims=list(claims), notes=[]
+        claim_jobs.model_accuracy(table),
+        table["category"].unique(),
+        claims=list(claims),
+        notes=[],
+        costed=smk.costed_run(config, config["predictions"]),
     )
     if score != "mean":  # a score the samples cannot give stops the run here, in one line
         with quiet_warnings():
             chosen_scores(table, score, "all")
+    if config.get("prices"):  # the costs job's checks too: a model's usage without its price
+        with quiet_warnings():
+            leaderboard.costs(table, sources=config["predictions"], prices=config["prices"])
     report = runner.run_workflow(
         directory,
         config=config,

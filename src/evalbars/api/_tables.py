@@ -12,7 +12,7 @@ import yaml
 
 from evalbars.api._read import scores
 from evalbars.data.scores import WideScores
-from evalbars.defaults import ALPHA, DRAWS, LEVEL, POWER, SEED, SPLITS
+from evalbars.defaults import ALPHA, DRAWS, LEVEL, POWER, SEED, SPLITS, TOP_K
 from evalbars.errors import InputError
 from evalbars.jobs import analysis, leaderboard, ranks
 from evalbars.jobs import claims as claim_jobs
@@ -356,6 +356,7 @@ def leaderboard_table(
     power: float = POWER,
     splits: int = SPLITS,
     seed: int = SEED,
+    top_k: int = TOP_K,
 ) -> pd.DataFrame:
     """Per model its letters, split-half stability and the resolution of the pair below it.
 
@@ -380,6 +381,8 @@ def leaderboard_table(
         Split-half splits (``leaderboard.splits``; 2 halves each).
     seed : int, default :data:`evalbars.defaults.SEED`
         Seed of the splits (``leaderboard.seed``).
+    top_k : int, default :data:`evalbars.defaults.TOP_K`
+        k of the confidence set for the top k (``leaderboard.top_k``).
 
     Returns
     -------
@@ -393,7 +396,8 @@ def leaderboard_table(
         ``resolution_ratio`` and ``resolution_ratio_clustered`` (needed over available),
         ``unresolved`` (either ratio above 1: a nullable ``boolean``, missing on the last
         row). On judge scores with human labels also ``corrected_accuracy, corrected_low,
-        corrected_high, letters_corrected``.
+        corrected_high, letters_corrected``. The confidence sets for the best and the top k:
+        ``in_best_set, mcb_low, mcb_high, top_k, in_top_k_set`` (:func:`best_set_table`).
 
     Raises
     ------
@@ -418,7 +422,13 @@ def leaderboard_table(
     2    evalbars/fake-weak       b             0.57               NaN
     """
     result = leaderboard.leaderboard_table(
-        scores(items), alpha=alpha, level=level, power=power, splits=splits, seed=seed
+        scores(items),
+        alpha=alpha,
+        level=level,
+        power=power,
+        splits=splits,
+        seed=seed,
+        top_k=top_k,
     )
     return result["leaderboard"].frame
 
@@ -493,6 +503,7 @@ def check_claims(
     replicates: int = DRAWS,
     seed: int = SEED,
     score: str = "mean",
+    costs: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Each ranking claim's verdict under every reading: supported, not supported, contradicted.
 
@@ -502,8 +513,9 @@ def check_claims(
     margins in accuracy points) and tested as stated, two-sided at ``alpha``, under several
     readings side by side, each a ``reading`` and its ``adjustment`` (``none``, or ``adjust``
     over the family): ``naive``, ``paired``, ``mcnemar``, ``bayes``, ``paired`` and ``mixed``
-    adjusted, ``bootstrap`` (``best``/``top k``), and ``judge_corrected`` adjusted on judge
-    scores with human labels. A claim naming a model or
+    adjusted, ``bootstrap`` and ``mcb`` (the confidence sets, ``best``/``top k``), and
+    ``judge_corrected`` adjusted on judge scores with human labels. With ``costs``, the cost
+    claims ``"A >= B - d at <= x cost"`` and ``"A on frontier"`` too. A claim naming a model or
     category the data do not hold, or comparing two models that share no question, is
     refused, as the workflow's ``claims_check`` job refuses it
     (:func:`evalbars.jobs.claims.checked_claims`).
@@ -531,6 +543,8 @@ def check_claims(
         table's ``pass@5`` claims are those of its pass@5 matrix. An item table also gives
         claims written ``at pass@K``, and, where a model was read in two or more runs, the
         ``runs`` reading (:mod:`evalbars.readings.claims.runs`).
+    costs : DataFrame, optional
+        The cost of every (model, question) (:func:`question_costs`), for the cost claims.
 
     Returns
     -------
@@ -576,6 +590,7 @@ def check_claims(
     4     paired       holm       0.014  supported
     5      mixed       holm       0.010  supported
     6  bootstrap       none         NaN        n/a
+    7        mcb       none         NaN        n/a
     """
     wide = scores(items) if score == "mean" else chosen_scores(items, score, "all")
     answered = np.isfinite(wide.scores)
@@ -583,7 +598,11 @@ def check_claims(
         np.where(answered, wide.scores, 0.0).sum(axis=0) / answered.sum(axis=0), index=wide.models
     )
     checked = claim_jobs.checked_claims(
-        accuracy, set(wide.categories), claims=list(claims_made), notes=[]
+        accuracy,
+        set(wide.categories),
+        claims=list(claims_made),
+        notes=[],
+        costed=costs is not None,
     )["checked"]
     table = claim_jobs.claims_table(
         wide,
@@ -595,6 +614,7 @@ def check_claims(
         replicates=replicates,
         seed=seed,
         adjust=adjust,
+        costs=costs,
     )
     return table["claims"].frame
 

@@ -36,6 +36,7 @@ from evalbars.defaults import (
     POWER,
     SEED,
     SPLITS,
+    TOP_K,
 )
 
 
@@ -251,8 +252,12 @@ the data, and a close spelling is suggested when a name is unknown):
   "A > B + d"        A beats B by more than d points (superiority by a margin)
   "A >= B - d"       A is at most d points worse than B (non-inferiority)
   "|A - B| < d"      A and B within d points (equivalence, two one-sided tests)
-  "best: A"          A beats every other analysed model
+  "best: A"          A beats every other analysed model (supported only when the
+                     confidence set for the best is {A})
   "top k: A"         A is among the best k
+  "A >= B - d at <= x cost"  A is at most d points worse than B at no more than x times
+                     B's cost (with --prices, or a cost column)
+  "A on frontier"    A is on the cost-accuracy frontier (with --prices, or a cost column)
   "... at pass@K"    any of the above on pass@K of the samples (pass^K, maj@K too)
   "... in CATEGORY"  any of the above on that category's questions
 on pairwise battles (model_a, model_b, winner) margins are Elo points, e.g. "A > B + 50"."""
@@ -296,6 +301,12 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
         "--storage-endpoint-url",
         metavar="URL",
         help="the URL of an S3 server other than AWS's (MinIO, Ceph), for --storage",
+    )
+    parser.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="dollars per million input and output tokens per model (CSV: model,input,output): "
+        "the report adds each model's cost per question and the cost-accuracy frontier",
     )
     add_reader_arguments(parser)
     add_battle_arguments(parser)
@@ -484,6 +495,20 @@ def add_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"split-half splits, at most {MAX_SPLITS:,} ({SPLITS})",
     )
     parser.add_argument("--seed", type=seed_type, default=SEED, help="seed of the splits")
+    parser.add_argument(
+        "--top-k",
+        type=positive_int,
+        default=TOP_K,
+        metavar="K",
+        help=f"k of the confidence set for the top k (default: {TOP_K})",
+    )
+    parser.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="dollars per million input and output tokens per model (CSV: model,input,output): "
+        "adds each model's cost per question and the cost-accuracy frontier, from the token "
+        "usage the logs record",
+    )
     parser.add_argument("--format", choices=TABLE_FORMATS, default="markdown", help=FORMAT_HELP)
     add_reader_arguments(parser)
     add_battle_arguments(parser)

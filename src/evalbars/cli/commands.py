@@ -23,6 +23,8 @@ from evalbars.data.question_coverage import check_id_spelling
 from evalbars.errors import EvalbarsError, InputError
 from evalbars.readings import claims, gate, planner, ranks
 from evalbars.readings.leaderboard import table as verdicts
+from evalbars.readings.leaderboard.best import winner_sentence
+from evalbars.readings.leaderboard.cost import frontier_sentence
 from evalbars.stats.planning import holm as holm_power
 from evalbars.tables import neutralised_table, to_markdown
 
@@ -249,6 +251,41 @@ def _plan(args: argparse.Namespace) -> int:
 COMPARE_BAD_INPUT = 2
 
 
+def _winner_markdown(winner: pd.DataFrame) -> str:
+    """The winner's readings in points, one row per reading."""
+    shown = winner.assign(
+        **{c: 100 * winner[c] for c in ("observed", "se", "estimate", "ci_low", "ci_high")}
+    )[["model", "method", "estimate", "ci_low", "ci_high", "plausible_winners", "covariance"]]
+    formats = {c: ".1f" for c in ("estimate", "ci_low", "ci_high")}
+    return to_markdown(shown, formats=formats)
+
+
+def _cost_markdown(cost: pd.DataFrame, frontier: pd.DataFrame) -> str:
+    """cost.csv and the frontier flags in one table: accuracy in points, dollars per question."""
+    merged = cost.merge(frontier[["model", "on_frontier", "in_frontier_set"]], on="model")
+    shown = merged.assign(
+        accuracy=100 * merged["accuracy"],
+        accuracy_low=100 * merged["accuracy_low"],
+        accuracy_high=100 * merged["accuracy_high"],
+    )[
+        [
+            "model",
+            "accuracy",
+            "accuracy_low",
+            "accuracy_high",
+            "mean_cost",
+            "cost_low",
+            "cost_high",
+            "accuracy_per_dollar",
+            "on_frontier",
+            "in_frontier_set",
+        ]
+    ]
+    formats = {c: ".1f" for c in ("accuracy", "accuracy_low", "accuracy_high")}
+    formats |= {c: ".3g" for c in ("mean_cost", "cost_low", "cost_high", "accuracy_per_dollar")}
+    return to_markdown(shown, formats=formats)
+
+
 def run_leaderboard(args: argparse.Namespace) -> int:
     if battles_cli.given(args.items):  # pairwise battles: evalbars.cli.battles
         return battles_cli.run_leaderboard(args)
@@ -261,8 +298,26 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         splits=args.splits,
         seed=args.seed,
         level=args.level,
+        top_k=args.top_k,
     )
-    headline = verdicts.leaderboard_headline(table, args.splits)
+    winner = api.winner_table(items, level=args.level, seed=args.seed)
+    costs = None
+    if args.prices:
+        costs = api.cost_readings(
+            args.items,
+            args.prices,
+            alpha=args.alpha,
+            level=args.level,
+            seed=args.seed,
+            missing_prediction=args.missing_prediction,
+            items=items,
+            **reader_options(args),
+        )
+    headline = verdicts.leaderboard_headline(table, args.splits, args.alpha)
+    said = [winner_sentence(winner, args.level)]
+    if costs is not None:
+        said.append(frontier_sentence(costs["frontier"], args.alpha))
+    headline = " ".join([headline, *[line for line in said if line]])
     if args.format in ("markdown", "md"):
         shown = table.assign(
             accuracy=100 * table["accuracy"],
@@ -285,20 +340,36 @@ def run_leaderboard(args: argparse.Namespace) -> int:
                 "resolution_ratio",
                 "resolution_ratio_clustered",
                 "unresolved",
+                "in_best_set",
+                "in_top_k_set",
             ]
         ]
         formats = {c: ".1f" for c in ("accuracy", "ci_low", "ci_high", "gap_to_next")}
         formats |= {"rank_kept_share": ".2f", "first_share": ".2f"}
         formats |= {"questions_needed": ",.0f", "questions_needed_clustered": ",.0f"}
         formats |= {"resolution_ratio": ".2f", "resolution_ratio_clustered": ".2f"}
-        sys.stdout.write(headline + "\n\n" + to_markdown(shown, formats=formats))
+        text = headline + "\n\n" + to_markdown(shown, formats=formats)
+        if len(winner):
+            text += "\nThe top score, four ways (points):\n\n" + _winner_markdown(winner)
+        if costs is not None and len(costs["cost"]):
+            text += (
+                "\nCost beside accuracy (accuracy in points, cost in dollars per question):\n\n"
+                + _cost_markdown(costs["cost"], costs["frontier"])
+            )
+        sys.stdout.write(text)
     elif args.format == "json":
-        rows = json.loads(table.to_json(orient="records", double_precision=15))
-        sys.stdout.write(json.dumps({"headline": headline, "rows": rows}, indent=2) + "\n")
+        document = {"headline": headline, "rows": _records(table), "winner": _records(winner)}
+        if costs is not None:
+            document |= {"cost": _records(costs["cost"]), "frontier": _records(costs["frontier"])}
+        sys.stdout.write(json.dumps(document, indent=2) + "\n")
     else:
         neutralised_table(table).to_csv(sys.stdout, index=False, lineterminator="\n")
         print(headline, file=sys.stderr)
     return 0
+
+
+def _records(frame: pd.DataFrame) -> list:
+    return json.loads(frame.to_json(orient="records", double_precision=15))
 
 
 def _one_model(items, path: str, name: str | None, role: str) -> str:

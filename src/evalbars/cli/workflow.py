@@ -46,7 +46,7 @@ def _storage(args: argparse.Namespace) -> str | None:
 def run_report(args: argparse.Namespace) -> int:
     refuse_output_over_inputs(
         args.output,
-        [*args.paths, args.instances, args.claims_file, args.labels],
+        [*args.paths, args.instances, args.claims_file, args.labels, args.prices],
         "--output",
         folder=True,
     )
@@ -82,6 +82,7 @@ def run_report(args: argparse.Namespace) -> int:
                 storage=storage,
                 storage_endpoint_url=args.storage_endpoint_url,
                 score=args.score,
+                prices=args.prices,
                 **reader_options(args),
             )
     except EvalbarsError as exc:  # main prints the reason; a held line that says it goes

@@ -43,6 +43,7 @@ from evalbars.stats.rng import setting_rng
 __all__ = [
     "LABEL_COLUMN",
     "has_labels",
+    "table_header",
     "tables_carry_labels",
     "read_labels",
     "attach_labels",
@@ -60,27 +61,32 @@ def has_labels(items: pd.DataFrame) -> bool:
     return LABEL_COLUMN in items.columns and bool(items[LABEL_COLUMN].notna().any())
 
 
+def table_header(name) -> list[str]:
+    """The column names of a long table (CSV, TSV or Parquet), from its header (or Parquet
+    schema) alone, stripped and case-folded; none for another file, or one that cannot be
+    read (the items job reads it and says what is wrong with it)."""
+    path = Path(name)
+    if path.suffix.lower() not in TABLE_SUFFIXES or not path.is_file():
+        return []
+    try:
+        with open(path, "rb") as handle:
+            parquet = handle.read(4) == b"PAR1"
+        if parquet:
+            columns = pq.read_schema(path).names
+        else:
+            sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
+            with open(path, encoding="utf-8-sig", errors="replace") as handle:
+                columns = handle.readline().rstrip("\r\n").split(sep)
+    except (OSError, ValueError, pa.ArrowException):
+        return []
+    return [str(c).strip().strip('"').casefold() for c in columns]
+
+
 def tables_carry_labels(paths) -> bool:
     """Whether any long table among ``paths`` (CSV, TSV or Parquet) has a ``human`` column,
-    from its header (or Parquet schema) alone; other files cannot carry labels."""
-    for name in paths:
-        path = Path(name)
-        if path.suffix.lower() not in TABLE_SUFFIXES or not path.is_file():
-            continue
-        try:
-            with open(path, "rb") as handle:
-                parquet = handle.read(4) == b"PAR1"
-            if parquet:
-                columns = pq.read_schema(path).names
-            else:
-                sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
-                with open(path, encoding="utf-8-sig", errors="replace") as handle:
-                    columns = handle.readline().rstrip("\r\n").split(sep)
-        except (OSError, ValueError, pa.ArrowException):
-            continue  # the items job reads the file and says what is wrong with it
-        if any(str(c).strip().strip('"').casefold() == LABEL_COLUMN for c in columns):
-            return True
-    return False
+    from its header (or Parquet schema) alone (:func:`table_header`); other files cannot carry
+    labels."""
+    return any(LABEL_COLUMN in table_header(path) for path in paths)
 
 
 def read_labels(path) -> pd.DataFrame:

@@ -32,13 +32,25 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import yaml
 
-from evalbars.errors import ConfigError
+from evalbars.data.labels import table_header
+from evalbars.errors import ConfigError, InputError
 
-__all__ = ["TOKENS_PER_PRICE", "PRICE_KEYS", "price_table", "token_cost", "usage_costs"]
+__all__ = [
+    "TOKENS_PER_PRICE",
+    "PRICE_KEYS",
+    "price_table",
+    "read_price_file",
+    "tables_carry_costs",
+    "token_cost",
+    "usage_costs",
+    "per_question_costs",
+]
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +114,91 @@ def price_table(prices, key: str = "prices") -> pd.DataFrame:
     frame = pd.DataFrame.from_dict(rows, orient="index", columns=list(PRICE_KEYS), dtype=float)
     frame.index.name = "model"
     return frame
+
+
+def read_price_file(path) -> dict:
+    """The prices of a file, as the config's ``prices:`` holds them (checked by :func:`price_table`).
+
+    Parameters
+    ----------
+    path : path-like
+        A CSV or TSV table with columns ``model``, ``input`` and ``output`` (dollars per million
+        tokens), one row per model; or a YAML or JSON file of the mapping ``{model: {input: ...,
+        output: ...}}``, the config's form.
+
+    Returns
+    -------
+    dict
+        ``{model: {"input": float, "output": float}}``.
+
+    Raises
+    ------
+    evalbars.errors.InputError
+        In one line naming the file (and the row): an unreadable file, missing columns, a
+        model twice, a price that is not a number from 0.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> file = pathlib.Path(tempfile.mkdtemp()) / "prices.csv"
+    >>> _ = file.write_text("model,input,output\\nfake-mid,0.5,1.5\\n")
+    >>> read_price_file(file)
+    {'fake-mid': {'input': 0.5, 'output': 1.5}}
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "file does not exist")
+    suffix = path.suffix.lower()
+    if suffix in (".yaml", ".yml", ".json"):
+        try:
+            prices = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, yaml.YAMLError) as exc:
+            raise InputError(path, f"is not valid YAML or JSON: {exc}".splitlines()[0]) from exc
+    else:
+        try:
+            frame = pd.read_csv(
+                path, sep="\\t" if suffix in (".tsv", ".tab") else ",", dtype={"model": str}
+            )
+        except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+            raise InputError(path, f"is not a CSV table of prices: {exc}") from exc
+        frame.columns = [str(c).strip().casefold() for c in frame.columns]
+        missing = [c for c in ("model", *PRICE_KEYS) if c not in frame.columns]
+        if missing:
+            raise InputError(
+                path,
+                f"missing column(s) {', '.join(missing)}: a price table has model, input and "
+                f"output (dollars per million tokens); found {list(frame.columns)}",
+            )
+        repeated = frame["model"].duplicated()
+        if repeated.any():
+            i = int(np.argmax(repeated.to_numpy()))
+            raise InputError(path, f"model {frame['model'].iloc[i]!r} is priced twice", i + 1)
+        prices = {}
+        for i, row in enumerate(frame.itertuples(index=False), start=1):
+            given = {}
+            for name in PRICE_KEYS:
+                value = pd.to_numeric(pd.Series([getattr(row, name)]), errors="coerce").iloc[0]
+                if not np.isfinite(value) or value < 0:
+                    raise InputError(
+                        path,
+                        f"{name} must be a number of dollars per million {name} tokens from 0, "
+                        f"got {getattr(row, name)!r}",
+                        i,
+                    )
+                given[name] = float(value)
+            prices[str(row.model).strip()] = given
+    try:
+        price_table(prices, key=str(path))
+    except ConfigError as exc:
+        raise InputError(path, str(exc)) from exc
+    return {str(model): {k: float(v[k]) for k in PRICE_KEYS} for model, v in prices.items()}
+
+
+def tables_carry_costs(paths) -> bool:
+    """Whether any long table among ``paths`` (CSV, TSV or Parquet) has a ``cost`` column, from
+    its header (or Parquet schema) alone: a run with such a table has costs without a price
+    table (:func:`evalbars.workflow.smk.costed_run`)."""
+    return any("cost" in table_header(path) for path in paths)
 
 
 def token_cost(input_tokens, output_tokens, input_price, output_price) -> np.ndarray:
@@ -208,3 +305,69 @@ def usage_costs(usage: pd.DataFrame, prices, key: str = "prices") -> pd.DataFram
     source = np.where(from_price, "price", np.where(np.isnan(recorded), None, "log"))
     out["cost_source"] = pd.array(source, dtype="string")
     return out
+
+
+def per_question_costs(usage: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+    """The cost of each (model, question) of an item table: the mean over its samples.
+
+    Parameters
+    ----------
+    usage : DataFrame
+        :func:`usage_costs`' rows (``model, question_id, epoch, input_tokens, output_tokens,
+        cost``); rows without a cost are left out.
+    items : DataFrame
+        The item table's ``model, question_id, epoch``: only its samples count (the analysed
+        questions, after the subsample).
+
+    Returns
+    -------
+    DataFrame
+        ``model, question_id, samples, input_tokens, output_tokens, cost``: per (model,
+        question) with a cost, the number of its samples with one and their means (dollars;
+        tokens NaN where only a cost is recorded), in the item table's order; ``question_id``
+        as the item table writes it.
+
+    Examples
+    --------
+    >>> usage = pd.DataFrame({"model": ["a", "a", "a"], "question_id": ["q1", "q1", "q2"],
+    ...     "epoch": [1, 2, 1], "input_tokens": [100, 300, 50], "output_tokens": [10, 30, 5],
+    ...     "cost": [0.001, 0.003, None]})
+    >>> items = pd.DataFrame({"model": ["a", "a", "a"], "question_id": ["q1", "q1", "q2"],
+    ...                       "epoch": [1, 2, 1]})
+    >>> per_question_costs(usage, items)
+      model question_id  samples  input_tokens  output_tokens   cost
+    0     a          q1        2         200.0           20.0  0.002
+    """
+    costed = usage[pd.notna(usage["cost"])]
+    key = ["model", "question_id", "epoch"]
+
+    def keys(frame):
+        ids = frame["question_id"]
+        ids = ids.astype(object) if isinstance(ids.dtype, pd.CategoricalDtype) else ids
+        return pd.DataFrame(
+            {
+                "model": frame["model"].astype(str).to_numpy(),
+                "question_id": pd.Series(np.asarray(ids, dtype=object)).map(str).to_numpy(),
+                "epoch": frame["epoch"].to_numpy(dtype=np.int64),
+            }
+        )
+
+    left = keys(items).assign(_order=np.arange(len(items)), _id=np.asarray(items["question_id"]))
+    values = {
+        c: pd.to_numeric(costed[c]).to_numpy(dtype=float, na_value=np.nan)
+        for c in ("input_tokens", "output_tokens", "cost")
+    }
+    right = keys(costed).assign(**values)
+    joined = left.merge(right, on=key, how="inner")
+    grouped = joined.groupby(["model", "question_id"], sort=False)
+    table = grouped.agg(
+        _order=("_order", "min"),
+        _id=("_id", "first"),
+        samples=("cost", "size"),
+        input_tokens=("input_tokens", "mean"),
+        output_tokens=("output_tokens", "mean"),
+        cost=("cost", "mean"),
+    ).reset_index()
+    table = table.sort_values("_order", kind="stable").reset_index(drop=True)
+    table["question_id"] = table["_id"]
+    return table[["model", "question_id", "samples", "input_tokens", "output_tokens", "cost"]]

@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 
 from evalbars import tables
 from evalbars.data.scores import WideScores, read_wide_scores
+from evalbars.defaults import LEVEL
 from evalbars.jobs.data import chosen_scores
 from evalbars.jobs.inputs import file_name, parquet, read_json, reads
 from evalbars.jobs.outputs import Table, Text
@@ -18,12 +19,14 @@ from evalbars.jobs.repeats import SAMPLE_COLUMNS, samples_of
 from evalbars.readings import claims as claims_readings
 from evalbars.readings import planner
 from evalbars.readings.claims.parsing import (
+    ClaimError,
     check_claims,
     claim_config_error,
     parse_claims,
     unshared_error,
 )
 from evalbars.readings.claims.runs import has_runs, runs_rows, with_runs_rows
+from evalbars.readings.claims.sets import claim_scores, refuse_costless
 from evalbars.render import landing
 
 __all__ = [
@@ -36,29 +39,45 @@ __all__ = [
 
 
 @reads(item_table=parquet(columns=["model", "question_id", "category", "correct"]))
-def claims_check(item_table: pd.DataFrame, *, claims: list, notes: list) -> dict:
+def claims_check(
+    item_table: pd.DataFrame, *, claims: list, notes: list, costed: bool = False
+) -> dict:
     """``claims_check``: the configured claims checked against the models and categories of
     the item table (:func:`checked_claims`), and against the questions each pair shares, before
-    the claims stage writes anything."""
+    the claims stage writes anything; a cost claim in a run without costs (``costed``) too."""
     return checked_claims(
         model_accuracy(item_table),
         item_table["category"].unique(),
         claims=claims,
         notes=notes,
         answered=item_table,
+        costed=costed,
     )
 
 
 def checked_claims(
-    accuracy: pd.Series, categories, *, claims: list, notes: list, answered=None
+    accuracy: pd.Series,
+    categories,
+    *,
+    claims: list,
+    notes: list,
+    answered=None,
+    costed: bool = False,
 ) -> dict:
     """The configured claims parsed against the data's models (the index of
     ``accuracy``, each model's mean score) and ``categories`` (a claim naming neither stops the
     run), with the notes of the settings fitted to the data and an example claim in the
     analysed models' own names (``checked``, JSON). With ``answered``, the item table's
     ``model, question_id, category`` rows, a claim comparing two models that share no question
-    (in its category) stops the run too, as ``evalbars compare`` refuses such a pair."""
+    (in its category) stops the run too, as ``evalbars compare`` refuses such a pair. Without
+    ``costed`` (a price table, or a cost column), a cost claim stops it."""
     parsed = check_claims(claims, sorted(accuracy.index), sorted(categories))
+    if not costed:  # a cost claim needs the costs the run would make (evalbars.jobs.leaderboard)
+        for claim in parsed:
+            try:
+                refuse_costless(claim, None, None)
+            except ClaimError as exc:
+                raise claim_config_error(exc) from exc
     if answered is not None:
         for claim in parsed:
             rival = _unshared_rival(claim, answered, accuracy.index)
@@ -88,7 +107,12 @@ def model_accuracy(items: pd.DataFrame) -> pd.Series:
     return items.groupby("model", observed=True)["correct"].mean()
 
 
-@reads(scores=read_wide_scores, checked=read_json, item_table=file_name)
+@reads(
+    scores=read_wide_scores,
+    checked=read_json,
+    item_table=file_name,
+    costs=parquet(columns=["model", "question_id", "cost"]),
+)
 def claims_table(
     scores: WideScores,
     checked: dict,
@@ -100,12 +124,17 @@ def claims_table(
     replicates: int,
     seed: int,
     adjust: str = "holm",
+    level: float = LEVEL,
+    costs: pd.DataFrame | None = None,
 ) -> dict:
     """``claims_table``: each claim's verdict under every reading (``claims``), of the claims
-    ``checked`` (what ``claims_check`` wrote). ``item_table``, the sample rows (a Parquet
-    file or a frame), is read only where it adds something: a claim ``at pass@K`` is read on
-    that item score's matrix, and with a model read in two or more runs each claim gains the
-    ``runs`` reading (:mod:`evalbars.readings.claims.runs`)."""
+    ``checked`` (what ``claims_check`` wrote), the cost claims on the per-question ``costs``
+    where the run has them; and the score of the model each ``best``/``top k`` claim names,
+    naive and corrected for its selection, at ``level`` (``claim_scores``,
+    :func:`evalbars.readings.claims.sets.claim_scores`). ``item_table``, the sample rows (a
+    Parquet file or a frame), is read only where it adds something: a claim ``at pass@K`` is
+    read on that item score's matrix, and with a model read in two or more runs each claim
+    gains the ``runs`` reading (:mod:`evalbars.readings.claims.runs`)."""
     try:
         samples, matrices = _claim_samples(item_table, checked["claims"], scores.models)
         table = claims_readings.evaluate_claims(
@@ -118,6 +147,10 @@ def claims_table(
             seed=seed,
             adjust=adjust,
             score_matrices=matrices,
+            costs=costs,
+        )
+        parsed = claims_readings.parse_claims(
+            checked["claims"], scores.models, sorted(set(scores.categories.tolist()))
         )
         if has_runs(samples):
             categories = sorted(set(scores.categories.tolist()))
@@ -132,6 +165,7 @@ def claims_table(
             table = with_runs_rows(table, rows)
     except claims_readings.ClaimError as exc:
         raise claim_config_error(exc) from exc
+    scored = claim_scores(scores, parsed, level=level, seed=seed)
     markdown = claims_readings.claims_markdown(table, alpha, family)
     if table.empty:
         markdown = landing.no_claims_text(checked["notes"], checked["example"])
@@ -143,7 +177,10 @@ def claims_table(
     latex = tables.to_latex(
         shown, caption=claims_readings.claims_headline(table), label="tab:claims"
     )
-    return {"claims": Table(table, markdown=markdown, latex=latex)}
+    return {
+        "claims": Table(table, markdown=markdown, latex=latex),
+        "claim_scores": Table(scored, markdown=tables.to_markdown(scored)),
+    }
 
 
 def _claim_samples(item_table, claims: list, models) -> tuple:

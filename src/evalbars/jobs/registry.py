@@ -71,6 +71,9 @@ JOBS: dict[str, str] = {
     # leaderboard.smk
     "leaderboard_table": "evalbars.jobs.leaderboard",
     "leaderboard_figure": "evalbars.jobs.figures.leaderboard",
+    "costs": "evalbars.jobs.leaderboard",
+    "cost_table": "evalbars.jobs.leaderboard",
+    "cost_figure": "evalbars.jobs.figures.leaderboard",
     # report.smk
     "report_landing": "evalbars.jobs.report",
     # battles.smk (a battles run, config `data: battles`)

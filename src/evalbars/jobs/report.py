@@ -24,6 +24,9 @@ __all__ = ["report_landing"]
     judge_corrected=parquet(),
     passk_png=read_bytes,
     run_variance=parquet(),
+    winner=parquet(),
+    leaderboard=parquet(columns=["model", "in_best_set", "top_k", "in_top_k_set"]),
+    frontier=parquet(),
 )
 def report_landing(
     item_table: pd.DataFrame,
@@ -36,10 +39,14 @@ def report_landing(
     pairwise: pd.DataFrame,
     ranks: pd.DataFrame,
     alpha: float,
+    level: float | None = None,
     judge_corrected: pd.DataFrame | None = None,
     score: str = "mean",
     passk_png: bytes | None = None,
     run_variance: pd.DataFrame | None = None,
+    winner: pd.DataFrame | None = None,
+    leaderboard: pd.DataFrame | None = None,
+    frontier: pd.DataFrame | None = None,
 ) -> dict:
     """``report_landing``: the first screen of ``report.html`` (``landing``, an HTML fragment).
 
@@ -48,10 +55,12 @@ def report_landing(
     model named ``NA`` keeps its name). The notes say what was fitted to the data
     (``checked``) and what the shape of the data leaves out
     (:func:`evalbars.data.sampling.design_notes`). ``judge_corrected`` is the judge-versus-
-    corrected table where the scores are a judge's with human labels. Where the data have
-    repeated samples or runs, one line says how many
-    (:func:`evalbars.render.landing.samples_sentence`, with the item score ``score``), and the
-    pass@k figure ``passk_png`` and the run-to-run table ``run_variance`` are shown.
+    corrected table where the scores are a judge's with human labels. ``winner`` and
+    ``leaderboard`` are the leaderboard job's (the top score beside its correction for being
+    the top, the confidence sets for the best and the top k), and ``frontier`` the cost job's
+    where the run has costs. Where the data have repeated samples or runs, one line says how
+    many (:func:`evalbars.render.landing.samples_sentence`, with the item score ``score``), and
+    the pass@k figure ``passk_png`` and the run-to-run table ``run_variance`` are shown.
     """
     page = landing_page.landing_html(
         models_text=landing_page.models_sentence(
@@ -73,5 +82,9 @@ def report_landing(
         samples_text=landing_page.samples_sentence(item_table, score),
         passk_png=passk_png,
         run_variance=run_variance,
+        winner=winner,
+        leaderboard=leaderboard,
+        frontier=frontier,
+        level=level,
     )
     return {"landing": Text(page)}

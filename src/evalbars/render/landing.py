@@ -18,12 +18,15 @@ from __future__ import annotations
 import base64
 import html
 
+import numpy as np
 import pandas as pd
 
 from evalbars.defaults import ALPHA
 from evalbars.readings.battle_verdicts import battle_claims_display, battle_claims_headline
 from evalbars.readings.claims import claims_display, claims_headline
 from evalbars.readings.judge_corrected import judge_vs_corrected_display, labels_sentence
+from evalbars.readings.leaderboard.best import best_set_sentence, winner_sentence
+from evalbars.readings.leaderboard.cost import frontier_sentence
 from evalbars.readings.naive_vs_blocked import naive_vs_blocked_display
 
 __all__ = [
@@ -34,6 +37,7 @@ __all__ = [
     "naive_vs_blocked_headline",
     "separation_sentence",
     "tiers_sentence",
+    "models_with_corrected_top",
     "landing_html",
     "battles_separation_sentence",
     "battles_tiers_sentence",
@@ -201,6 +205,42 @@ def tiers_sentence(ranks: pd.DataFrame, reading: str = "paired") -> str:
     return f"{reading.capitalize()} tiers ({len(tiers):,}): " + "; ".join(shown) + more + "."
 
 
+def models_with_corrected_top(
+    models_table: pd.DataFrame, winner: pd.DataFrame | None, rows: int = 40
+) -> pd.DataFrame:
+    """The first screen's per-model accuracy: ``model, n, accuracy, interval`` in points, and,
+    on the top model's row, its score corrected for being the top (the hybrid reading of
+    ``winner.csv``, :func:`evalbars.readings.leaderboard.best.winner_readings`) with its interval.
+
+    Examples
+    --------
+    >>> models = pd.DataFrame({"model": ["a", "b"], "n": [400, 400], "accuracy": [0.8, 0.7],
+    ...                        "ci_low": [0.76, 0.65], "ci_high": [0.84, 0.74]})
+    >>> winner = pd.DataFrame({"model": "a", "method": ["naive", "hybrid"],
+    ...                        "estimate": [0.8, 0.79], "ci_low": [0.76, 0.74],
+    ...                        "ci_high": [0.84, 0.84]})
+    >>> models_with_corrected_top(models, winner).values.tolist()
+    [['a', 400, '80.0%', '76.0–84.0%', '79.0% (74.0–84.0%)'], ['b', 400, '70.0%', '65.0–74.0%', '']]
+    """
+    shown = models_table.assign(
+        accuracy=(100 * models_table["accuracy"]).map("{:.1f}%".format),
+        interval=[
+            f"{100 * low:.1f}–{100 * high:.1f}%"
+            for low, high in zip(models_table["ci_low"], models_table["ci_high"], strict=True)
+        ],
+    )[["model", "n", "accuracy", "interval"]].head(rows)
+    hybrid = None if winner is None else winner[winner["method"] == "hybrid"]
+    if hybrid is None or hybrid.empty or not pd.notna(hybrid["estimate"].iloc[0]):
+        return shown
+    top = hybrid.iloc[0]
+    corrected = (
+        f"{100 * top['estimate']:.1f}% ({100 * top['ci_low']:.1f}–{100 * top['ci_high']:.1f}%)"
+    )
+    column = "corrected for being the top (hybrid)"
+    shown[column] = np.where(shown["model"].astype(str) == str(top["model"]), corrected, "")
+    return shown
+
+
 def _table_html(frame: pd.DataFrame) -> str:
     return frame.to_html(index=False, border=0, classes="evalbars", na_rep="", escape=True)
 
@@ -244,6 +284,10 @@ def landing_html(
     samples_text: str = "",
     passk_png: bytes | None = None,
     run_variance: pd.DataFrame | None = None,
+    winner: pd.DataFrame | None = None,
+    leaderboard: pd.DataFrame | None = None,
+    frontier: pd.DataFrame | None = None,
+    level: float | None = None,
 ) -> str:
     """The report's first screen as one self-contained HTML fragment (the figure inline).
 
@@ -273,6 +317,13 @@ def landing_html(
         The pass@k differences figure, where the questions have repeated samples.
     run_variance : DataFrame, optional
         ``run_variance.csv``, where a model was read in two or more runs.
+    winner, leaderboard : DataFrame, optional
+        ``winner.csv`` and ``leaderboard.csv``: the top score is shown beside its correction for
+        being the top, and the confidence sets for the best and the top k are said in words.
+    frontier : DataFrame, optional
+        ``frontier.csv``, where the run has costs: the cost-accuracy frontier in words.
+    level : float, optional
+        The level of the intervals (default ``1 - alpha``).
     """
     labelled = judge_corrected is not None and len(judge_corrected) > 0
     parts = [_STYLE, '<div class="evalbars-landing">', "<h2>What the data support</h2>"]
@@ -313,15 +364,40 @@ def landing_html(
             )
         )
         parts.append(_table_html(judge_vs_corrected_display(judge_corrected, alpha)))
-    if passk_png or (run_variance is not None and len(run_variance)):
-        parts.append("<h2>Repeated samples and runs</h2>")
+    parts += _repeats_parts(passk_png, run_variance)
+    parts.append("<h2>Naive versus blocked</h2>")
+    parts.append(_paragraph(naive_vs_blocked_headline(naive_vs_blocked, alpha)))
+    parts.append(_table_html(naive_vs_blocked_display(naive_vs_blocked, alpha)))
+    parts.append("<h2>Per-model accuracy</h2>")
+    if winner is not None:
+        parts.append(_paragraph(winner_sentence(winner, level or 1 - alpha)))
+    if leaderboard is not None and "in_best_set" in leaderboard.columns:
+        parts.append(_paragraph(best_set_sentence(leaderboard, alpha)))
+    if frontier is not None:
+        parts.append(_paragraph(frontier_sentence(frontier, alpha)))
+    parts.append(_table_html(models_with_corrected_top(models_table, winner)))
+    parts.append(
+        '<p class="note">Every table and figure, with its caption, is in the categories of '
+        "this report (menu on the left); the CSV files hold full precision.</p>"
+    )
+    parts.append("</div>")
+    return "\n".join(part for part in parts if part) + "\n"
+
+
+def _repeats_parts(passk_png: bytes | None, run_variance: pd.DataFrame | None) -> list[str]:
+    """The first screen's repeated-samples section: the pass@k figure and the run-to-run table,
+    where the data have them (else nothing)."""
+    runs = run_variance is not None and len(run_variance) > 0
+    if not passk_png and not runs:
+        return []
+    parts = ["<h2>Repeated samples and runs</h2>"]
     if passk_png:
         encoded = base64.b64encode(passk_png).decode("ascii")
         parts.append(
             f'<img alt="pass@k differences over k, with the band over every k" '
             f'src="data:image/png;base64,{encoded}">'
         )
-    if run_variance is not None and len(run_variance):
+    if runs:
         parts.append(
             _paragraph(
                 "Run-to-run noise: the SD of a model's accuracy between runs, the smallest gap "
@@ -330,24 +406,7 @@ def landing_html(
             )
         )
         parts.append(_table_html(run_variance_display(run_variance)))
-    parts.append("<h2>Naive versus blocked</h2>")
-    parts.append(_paragraph(naive_vs_blocked_headline(naive_vs_blocked, alpha)))
-    parts.append(_table_html(naive_vs_blocked_display(naive_vs_blocked, alpha)))
-    parts.append("<h2>Per-model accuracy</h2>")
-    shown = models_table.assign(
-        accuracy=(100 * models_table["accuracy"]).map("{:.1f}%".format),
-        interval=[
-            f"{100 * low:.1f}–{100 * high:.1f}%"
-            for low, high in zip(models_table["ci_low"], models_table["ci_high"], strict=True)
-        ],
-    )[["model", "n", "accuracy", "interval"]].head(40)
-    parts.append(_table_html(shown))
-    parts.append(
-        '<p class="note">Every table and figure, with its caption, is in the categories of '
-        "this report (menu on the left); the CSV files hold full precision.</p>"
-    )
-    parts.append("</div>")
-    return "\n".join(part for part in parts if part) + "\n"
+    return parts
 
 
 # --- The first screen of a battles run ----------------------------------------------------------

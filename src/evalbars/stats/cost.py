@@ -51,7 +51,7 @@ from evalbars.stats.best.winners import (
     simultaneous_critical_value,
 )
 
-__all__ = ["joint_covariance", "cost_table", "frontier_set", "cost_claim_p"]
+__all__ = ["joint_covariance", "cost_table", "frontier_set", "cost_claim_p", "frontier_rival_p"]
 
 
 def joint_covariance(correct, cost, clusters=None) -> np.ndarray:
@@ -92,9 +92,11 @@ def cost_table(correct, cost, models, clusters=None, alpha: float = ALPHA) -> pd
     Returns
     -------
     DataFrame
-        ``model, questions, accuracy, mean_cost, cost_se, cost_low, cost_high,
-        accuracy_per_dollar, apd_low, apd_high`` (accuracy per dollar: NaN with a zero cost;
-        its interval by the delta method, clipped at 0); the cost interval is clipped at 0.
+        ``model, questions, accuracy, accuracy_se, accuracy_low, accuracy_high, mean_cost,
+        cost_se, cost_low, cost_high, accuracy_per_dollar, apd_low, apd_high`` (accuracy per
+        dollar: NaN with a zero cost; its interval by the delta method, clipped at 0); the
+        accuracy and cost intervals are normal ones from the same covariance, clipped to [0, 1]
+        and at 0.
 
     Examples
     --------
@@ -118,11 +120,15 @@ def cost_table(correct, cost, models, clusters=None, alpha: float = ALPHA) -> pd
         ratio = np.where(mean_cost > 0, accuracy / mean_cost, np.nan)
         relative = var_a / accuracy**2 + var_c / mean_cost**2 - 2 * cov_ac / (accuracy * mean_cost)
         ratio_se = np.abs(ratio) * np.sqrt(np.clip(relative, 0.0, None))
+    accuracy_se = np.sqrt(np.clip(var_a, 0.0, None))
     return pd.DataFrame(
         {
             "model": list(models),
             "questions": correct.shape[0],
             "accuracy": accuracy,
+            "accuracy_se": accuracy_se,
+            "accuracy_low": np.clip(accuracy - z * accuracy_se, 0.0, 1.0),
+            "accuracy_high": np.clip(accuracy + z * accuracy_se, 0.0, 1.0),
             "mean_cost": mean_cost,
             "cost_se": cost_se,
             "cost_low": np.maximum(mean_cost - z * cost_se, 0.0),
@@ -251,8 +257,9 @@ def cost_claim_p(
     margin: float = 0.0,
     cost_ratio: float = 1.0,
     clusters=None,
+    opposite: bool = False,
 ) -> float:
-    """One-sided p of a cost claim (small p supports it).
+    """One-sided p of a cost claim (small p supports it), or of its opposite.
 
     Parameters
     ----------
@@ -270,11 +277,18 @@ def cost_claim_p(
         x: A's cost may be at most x times B's.
     clusters : array_like, shape (n,), optional
         Category of each question.
+    opposite : bool
+        The p of the claim's opposite instead (small p contradicts the claim): for
+        ``noninferior_at_cost``, "A is worse than B by more than d, or costs more than x times
+        B", :math:`\\min(1, 2\\min(q_{acc}, q_{cost}))` (Bonferroni over the two ways); for
+        ``on_frontier``, "some B is more accurate and cheaper than A",
+        :math:`\\min(1, (K-1)\\min_B \\max(q_{acc,B}, q_{cheaper,B}))` (each B an
+        intersection-union test, Bonferroni over the K - 1 rivals).
 
     Returns
     -------
     float
-        The intersection-union p (see the module docstring).
+        The intersection-union p (see the module docstring), or its opposite's.
 
     Examples
     --------
@@ -293,14 +307,63 @@ def cost_claim_p(
     a = models.index(first)
     if kind == "noninferior_at_cost":
         b = models.index(second)
+        if opposite:
+            q_accuracy = _one_sided_p(correct[:, b] - correct[:, a], clusters, margin)
+            q_cost = _one_sided_p(cost[:, a] - cost_ratio * cost[:, b], clusters)
+            return float(min(1.0, 2 * min(q_accuracy, q_cost)))
         p_accuracy = _one_sided_p(correct[:, a] - correct[:, b], clusters, -margin)
         p_cost = _one_sided_p(cost_ratio * cost[:, b] - cost[:, a], clusters)
         return max(p_accuracy, p_cost)
     if kind == "on_frontier":
         rivals = np.arange(len(models)) != a
         if not rivals.any():
-            return 0.0
-        p_accuracy = _one_sided_p(correct[:, [a]] - correct[:, rivals], clusters)
-        p_cheaper = _one_sided_p(cost[:, rivals] - cost[:, [a]], clusters)
-        return float(np.minimum(1.0, 2 * np.minimum(p_accuracy, p_cheaper)).max())
+            return 1.0 if opposite else 0.0
+        per_rival = frontier_rival_p(correct, cost, a, clusters, opposite=opposite)
+        if opposite:
+            return float(min(1.0, int(rivals.sum()) * per_rival.min()))
+        return float(per_rival.max())
     raise ValueError(f"unknown cost claim kind {kind!r}")
+
+
+def frontier_rival_p(correct, cost, model: int, clusters=None, opposite: bool = False):
+    """Per rival B of ``model`` (A), the one-sided p that B does not dominate A, or (with
+    ``opposite``) that it does.
+
+    Parameters
+    ----------
+    correct, cost : array_like, shape (n, K)
+        Per-question scores and costs on shared questions.
+    model : int
+        A's column.
+    clusters : array_like, shape (n,), optional
+        Category of each question.
+    opposite : bool
+        The p of "B is more accurate and cheaper than A" (intersection-union: the larger of
+        the two one-sided p) instead of "A is more accurate, or cheaper, than B" (the smaller,
+        doubled for the two ways).
+
+    Returns
+    -------
+    ndarray, shape (K - 1,)
+        One p per rival, the other columns in their order; :func:`cost_claim_p` of
+        ``on_frontier`` is their largest (the claim), or K - 1 times their smallest (the
+        opposite).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> correct = np.array([[1, 0, 1], [1, 1, 0], [1, 0, 0], [0, 0, 1.]])
+    >>> cost = np.array([[1, 2, 3], [1, 2, 3], [1.5, 2, 3], [1, 2, 3.5]])
+    >>> frontier_rival_p(correct, cost, 0).round(4).tolist()
+    [0.0, 0.0]
+    """
+    correct = np.asarray(correct, float)
+    cost = np.asarray(cost, float)
+    rivals = np.arange(correct.shape[1]) != model
+    if opposite:
+        q_accuracy = _one_sided_p(correct[:, rivals] - correct[:, [model]], clusters)
+        q_cheaper = _one_sided_p(cost[:, [model]] - cost[:, rivals], clusters)
+        return np.maximum(q_accuracy, q_cheaper)
+    p_accuracy = _one_sided_p(correct[:, [model]] - correct[:, rivals], clusters)
+    p_cheaper = _one_sided_p(cost[:, rivals] - cost[:, [model]], clusters)
+    return np.minimum(1.0, 2 * np.minimum(p_accuracy, p_cheaper))

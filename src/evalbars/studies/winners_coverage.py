@@ -13,7 +13,21 @@ best is unique, whether the MCB set (:func:`evalbars.stats.best.sets.best_set`) 
 
 The covariance is the one the readings are given (known), as in the coverage studies of Andrews,
 Kitagawa and McCloskey (2024, section 5): what is checked is the selection correction, not the
-estimation of :math:`\\Sigma` from questions, whose error is of order :math:`1/\\sqrt n`. Every
+estimation of :math:`\\Sigma` from questions, whose error is of order :math:`1/\\sqrt n`.
+
+:func:`simulate_estimated_covariance` checks that estimation too: it draws item-level 0/1
+scores (n questions in G equal categories; model k answers question q of category g when
+:math:`\\theta_k + u_{gk} - b_q + \\varepsilon_{qk} > 0`, with a question difficulty
+:math:`b_q \\sim N(0, 1)` shared by every model, which makes the scores paired, a model x
+category effect :math:`u_{gk} \\sim N(0, \\tau^2)`, which clusters them, and
+:math:`\\varepsilon_{qk} \\sim N(0, 1)`), estimates :math:`\\Sigma` from each board's questions as
+the readings do (:func:`evalbars.stats.best.winners.mean_covariance`, paired, or clustered by
+category with CR2), and records the coverage of the naive and the hybrid interval of the winner
+and of the MCB set. The true scores are
+:math:`\\mu_k = \\Phi(\\theta_k/\\sqrt{2 + \\tau^2})`: the mean over questions and over categories
+drawn anew (with :math:`\\tau > 0` the inference is about the benchmark's population of
+categories, which only the clustered covariance accounts for; with :math:`\\tau = 0` the two
+targets coincide). Every
 reading is vectorised over the replicates; under the exchangeable covariance the zoom interval's
 second critical value and MCB's :math:`d_i` depend on the board only through the size of the
 plausible set (and not at all, respectively), so each is computed once per size.
@@ -23,11 +37,14 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import special
 
 from evalbars.defaults import ALPHA
 from evalbars.stats.best.sets import difference_covariance, pair_standard_errors
 from evalbars.stats.best.winners import (
+    mean_covariance,
     simultaneous_critical_value,
+    simultaneous_critical_values,
     winner_conditional,
     winner_hybrid,
     winner_naive,
@@ -36,9 +53,21 @@ from evalbars.stats.rng import setting_rng, share_and_se
 
 __all__ = [
     "WINNER_SETTINGS",
+    "ESTIMATED_SETTINGS",
     "exchangeable_covariance",
     "simulate_winner_coverage",
     "winner_coverage_table",
+    "simulate_estimated_covariance",
+    "estimated_covariance_coverage_table",
+]
+
+#: The settings of :func:`estimated_covariance_coverage_table`: models, categories, the
+#: model x category SD :math:`\\tau`, the covariance the readings estimate.
+ESTIMATED_SETTINGS = [
+    (models, categories, tau, covariance)
+    for models in (5, 20)
+    for categories, tau in ((14, 0.0), (14, 0.15), (57, 0.15))
+    for covariance in ("paired", "clustered")
 ]
 
 #: The settings of the benchmark's ``--winner-coverage``: models, spacing (SEs), correlation.
@@ -157,5 +186,149 @@ def winner_coverage_table(replicates: int = 4000, settings=None, seed: int = 0) 
         [
             simulate_winner_coverage(m, s, r, replicates, seed=seed)
             for m, s, r in (settings or WINNER_SETTINGS)
+        ]
+    )
+
+
+#: Boards drawn at once by :func:`simulate_estimated_covariance` (each holds n x K scores).
+_BOARDS_PER_BLOCK = 100
+
+
+def _estimated_block(rng, boards, questions, categories, tau, theta, clustered, alpha, seed):
+    """Coverage indicators of one block of item-level boards (see the module docstring)."""
+    per = questions // categories
+    models = theta.size
+    difficulty = rng.standard_normal((boards, questions, 1))
+    effect = np.repeat(tau * rng.standard_normal((boards, categories, models)), per, axis=1)
+    noise = rng.standard_normal((boards, questions, models))
+    scores = (theta + effect - difficulty + noise > 0).astype(float)
+    clusters = np.repeat(np.arange(categories), per) if clustered else None
+    cov = mean_covariance(scores, clusters)
+    means = scores.mean(axis=1)
+    truth = special.ndtr(theta / np.sqrt(2.0 + tau**2))
+    winner = means.argmax(axis=1)
+    target = truth[winner]
+    covered = {}
+    for name, reading in (
+        ("naive", winner_naive(means, cov, winner, alpha)),
+        ("hybrid", winner_hybrid(means, cov, winner, alpha, seed=seed)),
+    ):
+        covered[name] = (reading.low <= target) & (target <= reading.high)
+    # MCB: the true best (model 0, when the scores are spaced) kept, at its own d estimated
+    others = np.arange(models) != 0
+    column = cov[:, others, 0]
+    differences = (
+        cov[:, others][:, :, others] - column[:, :, None] - column[:, None, :] + cov[:, :1, :1]
+    )
+    critical = simultaneous_critical_values(differences, alpha, one_sided=True, seed=seed)
+    se = np.sqrt(np.clip(cov[:, 0, 0][:, None] + cov[:, others, others] - 2 * column, 0, None))
+    gaps = means[:, :1] - means[:, others] + critical[:, None] * se
+    covered["best_set"] = gaps.min(axis=1) > 0
+    return covered
+
+
+def simulate_estimated_covariance(
+    models: int,
+    categories: int,
+    tau: float,
+    covariance: str,
+    replicates: int = 1000,
+    *,
+    questions: int = 1400,
+    spacing: float = 0.0,
+    alpha: float = ALPHA,
+    seed: int = 0,
+) -> dict:
+    """Coverage of the winner's readings and of the MCB set with the covariance estimated from
+    item-level scores (see the module docstring).
+
+    Parameters
+    ----------
+    models : int
+        Models on the board (K).
+    categories : int
+        Categories G (equal sizes: ``questions`` is rounded down to a multiple of G).
+    tau : float
+        SD of the model x category effect (latent scale; 0: no clustering).
+    covariance : {"paired", "clustered"}
+        The covariance the readings estimate: paired over questions, or clustered by category
+        (CR2).
+    replicates : int
+        Boards drawn.
+    questions : int
+        Questions per board.
+    spacing : float
+        Gap between consecutive latent abilities (0: every model tied, the worst case for the
+        winner's curse; the MCB set needs a unique best, so its coverage is recorded at
+        ``spacing > 0`` only).
+    alpha : float
+        Error rate of the intervals and the set.
+    seed : int
+        Study seed (:func:`evalbars.stats.rng.setting_rng`, study ``winners_estimated``).
+
+    Returns
+    -------
+    dict
+        ``models, categories, tau, covariance, questions, replicates, spacing``, the coverage
+        of ``naive``, ``hybrid`` and ``best_set`` (NaN when tied), and ``coverage_mc_se``.
+
+    Examples
+    --------
+    Twenty tied models, 100 boards of 280 questions (too few for a level; the benchmark's
+    settings are :data:`ESTIMATED_SETTINGS`):
+
+    >>> row = simulate_estimated_covariance(20, 14, 0.0, "paired", 100, questions=280)
+    >>> row["naive_coverage"], row["hybrid_coverage"]
+    (0.62, 0.85)
+    """
+    if covariance not in ("paired", "clustered"):
+        raise ValueError(f"covariance must be 'paired' or 'clustered', got {covariance!r}")
+    clustered = covariance == "clustered"
+    rng = setting_rng(
+        seed, "winners_estimated", models, categories, tau, clustered, replicates, spacing
+    )
+    questions = questions // categories * categories
+    theta = 0.5 - spacing * np.arange(models)
+    blocks = [
+        _estimated_block(
+            rng,
+            min(_BOARDS_PER_BLOCK, replicates - start),
+            questions,
+            categories,
+            tau,
+            theta,
+            clustered,
+            alpha,
+            seed,
+        )
+        for start in range(0, replicates, _BOARDS_PER_BLOCK)
+    ]
+    covered = {name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]}
+    return {
+        "models": models,
+        "categories": categories,
+        "tau": tau,
+        "covariance": covariance,
+        "questions": questions,
+        "replicates": replicates,
+        "spacing": spacing,
+        "naive_coverage": share_and_se(covered["naive"])[0],
+        "hybrid_coverage": share_and_se(covered["hybrid"])[0],
+        "best_set_coverage": share_and_se(covered["best_set"])[0] if spacing > 0 else np.nan,
+        "coverage_mc_se": float(np.sqrt(0.95 * 0.05 / replicates)),
+    }
+
+
+def estimated_covariance_coverage_table(
+    replicates: int = 1000, settings=None, seed: int = 0, spacings=(0.0, 0.02)
+) -> pd.DataFrame:
+    """:func:`simulate_estimated_covariance` over ``settings`` (default
+    :data:`ESTIMATED_SETTINGS`) and ``spacings`` (tied, for the winner; spaced, for the MCB
+    set), one row each."""
+    return pd.DataFrame(
+        [
+            simulate_estimated_covariance(m, g, t, c, replicates, spacing=spacing, seed=seed)
+            for m, g, t, c in (settings or ESTIMATED_SETTINGS)
+            for spacing in spacings
         ]
     )

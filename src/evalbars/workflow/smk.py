@@ -22,6 +22,7 @@ import yaml
 
 from evalbars.data.fetch import archive_name, model_from_archive, pinned_checksums
 from evalbars.data.labels import tables_carry_labels
+from evalbars.data.prices import tables_carry_costs
 from evalbars.data.readers.shape import SourceShape, probe_sources
 from evalbars.errors import ConfigError
 from evalbars.jobs.registry import JOBS
@@ -40,6 +41,7 @@ __all__ = [
     "battles_run",
     "run_stages",
     "source_shape",
+    "costed_run",
     "RunChoices",
     "run_choices",
     "package_files",
@@ -190,6 +192,15 @@ def source_shape(config: dict, sources: list[dict]) -> SourceShape:
     if config.get("score", "mean") != "mean":
         shape |= SourceShape(samples=True)
     return shape
+
+
+def costed_run(config: dict, sources: list[dict]) -> bool:
+    """Whether the run has costs: a price table (``prices:``), or a long table of predictions
+    with a ``cost`` column (read from its header alone). The cost table, the frontier and its
+    figure are then among the run's outputs (:func:`evalbars.jobs.leaderboard.costs`)."""
+    if config.get("prices"):
+        return True
+    return tables_carry_costs(source_files(sources))
 
 
 def replication_applies(config: dict) -> bool:

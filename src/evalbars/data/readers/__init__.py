@@ -427,7 +427,7 @@ def _by_lm_eval_name(path: Path, named: bool):
 
 def _parquet_table(path: Path, named: bool):
     """A Parquet file that no corpus claimed: a long table (passed over in a folder when it
-    is a labels file: :func:`_is_labels_header`)."""
+    is a labels file or a usage table: :func:`_is_labels_header`, :func:`_is_usage_header`)."""
     with open(path, "rb") as fh:
         if fh.read(4) != b"PAR1":
             return None
@@ -435,7 +435,7 @@ def _parquet_table(path: Path, named: bool):
         columns = set(pq.read_schema(path).names)
     except (OSError, pa.ArrowException):
         return "table", True  # its reader says what is wrong with it
-    return "table", named or not _is_labels_header(columns)
+    return "table", named or not (_is_labels_header(columns) or _is_usage_header(columns))
 
 
 def _json_document(path: Path, named: bool):
@@ -491,13 +491,24 @@ def _is_labels_header(columns) -> bool:
     return {"question_id", "human"} <= names and not names & {"correct", "pred"}
 
 
+def _is_usage_header(columns) -> bool:
+    """Whether a table's columns are a usage table's (``question_id`` and token or cost
+    columns, no score column): the token usage of :func:`evalbars.data.readers.usage.read_usage`,
+    which a folder of logs may hold beside the logs, not predictions."""
+    names = {str(c).strip().casefold() for c in columns}
+    usage = {"input_tokens", "output_tokens", "cost"}
+    return "question_id" in names and bool(names & usage) and not names & {"correct", "pred"}
+
+
 def _table_has_marks(path: Path) -> bool:
     """Whether a CSV/TSV's header names a prediction column (question_id, correct, pred), and
-    is not a labels file's (:func:`_is_labels_header`)."""
+    is not a labels file's (:func:`_is_labels_header`) or a usage table's
+    (:func:`_is_usage_header`)."""
     with open(path, "rb") as fh:
         header = fh.readline(4096).decode("utf-8", "replace").lstrip("\ufeff")
     columns = {c.strip().strip('"').strip() for c in re.split(r"[,\t]", header)}
-    return bool(columns & _TABLE_MARKS) and not _is_labels_header(columns)
+    side_table = _is_labels_header(columns) or _is_usage_header(columns)
+    return bool(columns & _TABLE_MARKS) and not side_table
 
 
 def detect_format(path) -> str:

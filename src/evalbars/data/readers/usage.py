@@ -98,7 +98,9 @@ _NO_USAGE = (
 )
 
 
-def read_usage(path, options: SourceOptions | None = None) -> pd.DataFrame:
+def read_usage(
+    path, options: SourceOptions | None = None, *, required: bool = True
+) -> pd.DataFrame:
     """The token usage (and recorded cost) of one predictions entry, per (model, question, epoch).
 
     Parameters
@@ -109,7 +111,11 @@ def read_usage(path, options: SourceOptions | None = None) -> pd.DataFrame:
         input_tokens, output_tokens[, cost]`` without a score column).
     options : SourceOptions, optional
         The entry's reader options (HELM's ``split`` and ``perturbation``, ``runs``, Inspect's
-        ``allow_partial``, ...), so that the rows are those the item readers read.
+        ``allow_partial``, ...), so that the rows are those the item readers read. A folder's
+        usage tables (no score column) beside its logs are read too.
+    required : bool
+        Refuse an entry that records no token usage (default); False gives no rows instead
+        (one entry of several, the others recording usage).
 
     Returns
     -------
@@ -140,8 +146,9 @@ def read_usage(path, options: SourceOptions | None = None) -> pd.DataFrame:
         table = load_table(path, known=_TABLE_KNOWN)
         if _is_usage_only(table):
             return _finish(_table_usage(path, table), path)
-    frames = []
+    frames, read = [], []
     for items in read_source(path, options):
+        read.append(items)
         sources = [Path(p) for p in items["source_path"].astype(str).unique()]
         kind = detect_format(sources[0])
         if kind == "inspect":
@@ -156,9 +163,30 @@ def read_usage(path, options: SourceOptions | None = None) -> pd.DataFrame:
         else:
             continue  # lm-eval, lighteval, MMLU-Pro, Every Eval Ever, SWE-bench: no tokens
         frames.append(_only_scored(usage, items))
+    if path.is_dir() and read:  # usage tables beside the logs, which the item walk passed over
+        scored = pd.concat(read, ignore_index=True)
+        frames += [_only_scored(usage, scored) for usage in _folder_usage_tables(path)]
     if not frames:
+        if not required:
+            return pd.DataFrame({c: [] for c in USAGE_COLUMNS}).pipe(_typed)
         raise InputError(path, _NO_USAGE)
     return _finish(pd.concat(frames, ignore_index=True), path)
+
+
+def _folder_usage_tables(folder: Path) -> list[pd.DataFrame]:
+    """The usage rows of every usage table (:func:`_is_usage_only`) under ``folder``, in name
+    order: a folder of logs that record no tokens may hold its usage in a table beside them."""
+    frames = []
+    for path in sorted(folder.rglob("*")):
+        if not path.is_file() or path.suffix.lower() not in TABLE_SUFFIXES:
+            continue
+        try:
+            table = load_table(path, known=_TABLE_KNOWN)
+        except InputError:
+            continue  # not a table evalbars reads: the item walk has judged it
+        if _is_usage_only(table):
+            frames.append(_table_usage(path, table))
+    return frames
 
 
 def join_usage(items: pd.DataFrame, usage: pd.DataFrame) -> pd.DataFrame:
@@ -537,6 +565,11 @@ def _finish(usage: pd.DataFrame, path) -> pd.DataFrame:
         )
     if usage.empty:
         raise InputError(path, "no sample records token usage")
+    return _typed(usage)
+
+
+def _typed(usage: pd.DataFrame) -> pd.DataFrame:
+    """:data:`USAGE_COLUMNS` in the usage table's dtypes."""
     out = usage[USAGE_COLUMNS].reset_index(drop=True).copy()
     out["epoch"] = out["epoch"].astype(np.int64)
     for column in TOKEN_COLUMNS:

@@ -3,9 +3,11 @@
 Forms (spaces around the operators, since model names contain hyphens):
 ``A > B`` (or ``A < B``), ``A > B + d`` (superiority by d points), ``A >= B - d``
 (non-inferiority by d points),
-``|A - B| < d`` (equivalence), ``best: A``, ``top k: A``, each optionally
-followed by ``at pass@K`` (``pass^K``, ``maj@K``: the claim is about that item score of the
-questions' samples, whatever score the run reads) and ``in CATEGORY``. :func:`parse_claims` checks names against the data
+``|A - B| < d`` (equivalence), ``best: A``, ``top k: A``, and, where the run has costs,
+``A >= B - d at <= x cost`` (non-inferior by d points at no more than x times B's cost) and
+``A on frontier`` (on the cost-accuracy frontier), each optionally followed by ``at pass@K``
+(``pass^K``, ``maj@K``: the claim is about that item score of the questions' samples, whatever
+score the run reads) and ``in CATEGORY``. :func:`parse_claims` checks names against the data
 when given models and categories; :func:`check_claims` is what the workflow runs
 before it writes anything. The verdicts are in :mod:`evalbars.readings.claims`.
 
@@ -32,6 +34,7 @@ from evalbars.units import points_hint
 __all__ = [
     "KINDS",
     "UNITS",
+    "COST_KINDS",
     "Claim",
     "ClaimError",
     "parse_claim",
@@ -42,19 +45,40 @@ __all__ = [
     "claim_config_error",
 ]
 
-KINDS = ("superiority", "noninferiority", "equivalence", "best", "top")
+KINDS = (
+    "superiority",
+    "noninferiority",
+    "equivalence",
+    "best",
+    "top",
+    "noninferior_at_cost",
+    "on_frontier",
+)
+#: The kinds that need a cost per question (a price table, or a cost column).
+COST_KINDS = ("noninferior_at_cost", "on_frontier")
 #: Units of a claim's margin: accuracy points (item-level scores) or Elo points (battles).
 UNITS = ("points", "elo")
 
 _FORMS = (
-    "'A > B', 'A > B + d', 'A >= B - d', '|A - B| < d', 'best: A' or 'top k: A', "
-    "optionally followed by 'at pass@K' (or pass^K, maj@K) and 'in CATEGORY'"
+    "'A > B', 'A > B + d', 'A >= B - d', '|A - B| < d', 'best: A', 'top k: A', "
+    "'A >= B - d at <= x cost' or 'A on frontier', optionally followed by 'at pass@K' "
+    "(or pass^K, maj@K) and 'in CATEGORY'"
 )
 # A signed number, so that '< -2' is read as a (wrong) margin, not as a model named '-2'.
 _NUMBER = r"[-+]?\s*(?:\d+(?:\.\d*)?|\.\d+)"
 _MARGIN = r"(?P<d>" + _NUMBER + r")\s*(?P<unit>points?|pts?|%|(?i:elo)(?:\s+(?i:points?))?)?"
 _PATTERNS = (
     ("best", re.compile(r"best\s*:\s*(?P<a>\S.*)", re.I)),
+    (
+        "noninferior_at_cost",
+        re.compile(
+            r"(?P<a>\S.*?)\s+>=\s+(?P<b>\S.*?)\s+-\s+"
+            + _MARGIN
+            + r"\s+at\s+<=\s*(?P<x>[-+]?\s*(?:\d+(?:\.\d*)?|\.\d+))\s*(?:x|times)?\s+cost",
+            re.I,
+        ),
+    ),
+    ("on_frontier", re.compile(r"(?P<a>\S.*?)\s+on\s+(?:the\s+)?frontier", re.I)),
     ("top", re.compile(r"top(?:-|\s*)(?P<k>[-+]?\s*\d+(?:\.\d*)?)\s*:\s*(?P<a>\S.*)", re.I)),
     (
         "equivalence",
@@ -80,7 +104,8 @@ class ClaimError(InputError):
 @dataclass(frozen=True)
 class Claim:
     """One parsed claim. ``margin`` is in ``unit`` (:data:`UNITS`: accuracy points, or Elo
-    points for battles); ``k`` is 1 for ``best``."""
+    points for battles); ``k`` is 1 for ``best``; ``cost_ratio`` is the x of
+    ``A >= B - d at <= x cost``; ``score`` the item score of ``at pass@K``, or None."""
 
     text: str
     kind: str
@@ -92,6 +117,7 @@ class Claim:
     extra: dict = field(default_factory=dict, compare=False, repr=False)
     unit: str = "points"
     score: str | None = None
+    cost_ratio: float = 1.0
 
     @property
     def label(self) -> str:
@@ -108,6 +134,8 @@ class Claim:
             "equivalence": f"|{a} - {b}| < {d}",
             "best": f"best: {a}",
             "top": f"top {self.k}: {a}",
+            "noninferior_at_cost": f"{a} >= {b} - {d} at <= {self.cost_ratio:g} cost",
+            "on_frontier": f"{a} on frontier",
         }[self.kind]
         score = f" at {self.score}" if self.score else ""
         return body + score + (f" in {self.category}" if self.category else "")
@@ -187,7 +215,10 @@ def parse_claim(text: str, models=None, categories=None, *, unit: str = "points"
         )
     if kind == "top" and k == 1:
         kind = "best"
-    return Claim(original, kind, a, b, margin, k, category, unit=unit, score=score)
+    ratio = _cost_ratio(original, groups["x"]) if groups.get("x") else 1.0
+    return Claim(
+        original, kind, a, b, margin, k, category, unit=unit, score=score, cost_ratio=ratio
+    )
 
 
 def _named_models(original: str, kind: str, groups: dict, models) -> tuple[str, str, str | None]:
@@ -206,6 +237,14 @@ def _named_models(original: str, kind: str, groups: dict, models) -> tuple[str, 
         if a == b:
             raise ClaimError(original, f"compares {a!r} with itself")
     return kind, a, b
+
+
+def _cost_ratio(text: str, written: str) -> float:
+    """The x of ``A >= B - d at <= x cost``: a positive number."""
+    ratio = float(written.replace(" ", ""))
+    if not 0 < ratio < float("inf"):
+        raise ClaimError(text, f"the cost ratio x must be a positive number, got {written!r}")
+    return ratio
 
 
 def _at_score(text: str, line: str) -> tuple[str, str | None]:
@@ -352,7 +391,7 @@ def unshared_error(claim: Claim, rival: str) -> ClaimError:
     it shares no question (in the claim's category, if it names one)."""
     where = f" in {claim.category!r}" if claim.category else ""
     problem = f"{claim.model_a!r} and {rival!r} share no question{where}"
-    if claim.kind in ("best", "top"):
+    if claim.kind in ("best", "top", "on_frontier"):
         problem += f" ('{claim.label}' compares {claim.model_a!r} with every other model)"
     return ClaimError(claim.text, problem)
 

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from evalbars.defaults import ALPHA
+from evalbars.readings.claims.sets import SET_READING
 from evalbars.readings.claims.verdicts import (
     ADJUSTMENT_TITLES,
     CLAIM_COLUMNS,
@@ -97,6 +98,8 @@ def _cell(row) -> str:
         if _exact_reasons(note):
             return note
         return f"n/a: {note}" if note and row["reading"] == JUDGE_CORRECTED else "n/a"
+    if row["reading"] == SET_READING:
+        return f"{verdict} ({_note(row)})"
     if row["reading"] == "bootstrap":
         low, high = int(row["rank_low"]), int(row["rank_high"])
         ranks = f"rank {low}" if low == high else f"ranks {low}-{high}"
@@ -174,19 +177,51 @@ def claims_headline(table: pd.DataFrame) -> str:
     if family != n:
         scope = f"the {title} adjustment for {family} tests"
     small = _corrected_fallback(table) + _small_sample_sentence(table)
+    best = _best_set_sentence(table)
+    best = f" {best}" if best else ""
     if not adjusted and family == 1:
-        return small + f"The claim is not supported by the {name}."
+        return small + f"The claim is not supported by the {name}." + best
     if not adjusted:
         tail = (
             f"; {before} {'is' if before == 1 else 'are'} supported before it (paired reading)"
             if before
             else ", nor any before it"
         )
-        return f"{small}No claim survives {scope}{tail}."
+        return f"{small}No claim survives {scope}{tail}.{best}"
     first = f"{adjusted} of {_count(n, 'claim')}" if n > 1 else "The claim"
     verb = "is" if adjusted == 1 else "are"
     after = f" after {scope}" if family > 1 else ""
-    return f"{small}{first} {verb} supported by the {name}{after}."
+    return f"{small}{first} {verb} supported by the {name}{after}.{best}"
+
+
+def _best_set_sentence(table: pd.DataFrame) -> str:
+    """For the ``best:`` claims whose confidence set for the best is not the claimed model
+    alone: that a ``best:`` claim is supported only when it is, and what the set holds.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"claim": "best: a", "kind": "best", "reading": "mcb",
+    ...     "adjustment": "none", "verdict": ["not supported"], "note": ["set: a, b"]})
+    >>> _best_set_sentence(table)
+    "A 'best:' claim is supported only when the confidence set for the best (Hsu's MCB) is that model alone: for 'best: a' it holds a, b."
+    """
+    if "kind" not in table:
+        return ""
+    rows = table[
+        (table["kind"] == "best")
+        & (table["reading"] == SET_READING)
+        & (table["verdict"].isin(["not supported", "contradicted"]))
+    ]
+    if rows.empty:
+        return ""
+    said = "; ".join(
+        f"for '{row['claim']}' it holds {_note(row).removeprefix('set: ')}"
+        for _, row in rows.iterrows()
+    )
+    return (
+        "A 'best:' claim is supported only when the confidence set for the best (Hsu's MCB) is "
+        f"that model alone: {said}."
+    )
 
 
 def _small_sample_sentence(table: pd.DataFrame) -> str:

@@ -45,6 +45,7 @@ class _Scope:
     corrected_labels: int = 0  # labelled questions: the n of the exact rule at a zero SE
     corrected_estimate: np.ndarray | None = None  # PPI++ point estimates (diff: interval centres)
     corrected_note: str = ""  # why the judge-corrected reading decides nothing, if it does not
+    costs: object = None  # per-question costs (model, question_id, cost) for the cost claims
 
 
 def _square(values, k, antisymmetric=False):

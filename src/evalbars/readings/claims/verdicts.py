@@ -5,16 +5,25 @@ Grammar
 A claim is one line; model and category names are those of the data (a close
 spelling is suggested when one is unknown). Margins are in accuracy points.
 
-==========================  ==================================================
-``A > B``                   superiority (``A < B`` is read as ``B > A``)
-``A > B + d``               superiority by a margin: A is more than d points better than B
-``A >= B - d``              non-inferiority: A is at most d points worse than B
-``|A - B| < d``             equivalence: A and B within d points of each other
-``best: A``                 A beats every other model in the data
-``top k: A``                A is among the best k models (1 <= k < K)
-``... at pass@K``           any of the above on that item score of the samples
-``... in CATEGORY``         any of the above on that category's questions only
-==========================  ==================================================
+===========================  ==================================================
+``A > B``                    superiority (``A < B`` is read as ``B > A``)
+``A > B + d``                superiority by a margin: A is more than d points better than B
+``A >= B - d``               non-inferiority: A is at most d points worse than B
+``|A - B| < d``              equivalence: A and B within d points of each other
+``best: A``                  A beats every other model in the data
+``top k: A``                 A is among the best k models (1 <= k < K)
+``A >= B - d at <= x cost``  A at most d points worse than B, at <= x times B's cost
+``A on frontier``            no model both more accurate and cheaper than A
+``... at pass@K``            any of the above on that item score of the samples
+``... in CATEGORY``          any of the above on that category's questions only
+===========================  ==================================================
+
+The two cost claims need a cost per question (a price table, or a cost column); they are read
+under the paired readings only, their one-sided p from
+:func:`evalbars.stats.cost.cost_claim_p` (:mod:`evalbars.readings.claims.sets`), in the
+same family as the others. ``best``/``top k`` claims are also read against the confidence sets
+(the ``mcb`` reading, unadjusted: a ``best: A`` claim is supported only when the set for the
+best is {A}).
 
 ``at pass@K`` (or ``pass^K``, ``maj@K``) reads the claim on the matrix of that item score
 of each question's samples, pooled over runs
@@ -183,12 +192,14 @@ from scipy import special
 from evalbars.data.scores import WideScores
 from evalbars.defaults import ALPHA, DRAWS, POWER, SEED
 from evalbars.readings.claims.parsing import (
+    COST_KINDS,
     Claim,
     ClaimError,
     parse_claims,
     unshared_error,
 )
 from evalbars.readings.claims.scope import _bootstrap_ranks, _Scope, _scope
+from evalbars.readings.claims.sets import SET_READING, cost_test, refuse_costless, set_reading
 from evalbars.readings.ranks.unpaired import summarise_ranks
 from evalbars.stats.bayes import dirichlet_paired_posterior, dirichlet_probability_above
 from evalbars.stats.effect_sizes import cohens_h, discordant_odds_ratio
@@ -227,6 +238,7 @@ _KIND_TITLES = {
     "bayes": "Bayesian",
     "bootstrap": "bootstrap ranks",
     "runs": "runs, random effect",
+    SET_READING: "confidence set",
 }
 
 
@@ -276,6 +288,7 @@ def readings(adjust: str = "holm", labelled: bool = False) -> tuple[Reading, ...
         Reading("paired", adjust),
         Reading("mixed", adjust),
         Reading("bootstrap"),
+        Reading(SET_READING),
     ) + ((Reading(JUDGE_CORRECTED, adjust),) if labelled else ())
 
 
@@ -383,6 +396,8 @@ def _test(claim: Claim, scope: _Scope, reading: Reading, index: dict) -> dict:
     """One-sided p of the claim and of its opposite, the estimate's pair and CI divisor."""
     a = index[claim.model_a]
     d = claim.margin / 100
+    if claim.kind in COST_KINDS:
+        return cost_test(claim, scope.wide, scope.costs)
     if claim.kind in ("best", "top"):
         others = [i for i in range(len(index)) if i != a]
         k, rivals = claim.k, len(others)
@@ -423,6 +438,10 @@ def _exact_reason(claim: Claim, scope: _Scope) -> str:
 
 
 def _applies(claim: Claim, scope: _Scope, reading: Reading) -> bool:
+    if claim.kind in COST_KINDS:  # read on paired scores and costs: the paired readings only
+        return reading.kind == "paired"
+    if reading.kind == SET_READING:
+        return claim.kind in ("best", "top")
     if reading.kind in ("mcnemar", "bayes") and _exact_reason(claim, scope):
         return False
     if reading.kind == "mcnemar":
@@ -452,6 +471,8 @@ def _all_pairs_p(scope: _Scope, reading: Reading) -> list[float]:
 
 def _questions_needed(claim, scope, row, alpha, power, family_size):
     """Questions for the paired Holm verdict to be decided (module docstring), and the shortfall."""
+    if claim.kind in COST_KINDS:  # two measures at once: no one gap to plan on
+        return np.nan, np.nan, np.nan
     a, b = row["_pair"]
     g = scope.diff[a, b]
     n = scope.n[a, b]
@@ -497,6 +518,7 @@ def evaluate_claims(
     seed: int = SEED,
     adjust: str = "holm",
     score_matrices=None,
+    costs: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Verdicts of every claim under every reading (:func:`readings`), one row per (claim, reading).
 
@@ -523,6 +545,9 @@ def evaluate_claims(
     score_matrices : mapping, optional
         ``{score: WideScores}``: the matrices of the item scores claims name with ``at
         pass@K`` (the same models); ``wide`` is that of its own ``wide.score``.
+    costs : DataFrame, optional
+        ``model, question_id, cost`` per question (``data/costs.parquet``), for the cost
+        claims (:mod:`evalbars.readings.claims.sets`); a cost claim without it is refused.
 
     Returns
     -------
@@ -546,20 +571,21 @@ def evaluate_claims(
     matrices = {claim: _matrix(claim, wide, score_matrices) for claim in claims}
     for claim, matrix in matrices.items():  # before any fit: a pair with no shared question
         _refuse_unshared(claim, np.isfinite(matrix.scores), matrix.categories, models)
+        refuse_costless(claim, costs, wide)
     scopes = {(None, wide.score): _scope(wide, None)}
     for claim, matrix in matrices.items():
         if (claim.category, matrix.score) not in scopes:
             scopes[claim.category, matrix.score] = _scope(matrix, claim.category)
     scope_of = {claim: scopes[claim.category, matrix.score] for claim, matrix in matrices.items()}
     for scope in scopes.values():
-        scope.seed = seed
+        scope.seed, scope.costs = seed, costs
     rows = {}
     names = readings(adjust, labelled=wide.has_labels)
     for reading in names:
         tests = []
         for claim in claims:
             scope = scope_of[claim]
-            if not _applies(claim, scope, reading) or reading.kind == "bootstrap":
+            if not _applies(claim, scope, reading) or reading.kind in ("bootstrap", SET_READING):
                 tests.append(None)
                 continue
             tests.append(_test(claim, scope, reading, index))
@@ -654,6 +680,8 @@ def _row(claim, scope, reading, test, verdicts, family_size, models, settings):
     )
     if reading.kind == JUDGE_CORRECTED and test is None:
         row["note"] = scope.corrected_note
+    if reading.kind == SET_READING and _applies(claim, scope, reading):
+        return row | set_reading(claim, scope.wide, alpha, settings["seed"])
     if reading.kind == "bootstrap":
         ranks = (
             _bootstrap_ranks(scope, settings["replicates"], settings["seed"])
@@ -734,6 +762,10 @@ def _not_applicable(claim: Claim, scope: _Scope, reading: Reading, test) -> str:
     """Why a reading does not apply to a claim ("" where it does): the ``note`` of its row."""
     if test is not None or reading.kind == "bootstrap" and claim.kind in ("best", "top"):
         return ""
+    if claim.kind in COST_KINDS:
+        return "not applicable (cost claims: the paired readings)"
+    if reading.kind == SET_READING:
+        return "not applicable (best and top k claims only)"
     reason = _exact_reason(claim, scope) if reading.kind in ("mcnemar", "bayes") else ""
     if reason:
         return f"not applicable ({reason})"

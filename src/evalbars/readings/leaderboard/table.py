@@ -4,7 +4,9 @@
 Wilson interval (:func:`evalbars.stats.accuracy.accuracy_table`), its compact letters
 (:func:`evalbars.readings.leaderboard.letters.letters_table`: Holm over all pairs), its split-half stability
 (:func:`evalbars.readings.leaderboard.stability.split_half_stability`) and the resolution of the pair it forms
-with the next system down (:func:`evalbars.readings.leaderboard.resolution.adjacent_resolution`).
+with the next system down (:func:`evalbars.readings.leaderboard.resolution.adjacent_resolution`),
+and whether it is in the confidence sets for the best and for the top k
+(:func:`evalbars.readings.leaderboard.best.best_sets`).
 :func:`leaderboard_headline` says in one sentence what a maintainer may print.
 """
 
@@ -14,8 +16,9 @@ import numpy as np
 import pandas as pd
 
 from evalbars.data.scores import WideScores
-from evalbars.defaults import ALPHA, LEVEL, POWER
+from evalbars.defaults import ALPHA, LEVEL, POWER, TOP_K
 from evalbars.readings.judge_corrected import judge_vs_corrected
+from evalbars.readings.leaderboard.best import BEST_SET_COLUMNS, best_set_sentence, best_sets
 from evalbars.readings.leaderboard.letters import (
     compact_letters,
     letter_sets,
@@ -56,6 +59,7 @@ LEADERBOARD_COLUMNS = [
     "resolution_ratio",
     "resolution_ratio_clustered",
     "unresolved",
+    *BEST_SET_COLUMNS,
 ]
 #: Columns added where the scores are a judge's with human labels: the PPI++ accuracy, its
 #: interval and the letters of the judge-corrected pairs (Holm over all pairs).
@@ -75,6 +79,7 @@ def leaderboard_table(
     splits: int = 50,
     seed: int = 0,
     level: float = LEVEL,
+    top_k: int = TOP_K,
 ) -> pd.DataFrame:
     """One row per system, best first: :data:`LEADERBOARD_COLUMNS` (and
     :data:`CORRECTED_LEADERBOARD_COLUMNS` on judge scores with human labels).
@@ -86,6 +91,9 @@ def leaderboard_table(
     one, or the category-clustered one where the questions fall in two or more categories. A
     cluster-robust variance from few clusters is itself noisy and can fall well below the
     paired variance by chance [1]_, so clustering may only add to what a pair needs.
+    ``in_best_set``, ``mcb_low``, ``mcb_high``, ``top_k`` and ``in_top_k_set`` are the
+    confidence sets for the best (at ``alpha``) and the top ``top_k``, on the questions every
+    system answered (:func:`evalbars.readings.leaderboard.best.best_sets`).
 
     References
     ----------
@@ -121,6 +129,7 @@ def leaderboard_table(
     # True/False, and missing on the last row: nullable, so that the column keeps its type
     # through Parquet (an object column would hold NaN here and None once read back).
     board["unresolved"] = board["unresolved"].astype("boolean")
+    board = board.merge(best_sets(wide, alpha=alpha, top_k=top_k, seed=seed), on="model")
     board["position"] = np.arange(1, len(order) + 1)
     corrected = _corrected_columns(wide, order, alpha, level)
     if corrected is None:
@@ -160,8 +169,9 @@ def _and(names) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def leaderboard_headline(table: pd.DataFrame, splits: int) -> str:
-    """One sentence: letters, the leader's stability and the unresolved adjacent pairs.
+def leaderboard_headline(table: pd.DataFrame, splits: int, alpha: float = ALPHA) -> str:
+    """One sentence: letters, the leader's stability, the unresolved adjacent pairs and the
+    confidence sets for the best and the top k (:func:`evalbars.readings.leaderboard.best.best_set_sentence`).
 
     Systems tied on accuracy at the top are named together ("A, B and C tie for first"),
     with the smallest share of split halves on which one of them is first (alone or tied),
@@ -194,9 +204,12 @@ def leaderboard_headline(table: pd.DataFrame, splits: int) -> str:
             f" Corrected for the judge with human labels (PPI++): {groups} letter group(s), "
             f"{best} highest."
         )
+    best_text = best_set_sentence(table, alpha) if "in_best_set" in table.columns else ""
     return (
         f"{len(table)} systems in {letters} letter group(s) (Holm over all pairs); "
         f"{tied - 1} other(s) share a letter with the leader. {first} "
         f"{int(unresolved.sum())} of {len(unresolved)} adjacent pairs are unresolved "
-        "(the observed gap needs more questions than the benchmark has)." + corrected
+        "(the observed gap needs more questions than the benchmark has)."
+        + (f" {best_text}" if best_text else "")
+        + corrected
     )

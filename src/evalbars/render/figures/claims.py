@@ -44,7 +44,7 @@ def _interval_readings(table: pd.DataFrame) -> list[Reading]:
 def _thresholds(kind: str, margin: float) -> list:
     if kind == "superiority":
         return [margin]
-    if kind == "noninferiority":
+    if kind in ("noninferiority", "noninferior_at_cost"):  # the cost half is not a gap
         return [-margin]
     if kind == "equivalence":
         return [-margin, margin]

@@ -18,12 +18,30 @@ The set holds the true best with probability at least :math:`1-\\alpha`: the tru
 is {A}.
 
 **The top k** (:func:`top_k_set`): with one critical value c, simultaneous over every ordered
-pair, one-sided (the largest studentized gap over pairs), model i is left out when at least k models are
+pair, one-sided (the largest absolute t over pairs), model i is left out when at least k models are
 significantly better than it: :math:`\\#\\{j: X_j - X_i > c\\,s_{ij}\\} \\ge k`. A true top-k
 model has at most k - 1 truly better models, so leaving it out needs a false statement, and all
 statements hold together with probability :math:`1-\\alpha`; so the set holds every true top-k
 model at once with that probability (Mogstad, Romano, Shaikh and Wilhelm 2024, the
 :math:`\\tau`-best set). With k = 1 it is a valid, more conservative alternative to MCB.
+
+**Hsu's constrained MCB intervals** of :math:`\\mu_i - \\max_{j \\ne i}\\mu_j`, simultaneous
+at :math:`1-\\alpha` with the set (Hsu 1996, section 4.1.1, with a critical value per model):
+
+.. math::
+
+    D_i^+ = \\big(\\min_{j \\ne i}(X_i - X_j + d_i s_{ij})\\big)^+, \\qquad
+    D_i^- = \\begin{cases} 0 & \\hat B = \\{i\\} \\\\
+    -\\big(\\min_{j \\in \\hat B,\\, j \\ne i}(X_i - X_j - d_j s_{ij})\\big)^- & \\text{else.}
+    \\end{cases}
+
+On the event that the true best :math:`i^*` satisfies every statement of its own :math:`d_{i^*}`
+(probability at least :math:`1-\\alpha`), :math:`i^* \\in \\hat B`, :math:`\\mu_{i^*} - \\max_{j
+\\ne i^*}\\mu_j \\in [0, D_{i^*}^+]`, and for every other i, :math:`\\mu_i - \\max_{j\\ne i}\\mu_j
+= \\mu_i - \\mu_{i^*} \\in [X_i - X_{i^*} - d_{i^*}s_{ii^*}, 0]`, which the intervals contain. A
+model is in the set exactly when its upper limit is above 0, and a model of the set has lower
+limit 0 exactly when the set is that model alone (another member j has :math:`X_j - X_i + d_j
+s_{ij} > 0`): a ``best: A`` claim is supported exactly when A's interval is :math:`[0, D_A^+]`.
 
 Models whose exclusion is already decided at a conservative (Bonferroni) critical value need no
 exact one: :func:`best_set` computes :math:`d_i` exactly only for the models that value leaves
@@ -81,8 +99,8 @@ def difference_covariance(cov, model: int) -> np.ndarray:
     return cov[np.ix_(others, others)] - column[:, None] - column[None, :] + cov[model, model]
 
 
-def _as_table(models, scores, in_set, critical, margin, k, method):
-    return pd.DataFrame(
+def _as_table(models, scores, in_set, critical, margin, k, method, low=None, high=None):
+    table = pd.DataFrame(
         {
             "model": list(models),
             "score": np.asarray(scores, float),
@@ -93,6 +111,9 @@ def _as_table(models, scores, in_set, critical, margin, k, method):
             "method": method,
         }
     )
+    if low is not None:
+        table["mcb_low"], table["mcb_high"] = np.asarray(low, float), np.asarray(high, float)
+    return table
 
 
 def best_set(scores, cov, models=None, alpha: float = ALPHA, seed: int = SEED) -> pd.DataFrame:
@@ -117,7 +138,9 @@ def best_set(scores, cov, models=None, alpha: float = ALPHA, seed: int = SEED) -
         One row per model, in the given order: ``model, score, in_set, critical_value`` (the
         :math:`d_i` used: exact for the models a Bonferroni value leaves in, that value for the
         others), ``margin`` (:math:`\\min_{j\\ne i}(X_i - X_j + d_i s_{ij})`: the set holds
-        the models with a positive margin), ``k`` (1) and ``method`` ("MCB").
+        the models with a positive margin), ``k`` (1), ``method`` ("MCB") and ``mcb_low``,
+        ``mcb_high`` (Hsu's constrained interval :math:`[D_i^-, D_i^+]` of
+        :math:`\\mu_i - \\max_{j \\ne i}\\mu_j`, see the module docstring).
 
     Examples
     --------
@@ -125,13 +148,15 @@ def best_set(scores, cov, models=None, alpha: float = ALPHA, seed: int = SEED) -
     >>> table = best_set([0.80, 0.78, 0.75, 0.70], np.eye(4) * 0.02**2, list("abcd"))
     >>> table.loc[table["in_set"], "model"].tolist()
     ['a', 'b', 'c']
+    >>> table[["mcb_low", "mcb_high"]].round(4).values.tolist()
+    [[-0.0384, 0.0784], [-0.0784, 0.0384], [-0.1084, 0.0084], [-0.1584, 0.0]]
     """
     scores = np.asarray(scores, dtype=float)
     cov = np.asarray(cov, dtype=float)
     size = scores.size
     models = list(range(size)) if models is None else list(models)
     if size == 1:
-        return _as_table(models, scores, [True], [np.nan], [np.inf], 1, "MCB")
+        return _as_table(models, scores, [True], [np.nan], [np.inf], 1, "MCB", [0.0], [np.inf])
     se = pair_standard_errors(cov)
     bonferroni = float(special.ndtri(1 - alpha / (size - 1)))
     gaps = scores[:, None] - scores[None, :]  # X_i - X_j
@@ -148,12 +173,20 @@ def best_set(scores, cov, models=None, alpha: float = ALPHA, seed: int = SEED) -
             difference_covariance(cov, model), alpha, one_sided=True, seed=seed
         )
     margin = margins(critical)
-    return _as_table(models, scores, margin > 0, critical, margin, 1, "MCB")
+    in_set = margin > 0
+    # D_i^-: the smallest X_i - X_j - d_j s_ij over the other members j of the set.
+    lows = gaps - critical[None, :] * se
+    lows = np.where(in_set[None, :], lows, np.inf)
+    np.fill_diagonal(lows, np.inf)
+    low = np.minimum(lows.min(axis=1), 0.0)  # 0 where the set is {i} (nothing to compare)
+    return _as_table(
+        models, scores, in_set, critical, margin, 1, "MCB", low, np.maximum(margin, 0.0)
+    )
 
 
 def _pair_critical_value(cov, alpha: float, seed: int) -> float:
-    """One-sided critical value simultaneous over every ordered pair of models (the largest absolute studentized gap of
-    all paired gaps), by the differences' joint covariance; Bonferroni's over the
+    """One-sided critical value simultaneous over every ordered pair of models (the largest
+    absolute t of all paired gaps), by the differences' joint covariance; Bonferroni's over the
     :math:`K(K-1)/2` two-sided statements above 30 models."""
     size = cov.shape[0]
     pairs = np.column_stack(np.triu_indices(size, k=1))

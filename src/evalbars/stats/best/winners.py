@@ -68,6 +68,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, special
 
+from evalbars.data import blocks as blocks_module
 from evalbars.defaults import ALPHA, SEED
 
 __all__ = [
@@ -76,6 +77,7 @@ __all__ = [
     "mean_covariance",
     "mean_variance",
     "simultaneous_critical_value",
+    "simultaneous_critical_values",
     "selection_truncation",
     "truncated_normal_cdf",
     "winner_naive",
@@ -134,15 +136,16 @@ def mean_covariance(scores, clusters=None) -> np.ndarray:
 
     Parameters
     ----------
-    scores : array_like, shape (n, K)
-        Per-question scores of K models on the same n questions (no NaN).
+    scores : array_like, shape (..., n, K)
+        Per-question scores of K models on the same n questions (no NaN); leading axes are
+        independent stacks (a simulation's replicates).
     clusters : array_like, shape (n,), optional
         Category of each question; with two or more categories the covariance is the CR2
         cluster-robust one.
 
     Returns
     -------
-    ndarray, shape (K, K)
+    ndarray, shape (..., K, K)
         :math:`\\hat\\Sigma`. Its diagonal gives each model's SE squared; its off-diagonal
         carries the pairing, so that :math:`\\Sigma_{aa} + \\Sigma_{bb} - 2\\Sigma_{ab}` is the
         squared paired SE of the gap between a and b.
@@ -166,8 +169,25 @@ def mean_covariance(scores, clusters=None) -> np.ndarray:
     array([[0.04688, 0.03125],
            [0.03125, 0.0625 ]])
     """
+    scores = np.asarray(scores)
+    unclustered = clusters is None or np.unique(clusters).size < 2
+    if scores.ndim == 2 and unclustered and scores.size > blocks_module.BLOCK_CELLS:
+        return _blockwise_covariance(scores)
     scaled = _scaled_residual_sums(scores, clusters)
-    return scaled.T @ scaled / np.asarray(scores).shape[0] ** 2
+    return np.swapaxes(scaled, -1, -2) @ scaled / scores.shape[-2] ** 2
+
+
+def _blockwise_covariance(scores: np.ndarray) -> np.ndarray:
+    """:math:`(X^\\top X - n\\bar x \\bar x^\\top)/n^2` a block of questions at a time: no float
+    copy of a large board (756 MB at 4,500 models x 21,000 questions)."""
+    n, k = scores.shape
+    total, cross = np.zeros(k), np.zeros((k, k))
+    for rows in blocks_module.blocks(n, k):
+        part = np.asarray(scores[rows], dtype=float)
+        total += part.sum(axis=0)
+        cross += part.T @ part
+    mean = total / n
+    return (cross - n * np.outer(mean, mean)) / n**2
 
 
 def mean_variance(scores, clusters=None) -> np.ndarray:
@@ -186,20 +206,24 @@ def mean_variance(scores, clusters=None) -> np.ndarray:
     ndarray, shape (K,)
     """
     scaled = _scaled_residual_sums(scores, clusters)
-    return np.einsum("gk,gk->k", scaled, scaled) / np.asarray(scores).shape[0] ** 2
+    return np.einsum("...gk,...gk->...k", scaled, scaled) / np.asarray(scores).shape[-2] ** 2
 
 
 def _scaled_residual_sums(scores, clusters) -> np.ndarray:
     """The rows whose outer products sum to :math:`n^2\\hat\\Sigma`: the residuals themselves
     without clusters, else each cluster's residual sum over :math:`\\sqrt{1 - n_g/n}` (CR2)."""
     scores = np.asarray(scores, dtype=float)
-    n = scores.shape[0]
-    residuals = scores - scores.mean(axis=0)
+    n = scores.shape[-2]
+    residuals = scores - scores.mean(axis=-2, keepdims=True)
     if clusters is None or np.unique(clusters).size < 2:
         return residuals
     codes, sizes = np.unique(clusters, return_inverse=True, return_counts=True)[1:]
-    sums = np.zeros((sizes.size, scores.shape[1]))
-    np.add.at(sums, codes, residuals)
+    if residuals.ndim == 2:
+        sums = np.zeros((sizes.size, scores.shape[-1]))
+        np.add.at(sums, codes, residuals)
+    else:  # stacks of boards (a simulation's replicates): one product with the cluster indicator
+        indicator = (codes[None, :] == np.arange(sizes.size)[:, None]).astype(float)
+        sums = indicator @ residuals
     return sums / np.sqrt(1.0 - sizes / n)[:, None]
 
 
@@ -283,7 +307,70 @@ def simultaneous_critical_value(
     )
 
 
-def selection_truncation(scores, cov, winner):
+def simultaneous_critical_values(
+    covs, tail: float, *, one_sided: bool = False, seed: int = SEED, draws: int = 2_000
+) -> np.ndarray:
+    """:func:`simultaneous_critical_value` of many covariances at once (one per board).
+
+    Parameters
+    ----------
+    covs : array_like, shape (R, K, K)
+        One covariance per board (every component with a positive variance).
+    tail, one_sided, seed
+        As for :func:`simultaneous_critical_value` (the draws are shared by every board).
+    draws : int
+        Importance-sampling draws per board.
+
+    Returns
+    -------
+    ndarray, shape (R,)
+        The critical values, by the same importance sampling, solved by vectorised bisection
+        between the single-component and the Bonferroni value; Bonferroni's above
+        :data:`MONTE_CARLO_MAX_DIMENSION` components.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> covs = np.stack([np.eye(3), 0.5 + 0.5 * np.eye(3)])
+    >>> simultaneous_critical_values(covs, 0.05, draws=20_000).round(2)
+    array([2.39, 2.35])
+    """
+    covs = np.asarray(covs, dtype=float)
+    boards, dimension = covs.shape[0], covs.shape[-1]
+    sides = 1 if one_sided else 2
+    single = float(special.ndtri(1 - tail / sides))
+    bonferroni = float(special.ndtri(1 - tail / (sides * dimension)))
+    if dimension == 1 or dimension > MONTE_CARLO_MAX_DIMENSION:
+        return np.full(boards, bonferroni)
+    sd = np.sqrt(np.einsum("rkk->rk", covs))
+    corr = covs / (sd[:, :, None] * sd[:, None, :])
+    values, vectors = np.linalg.eigh((corr + np.swapaxes(corr, 1, 2)) / 2)
+    root = vectors * np.sqrt(np.clip(values, 0.0, None))[:, None, :]
+    rng = np.random.default_rng(seed)
+    base = np.einsum("dk,rjk->rdj", rng.standard_normal((draws, dimension)), root)
+    chosen = rng.integers(dimension, size=draws)
+    depth = rng.random(draws)
+    sign = 1.0 if one_sided else np.where(rng.random(draws) < 0.5, -1.0, 1.0)
+    loading = np.swapaxes(corr[:, :, chosen], 1, 2)  # (R, D, K): corr[r, :, chosen[d]]
+    residual = base - loading * base[:, np.arange(draws), chosen][..., None]
+
+    def union_probability(c):
+        beyond = special.ndtr(-c)[:, None]
+        value = sign * -special.ndtri(depth * beyond)
+        shifted = residual + loading * value[..., None]
+        events = (shifted if one_sided else np.abs(shifted)) > c[:, None, None]
+        count = np.maximum(events.sum(axis=-1), 1)
+        return dimension * sides * beyond[:, 0] * np.mean(1.0 / count, axis=1)
+
+    low, high = np.full(boards, single), np.full(boards, bonferroni)
+    for _ in range(40):  # a fixed number of halvings of [single, Bonferroni], each vectorised
+        middle = 0.5 * (low + high)
+        above = union_probability(middle) > tail
+        low, high = np.where(above, middle, low), np.where(above, high, middle)
+    return 0.5 * (low + high)
+
+
+def selection_truncation(scores, cov, winner, above=None):
     """The truncation interval of the winner's score given that it won (the polyhedral lemma).
 
     Parameters
@@ -294,19 +381,25 @@ def selection_truncation(scores, cov, winner):
         Their covariance.
     winner : int or array_like of int, shape (...)
         The winner of each board.
+    above : array_like of bool, shape (..., K), optional
+        The models ranked above the selected one, for a model selected by its rank r (the
+        ``top k: A`` claims): the event is then that it lies below these r - 1 and above the
+        rest, again a polyhedron in X. Default none: the winner (rank 1).
 
     Returns
     -------
     lower, upper : ndarray, shape (...)
         :math:`\\mathcal L(Z)` and :math:`\\mathcal U(Z)` of the module docstring; the winner's
-        score lies in between (to round-off) on every board where it won.
+        score lies in between (to round-off) on every board where it won. With ``above``, a
+        model j above contributes :math:`Z_j/(1-c_j)` to the upper bound where
+        :math:`c_j < 1` and to the lower one where :math:`c_j > 1`.
     """
     scores = np.asarray(scores, dtype=float)
     cov = np.asarray(cov, dtype=float)
     winner = np.asarray(winner)
-    variance = cov[winner, winner]
+    variance = _pick(cov, winner)[0]
     with np.errstate(divide="ignore", invalid="ignore"):  # a zero SE: no reading (NaN)
-        slope_of = cov[:, winner].T / variance[..., None]  # c_j, shape (..., K)
+        slope_of = _pick(cov, winner)[1] / variance[..., None]  # c_j, shape (..., K)
     observed = np.take_along_axis(scores, winner[..., None], axis=-1)
     rest = scores - slope_of * observed  # Z
     slope = 1.0 - slope_of
@@ -316,6 +409,12 @@ def selection_truncation(scores, cov, winner):
     # c_j = 1 (a model whose score moves one for one with the winner's) constrains nothing.
     rising = others & (slope > 1e-12)
     falling = others & (slope < -1e-12)
+    if above is not None:  # X_theta <= X_j for a model above: the bound's side flips
+        above = np.asarray(above, dtype=bool)
+        rising, falling = (
+            (rising & ~above) | (falling & above),
+            (falling & ~above) | (rising & above),
+        )
     lower = np.where(rising, bound, -np.inf).max(axis=-1)
     upper = np.where(falling, bound, np.inf).min(axis=-1)
     return lower, upper
@@ -366,12 +465,22 @@ def _bisect_decreasing(function, target, low, high):
     return np.where(np.isfinite(at_low) & np.isfinite(at_high), root, np.nan)
 
 
+def _pick(cov: np.ndarray, winner):
+    """The winner's variance and its column of covariances, shapes (...) and (..., K): of one
+    covariance (K, K) shared by every board, or of each board's own (..., K, K)."""
+    winner = np.asarray(winner)
+    if cov.ndim == 2:
+        return cov[winner, winner], cov[:, winner].T
+    column = np.take_along_axis(cov, winner[..., None, None], axis=-1)[..., 0]
+    return np.take_along_axis(column, winner[..., None], axis=-1)[..., 0], column
+
+
 def _winner_and_se(scores, cov, winner):
     scores = np.asarray(scores, dtype=float)
     cov = np.asarray(cov, dtype=float)
     winner = np.argmax(scores, axis=-1) if winner is None else np.asarray(winner)
     observed = np.take_along_axis(scores, winner[..., None], axis=-1)[..., 0]
-    se = np.sqrt(np.clip(cov[winner, winner], 0.0, None))
+    se = np.sqrt(np.clip(_pick(cov, winner)[0], 0.0, None))
     return scores, cov, winner, observed, se
 
 
@@ -427,7 +536,7 @@ def winner_naive(scores, cov, winner=None, alpha: float = ALPHA) -> WinnerReadin
     return _reading("naive", winner, observed, se, observed, observed - half, observed + half)
 
 
-def winner_conditional(scores, cov, winner=None, alpha: float = ALPHA) -> WinnerReading:
+def winner_conditional(scores, cov, winner=None, alpha: float = ALPHA, above=None) -> WinnerReading:
     """The conditional reading: median-unbiased estimate and equal-tailed interval given the win.
 
     Parameters
@@ -440,6 +549,9 @@ def winner_conditional(scores, cov, winner=None, alpha: float = ALPHA) -> Winner
         The winner; default the highest score.
     alpha : float
         Error rate of the interval.
+    above : array_like of bool, optional
+        For a model selected by its rank: the models ranked above it
+        (:func:`selection_truncation`).
 
     Returns
     -------
@@ -457,7 +569,7 @@ def winner_conditional(scores, cov, winner=None, alpha: float = ALPHA) -> Winner
     (0.7937, 0.7213, 0.8387)
     """
     scores, cov, winner, observed, se = _winner_and_se(scores, cov, winner)
-    lower, upper = selection_truncation(scores, cov, winner)
+    lower, upper = selection_truncation(scores, cov, winner, above)
     safe = np.where(se > 0, se, 1.0)
     inside = np.clip(observed, lower + 1e-9 * safe, upper - 1e-9 * safe)
 
@@ -472,7 +584,13 @@ def winner_conditional(scores, cov, winner=None, alpha: float = ALPHA) -> Winner
 
 
 def winner_hybrid(
-    scores, cov, winner=None, alpha: float = ALPHA, beta: float | None = None, seed: int = SEED
+    scores,
+    cov,
+    winner=None,
+    alpha: float = ALPHA,
+    beta: float | None = None,
+    seed: int = SEED,
+    above=None,
 ) -> WinnerReading:
     """The hybrid reading of Andrews, Kitagawa and McCloskey (2024).
 
@@ -480,8 +598,8 @@ def winner_hybrid(
     ----------
     scores : array_like, shape (..., K)
         Observed scores.
-    cov : array_like, shape (K, K)
-        Their covariance (:func:`mean_covariance`).
+    cov : array_like, shape (K, K) or (..., K, K)
+        Their covariance (:func:`mean_covariance`), shared by every board or each board's own.
     winner : int or array_like, optional
         The winner; default the highest score.
     alpha : float
@@ -490,6 +608,9 @@ def winner_hybrid(
         Error rate spent on the projection interval; default :math:`\\alpha/10`.
     seed : int
         Seed of the critical value's Monte Carlo draws (many models only).
+    above : array_like of bool, optional
+        For a model selected by its rank: the models ranked above it
+        (:func:`selection_truncation`); the projection interval is the same.
 
     Returns
     -------
@@ -514,8 +635,11 @@ def winner_hybrid(
     if not 0 < beta < alpha:
         raise ValueError(f"beta must lie in (0, alpha = {alpha}), got {beta!r}")
     scores, cov, winner, observed, se = _winner_and_se(scores, cov, winner)
-    lower, upper = selection_truncation(scores, cov, winner)
-    c = simultaneous_critical_value(cov, beta, seed=seed)
+    lower, upper = selection_truncation(scores, cov, winner, above)
+    if cov.ndim == 2:
+        c = simultaneous_critical_value(cov, beta, seed=seed)
+    else:  # each board its own (estimated) covariance
+        c = simultaneous_critical_values(cov, beta, seed=seed)
     safe = np.where(se > 0, se, 1.0)
     inside = np.clip(observed, lower + 1e-9 * safe, upper - 1e-9 * safe)
     level = (alpha - beta) / (1 - beta)
@@ -600,6 +724,7 @@ def winner_table(
     alpha: float = ALPHA,
     winner=None,
     seed: int = SEED,
+    cov=None,
 ) -> pd.DataFrame:
     """The winner's score under every reading, from per-question scores on shared questions.
 
@@ -618,6 +743,8 @@ def winner_table(
         and hybrid readings need it to be the top model (they condition on its win).
     seed : int
         Seed of the critical values' draws (many models only).
+    cov : array_like, shape (K, K), optional
+        The scores' covariance, when already computed (else :func:`mean_covariance`).
 
     Returns
     -------
@@ -639,10 +766,10 @@ def winner_table(
     2       hybrid     0.704   0.647     0.75
     3         zoom     0.705   0.650     0.76
     """
-    scores = np.asarray(scores, dtype=float)
+    scores = np.asarray(scores)
     models = list(models)
-    cov = mean_covariance(scores, clusters)
-    means = scores.mean(axis=0)
+    cov = mean_covariance(scores, clusters) if cov is None else np.asarray(cov, dtype=float)
+    means = scores.mean(axis=0, dtype=float)
     top = int(np.argmax(means)) if winner is None else models.index(winner)
     if means[top] < means.max():
         raise ValueError(
