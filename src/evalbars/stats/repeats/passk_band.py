@@ -29,7 +29,7 @@ pointwise interval (Montiel Olea and Plagborg-Møller 2019 on sup-t bands).
 
 **Few categories.** With :data:`FEW_CLUSTERS` or fewer clusters of questions (categories; a
 question its own cluster is not one) the band is instead the
-Bonferroni band: each k's CR2 t interval at level :math:`1 - (1 - \text{level})/K`, over the
+Bonferroni band: each k's CR2 t interval at level :math:`1 - (1 - \\text{level})/K`, over the
 K k's with spread (``method="bonferroni"``; ``"auto"``, the default, chooses it there). The
 sup-t band relies on the cluster means of each k's difference being near normal; with a
 handful of categories the category means of a pass@k difference are skewed at large k, the
