@@ -54,7 +54,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from evalbars.data.scores import WideScores
+from evalbars.data.scores import WideScores, model_means
 from evalbars.defaults import ALPHA
 from evalbars.stats.fits import Fit, difference_se, structured_difference_se
 from evalbars.stats.logistic.gee import GeeFit, fit_gee, fit_gee_wide
@@ -329,19 +329,27 @@ def _differences(estimate, covariance, jacobian, first, second, prefix, alpha) -
 
 
 def _table(fit: Fit, first, second, log_odds, accuracy, accuracy_columns) -> pd.DataFrame:
-    names = np.asarray(fit.names, dtype=object)
-    table = pd.DataFrame(
-        {
-            "model_a": names[first],
-            "model_b": names[second],
-            **log_odds,
-            **accuracy_columns,
-        }
+    return pd.DataFrame(
+        _table_columns(fit, first, second, log_odds, accuracy, accuracy_columns), copy=False
     )
-    table["odds_ratio"] = np.exp(table["log_odds_ratio"])
-    table["accuracy_a"], table["accuracy_b"] = accuracy[first], accuracy[second]
-    table["converged"] = bool(fit.converged)
-    return table[CONTRAST_COLUMNS]
+
+
+def _table_columns(fit: Fit, first, second, log_odds, accuracy, accuracy_columns) -> dict:
+    """The columns of a contrast table (:data:`CONTRAST_COLUMNS`, in order), each allocated
+    once: a frame made of them holds each as it is (no copy into one block per dtype, which at
+    ten million pairs costs more than the statistics)."""
+    names = np.asarray(fit.names, dtype=object)
+    columns = {
+        "model_a": names[first],
+        "model_b": names[second],
+        **log_odds,
+        **accuracy_columns,
+        "odds_ratio": np.exp(log_odds["log_odds_ratio"]),
+        "accuracy_a": accuracy[first],
+        "accuracy_b": accuracy[second],
+        "converged": np.full(len(first), bool(fit.converged)),
+    }
+    return {name: columns[name] for name in CONTRAST_COLUMNS}
 
 
 def glmm_contrasts(
@@ -503,13 +511,20 @@ def compare_logistic(
                 "converged = False and may be off",
                 label,
             )
-    contrasts = pd.concat(
-        [
-            glmm_contrasts(glmm_fit, alpha, pairs).assign(method="glmm_laplace"),
-            gee_contrasts(gee_fit, alpha, pairs).assign(method="gee_exchangeable"),
-        ],
-        ignore_index=True,
-    )[["method", *CONTRAST_COLUMNS]]
+    tables = [glmm_contrasts(glmm_fit, alpha, pairs), gee_contrasts(gee_fit, alpha, pairs)]
+    methods = np.repeat(
+        np.array(["glmm_laplace", "gee_exchangeable"], dtype=object), [len(t) for t in tables]
+    )
+    # Column by column (the rows of concatenating the two tables, each column copied once; a
+    # frame concatenated whole is copied into one block per dtype, and again by the selection)
+    contrasts = pd.DataFrame(
+        {"method": methods}
+        | {
+            column: pd.concat([t[column] for t in tables], ignore_index=True)
+            for column in CONTRAST_COLUMNS
+        },
+        copy=False,
+    )
     effects = _prefixed(glmm_effect_table(glmm_fit), "glmm_").merge(
         _prefixed(gee_effect_table(gee_fit), "gee_"), on="model", validate="one_to_one"
     )
@@ -573,7 +588,9 @@ def fit_obstacle(items, max_cells: int, outcome: str = "correct") -> str | None:
         what = "scores are"
     if partial:
         return f"{partial:,} {what} neither 0 nor 1 (partial credit has no binomial model)"
-    if isinstance(items, WideScores):
+    if isinstance(items, WideScores) and not items.has_repeats:  # (no copies of the matrix)
+        accuracy = pd.Series(model_means(items), index=items.models)
+    elif isinstance(items, WideScores):
         successes, trials = items.binomial_counts()
         accuracy = pd.Series(successes.sum(axis=0) / trials.sum(axis=0), index=items.models)
     else:

@@ -150,12 +150,15 @@ from evalbars.data.scores import WideScores
 from evalbars.stats.logistic.cells import (
     _Cells,
     _encode,
+    _Margins,
     binomial_cells,
     check_binomial_counts,
 )
 from evalbars.stats.logistic.grid_laplace import _GridLaplace
 from evalbars.stats.logistic.laplace import BETA, THETA, _Laplace, _Params
+from evalbars.stats.logistic.margin_laplace import _MarginLaplace, use_margins
 from evalbars.stats.optimize import FreeCoordinates, chord_newton
+from evalbars.stats.pair_products import binary_totals
 
 __all__ = [
     "SINGULAR_TOLERANCE",
@@ -281,7 +284,9 @@ class GlmmFit:
 
 def _start(cells: _Cells) -> np.ndarray:
     """Starting values: theta = (1, 1) as lme4, beta = logit of each model's smoothed accuracy."""
-    if cells.grid:
+    if cells.margins is not None:
+        succ, tot = cells.margins.successes_model, cells.margins.observed_model(cells.n_questions)
+    elif cells.grid:
         succ, tot = cells.model_sum(cells.successes), cells.model_sum(cells.trials)
     else:
         succ = np.bincount(cells.model, cells.successes, minlength=cells.n_models)
@@ -398,14 +403,27 @@ def fit_glmm_wide(
         the cells are passed to :func:`fit_glmm` as rows, model by model.
     """
     names = sorted(wide.models) if model_names is None else list(model_names)
+    options = (gtol, hessian_step, bfgs_maxiter, newton_maxiter)
+    if hessian == "auto":
+        hessian = "full" if len(names) <= FULL_HESSIAN_MAX_MODELS else "schur"
+    if hessian == "schur" and not wide.has_repeats:
+        totals = binary_totals(np.asarray(wide.scores), pd.Index(wide.models).get_indexer(names))
+        if totals is not None:  # complete, one 0/1 sample per cell: the margins are the data
+            return _fit_cells(
+                _margin_grid(wide, names, *totals),
+                "schur",
+                theta,
+                options,
+                lambda: (
+                    list(zip(wide.categories.tolist(), wide.question_ids.tolist(), strict=True)),
+                    np.unique(wide.categories).tolist(),
+                ),
+            )
     wide = wide.columns(names)
     successes, trials = wide.binomial_counts()
     answered = trials.any(axis=1)
     if not answered.all():  # a question no model has a sample of is no level
         wide, successes, trials = wide.rows(answered), successes[answered], trials[answered]
-    if hessian == "auto":
-        hessian = "full" if len(names) <= FULL_HESSIAN_MAX_MODELS else "schur"
-    options = (gtol, hessian_step, bfgs_maxiter, newton_maxiter)
     if hessian != "schur" or not np.all(trials > 0):
         observed = trials.T > 0  # models x questions: the rows model by model
         model_row, question_row = np.nonzero(observed)
@@ -455,16 +473,51 @@ def fit_glmm_wide(
     )
 
 
+def _objective(cells: _Cells, hessian: str) -> _Laplace:
+    """The Laplace deviance of the cells. The Schur path on one 0/1 sample per cell takes it
+    from the margins (:mod:`evalbars.stats.logistic.margin_laplace`; with at most
+    :data:`MARGIN_MAX_MISSING` cells not observed); a complete grid of epochs from the grid's
+    matrix form; anything else, and the full path (the default run's tables), from the cell
+    list."""
+    if cells.margins is not None or (hessian == "schur" and use_margins(cells)):
+        return _MarginLaplace(cells)
+    return _GridLaplace(cells) if cells.grid else _Laplace(cells)
+
+
+def _margin_grid(wide: WideScores, names, model_totals, question_totals) -> _Cells:
+    """The complete grid of one 0/1 sample per cell of ``wide`` by its margins (models in the
+    order ``names``; question levels the matrix's rows, sorted by category as lme4's)."""
+    category_code = wide.category_codes
+    empty = np.empty(0, dtype=np.int64)
+    return _Cells(
+        successes=None,
+        trials=None,
+        model=None,
+        question=None,
+        question_category=category_code,
+        model_start=np.arange(len(names)) * len(question_totals),
+        model_names=tuple(names),
+        n_categories=int(category_code.max(initial=-1)) + 1,
+        grid=True,
+        trials_max=1.0,
+        margins=_Margins(model_totals, question_totals, empty, empty),
+    )
+
+
 def _fit_cells(cells: _Cells, hessian: str, theta, options, levels) -> GlmmFit:
     """The optimisation and covariance of :func:`fit_glmm` on encoded cells; ``options``
     ``(gtol, hessian_step, bfgs_maxiter, newton_maxiter)``, ``levels`` a function giving the
     labels ``(question_levels, category_levels)``."""
     gtol, hessian_step, bfgs_maxiter, newton_maxiter = options
-    succ = cells.model_sum(cells.successes)
-    tot = cells.model_sum(cells.trials)
+    if cells.margins is not None:
+        succ = cells.margins.successes_model
+        tot = cells.margins.observed_model(cells.n_questions)
+    else:
+        succ = cells.model_sum(cells.successes)
+        tot = cells.model_sum(cells.trials)
     if np.any(succ == 0) or np.any(succ == tot):
         raise ValueError("a model with accuracy 0 or 1 has no finite log odds")
-    objective = _GridLaplace(cells) if cells.grid else _Laplace(cells)
+    objective = _objective(cells, hessian)
     x0 = _start(cells)
     free = np.ones(x0.size, dtype=bool)
     if theta is not None:
@@ -603,8 +656,8 @@ def _glmm_fit(
         category_effects=params.theta_c * state.v,
         question_levels=levels[0],
         category_levels=levels[1],
-        n_obs=int(cells.trials.sum()),
-        n_cells=cells.successes.size,
+        n_obs=cells.n_obs,
+        n_cells=cells.n_cells,
         n_questions=cells.n_questions,
         n_categories=cells.n_categories,
         iterations=iterations,
