@@ -39,7 +39,7 @@ __all__ = [
     "binary_totals",
     "gram",
     "triu_positions",
-    "triu_values",
+    "binary_pair_counts",
     "clustered_pair_se",
 ]
 
@@ -145,28 +145,78 @@ def triu_positions(k: int, start: int, stop: int) -> tuple[np.ndarray, np.ndarra
     return a, b
 
 
-def triu_values(matrix: np.ndarray, start: int = 0, stop: int | None = None) -> np.ndarray:
-    """``matrix[a, b]`` as float64 for the pairs at positions ``[start, stop)`` of triu order
-    (default all), gathered a band of rows at a time (no K^2 index arrays).
+def binary_pair_counts(x, answered, start: int, stop: int, block: int = 256):
+    """Exact counts of the pairs ``[start, stop)`` of triu order, a chunk at a time.
 
-    Examples
-    --------
-    >>> triu_values(np.arange(9.0).reshape(3, 3)).tolist()
-    [1.0, 2.0, 5.0]
+    Parameters
+    ----------
+    x, answered : ndarray
+        :func:`binary_matrix`'s float32 0/1 scores (NaN as 0) and answered mask (None when
+        complete), questions x models.
+    start, stop : int
+        Pair positions (:func:`triu_positions`).
+    block : int
+        Models per block of the products of a part of the table.
+
+    Yields
+    ------
+    where, n, sum_a, sum_b, cross
+        ``where`` a slice of ``[0, stop - start)``; for its pairs ``(a, b)``, float64: the
+        questions both answered, a's and b's successes on them, and the successes they share.
+
+    Notes
+    -----
+    The whole table takes every count from the Gram matrices (:func:`gram`: ``X'X`` when
+    complete; ``M'M`` and ``X'M`` too with missing cells, ``M`` the answered mask), one
+    symmetric float32 product each; a part of it (a shard) from the products of blocks of
+    ``block`` models against the models after them. Sums of 0/1 products in float32 are exact
+    below 2**24 questions, so the counts are the same whichever products gave them.
     """
-    k = matrix.shape[0]
-    stop = k * (k - 1) // 2 if stop is None else stop
-    out = np.empty(stop - start)
+    k = x.shape[1]
+    column_sums = x.sum(axis=0, dtype=np.float64)
+    if stop - start == k * (k - 1) // 2:
+        cross = gram(x)
+        counts = None if answered is None else (gram(answered), gram(x, answered))
+        for first in range(0, stop - start, _PAIR_CHUNK):
+            last = min(first + _PAIR_CHUNK, stop - start)
+            a, b = triu_positions(k, start + first, start + last)
+            counts_of = _pair_entries(x.shape[0], column_sums, cross, counts, a, b)
+            yield (slice(first, last), *counts_of)
+        return
+    # Position of the first pair (a, a + 1) of each row a in triu order.
     first = np.concatenate([[0], np.cumsum(np.arange(k - 1, 0, -1))])
-    row = int(np.searchsorted(first, start, side="right")) - 1
-    done = 0
-    while done < stop - start:
-        lo = start + done - first[row]  # offset within row `row`
-        take = min(k - 1 - row - lo, stop - start - done)
-        out[done : done + take] = matrix[row, row + 1 + lo : row + 1 + lo + take]
-        done += take
-        row += 1
-    return out
+    for r0 in range(int(np.searchsorted(first, start, "right")) - 1, k - 1, block):
+        if first[r0] >= stop:
+            break
+        r1 = min(r0 + block, k - 1)
+        rows = slice(r0, r1)
+        i, j = np.triu_indices(r1 - r0, k=1, m=k - r0)
+        lo, hi = max(start - first[r0], 0), min(stop - first[r0], len(i))
+        i, j = i[lo:hi], j[lo:hi]
+        cross = x[:, rows].T @ x[:, r0:]
+        counts = None
+        if answered is not None:
+            counts = (answered[:, rows].T @ answered[:, r0:], x[:, rows].T @ answered[:, r0:])
+            counts += (answered[:, rows].T @ x[:, r0:],)
+        counts_of = _pair_entries(x.shape[0], column_sums, cross, counts, i + r0, j + r0, r0)
+        yield (slice(first[r0] + lo - start, first[r0] + hi - start), *counts_of)
+
+
+def _pair_entries(n_questions, column_sums, cross, counts, a, b, offset: int = 0):
+    """``(n, sum_a, sum_b, cross)`` of the pairs ``(a, b)`` from products whose rows start at
+    model ``offset``: ``cross`` = ``X'X``; ``counts`` None when complete, else ``M'M`` and
+    ``X'M``, with ``M'X`` third where the product is not the whole Gram matrix (whose
+    ``(X'M)[b, a]`` it is)."""
+
+    def entry(matrix, u, v):
+        return matrix[u - offset, v - offset].astype(np.float64)
+
+    crossed = entry(cross, a, b)
+    if counts is None:
+        return np.full(len(a), float(n_questions)), column_sums[a], column_sums[b], crossed
+    # b's successes on the questions a answered
+    sum_b = entry(counts[2], a, b) if len(counts) > 2 else entry(counts[1], b, a)
+    return entry(counts[0], a, b), entry(counts[1], a, b), sum_b, crossed
 
 
 def clustered_pair_se(scores, categories, columns=None) -> np.ndarray:

@@ -14,7 +14,7 @@ from scipy import special
 
 from evalbars.data.scores import WideScores, accuracy_order, wide_scores
 from evalbars.defaults import ALPHA
-from evalbars.stats.pair_products import binary_matrix, gram, triu_positions
+from evalbars.stats.pair_products import binary_matrix, binary_pair_counts
 
 __all__ = [
     "model_pairs",
@@ -184,79 +184,26 @@ def _binary_pair_statistics(x, answered, start: int, stop: int) -> dict:
     """:func:`pair_statistics` of 0/1 scores for the pairs ``[start, stop)``, from exact counts.
 
     For 0/1 scores every sum the moments need is a count: ``sum x_a = sum x_a^2`` (over the
-    questions b answered), ``cross = sum x_a x_b``. The whole table takes them from the Gram
-    matrices (:func:`evalbars.stats.pair_products.gram`: one symmetric float32 product ``X'X``
-    when complete; with missing cells also ``M'M`` and ``X'M``, ``M`` the answered mask); a
-    part of it (a shard) from the products of blocks of :data:`BLOCK_MODELS` models against
-    the models after them. float32 sums of 0/1 products are exact below 2**24 questions, so the
-    counts, and the statistics computed from them in float64 a chunk of pairs at a time, are
-    the same to the last bit whichever products gave them.
+    questions b answered), ``cross = sum x_a x_b``, from float32 products
+    (:func:`evalbars.stats.pair_products.binary_pair_counts`: the Gram matrices for the whole
+    table, blocks of :data:`BLOCK_MODELS` models for a part of it), exact below 2**24
+    questions; the statistics are computed from them in float64 a chunk of pairs at a time,
+    so they are the same to the last bit whichever products gave the counts.
     """
-    k = x.shape[1]
     out = {key: np.empty(stop - start) for key in PAIR_STATISTICS}
-    column_sums = x.sum(axis=0, dtype=np.float64)
-    if stop - start == k * (k - 1) // 2:
-        cross = gram(x)
-        counts = None if answered is None else (gram(answered), gram(x, answered))
-        for first in range(0, stop - start, _PAIR_CHUNK):
-            last = min(first + _PAIR_CHUNK, stop - start)
-            a, b = triu_positions(k, start + first, start + last)
-            block = _count_moments(x.shape[0], column_sums, cross, counts, a, b)
-            for key, value in block.items():
-                out[key][first:last] = value
-        return out
-    # Position of the first pair (a, a + 1) of each row a in triu order.
-    first = np.concatenate([[0], np.cumsum(np.arange(k - 1, 0, -1))])
-    for r0 in range(int(np.searchsorted(first, start, "right")) - 1, k - 1, BLOCK_MODELS):
-        if first[r0] >= stop:
-            break
-        r1 = min(r0 + BLOCK_MODELS, k - 1)
-        rows = slice(r0, r1)
-        i, j = np.triu_indices(r1 - r0, k=1, m=k - r0)
-        lo, hi = max(start - first[r0], 0), min(stop - first[r0], len(i))
-        i, j = i[lo:hi], j[lo:hi]
-        cross = x[:, rows].T @ x[:, r0:]
-        counts = None
-        if answered is not None:
-            counts = (answered[:, rows].T @ answered[:, r0:], x[:, rows].T @ answered[:, r0:])
-            counts += (answered[:, rows].T @ x[:, r0:],)
-        block = _count_moments(x.shape[0], column_sums, cross, counts, i + r0, j + r0, r0)
-        where = slice(first[r0] + lo - start, first[r0] + hi - start)
+    for where, n, sum_a, sum_b, cross in binary_pair_counts(x, answered, start, stop, BLOCK_MODELS):
+        block = _moments(n, sum_a, sum_b, sum_a, sum_b, cross)
+        # a is right and b wrong on sum(x_a (1 - x_b)) = sum_a - cross.
+        block["n10"], block["n01"] = np.rint(sum_a - cross), np.rint(sum_b - cross)
         for key, value in block.items():
             out[key][where] = value
     return out
-
-
-def _count_moments(n_questions, column_sums, cross, counts, a, b, offset: int = 0) -> dict:
-    """:func:`_moments` and the discordant counts of the pairs ``(a, b)`` from exact counts in
-    products whose rows start at model ``offset``: ``cross`` = ``X'X``; ``counts`` None when
-    complete, else ``M'M`` and ``X'M``, with ``M'X`` third where the product is not the whole
-    Gram matrix (whose ``(X'M)[b, a]`` it is)."""
-
-    def entry(matrix, u, v):
-        return matrix[u - offset, v - offset].astype(np.float64)
-
-    crossed = entry(cross, a, b)
-    if counts is None:
-        n = np.full(len(a), float(n_questions))
-        sum_a, sum_b = column_sums[a], column_sums[b]
-    else:
-        n = entry(counts[0], a, b)
-        sum_a = entry(counts[1], a, b)
-        # b's successes on the questions a answered
-        sum_b = entry(counts[2], a, b) if len(counts) > 2 else entry(counts[1], b, a)
-    block = _moments(n, sum_a, sum_b, sum_a, sum_b, crossed)
-    # a is right and b wrong on sum(x_a (1 - x_b)) = sum_a - cross.
-    block["n10"], block["n01"] = np.rint(sum_a - crossed), np.rint(sum_b - crossed)
-    return block
 
 
 #: Keys of :func:`pair_statistics`.
 PAIR_STATISTICS = ("n", "diff", "se_unpaired", "se_paired", "n10", "n01")
 #: Cells (questions x pairs) one step of the strict-comparison counts of graded scores holds.
 _COMPARE_CELLS = 2**24
-#: Pairs per chunk of the elementwise statistics of the whole table (a few MB of temporaries).
-_PAIR_CHUNK = 2**18
 
 
 def pair_statistics(scores, pairs: tuple[int, int] | None = None, columns=None) -> dict:
