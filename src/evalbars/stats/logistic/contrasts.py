@@ -54,7 +54,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from evalbars.data.scores import WideScores, model_means
+from evalbars.data.scores import WideScores, model_means, text_column
 from evalbars.defaults import ALPHA
 from evalbars.stats.fits import Fit, difference_se, structured_difference_se
 from evalbars.stats.logistic.gee import GeeFit, fit_gee, fit_gee_wide
@@ -289,12 +289,18 @@ def _covariance(fit: GlmmFit, theta_uncertainty: bool) -> np.ndarray:
 
 
 def _pair_index(names, pairs):
-    """Index pairs (i, j): of the given name pairs, or every i < j in ``names`` order."""
+    """Index pairs (i, j): of the given name pairs, or every i < j in ``names`` order. Each
+    column is factorized first, so a name is looked up once, not once per pair."""
     if pairs is None:
         return np.triu_indices(len(names), k=1)
     pairs = pd.DataFrame(list(pairs) if not isinstance(pairs, pd.DataFrame) else pairs)
     lookup = pd.Index(names)
-    first, second = (lookup.get_indexer(pairs.iloc[:, j]) for j in (0, 1))
+
+    def positions(column):
+        codes, uniques = pd.factorize(column)
+        return np.append(lookup.get_indexer(uniques), -1)[codes]
+
+    first, second = positions(pairs.iloc[:, 0]), positions(pairs.iloc[:, 1])
     if np.any(first < 0) or np.any(second < 0):
         raise ValueError("pairs name a model the fit does not hold")
     return first, second
@@ -328,20 +334,29 @@ def _differences(estimate, covariance, jacobian, first, second, prefix, alpha) -
     return {prefix + suffix: value for suffix, value in zip(_STATISTICS, values, strict=True)}
 
 
-def _table(fit: Fit, first, second, log_odds, accuracy, accuracy_columns) -> pd.DataFrame:
-    return pd.DataFrame(
-        _table_columns(fit, first, second, log_odds, accuracy, accuracy_columns), copy=False
-    )
+def _table(columns: dict) -> pd.DataFrame:
+    """A contrast table of :func:`_table_columns`' columns, each held as it is (no copy into
+    one block per dtype, which at ten million pairs costs more than the statistics)."""
+    return pd.DataFrame(_labelled(columns), copy=False)
+
+
+def _labelled(columns: dict) -> dict:
+    """``columns`` with the model codes (``model_a``, ``model_b``) as text, names from
+    ``names``."""
+    names = columns["names"]
+    return {
+        name: text_column(names, columns[name]) if name in ("model_a", "model_b") else value
+        for name, value in columns.items()
+        if name != "names"
+    }
 
 
 def _table_columns(fit: Fit, first, second, log_odds, accuracy, accuracy_columns) -> dict:
-    """The columns of a contrast table (:data:`CONTRAST_COLUMNS`, in order), each allocated
-    once: a frame made of them holds each as it is (no copy into one block per dtype, which at
-    ten million pairs costs more than the statistics)."""
-    names = np.asarray(fit.names, dtype=object)
+    """The columns of a contrast table (:data:`CONTRAST_COLUMNS`, in order), the models as
+    codes into ``names`` (the last entry)."""
     columns = {
-        "model_a": names[first],
-        "model_b": names[second],
+        "model_a": first,
+        "model_b": second,
         **log_odds,
         **accuracy_columns,
         "odds_ratio": np.exp(log_odds["log_odds_ratio"]),
@@ -349,7 +364,7 @@ def _table_columns(fit: Fit, first, second, log_odds, accuracy, accuracy_columns
         "accuracy_b": accuracy[second],
         "converged": np.full(len(first), bool(fit.converged)),
     }
-    return {name: columns[name] for name in CONTRAST_COLUMNS}
+    return {name: columns[name] for name in CONTRAST_COLUMNS} | {"names": list(fit.names)}
 
 
 def glmm_contrasts(
@@ -379,8 +394,13 @@ def glmm_contrasts(
         Gauss-Hermite) and ``accuracy_difference`` with the same seven companions;
         ``converged`` (``fit.converged``).
     """
+    return _table(_glmm_columns(fit, alpha, _pair_index(fit.names, pairs), theta_uncertainty))
+
+
+def _glmm_columns(fit: GlmmFit, alpha: float, index, theta_uncertainty: bool = True) -> dict:
+    """:func:`glmm_contrasts`' columns (:func:`_table_columns`) of the pairs ``index``."""
     names = list(fit.names)
-    first, second = _pair_index(names, pairs)
+    first, second = index
     k = len(names)
     if k <= EXPLICIT_JACOBIAN_MAX_MODELS:
         identity = np.eye(k)
@@ -399,7 +419,7 @@ def glmm_contrasts(
         "accuracy_difference",
         alpha,
     )
-    return _table(fit, first, second, log_odds, accuracy, differences)
+    return _table_columns(fit, first, second, log_odds, accuracy, differences)
 
 
 def gee_contrasts(fit: GeeFit, alpha: float = ALPHA, pairs=None) -> pd.DataFrame:
@@ -409,8 +429,13 @@ def gee_contrasts(fit: GeeFit, alpha: float = ALPHA, pairs=None) -> pd.DataFrame
     population-averaged, SEs come from the robust (sandwich) covariance, accuracies are
     ``logistic(coefficient)`` and their differences get the delta-method gradient p (1 - p).
     """
+    return _table(_gee_columns(fit, alpha, _pair_index(fit.names, pairs)))
+
+
+def _gee_columns(fit: GeeFit, alpha: float, index) -> dict:
+    """:func:`gee_contrasts`' columns (:func:`_table_columns`) of the pairs ``index``."""
     names = list(fit.names)
-    first, second = _pair_index(names, pairs)
+    first, second = index
     accuracy = fit.accuracy
     slope = accuracy * (1.0 - accuracy)
     explicit = len(names) <= EXPLICIT_JACOBIAN_MAX_MODELS
@@ -432,7 +457,7 @@ def gee_contrasts(fit: GeeFit, alpha: float = ALPHA, pairs=None) -> pd.DataFrame
         "accuracy_difference",
         alpha,
     )
-    return _table(fit, first, second, log_odds, accuracy, differences)
+    return _table_columns(fit, first, second, log_odds, accuracy, differences)
 
 
 class LogisticComparison(NamedTuple):
@@ -511,18 +536,22 @@ def compare_logistic(
                 "converged = False and may be off",
                 label,
             )
-    tables = [glmm_contrasts(glmm_fit, alpha, pairs), gee_contrasts(gee_fit, alpha, pairs)]
-    methods = np.repeat(
-        np.array(["glmm_laplace", "gee_exchangeable"], dtype=object), [len(t) for t in tables]
-    )
-    # Column by column (the rows of concatenating the two tables, each column copied once; a
-    # frame concatenated whole is copied into one block per dtype, and again by the selection)
+    # The rows of the two tables one after the other, each column made once at its full length
+    # (concatenating two frames would copy each into one block per dtype, and again on
+    # selecting the columns): ten million pairs a fit at 4,500 models.
+    index = _pair_index(glmm_fit.names, pairs)
+    parts = [_glmm_columns(glmm_fit, alpha, index), _gee_columns(gee_fit, alpha, index)]
+    sizes = [len(index[0])] * 2
+    methods = ["glmm_laplace", "gee_exchangeable"]
     contrasts = pd.DataFrame(
-        {"method": methods}
-        | {
-            column: pd.concat([t[column] for t in tables], ignore_index=True)
-            for column in CONTRAST_COLUMNS
-        },
+        {"method": text_column(methods, np.repeat(np.arange(2), sizes))}
+        | _labelled(
+            {
+                column: np.concatenate([part.pop(column) for part in parts])
+                for column in CONTRAST_COLUMNS
+            }
+            | {"names": list(glmm_fit.names)}
+        ),
         copy=False,
     )
     effects = _prefixed(glmm_effect_table(glmm_fit), "glmm_").merge(

@@ -359,6 +359,10 @@ def _closed_form_grid(grid_y, grid_n, names, maxiter, ctol, ddof_scale) -> GeeFi
     )
 
 
+#: :func:`_closed_form_binary` stops when no estimate moves by more than this (log odds).
+_STEP_TOLERANCE = 1e-10
+
+
 def _closed_form_binary(scores, x, columns, names, maxiter, ctol, ddof_scale) -> GeeFit:
     r""":func:`_closed_form_grid` of a complete matrix of one 0/1 sample per cell, from its Gram
     matrix.
@@ -407,10 +411,14 @@ def _closed_form_binary(scores, x, columns, names, maxiter, ctol, ddof_scale) ->
         score = ((y_k - n_questions * mu) - s * (gamma * e_sum)) / (1.0 - alpha)
         d, w = 1.0 / (n_questions * s**2), 1.0 / (n_questions * s)
         kappa = n_questions * gamma / (1.0 - n_models * gamma)
-        if np.sqrt(score @ score) < ctol:
+        step = (1.0 - alpha) * (d * score + kappa * w * (w @ score))
+        # converged at ctol, or when no estimate moves by 1e-10: at thousands of models the
+        # score's rounding alone is about 1e-10 (4,500 x 21,000), and the bread is nearly
+        # singular along a common shift (K gamma near 1), so steps of 1e-12 go round in it
+        if np.sqrt(score @ score) < ctol or np.max(np.abs(step)) < _STEP_TOLERANCE:
             converged = True
             break
-        beta = beta + (1.0 - alpha) * (d * score + kappa * w * (w @ score))
+        beta = beta + step
     # The meat from the Gram matrix and the products with A = [1, gamma e].
     y_a = np.column_stack([y_k, gamma * (scores.T @ e_q)[columns]])
     c = np.column_stack([mu, s])

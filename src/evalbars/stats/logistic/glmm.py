@@ -158,7 +158,7 @@ from evalbars.stats.logistic.cells import (
 from evalbars.stats.logistic.grid_laplace import _GridLaplace
 from evalbars.stats.logistic.laplace import BETA, THETA, _Laplace, _Params
 from evalbars.stats.logistic.margin_laplace import _MarginLaplace, use_margins
-from evalbars.stats.logistic.schur_newton import schur_newton, spd_inverse
+from evalbars.stats.logistic.schur_newton import block_covariances, schur_newton
 from evalbars.stats.optimize import FreeCoordinates, chord_newton
 from evalbars.stats.pair_products import binary_totals
 
@@ -606,13 +606,9 @@ def _fit_schur(cells, objective, space, x0, gtol, step, max_iter, levels, fixed)
     x = x * sign
     value, grad = objective.deviance_and_gradient(x)
     hess, schur = objective.schur_hessian(x, step)
-    cov_rx = spd_inverse(schur)
-    h_free = space.block(hess)
-    full = spd_inverse(h_free)
-    if full is not None:
-        cov_full = np.zeros_like(hess)
-        cov_full[np.ix_(space.free, space.free)] = 2.0 * full
-    positive = full is not None and cov_rx is not None
+    inverse = objective.schur_inverse(x) if hasattr(objective, "schur_inverse") else None
+    cov_rx, cov_full = block_covariances(hess, schur, space.free[THETA], inverse)
+    positive = cov_full is not None
     if cov_rx is None:
         cov_rx = np.linalg.pinv(schur)
     return _glmm_fit(

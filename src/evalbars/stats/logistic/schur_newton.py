@@ -11,7 +11,7 @@ from scipy import linalg
 
 from evalbars.stats.optimize import FreeCoordinates
 
-__all__ = ["schur_newton", "two_loop", "shifted_cholesky", "spd_inverse"]
+__all__ = ["schur_newton", "two_loop", "shifted_cholesky", "spd_inverse", "block_covariances"]
 
 
 def schur_newton(objective, x, free, gtol: float, step: float, max_iter: int):
@@ -106,11 +106,51 @@ def shifted_cholesky(matrix: np.ndarray):
 
 
 def spd_inverse(matrix: np.ndarray) -> np.ndarray | None:
-    """Inverse of a symmetric positive definite matrix by Cholesky; None if not positive
-    definite."""
+    """Inverse of a symmetric positive definite matrix by Cholesky (LAPACK ``potrf`` and
+    ``potri``: :math:`K^3` multiply-adds in all, a third of a solve against the identity);
+    None if not positive definite."""
     try:
-        factor = linalg.cho_factor(matrix, lower=True, check_finite=False)
+        factor = linalg.cho_factor(matrix, lower=True, check_finite=False)[0]
     except linalg.LinAlgError:
         return None
-    inverse = linalg.cho_solve(factor, np.eye(matrix.shape[0]), check_finite=False)
-    return (inverse + inverse.T) / 2
+    inverse, info = linalg.lapack.dpotri(factor, lower=1)
+    if info != 0:
+        return None
+    lower = np.tril(inverse)
+    return lower + np.tril(lower, -1).T
+
+
+def block_covariances(hess: np.ndarray, schur: np.ndarray, free_theta, schur_inverse=None):
+    r"""``(cov_rx, cov_full)`` of the Schur path: :math:`S^{-1}` and :math:`2 \mathcal H^{-1}`
+    over the free coordinates (theta where ``free_theta``, and beta), each None where its
+    matrix is not positive definite.
+
+    The Schur-form :math:`\mathcal H = [[A, B], [B^\top, 2S]]` (A the free theta block) is
+    inverted by its blocks from :math:`S^{-1}` alone: with :math:`D^{-1} = S^{-1}/2` and the
+    theta block's Schur complement :math:`\Sigma = A - B D^{-1} B^\top` (at most 2 x 2),
+
+    .. math::  \mathcal H^{-1} = \begin{pmatrix} \Sigma^{-1} & -\Sigma^{-1} B D^{-1} \\
+               -D^{-1} B^\top \Sigma^{-1} & D^{-1} + D^{-1} B^\top \Sigma^{-1} B D^{-1}
+               \end{pmatrix},
+
+    positive definite exactly when :math:`S` and :math:`\Sigma` are: one :math:`K^3` inverse
+    (:func:`spd_inverse`; ``schur_inverse``, :math:`S^{-1}`, when the caller has it) and
+    :math:`K^2` besides, instead of two.
+    """
+    cov_rx = spd_inverse(schur) if schur_inverse is None else schur_inverse
+    if cov_rx is None:
+        return None, None
+    theta = np.flatnonzero(np.asarray(free_theta, dtype=bool))
+    d_inverse = cov_rx / 2.0
+    b_d = hess[np.ix_(theta, np.arange(2, hess.shape[0]))] @ d_inverse
+    sigma = hess[np.ix_(theta, theta)] - b_d @ hess[np.ix_(theta, np.arange(2, hess.shape[0]))].T
+    sigma_inverse = spd_inverse(sigma) if theta.size else np.zeros((0, 0))
+    if sigma_inverse is None:
+        return cov_rx, None
+    corner = sigma_inverse @ b_d
+    cov_full = np.zeros_like(hess)
+    cov_full[np.ix_(theta, theta)] = 2.0 * sigma_inverse
+    cov_full[np.ix_(theta, np.arange(2, hess.shape[0]))] = -2.0 * corner
+    cov_full[np.ix_(np.arange(2, hess.shape[0]), theta)] = -2.0 * corner.T
+    cov_full[2:, 2:] = 2.0 * (d_inverse + b_d.T @ corner)
+    return cov_rx, cov_full
