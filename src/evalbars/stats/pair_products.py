@@ -47,37 +47,41 @@ __all__ = [
 FLOAT32_EXACT = 2**24
 
 
-def binary_matrix(scores: np.ndarray, columns=None, block: int = 256):
+def binary_matrix(scores: np.ndarray, columns=None):
     """``(x, answered)``: one 0/1 matrix (NaN allowed) of fewer than 2**24 questions as float32
-    Fortran arrays, its columns in the order ``columns``, NaN as 0, ``answered`` None when
-    complete; None for anything else (other scores, stacks). Built ``block`` columns at a time,
-    so the float64 matrix is never copied whole.
+    arrays, its columns in the order ``columns``, NaN as 0, ``answered`` None when complete;
+    None for anything else (other scores, stacks). Built a block of questions at a time
+    (:data:`evalbars.data.blocks.BLOCK_CELLS`; contiguous reads and writes), so the float64
+    matrix is never copied whole.
 
     Examples
     --------
     >>> x, answered = binary_matrix(np.array([[1.0, 0.0], [0.0, 1.0]]))
-    >>> x.dtype.name, x.flags.f_contiguous, answered is None
-    ('float32', True, True)
+    >>> x.dtype.name, answered is None
+    ('float32', True)
     >>> binary_matrix(np.array([[0.5, 1.0]])) is None
     True
     """
     if scores.ndim != 2 or scores.shape[0] >= FLOAT32_EXACT:
         return None
-    columns = np.arange(scores.shape[1]) if columns is None else np.asarray(columns)
-    x = np.empty((scores.shape[0], len(columns)), dtype=np.float32, order="F")
+    n, k = scores.shape
+    everything = columns is None or np.array_equal(columns, np.arange(k))
+    columns = np.arange(k) if columns is None else np.asarray(columns)
+    x = np.empty((n, len(columns)), dtype=np.float32)
     answered = None
-    for c0 in range(0, len(columns), block):
-        part = scores[:, columns[c0 : c0 + block]]
+    step = max(1, BLOCK_CELLS // max(1, k))
+    for r0 in range(0, n, step):
+        part = scores[r0 : r0 + step] if everything else scores[r0 : r0 + step, columns]
         finite = np.isfinite(part)
         if not np.all((part == 0) | (part == 1) | ~finite):
             return None
         if finite.all():
-            x[:, c0 : c0 + block] = part
+            x[r0 : r0 + step] = part
             continue
-        x[:, c0 : c0 + block] = np.where(finite, part, 0.0)
+        x[r0 : r0 + step] = np.where(finite, part, 0.0)
         if answered is None:  # every block before this one was complete
-            answered = np.ones(x.shape, dtype=np.float32, order="F")
-        answered[:, c0 : c0 + block] = finite
+            answered = np.ones(x.shape, dtype=np.float32)
+        answered[r0 : r0 + step] = finite
     return x, answered
 
 
@@ -114,12 +118,12 @@ def gram(x: np.ndarray, y: np.ndarray | None = None) -> np.ndarray:
     """:math:`X^\\top X` (or :math:`X^\\top Y`) of float32 matrices: exact whole numbers when both
     hold 0/1 values and there are fewer than 2**24 rows.
 
-    ``x`` Fortran-ordered (as :func:`binary_matrix` makes it) is read in place: ``x.T @ x`` is
-    then one BLAS ``syrk`` (half the multiplications of a general product).
+    ``x.T @ x`` is one BLAS ``syrk`` on ``x`` in place (half the multiplications of a general
+    product).
 
     Examples
     --------
-    >>> x = np.array([[1, 0], [1, 1], [0, 1]], dtype=np.float32, order="F")
+    >>> x = np.array([[1, 0], [1, 1], [0, 1]], dtype=np.float32)
     >>> gram(x).tolist()
     [[2.0, 1.0], [1.0, 2.0]]
     """
@@ -145,7 +149,7 @@ def triu_positions(k: int, start: int, stop: int) -> tuple[np.ndarray, np.ndarra
     return a, b
 
 
-def binary_pair_counts(x, answered, start: int, stop: int, block: int = 256):
+def binary_pair_counts(x, answered, start: int, stop: int, block: int = 256, columns=None):
     """Exact counts of the pairs ``[start, stop)`` of triu order, a chunk at a time.
 
     Parameters
@@ -157,6 +161,9 @@ def binary_pair_counts(x, answered, start: int, stop: int, block: int = 256):
         Pair positions (:func:`triu_positions`).
     block : int
         Models per block of the products of a part of the table.
+    columns : array_like of int, optional
+        The models in this order (the columns of ``x`` indexed by it; default as given): the
+        whole table permutes the Gram matrices, not the scores.
 
     Yields
     ------
@@ -172,17 +179,24 @@ def binary_pair_counts(x, answered, start: int, stop: int, block: int = 256):
     ``block`` models against the models after them. Sums of 0/1 products in float32 are exact
     below 2**24 questions, so the counts are the same whichever products gave them.
     """
-    k = x.shape[1]
-    column_sums = x.sum(axis=0, dtype=np.float64)
+    k = x.shape[1] if columns is None else len(columns)
     if stop - start == k * (k - 1) // 2:
-        cross = gram(x)
-        counts = None if answered is None else (gram(answered), gram(x, answered))
+        order = np.arange(x.shape[1]) if columns is None else np.asarray(columns)
+        column_sums = x.sum(axis=0, dtype=np.float64)[order]
+        cross = gram(x)[np.ix_(order, order)]
+        counts = None
+        if answered is not None:
+            counts = tuple(m[np.ix_(order, order)] for m in (gram(answered), gram(x, answered)))
         for first in range(0, stop - start, _PAIR_CHUNK):
             last = min(first + _PAIR_CHUNK, stop - start)
             a, b = triu_positions(k, start + first, start + last)
             counts_of = _pair_entries(x.shape[0], column_sums, cross, counts, a, b)
             yield (slice(first, last), *counts_of)
         return
+    if columns is not None:
+        x = x[:, columns]
+        answered = None if answered is None else answered[:, columns]
+    column_sums = x.sum(axis=0, dtype=np.float64)
     # Position of the first pair (a, a + 1) of each row a in triu order.
     first = np.concatenate([[0], np.cumsum(np.arange(k - 1, 0, -1))])
     for r0 in range(int(np.searchsorted(first, start, "right")) - 1, k - 1, block):

@@ -179,7 +179,7 @@ def rounded_variance(variance, mean_square):
     return np.where(variance <= ROUNDING_SHARE * np.abs(mean_square), 0.0, variance)
 
 
-def _binary_pair_statistics(x, answered, start: int, stop: int) -> dict:
+def _binary_pair_statistics(x, answered, start: int, stop: int, columns=None) -> dict:
     """:func:`pair_statistics` of 0/1 scores for the pairs ``[start, stop)``, from exact counts.
 
     For 0/1 scores every sum the moments need is a count: ``sum x_a = sum x_a^2`` (over the
@@ -190,7 +190,8 @@ def _binary_pair_statistics(x, answered, start: int, stop: int) -> dict:
     so they are the same to the last bit whichever products gave the counts.
     """
     out = {key: np.empty(stop - start) for key in PAIR_STATISTICS}
-    for where, n, sum_a, sum_b, cross in binary_pair_counts(x, answered, start, stop, BLOCK_MODELS):
+    counts = binary_pair_counts(x, answered, start, stop, BLOCK_MODELS, columns)
+    for where, n, sum_a, sum_b, cross in counts:
         block = _moments(n, sum_a, sum_b, sum_a, sum_b, cross)
         # a is right and b wrong on sum(x_a (1 - x_b)) = sum_a - cross.
         block["n10"], block["n01"] = np.rint(sum_a - cross), np.rint(sum_b - cross)
@@ -248,9 +249,9 @@ def pair_statistics(scores, pairs: tuple[int, int] | None = None, columns=None) 
     x = np.asarray(scores, dtype=float)
     k = x.shape[-1] if columns is None else len(columns)
     start, stop = (0, k * (k - 1) // 2) if pairs is None else pairs
-    binary = binary_matrix(x, columns, BLOCK_MODELS)
+    binary = binary_matrix(x)
     if binary is not None:
-        return _binary_pair_statistics(*binary, start, stop)
+        return _binary_pair_statistics(*binary, start, stop, columns)
     if columns is not None:
         x = x[..., columns]
     answered = np.isfinite(x)
