@@ -13,6 +13,7 @@ import sys
 import numpy as np
 import pandas as pd
 
+from evalbars.data.blocks import blocks
 from evalbars.data.scores import WideScores, accuracy_order
 from evalbars.readings.ranks.defaults import DEFAULT_DRAWS, DEFAULT_LEVEL, DEFAULT_SEED, DRAW_CHUNK
 from evalbars.readings.ranks.leaderboard import leaderboard_from_wide
@@ -52,6 +53,10 @@ def _whole_number_dtype(scores: np.ndarray):
     return np.float32 if binary else np.float64
 
 
+#: Cells per block of the transposed copy of :class:`_PairedMoments` (a few MB: in cache).
+_TRANSPOSE_CELLS = 2**21
+
+
 class _PairedMoments:
     """Column moments of a complete score matrix, for paired gaps between any two columns.
 
@@ -72,7 +77,11 @@ class _PairedMoments:
     def __init__(self, scores: np.ndarray, order=None):
         order = np.arange(scores.shape[1]) if order is None else np.asarray(order)
         # Models as contiguous rows: "this column against every later one" is then a view.
-        self.by_model = np.asarray(scores, dtype=_whole_number_dtype(scores)).T[order]
+        # Transposed a block of questions at a time (in cache: a third of the time of the
+        # whole matrix's strided copy at 4,500 models x 21,000 questions).
+        self.by_model = np.empty((len(order), scores.shape[0]), dtype=_whole_number_dtype(scores))
+        for rows in blocks(scores.shape[0], scores.shape[1], _TRANSPOSE_CELLS):
+            self.by_model[:, rows] = scores[rows].T[order]
         self.n = scores.shape[0]
         self.mean = scores.mean(axis=0)[order]
         self.mean_sq = np.einsum("ij,ij->i", self.by_model, self.by_model, dtype=np.float64)
