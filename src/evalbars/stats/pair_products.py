@@ -250,7 +250,8 @@ def clustered_pair_se(scores, categories, columns=None) -> np.ndarray:
     ndarray, shape (K(K-1)/2,)
         For the pairs ``(a, b)`` in :func:`numpy.triu_indices` order, Miller's clustered SE
         (Eq. 4, no small-sample factor; :func:`evalbars.stats.intervals.clustered_se`) of the
-        mean of :math:`D_i = s_{ia} - s_{ib}`.
+        mean of :math:`D_i = s_{ia} - s_{ib}`; NaN with fewer than two categories (one
+        cluster's deviations sum to zero: not estimable).
 
     Notes
     -----
@@ -288,6 +289,9 @@ def clustered_pair_se(scores, categories, columns=None) -> np.ndarray:
     squared_sizes = float(sizes @ sizes)
     pairs = k * (k - 1) // 2
     out = np.empty(pairs)
+    if n_categories < 2:
+        out[:] = np.nan
+        return out
     for start in range(0, pairs, _PAIR_CHUNK):  # temporaries of a chunk of pairs, not K^2
         stop = min(start + _PAIR_CHUNK, pairs)
         a, b = triu_positions(k, start, stop)
