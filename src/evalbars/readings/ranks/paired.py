@@ -49,8 +49,14 @@ def _whole_number_dtype(scores: np.ndarray):
     questions, as bootstrap counts are) are whole numbers below 2**24, exact in float32, whose
     matrix products run twice as fast as float64's and hold half the memory.
     """
-    binary = scores.shape[0] < 2**24 and bool(((scores == 0) | (scores == 1)).all())
-    return np.float32 if binary else np.float64
+    if scores.shape[0] >= 2**24:
+        return np.float64
+    # checked a block of questions at a time (no masks of a whole board's matrix)
+    for rows in blocks(scores.shape[0], scores.shape[1]):
+        part = scores[rows]
+        if not ((part == 0) | (part == 1)).all():
+            return np.float64
+    return np.float32
 
 
 #: Cells per block of the transposed copy of :class:`_PairedMoments` (a few MB: in cache).
