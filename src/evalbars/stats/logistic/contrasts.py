@@ -82,6 +82,7 @@ __all__ = [
     "compare_logistic",
     "LogisticComparison",
     "fit_obstacle",
+    "logistic_memory",
     "not_fitted",
 ]
 
@@ -578,11 +579,22 @@ def not_fitted(reason: str) -> LogisticComparison:
     )
 
 
-#: Peak memory of the logistic fits per models x questions cell (bytes), measured: the job's
-#: peak of 0.79 GB at 1,000 models x 12,032 questions (the matrix read, its binomial counts, the
-#: GLMM's successes and the GEE's questions x models grids), less the 0.2 GB of a Python
-#: process with its libraries. :func:`fit_obstacle` quotes it.
-BYTES_PER_CELL = 50
+#: Memory of the logistic fits per models x questions cell (bytes): the float64 matrix the job
+#: reads and GEE's float32 copy for its Gram matrix (the GLMM holds only the margins,
+#: :mod:`evalbars.stats.logistic.margin_laplace`).
+BYTES_PER_CELL = 12
+#: ... and per pair of models: the contrast table's columns of both fits (two rows a pair, 27
+#: columns) and their temporaries; with BYTES_PER_CELL, the job's peak of 6.8 GB measured at
+#: 4,500 models x 21,000 questions (10.1 M pairs), less 0.25 GB of a Python process with its
+#: libraries. :func:`fit_obstacle` quotes both.
+BYTES_PER_PAIR = 540
+
+
+def logistic_memory(n_models: int, n_questions: int) -> float:
+    """About how many bytes the logistic fits and their tables hold (:data:`BYTES_PER_CELL`,
+    :data:`BYTES_PER_PAIR`)."""
+    pairs = n_models * (n_models - 1) // 2
+    return float(n_models * n_questions * BYTES_PER_CELL + pairs * BYTES_PER_PAIR)
 
 
 def fit_obstacle(items, max_cells: int, outcome: str = "correct") -> str | None:
@@ -590,8 +602,8 @@ def fit_obstacle(items, max_cells: int, outcome: str = "correct") -> str | None:
 
     ``items``: a long item table or its question x model matrix (as :func:`compare_logistic`).
     They are not fitted when the models x questions grid holds more than ``max_cells`` cells
-    (``analysis.logistic_max_cells``, a memory guard: the fits hold about
-    :data:`BYTES_PER_CELL` bytes per cell), when a score is neither 0 nor 1 (partial credit has
+    (``analysis.logistic_max_cells``, a memory guard: the fits and their tables hold about
+    :func:`logistic_memory` bytes), when a score is neither 0 nor 1 (partial credit has
     no binomial likelihood), or when a model is right on every or no question (its log odds
     are infinite).
     """
@@ -604,7 +616,8 @@ def fit_obstacle(items, max_cells: int, outcome: str = "correct") -> str | None:
         return (
             f"{n_models:,} models x {n_questions:,} questions = {n_cells:,} cells, more than "
             f"analysis.logistic_max_cells = {max_cells:,} (the fits would need about "
-            f"{n_cells * BYTES_PER_CELL / 1e9:.1f} GB of memory; raise the limit to fit them)"
+            f"{logistic_memory(n_models, n_questions) / 1e9:.1f} GB of memory; raise the limit "
+            "to fit them)"
         )
     if isinstance(items, WideScores):
         partial = items.non_binary_cells()
