@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from evalbars.data.blocks import BLOCK_CELLS, blocks
@@ -28,7 +29,9 @@ __all__ = [
     "score_columns",
     "stored_labels",
     "question_order",
+    "model_means",
     "accuracy_order",
+    "text_column",
 ]
 
 
@@ -149,9 +152,12 @@ class WideScores:
         ``ss = k (n - k) / n`` (the sum of squares of ``k`` ones and ``n - k`` zeros about
         their mean; any other samples with that mean have another ``ss``), to 1e-9.
         """
-        if not self.has_repeats:
+        if not self.has_repeats:  # a block of questions at a time (no masks of the matrix)
             scores = self.scores
-            return int(np.count_nonzero(np.isfinite(scores) & (scores != 0) & (scores != 1)))
+            return sum(
+                int(np.count_nonzero(np.isfinite(part) & (part != 0) & (part != 1)))
+                for part in (scores[rows] for rows in blocks(*scores.shape))
+            )
         successes, trials = self.binomial_counts()
         scored = trials > 0
         partial = scored & (successes != np.rint(successes))
@@ -388,20 +394,48 @@ def _positions(labels, values: pd.Series) -> np.ndarray:
     return index.get_indexer(values)
 
 
-def accuracy_order(wide: WideScores) -> list:
-    """Model names sorted by mean score, highest first; ties broken by name."""
+def model_means(wide: WideScores) -> np.ndarray:
+    """Each model's mean score over the questions it answered (NaN for none), in column order."""
     scores = wide.scores
     if scores.size <= BLOCK_CELLS:
-        means = np.nanmean(scores, axis=0)
-    else:
-        # Summed a block of questions at a time: nanmean's NaN-free copy of a board's matrix
-        # would take 760 MB at 4,500 models x 21,000 questions.
-        totals = np.zeros(scores.shape[1])
-        counts = np.zeros(scores.shape[1])
-        for rows in blocks(scores.shape[0], scores.shape[1]):
-            part = scores[rows]
-            totals += np.nansum(part, axis=0)
-            counts += np.isfinite(part).sum(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
-            means = totals / counts
+            return np.nanmean(scores, axis=0)
+    # Summed a block of questions at a time: nanmean's NaN-free copy of a board's matrix
+    # would take 760 MB at 4,500 models x 21,000 questions.
+    totals = np.zeros(scores.shape[1])
+    counts = np.zeros(scores.shape[1])
+    for rows in blocks(scores.shape[0], scores.shape[1]):
+        part = scores[rows]
+        finite = np.isfinite(part)
+        if finite.all():  # (a complete block needs no NaN-free copy)
+            totals += part.sum(axis=0)
+            counts += part.shape[0]
+        else:
+            totals += np.where(finite, part, 0.0).sum(axis=0)
+            counts += finite.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return totals / counts
+
+
+def accuracy_order(wide: WideScores) -> list:
+    """Model names sorted by mean score, highest first; ties broken by name."""
+    means = model_means(wide)
     return [m for _, m in sorted(zip(-means, wide.models, strict=True))]
+
+
+def text_column(names, codes: np.ndarray):
+    """``names[codes]`` as a column of the type pandas gives text: Arrow strings under pandas 3,
+    built from dictionary codes (no Python object per row; ten million labels of a pair table
+    in a fraction of a second), else an object array.
+
+    Examples
+    --------
+    >>> list(text_column(["a", "b"], np.array([1, 0, 1])))
+    ['b', 'a', 'b']
+    """
+    dtype = pd.Series(["text"]).dtype
+    if getattr(dtype, "storage", None) != "pyarrow":
+        return np.asarray(names, dtype=object)[codes]
+    dictionary = pa.array(list(names), type=pa.large_string())
+    labels = pa.DictionaryArray.from_arrays(pa.array(codes, type=pa.int64()), dictionary)
+    return pd.array(labels.cast(pa.large_string()), dtype=dtype)

@@ -26,6 +26,7 @@ from scipy import special
 
 from evalbars.data.blocks import blocks
 from evalbars.data.scores import WideScores
+from evalbars.stats.pair_products import FLOAT32_EXACT, binary_matrix, gram
 
 __all__ = [
     "RmAnova",
@@ -131,32 +132,29 @@ def rm_anova(scores) -> RmAnova:
     """
     x = _as_stack(scores)
     n, k = x.shape[-2:]
+    if len(_question_blocks(x)) > 1 and n < FLOAT32_EXACT and _binary(x):
+        return _binary_rm_anova(x)
     grand = x.mean(axis=(-2, -1), keepdims=True)
     model_means = x.mean(axis=-2, keepdims=True)
     question_means = x.mean(axis=-1, keepdims=True)
     ss_model = n * ((model_means - grand) ** 2).sum(axis=(-2, -1))
     ss_question = k * ((question_means - grand) ** 2).sum(axis=(-2, -1))
     # The interaction residual computed directly, not by subtraction, to avoid cancellation;
-    # it and the cross products of the centred scores in blocks of questions. A large 0/1
-    # matrix (more than one block) takes its cross products from the Gram matrix of the scores,
-    # whole numbers below 2**24 summed exactly in float32 (K^2 n products at a third of the
-    # float64 time): X'X - n m m' is the centred cross product.
-    parts = _question_blocks(x)
-    gram = len(parts) > 1 and n < 2**24 and _binary(x)
+    # it and the cross products of the centred scores in blocks of questions. (A large 0/1
+    # matrix takes both from exact counts: _binary_rm_anova.)
     ss_error, cross = 0.0, 0.0
-    for rows in parts:
+    for rows in _question_blocks(x):
         part = x[..., rows, :]
         ss_error = ss_error + (
             (part - model_means - question_means[..., rows, :] + grand) ** 2
         ).sum(axis=(-2, -1))
-        if gram:
-            ones = part.astype(np.float32)
-            cross = cross + ones.T @ ones
-        else:
-            centred = part - model_means
-            cross = cross + np.swapaxes(centred, -1, -2) @ centred
-    if gram:
-        cross = cross.astype(np.float64) - n * (model_means.T @ model_means)
+        centred = part - model_means
+        cross = cross + np.swapaxes(centred, -1, -2) @ centred
+    return _rm_anova_result(n, k, ss_model, ss_question, ss_error, cross)
+
+
+def _rm_anova_result(n, k, ss_model, ss_question, ss_error, cross) -> RmAnova:
+    """:class:`RmAnova` from the sums of squares and the centred cross products of the models."""
     df1, df2 = k - 1, (n - 1) * (k - 1)
     ms_error = ss_error / df2
     f = _ratio(ss_model / df1, ms_error)
@@ -171,6 +169,51 @@ def rm_anova(scores) -> RmAnova:
     return RmAnova(
         f, float(df1), float(df2), p, ss_model, ss_question, ss_error, ms_error, epsilon, p_gg
     )
+
+
+def _binary_rm_anova(x: np.ndarray) -> RmAnova:
+    r""":func:`rm_anova` of one large complete 0/1 matrix, from exact counts.
+
+    With column (model) totals :math:`c_k`, row (question) totals :math:`r_i` and the grand
+    total :math:`T = \sum_k c_k` (whole numbers, and :math:`\sum x^2 = T`), the error sum of
+    squares of the two-way additive model is
+
+    .. math::  SS_{error} = \frac{nK\,T - K \sum_k c_k^2 - n \sum_i r_i^2 + T^2}{nK},
+
+    whose numerator is computed in exact integer arithmetic (no cancellation at all), and the
+    centred cross products of the models are :math:`X^\top X - n\,\bar s \bar s^\top`, the Gram
+    matrix a whole number below 2**24 in float32 (:func:`evalbars.stats.pair_products.gram`, one
+    symmetric product: :math:`K^2 n` multiply-adds, the sphericity correction's floor).
+    """
+    n, k = x.shape
+    columns, rows = _binary_totals(x)
+    total = int(columns.sum())
+    model_means = (columns / n)[None, :]
+    question_means = (rows / k)[:, None]
+    grand = total / (n * k)
+    ss_model = n * ((model_means - grand) ** 2).sum()
+    ss_question = k * ((question_means - grand) ** 2).sum()
+    # Python integers: exact whatever the size (n k T reaches 10**15 on a large board).
+    numerator = n * k * total - k * _square_sum(columns) - n * _square_sum(rows) + total * total
+    ss_error = np.float64(numerator / (n * k))
+    cross = gram(binary_matrix(x)[0]).astype(np.float64) - n * (model_means.T @ model_means)
+    return _rm_anova_result(n, k, ss_model, ss_question, ss_error, cross)
+
+
+def _binary_totals(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Column and row totals of a 0/1 matrix as int64, a block of questions at a time."""
+    columns = np.zeros(x.shape[1], dtype=np.int64)
+    rows = np.empty(x.shape[0], dtype=np.int64)
+    for part in _question_blocks(x):
+        block = x[part]
+        columns += block.sum(axis=0).astype(np.int64)
+        rows[part] = block.sum(axis=1)
+    return columns, rows
+
+
+def _square_sum(values: np.ndarray) -> int:
+    """Sum of squares of whole numbers as an exact Python integer."""
+    return int((values.astype(object) ** 2).sum()) if values.size else 0
 
 
 def oneway_anova(scores) -> OneWayAnova:
@@ -238,6 +281,16 @@ def friedman(scores) -> ChiSquareTest:
     x = _as_stack(scores)
     n, k = x.shape[-2:]
     binary = _binary(x)
+    if binary and len(_question_blocks(x)) > 1:
+        # A large 0/1 matrix: the rank sums from its totals (_binary_ranks summed over a row's
+        # z zeros and K - z ones): R_k = sum_i (z_i + 1)/2 + (K/2) c_k. Half-integers, so the
+        # same numbers as the sums of the ranks.
+        columns, rows = _binary_totals(x)
+        zeros = (k - rows).astype(float)
+        low, high = (zeros + 1) / 2, zeros + (k - zeros + 1) / 2
+        rank_sums = low.sum() + (k / 2) * columns
+        squares = float((zeros * low**2 + (k - zeros) * high**2).sum())
+        return _friedman_result(n, k, rank_sums, squares)
     if not binary:
         # Imported only for graded scores: 0/1 scores are ranked by counting (_binary_ranks),
         # and scipy.stats takes a second to import.
@@ -249,6 +302,11 @@ def friedman(scores) -> ChiSquareTest:
         ranks = _binary_ranks(x[..., rows, :]) if binary else rankdata(x[..., rows, :], axis=-1)
         rank_sums = rank_sums + ranks.sum(axis=-2)
         squares = squares + (ranks**2).sum(axis=(-2, -1))
+    return _friedman_result(n, k, rank_sums, squares)
+
+
+def _friedman_result(n, k, rank_sums, squares) -> ChiSquareTest:
+    """Friedman's tie-corrected statistic from the rank sums and the sum of squared ranks."""
     numerator = (k - 1) * ((rank_sums - n * (k + 1) / 2) ** 2).sum(axis=-1)
     denominator = squares - n * k * (k + 1) ** 2 / 4
     q = _ratio(numerator, denominator)
@@ -266,7 +324,10 @@ def _question_blocks(x: np.ndarray) -> list:
 def _binary(x: np.ndarray) -> bool:
     """Every score 0 or 1 (checked in blocks of questions)."""
     n = x.shape[-2]
-    return all(bool(np.isin(x[..., rows, :], (0.0, 1.0)).all()) for rows in blocks(n, x.size // n))
+    return all(
+        bool(((x[..., rows, :] == 0) | (x[..., rows, :] == 1)).all())
+        for rows in blocks(n, x.size // n)
+    )
 
 
 def _binary_ranks(x: np.ndarray) -> np.ndarray:

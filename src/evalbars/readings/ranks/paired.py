@@ -13,6 +13,7 @@ import sys
 import numpy as np
 import pandas as pd
 
+from evalbars.data.blocks import blocks
 from evalbars.data.scores import WideScores, accuracy_order
 from evalbars.defaults import DRAWS, LEVEL, SEED
 from evalbars.readings.ranks.defaults import DRAW_CHUNK
@@ -49,8 +50,18 @@ def _whole_number_dtype(scores: np.ndarray):
     questions, as bootstrap counts are) are whole numbers below 2**24, exact in float32, whose
     matrix products run twice as fast as float64's and hold half the memory.
     """
-    binary = scores.shape[0] < 2**24 and bool(((scores == 0) | (scores == 1)).all())
-    return np.float32 if binary else np.float64
+    if scores.shape[0] >= 2**24:
+        return np.float64
+    # checked a block of questions at a time (no masks of a whole board's matrix)
+    for rows in blocks(scores.shape[0], scores.shape[1]):
+        part = scores[rows]
+        if not ((part == 0) | (part == 1)).all():
+            return np.float64
+    return np.float32
+
+
+#: Cells per block of the transposed copy of :class:`_PairedMoments` (a few MB: in cache).
+_TRANSPOSE_CELLS = 2**21
 
 
 class _PairedMoments:
@@ -73,7 +84,11 @@ class _PairedMoments:
     def __init__(self, scores: np.ndarray, order=None):
         order = np.arange(scores.shape[1]) if order is None else np.asarray(order)
         # Models as contiguous rows: "this column against every later one" is then a view.
-        self.by_model = np.asarray(scores, dtype=_whole_number_dtype(scores)).T[order]
+        # Transposed a block of questions at a time (in cache: a third of the time of the
+        # whole matrix's strided copy at 4,500 models x 21,000 questions).
+        self.by_model = np.empty((len(order), scores.shape[0]), dtype=_whole_number_dtype(scores))
+        for rows in blocks(scores.shape[0], scores.shape[1], _TRANSPOSE_CELLS):
+            self.by_model[:, rows] = scores[rows].T[order]
         self.n = scores.shape[0]
         self.mean = scores.mean(axis=0)[order]
         self.mean_sq = np.einsum("ij,ij->i", self.by_model, self.by_model, dtype=np.float64)

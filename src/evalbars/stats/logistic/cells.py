@@ -9,9 +9,31 @@ Laplace deviance) and :mod:`evalbars.stats.logistic.gee`. The model and the nota
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
+
+
+class _Margins(NamedTuple):
+    """One 0/1 sample per observed cell of a models x question levels grid, by its margins:
+    the successes of each model and on each question level, and the cells not observed
+    (``missing_model[i]`` on ``missing_question[i]``; none on a complete grid)."""
+
+    successes_model: np.ndarray
+    successes_question: np.ndarray
+    missing_model: np.ndarray
+    missing_question: np.ndarray
+
+    def observed_model(self, n_questions: int) -> np.ndarray:
+        """Observed cells (trials) per model."""
+        counts = np.bincount(self.missing_model, minlength=self.successes_model.size)
+        return (n_questions - counts).astype(float)
+
+    def observed_question(self, n_models: int) -> np.ndarray:
+        """Observed cells (trials) per question level."""
+        counts = np.bincount(self.missing_question, minlength=self.successes_question.size)
+        return (n_models - counts).astype(float)
 
 
 @dataclass(frozen=True)
@@ -37,10 +59,28 @@ class _Cells:
     #: results from the cell list).
     grid: bool = False
     trials_max: float = 0.0
+    #: Cells of one 0/1 sample each held by their margins alone (:class:`_Margins`), with
+    #: ``successes`` and ``trials`` None: the likelihood reads nothing else
+    #: (:mod:`evalbars.stats.logistic.margin_laplace`).
+    margins: _Margins | None = None
 
     @property
     def n_models(self) -> int:
         return len(self.model_names)
+
+    @property
+    def n_obs(self) -> int:
+        """0/1 samples: the sum of the trials."""
+        if self.margins is not None:
+            return self.n_cells
+        return int(self.trials.sum())
+
+    @property
+    def n_cells(self) -> int:
+        """Model x question cells."""
+        if self.margins is not None:
+            return self.n_models * self.n_questions - self.margins.missing_model.size
+        return self.successes.size
 
     @property
     def n_questions(self) -> int:

@@ -54,7 +54,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from evalbars.data.scores import WideScores
+from evalbars.data.scores import WideScores, model_means, text_column
 from evalbars.defaults import ALPHA
 from evalbars.stats.fits import Fit, difference_se, structured_difference_se
 from evalbars.stats.logistic.gee import GeeFit, fit_gee, fit_gee_wide
@@ -82,6 +82,7 @@ __all__ = [
     "compare_logistic",
     "LogisticComparison",
     "fit_obstacle",
+    "logistic_memory",
     "not_fitted",
 ]
 
@@ -289,12 +290,18 @@ def _covariance(fit: GlmmFit, theta_uncertainty: bool) -> np.ndarray:
 
 
 def _pair_index(names, pairs):
-    """Index pairs (i, j): of the given name pairs, or every i < j in ``names`` order."""
+    """Index pairs (i, j): of the given name pairs, or every i < j in ``names`` order. Each
+    column is factorized first, so a name is looked up once, not once per pair."""
     if pairs is None:
         return np.triu_indices(len(names), k=1)
     pairs = pd.DataFrame(list(pairs) if not isinstance(pairs, pd.DataFrame) else pairs)
     lookup = pd.Index(names)
-    first, second = (lookup.get_indexer(pairs.iloc[:, j]) for j in (0, 1))
+
+    def positions(column):
+        codes, uniques = pd.factorize(column)
+        return np.append(lookup.get_indexer(uniques), -1)[codes]
+
+    first, second = positions(pairs.iloc[:, 0]), positions(pairs.iloc[:, 1])
     if np.any(first < 0) or np.any(second < 0):
         raise ValueError("pairs name a model the fit does not hold")
     return first, second
@@ -328,20 +335,37 @@ def _differences(estimate, covariance, jacobian, first, second, prefix, alpha) -
     return {prefix + suffix: value for suffix, value in zip(_STATISTICS, values, strict=True)}
 
 
-def _table(fit: Fit, first, second, log_odds, accuracy, accuracy_columns) -> pd.DataFrame:
-    names = np.asarray(fit.names, dtype=object)
-    table = pd.DataFrame(
-        {
-            "model_a": names[first],
-            "model_b": names[second],
-            **log_odds,
-            **accuracy_columns,
-        }
-    )
-    table["odds_ratio"] = np.exp(table["log_odds_ratio"])
-    table["accuracy_a"], table["accuracy_b"] = accuracy[first], accuracy[second]
-    table["converged"] = bool(fit.converged)
-    return table[CONTRAST_COLUMNS]
+def _table(columns: dict) -> pd.DataFrame:
+    """A contrast table of :func:`_table_columns`' columns, each held as it is (no copy into
+    one block per dtype, which at ten million pairs costs more than the statistics)."""
+    return pd.DataFrame(_labelled(columns), copy=False)
+
+
+def _labelled(columns: dict) -> dict:
+    """``columns`` with the model codes (``model_a``, ``model_b``) as text, names from
+    ``names``."""
+    names = columns["names"]
+    return {
+        name: text_column(names, columns[name]) if name in ("model_a", "model_b") else value
+        for name, value in columns.items()
+        if name != "names"
+    }
+
+
+def _table_columns(fit: Fit, first, second, log_odds, accuracy, accuracy_columns) -> dict:
+    """The columns of a contrast table (:data:`CONTRAST_COLUMNS`, in order), the models as
+    codes into ``names`` (the last entry)."""
+    columns = {
+        "model_a": first,
+        "model_b": second,
+        **log_odds,
+        **accuracy_columns,
+        "odds_ratio": np.exp(log_odds["log_odds_ratio"]),
+        "accuracy_a": accuracy[first],
+        "accuracy_b": accuracy[second],
+        "converged": np.full(len(first), bool(fit.converged)),
+    }
+    return {name: columns[name] for name in CONTRAST_COLUMNS} | {"names": list(fit.names)}
 
 
 def glmm_contrasts(
@@ -371,8 +395,13 @@ def glmm_contrasts(
         Gauss-Hermite) and ``accuracy_difference`` with the same seven companions;
         ``converged`` (``fit.converged``).
     """
+    return _table(_glmm_columns(fit, alpha, _pair_index(fit.names, pairs), theta_uncertainty))
+
+
+def _glmm_columns(fit: GlmmFit, alpha: float, index, theta_uncertainty: bool = True) -> dict:
+    """:func:`glmm_contrasts`' columns (:func:`_table_columns`) of the pairs ``index``."""
     names = list(fit.names)
-    first, second = _pair_index(names, pairs)
+    first, second = index
     k = len(names)
     if k <= EXPLICIT_JACOBIAN_MAX_MODELS:
         identity = np.eye(k)
@@ -391,7 +420,7 @@ def glmm_contrasts(
         "accuracy_difference",
         alpha,
     )
-    return _table(fit, first, second, log_odds, accuracy, differences)
+    return _table_columns(fit, first, second, log_odds, accuracy, differences)
 
 
 def gee_contrasts(fit: GeeFit, alpha: float = ALPHA, pairs=None) -> pd.DataFrame:
@@ -401,8 +430,13 @@ def gee_contrasts(fit: GeeFit, alpha: float = ALPHA, pairs=None) -> pd.DataFrame
     population-averaged, SEs come from the robust (sandwich) covariance, accuracies are
     ``logistic(coefficient)`` and their differences get the delta-method gradient p (1 - p).
     """
+    return _table(_gee_columns(fit, alpha, _pair_index(fit.names, pairs)))
+
+
+def _gee_columns(fit: GeeFit, alpha: float, index) -> dict:
+    """:func:`gee_contrasts`' columns (:func:`_table_columns`) of the pairs ``index``."""
     names = list(fit.names)
-    first, second = _pair_index(names, pairs)
+    first, second = index
     accuracy = fit.accuracy
     slope = accuracy * (1.0 - accuracy)
     explicit = len(names) <= EXPLICIT_JACOBIAN_MAX_MODELS
@@ -424,7 +458,7 @@ def gee_contrasts(fit: GeeFit, alpha: float = ALPHA, pairs=None) -> pd.DataFrame
         "accuracy_difference",
         alpha,
     )
-    return _table(fit, first, second, log_odds, accuracy, differences)
+    return _table_columns(fit, first, second, log_odds, accuracy, differences)
 
 
 class LogisticComparison(NamedTuple):
@@ -503,13 +537,24 @@ def compare_logistic(
                 "converged = False and may be off",
                 label,
             )
-    contrasts = pd.concat(
-        [
-            glmm_contrasts(glmm_fit, alpha, pairs).assign(method="glmm_laplace"),
-            gee_contrasts(gee_fit, alpha, pairs).assign(method="gee_exchangeable"),
-        ],
-        ignore_index=True,
-    )[["method", *CONTRAST_COLUMNS]]
+    # The rows of the two tables one after the other, each column made once at its full length
+    # (concatenating two frames would copy each into one block per dtype, and again on
+    # selecting the columns): ten million pairs a fit at 4,500 models.
+    index = _pair_index(glmm_fit.names, pairs)
+    parts = [_glmm_columns(glmm_fit, alpha, index), _gee_columns(gee_fit, alpha, index)]
+    sizes = [len(index[0])] * 2
+    methods = ["glmm_laplace", "gee_exchangeable"]
+    contrasts = pd.DataFrame(
+        {"method": text_column(methods, np.repeat(np.arange(2), sizes))}
+        | _labelled(
+            {
+                column: np.concatenate([part.pop(column) for part in parts])
+                for column in CONTRAST_COLUMNS
+            }
+            | {"names": list(glmm_fit.names)}
+        ),
+        copy=False,
+    )
     effects = _prefixed(glmm_effect_table(glmm_fit), "glmm_").merge(
         _prefixed(gee_effect_table(gee_fit), "gee_"), on="model", validate="one_to_one"
     )
@@ -534,11 +579,22 @@ def not_fitted(reason: str) -> LogisticComparison:
     )
 
 
-#: Peak memory of the logistic fits per models x questions cell (bytes), measured: the job's
-#: peak of 0.79 GB at 1,000 models x 12,032 questions (the matrix read, its binomial counts, the
-#: GLMM's successes and the GEE's questions x models grids), less the 0.2 GB of a Python
-#: process with its libraries. :func:`fit_obstacle` quotes it.
-BYTES_PER_CELL = 50
+#: Memory of the logistic fits per models x questions cell (bytes): the float64 matrix the job
+#: reads and GEE's float32 copy for its Gram matrix (the GLMM holds only the margins,
+#: :mod:`evalbars.stats.logistic.margin_laplace`).
+BYTES_PER_CELL = 12
+#: ... and per pair of models: the contrast table's columns of both fits (two rows a pair, 27
+#: columns) and their temporaries; with BYTES_PER_CELL, the job's peak of 6.8 GB measured at
+#: 4,500 models x 21,000 questions (10.1 M pairs), less 0.25 GB of a Python process with its
+#: libraries. :func:`fit_obstacle` quotes both.
+BYTES_PER_PAIR = 540
+
+
+def logistic_memory(n_models: int, n_questions: int) -> float:
+    """About how many bytes the logistic fits and their tables hold (:data:`BYTES_PER_CELL`,
+    :data:`BYTES_PER_PAIR`)."""
+    pairs = n_models * (n_models - 1) // 2
+    return float(n_models * n_questions * BYTES_PER_CELL + pairs * BYTES_PER_PAIR)
 
 
 def fit_obstacle(items, max_cells: int, outcome: str = "correct") -> str | None:
@@ -546,8 +602,8 @@ def fit_obstacle(items, max_cells: int, outcome: str = "correct") -> str | None:
 
     ``items``: a long item table or its question x model matrix (as :func:`compare_logistic`).
     They are not fitted when the models x questions grid holds more than ``max_cells`` cells
-    (``analysis.logistic_max_cells``, a memory guard: the fits hold about
-    :data:`BYTES_PER_CELL` bytes per cell), when a score is neither 0 nor 1 (partial credit has
+    (``analysis.logistic_max_cells``, a memory guard: the fits and their tables hold about
+    :func:`logistic_memory` bytes), when a score is neither 0 nor 1 (partial credit has
     no binomial likelihood), or when a model is right on every or no question (its log odds
     are infinite).
     """
@@ -560,7 +616,8 @@ def fit_obstacle(items, max_cells: int, outcome: str = "correct") -> str | None:
         return (
             f"{n_models:,} models x {n_questions:,} questions = {n_cells:,} cells, more than "
             f"analysis.logistic_max_cells = {max_cells:,} (the fits would need about "
-            f"{n_cells * BYTES_PER_CELL / 1e9:.1f} GB of memory; raise the limit to fit them)"
+            f"{logistic_memory(n_models, n_questions) / 1e9:.1f} GB of memory; raise the limit "
+            "to fit them)"
         )
     if isinstance(items, WideScores) and items.item_score is not None:
         return f"not applicable to {items.item_score} scores (no binomial model)"
@@ -575,7 +632,9 @@ def fit_obstacle(items, max_cells: int, outcome: str = "correct") -> str | None:
         what = "scores are"
     if partial:
         return f"{partial:,} {what} neither 0 nor 1 (partial credit has no binomial model)"
-    if isinstance(items, WideScores):
+    if isinstance(items, WideScores) and not items.has_repeats:  # (no copies of the matrix)
+        accuracy = pd.Series(model_means(items), index=items.models)
+    elif isinstance(items, WideScores):
         successes, trials = items.binomial_counts()
         accuracy = pd.Series(successes.sum(axis=0) / trials.sum(axis=0), index=items.models)
     else:

@@ -74,6 +74,7 @@ from scipy import special
 
 from evalbars.data.scores import WideScores
 from evalbars.stats.logistic.cells import _label_codes, check_binomial_counts, sorted_codes
+from evalbars.stats.pair_products import binary_matrix, gram
 
 __all__ = ["GeeFit", "fit_gee", "fit_gee_wide"]
 
@@ -236,11 +237,19 @@ def fit_gee_wide(
     of are no clusters. Arguments as :func:`fit_gee`.
     """
     names = sorted(wide.models) if model_names is None else list(model_names)
+    if method == "auto":
+        method = "statsmodels" if len(names) <= STATSMODELS_MAX_MODELS else "closed_form"
+    if method == "closed_form" and not wide.has_repeats:
+        columns = pd.Index(wide.models).get_indexer(names)
+        binary = binary_matrix(np.asarray(wide.scores), columns)
+        if binary is not None and binary[1] is None:  # complete, one 0/1 sample per cell
+            scores = np.asarray(wide.scores, dtype=float)
+            return _closed_form_binary(
+                scores, binary[0], columns, tuple(names), maxiter, ctol, ddof_scale
+            )
     wide = wide.columns(names)
     successes, trials = wide.binomial_counts()
     answered = trials.any(axis=1)
-    if method == "auto":
-        method = "statsmodels" if len(names) <= STATSMODELS_MAX_MODELS else "closed_form"
     if method == "closed_form":
         successes, trials = check_binomial_counts(successes[answered], trials[answered])
         return _closed_form_grid(successes, trials, tuple(names), maxiter, ctol, ddof_scale)
@@ -337,6 +346,96 @@ def _closed_form_grid(grid_y, grid_n, names, maxiter, ctol, ddof_scale) -> GeeFi
     u = (resid - (gamma * e_q)[:, None] * grid_n * s[None, :]) / (1.0 - alpha)
     meat = u.T @ u
     robust = bread_inv @ meat @ bread_inv
+    return GeeFit(
+        names=names,
+        params=beta,
+        cov=(robust + robust.T) / 2.0,
+        cov_naive=(bread_inv + bread_inv.T) / 2.0,
+        alpha=float(alpha),
+        scale=1.0,
+        n_obs=int(n_obs),
+        n_clusters=n_questions,
+        converged=converged,
+    )
+
+
+#: :func:`_closed_form_binary` stops when no estimate moves by more than this (log odds).
+_STEP_TOLERANCE = 1e-10
+
+
+def _closed_form_binary(scores, x, columns, names, maxiter, ctol, ddof_scale) -> GeeFit:
+    r""":func:`_closed_form_grid` of a complete matrix of one 0/1 sample per cell, from its Gram
+    matrix.
+
+    With every cluster of size K (:math:`N = \mathbf 1 \mathbf 1^\top`, :math:`\gamma_q =
+    \gamma`) the bread is a diagonal less a rank-one term, inverted in closed form
+    (Sherman-Morrison): with :math:`d = 1/(n s^2)`, :math:`w = 1/(n s)` and
+    :math:`\kappa = n\gamma / (1 - K\gamma)`, :math:`B^{-1} = (1 - \alpha)(\operatorname{diag}(d)
+    + \kappa w w^\top)`. The estimating functions are :math:`(1 - \alpha) U = Y - A C^\top`,
+    :math:`A = [\mathbf 1, \gamma E]` (questions x 2), :math:`C = [\mu, s]` (models x 2), so the
+    meat is
+
+    .. math::  (1 - \alpha)^2 U^\top U = Y^\top Y - Y^\top A C^\top - C A^\top Y
+               + C A^\top A C^\top,
+
+    with :math:`Y^\top Y` the Gram matrix of the 0/1 scores (:func:`evalbars.stats.pair_products.
+    gram`, exact in float32, one symmetric product) and everything else products of the matrix with
+    vectors. No questions x models grid beyond the scores is made, and the sandwich costs
+    :math:`K^2` besides the Gram matrix, instead of two :math:`K^3` products.
+
+    ``scores`` is the float64 matrix (questions x all its models), ``x`` its columns ``columns``
+    (the models in ``names`` order) as float32 0/1.
+    """
+    n_questions, n_models = x.shape
+    y_k = x.sum(axis=0, dtype=np.float64)
+    n_obs = float(n_questions * n_models)
+    n_pairs = n_questions * n_models * (n_models - 1.0) / 2.0
+    ddof = n_models if ddof_scale is None else ddof_scale
+
+    def times(weights):  # Y w, Y the scores of the models in names order
+        spread = np.zeros(scores.shape[1])
+        spread[columns] = weights
+        return scores @ spread
+
+    beta = special.logit(y_k / n_questions)
+    converged = False
+    for _ in range(maxiter):
+        mu = special.expit(beta)
+        s = np.sqrt(mu * (1.0 - mu))
+        e_q = times(1.0 / s) - float(np.sum(mu / s))
+        ssr = float(np.sum((y_k * (1.0 - mu) ** 2 + (n_questions - y_k) * mu**2) / s**2))
+        phi = ssr / (n_obs - ddof)
+        alpha = (float(e_q @ e_q) - ssr) / 2.0 / phi / (n_pairs - ddof)
+        gamma = alpha / (1.0 + (n_models - 1.0) * alpha)
+        e_sum = float(e_q.sum())
+        score = ((y_k - n_questions * mu) - s * (gamma * e_sum)) / (1.0 - alpha)
+        d, w = 1.0 / (n_questions * s**2), 1.0 / (n_questions * s)
+        kappa = n_questions * gamma / (1.0 - n_models * gamma)
+        step = (1.0 - alpha) * (d * score + kappa * w * (w @ score))
+        # converged at ctol, or when no estimate moves by 1e-10: at thousands of models the
+        # score's rounding alone is about 1e-10 (4,500 x 21,000), and the bread is nearly
+        # singular along a common shift (K gamma near 1), so steps of 1e-12 go round in it
+        if np.sqrt(score @ score) < ctol or np.max(np.abs(step)) < _STEP_TOLERANCE:
+            converged = True
+            break
+        beta = beta + step
+    # The meat from the Gram matrix and the products with A = [1, gamma e].
+    y_a = np.column_stack([y_k, gamma * (scores.T @ e_q)[columns]])
+    c = np.column_stack([mu, s])
+    a_a = np.array(
+        [[n_questions, gamma * e_sum], [gamma * e_sum, gamma * gamma * float(e_q @ e_q)]]
+    )
+    meat = gram(x).astype(np.float64)
+    meat -= y_a @ c.T
+    meat -= c @ y_a.T
+    meat += c @ a_a @ c.T
+    # bread^-1 meat bread^-1 with bread^-1 = (1 - alpha)(diag(d) + kappa w w'), over (1 - alpha)^2
+    meat_w = meat @ w
+    robust = d[:, None] * meat * d[None, :]
+    corner = kappa * (d * meat_w)
+    robust += corner[:, None] * w[None, :] + w[:, None] * corner[None, :]
+    robust += (kappa * kappa * float(w @ meat_w)) * np.outer(w, w)
+    bread_inv = (1.0 - alpha) * (np.diag(d) + kappa * np.outer(w, w))
     return GeeFit(
         names=names,
         params=beta,

@@ -83,7 +83,8 @@ score matrix out as that grid).
 Optimisation, up to :data:`FULL_HESSIAN_MAX_MODELS` models (``hessian = "full"``): BFGS on the
 exact gradient (preconditioned by a cheap approximate Hessian), then Newton steps on a Hessian
 obtained by forward differences of that gradient (both from :mod:`evalbars.stats.optimize`), K + 2
-gradients per Hessian. Above (``hessian = "schur"``, :func:`_schur_newton`): Newton steps with
+gradients per Hessian. Above (``hessian = "schur"``,
+:func:`evalbars.stats.logistic.schur_newton.schur_newton`): Newton steps with
 the Schur-form Hessian below, corrected along the way by L-BFGS secant pairs, so an iteration
 costs a few passes over the data and one matrix product, not K passes; both stop at the
 stationary point of the same :math:`D`, so the estimates are glmer's either way. :math:`D` is even in each :math:`\theta` (flipping its sign flips the
@@ -144,18 +145,22 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import linalg, optimize, special
+from scipy import optimize, special
 
 from evalbars.data.scores import WideScores
 from evalbars.stats.logistic.cells import (
     _Cells,
     _encode,
+    _Margins,
     binomial_cells,
     check_binomial_counts,
 )
 from evalbars.stats.logistic.grid_laplace import _GridLaplace
 from evalbars.stats.logistic.laplace import BETA, THETA, _Laplace, _Params
+from evalbars.stats.logistic.margin_laplace import _MarginLaplace, use_margins
+from evalbars.stats.logistic.schur_newton import block_covariances, schur_newton
 from evalbars.stats.optimize import FreeCoordinates, chord_newton
+from evalbars.stats.pair_products import binary_totals
 
 __all__ = [
     "SINGULAR_TOLERANCE",
@@ -281,7 +286,9 @@ class GlmmFit:
 
 def _start(cells: _Cells) -> np.ndarray:
     """Starting values: theta = (1, 1) as lme4, beta = logit of each model's smoothed accuracy."""
-    if cells.grid:
+    if cells.margins is not None:
+        succ, tot = cells.margins.successes_model, cells.margins.observed_model(cells.n_questions)
+    elif cells.grid:
         succ, tot = cells.model_sum(cells.successes), cells.model_sum(cells.trials)
     else:
         succ = np.bincount(cells.model, cells.successes, minlength=cells.n_models)
@@ -398,14 +405,27 @@ def fit_glmm_wide(
         the cells are passed to :func:`fit_glmm` as rows, model by model.
     """
     names = sorted(wide.models) if model_names is None else list(model_names)
+    options = (gtol, hessian_step, bfgs_maxiter, newton_maxiter)
+    if hessian == "auto":
+        hessian = "full" if len(names) <= FULL_HESSIAN_MAX_MODELS else "schur"
+    if hessian == "schur" and not wide.has_repeats:
+        totals = binary_totals(np.asarray(wide.scores), pd.Index(wide.models).get_indexer(names))
+        if totals is not None:  # complete, one 0/1 sample per cell: the margins are the data
+            return _fit_cells(
+                _margin_grid(wide, names, *totals),
+                "schur",
+                theta,
+                options,
+                lambda: (
+                    list(zip(wide.categories.tolist(), wide.question_ids.tolist(), strict=True)),
+                    np.unique(wide.categories).tolist(),
+                ),
+            )
     wide = wide.columns(names)
     successes, trials = wide.binomial_counts()
     answered = trials.any(axis=1)
     if not answered.all():  # a question no model has a sample of is no level
         wide, successes, trials = wide.rows(answered), successes[answered], trials[answered]
-    if hessian == "auto":
-        hessian = "full" if len(names) <= FULL_HESSIAN_MAX_MODELS else "schur"
-    options = (gtol, hessian_step, bfgs_maxiter, newton_maxiter)
     if hessian != "schur" or not np.all(trials > 0):
         observed = trials.T > 0  # models x questions: the rows model by model
         model_row, question_row = np.nonzero(observed)
@@ -455,16 +475,51 @@ def fit_glmm_wide(
     )
 
 
+def _objective(cells: _Cells, hessian: str) -> _Laplace:
+    """The Laplace deviance of the cells. The Schur path on one 0/1 sample per cell takes it
+    from the margins (:mod:`evalbars.stats.logistic.margin_laplace`; with at most
+    :data:`MARGIN_MAX_MISSING` cells not observed); a complete grid of epochs from the grid's
+    matrix form; anything else, and the full path (the default run's tables), from the cell
+    list."""
+    if cells.margins is not None or (hessian == "schur" and use_margins(cells)):
+        return _MarginLaplace(cells)
+    return _GridLaplace(cells) if cells.grid else _Laplace(cells)
+
+
+def _margin_grid(wide: WideScores, names, model_totals, question_totals) -> _Cells:
+    """The complete grid of one 0/1 sample per cell of ``wide`` by its margins (models in the
+    order ``names``; question levels the matrix's rows, sorted by category as lme4's)."""
+    category_code = wide.category_codes
+    empty = np.empty(0, dtype=np.int64)
+    return _Cells(
+        successes=None,
+        trials=None,
+        model=None,
+        question=None,
+        question_category=category_code,
+        model_start=np.arange(len(names)) * len(question_totals),
+        model_names=tuple(names),
+        n_categories=int(category_code.max(initial=-1)) + 1,
+        grid=True,
+        trials_max=1.0,
+        margins=_Margins(model_totals, question_totals, empty, empty),
+    )
+
+
 def _fit_cells(cells: _Cells, hessian: str, theta, options, levels) -> GlmmFit:
     """The optimisation and covariance of :func:`fit_glmm` on encoded cells; ``options``
     ``(gtol, hessian_step, bfgs_maxiter, newton_maxiter)``, ``levels`` a function giving the
     labels ``(question_levels, category_levels)``."""
     gtol, hessian_step, bfgs_maxiter, newton_maxiter = options
-    succ = cells.model_sum(cells.successes)
-    tot = cells.model_sum(cells.trials)
+    if cells.margins is not None:
+        succ = cells.margins.successes_model
+        tot = cells.margins.observed_model(cells.n_questions)
+    else:
+        succ = cells.model_sum(cells.successes)
+        tot = cells.model_sum(cells.trials)
     if np.any(succ == 0) or np.any(succ == tot):
         raise ValueError("a model with accuracy 0 or 1 has no finite log odds")
-    objective = _GridLaplace(cells) if cells.grid else _Laplace(cells)
+    objective = _objective(cells, hessian)
     x0 = _start(cells)
     free = np.ones(x0.size, dtype=bool)
     if theta is not None:
@@ -537,26 +592,23 @@ def _fit_cells(cells: _Cells, hessian: str, theta, options, levels) -> GlmmFit:
 
 
 def _fit_schur(cells, objective, space, x0, gtol, step, max_iter, levels, fixed):
-    """The fit of :func:`fit_glmm` with ``hessian = "schur"``: :func:`_schur_newton` from
+    """The fit of :func:`fit_glmm` with ``hessian = "schur"``:
+    :func:`evalbars.stats.logistic.schur_newton.schur_newton` from
     :func:`_moment_start` (theta free) or ``x0``, then the covariance from
     :meth:`_Laplace.schur_hessian` at the estimates."""
     if not fixed:
         x0 = _moment_start(objective, x0)
         if cells.n_categories < 2:
             x0[_THETA_CATEGORY] = 0.0
-    x, iterations, converged = _schur_newton(objective, x0, space.free, gtol, step, max_iter)
+    x, iterations, converged = schur_newton(objective, x0, space.free, gtol, step, max_iter)
     sign = np.ones(x.size)
     sign[THETA] = np.where(x[THETA] < 0, -1.0, 1.0)
     x = x * sign
     value, grad = objective.deviance_and_gradient(x)
     hess, schur = objective.schur_hessian(x, step)
-    cov_rx = _spd_inverse(schur)
-    h_free = space.block(hess)
-    full = _spd_inverse(h_free)
-    if full is not None:
-        cov_full = np.zeros_like(hess)
-        cov_full[np.ix_(space.free, space.free)] = 2.0 * full
-    positive = full is not None and cov_rx is not None
+    inverse = objective.schur_inverse(x) if hasattr(objective, "schur_inverse") else None
+    cov_rx, cov_full = block_covariances(hess, schur, space.free[THETA], inverse)
+    positive = cov_full is not None
     if cov_rx is None:
         cov_rx = np.linalg.pinv(schur)
     return _glmm_fit(
@@ -603,8 +655,8 @@ def _glmm_fit(
         category_effects=params.theta_c * state.v,
         question_levels=levels[0],
         category_levels=levels[1],
-        n_obs=int(cells.trials.sum()),
-        n_cells=cells.successes.size,
+        n_obs=cells.n_obs,
+        n_cells=cells.n_cells,
         n_questions=cells.n_questions,
         n_categories=cells.n_categories,
         iterations=iterations,
@@ -617,7 +669,7 @@ def _glmm_fit(
 
 def _moment_start(objective: _Laplace, x0: np.ndarray) -> np.ndarray:
     r"""A start nearer the optimum than ``x0`` (theta = (1, 1), beta the logits of the models'
-    accuracies), for :func:`_schur_newton`.
+    accuracies), for :func:`evalbars.stats.logistic.schur_newton.schur_newton`.
 
     Theta: one EM step from ``x0``. Given the modes, the posterior second moment of an effect
     :math:`b = \theta u` is :math:`\theta^2 (\hat u^2 + (H^{-1})_{uu})` in the Laplace
@@ -646,108 +698,6 @@ def _moment_start(objective: _Laplace, x0: np.ndarray) -> np.ndarray:
     start[THETA] = theta
     start[BETA] *= np.sqrt(1.0 + 0.346 * float(theta @ theta))
     return start
-
-
-def _schur_newton(objective: _Laplace, x, free, gtol: float, step: float, max_iter: int):
-    r"""Minimise the Laplace deviance by Newton steps with the Schur-form Hessian.
-
-    The matrix of :meth:`_Laplace.schur_hessian` (exact in the theta rows and columns to the
-    forward difference, :math:`2 S` in the beta block: the log-determinant's curvature in beta
-    left out) is factored by Cholesky once and reused, corrected by the L-BFGS secant pairs of
-    the steps since ([2]_ Alg. 7.4), while each step is taken in full (chord iterations, [1]_
-    Sec. 5.4); after a backtracked step it is computed afresh. A matrix that is
-    not positive definite (far from the optimum, in theta) is shifted by a multiple of the
-    identity until it is (Levenberg). Each step is backtracked to an Armijo decrease, as
-    :func:`evalbars.stats.optimize.chord_newton`. Because the beta block is not the exact Hessian the
-    convergence is linear, with a rate of the size of the left-out curvature relative to
-    :math:`2 S` (small: a few iterations to 1e-9 on the fixtures), and the optimum is the
-    exact one, the stationary point of :math:`D`: the estimates are glmer's.
-
-    Returns ``(x, iterations, converged)``: converged when the largest free gradient component
-    is below ``gtol`` and the step the matrix asks for is below 1e-9 (then not taken).
-
-    References
-    ----------
-    .. [1] Dennis, J. E. and Schnabel, R. B. (1996). Numerical Methods for Unconstrained
-       Optimization and Nonlinear Equations. SIAM.
-    .. [2] Nocedal, J. and Wright, S. J. (2006). Numerical Optimization, 2nd ed. Springer.
-    """
-    space = FreeCoordinates(np.zeros_like(x), np.asarray(free, dtype=bool))
-    x = np.array(x, dtype=float)
-    value, grad = objective.deviance_and_gradient(x)
-    factor, converged, pairs = None, False, []
-    for iteration in range(1, max_iter + 1):  # noqa: B007 (returned: the count)
-        if factor is None:
-            hess = space.block(objective.schur_hessian(x, step)[0])
-            factor, shifted = _shifted_cholesky(hess)
-            pairs = []
-        g = space.restrict(grad)
-        direction = -_two_loop(factor, pairs, g)
-        # converged when the gradient is below gtol and the step it asks for below 1e-9 (the
-        # estimates are then within ~1e-9 of the stationary point without taking it)
-        if np.max(np.abs(g)) < gtol and np.max(np.abs(direction)) < 1e-9 and not shifted:
-            converged = True
-            break
-        full = space.embed(direction)
-        t = 1.0
-        for _ in range(50):
-            trial_value, trial_grad = objective.deviance_and_gradient(x + t * full)
-            if trial_value <= value + 1e-4 * t * min(g @ direction, 0.0) + 1e-12 * abs(value):
-                break
-            t /= 2
-        x, value, grad = x + t * full, trial_value, trial_grad
-        if t < 1 or shifted:
-            factor = None  # fresh matrix next time
-        else:  # the curvature met along the step corrects the matrix (L-BFGS pair)
-            change = space.restrict(grad) - g
-            if (t * direction) @ change > 0:
-                pairs = [*pairs[-9:], (t * direction, change)]
-    return x, iteration, converged
-
-
-def _two_loop(factor, pairs, g: np.ndarray) -> np.ndarray:
-    """:math:`H^{-1} g` for the BFGS update of the factored matrix by the secant pairs
-    ``(s, y)`` (the two-loop recursion of L-BFGS, [1]_ Alg. 7.4, with the factored matrix as
-    the initial Hessian).
-
-    References
-    ----------
-    .. [1] Nocedal, J. and Wright, S. J. (2006). Numerical Optimization, 2nd ed. Springer.
-    """
-    q = g.copy()
-    coefficients = []
-    for s, y in reversed(pairs):
-        a = (s @ q) / (s @ y)
-        q -= a * y
-        coefficients.append(a)
-    r = linalg.cho_solve(factor, q, check_finite=False)
-    for (s, y), a in zip(pairs, reversed(coefficients), strict=True):
-        r += s * (a - (y @ r) / (s @ y))
-    return r
-
-
-def _shifted_cholesky(matrix: np.ndarray):
-    """Cholesky factor of ``matrix + tau I`` for the smallest tau in 0, 1e-6 s, 1e-5 s, ...
-    (s the largest diagonal entry) that is positive definite; ``(factor, tau > 0)``."""
-    scale = np.max(np.abs(np.diag(matrix)))
-    for tau in [0.0, *(scale * 10.0 ** np.arange(-6, 3))]:
-        try:
-            shifted = matrix + tau * np.eye(matrix.shape[0]) if tau else matrix
-            return linalg.cho_factor(shifted, lower=True, check_finite=False), tau > 0
-        except linalg.LinAlgError:
-            continue
-    raise RuntimeError("no positive definite shift of the Hessian")
-
-
-def _spd_inverse(matrix: np.ndarray) -> np.ndarray | None:
-    """Inverse of a symmetric positive definite matrix by Cholesky; None if not positive
-    definite."""
-    try:
-        factor = linalg.cho_factor(matrix, lower=True, check_finite=False)
-    except linalg.LinAlgError:
-        return None
-    inverse = linalg.cho_solve(factor, np.eye(matrix.shape[0]), check_finite=False)
-    return (inverse + inverse.T) / 2
 
 
 def _precondition(objective: _Laplace, x0: np.ndarray, space: FreeCoordinates) -> np.ndarray:

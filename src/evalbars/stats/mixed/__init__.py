@@ -91,12 +91,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 from scipy import special
 
 from evalbars.data.blocks import blocks
-from evalbars.data.scores import WideScores, accuracy_order
+from evalbars.data.scores import WideScores, accuracy_order, text_column
 from evalbars.defaults import ALPHA
 from evalbars.stats.fits import contrast_se
 from evalbars.stats.mixed.common import (
@@ -481,16 +479,6 @@ def _contrast_statistics(fit: LmmFit, alpha: float, order: list, first, second) 
     }
 
 
-#: The dtype pandas gives a column of text (what a table built from Python strings holds).
-_TEXT = pd.Series(["text"]).dtype
-
-
-def _text_column(labels: list, codes: np.ndarray):
-    """The pandas text column ``[labels[c] for c in codes]``, gathered in Arrow (no Python
-    string object per row)."""
-    return pd.array(pc.take(pa.array(labels, type=pa.large_string()), codes), dtype=_TEXT)
-
-
 def contrast_table(fits, skipped=(), alpha: float = ALPHA, order=None) -> pd.DataFrame:
     """:func:`lmm_contrasts` of each fit, then :func:`unfitted_contrasts` of each skipped
     specification, in one table: the rows ``pd.concat`` of those tables gives (index 0, 1, ...
@@ -533,9 +521,9 @@ def contrast_table(fits, skipped=(), alpha: float = ALPHA, order=None) -> pd.Dat
     labels = [name for order in orders for name in order]
     table = pd.DataFrame(
         {
-            "model_spec": _text_column(specs, np.repeat(np.arange(len(specs)), sizes)),
-            "model_a": _text_column(labels, model_a),
-            "model_b": _text_column(labels, model_b),
+            "model_spec": text_column(specs, np.repeat(np.arange(len(specs)), sizes)),
+            "model_a": text_column(labels, model_a),
+            "model_b": text_column(labels, model_b),
         }
         | numbers,
         columns=CONTRAST_COLUMNS,
