@@ -14,7 +14,7 @@ import sys
 
 from snakemake.utils import min_version
 
-from evalbars.workflow import smk
+from evalbars.pipeline import smk
 
 min_version("9.18")
 
@@ -61,7 +61,7 @@ if config["jobs"] == "per_stage":
 # a run directory's config.yaml says otherwise, as `evalbars report` writes it), and the report's
 # first screen: plain `snakemake` and `evalbars run` make the same. In a battles run (`data:
 # battles`) the battles stage stands in for the stages that read item-level scores, and the
-# first screen is the battles one (evalbars.workflow.smk.run_stages).
+# first screen is the battles one (evalbars.pipeline.smk.run_stages).
 STAGE_TARGETS = {
     "data": rules.data_all.input,
     "analysis": rules.analysis_all.input,

@@ -87,6 +87,7 @@ from evalbars.data import fetch, sampling
 from evalbars.data.items import build_item_table
 from evalbars.data.readers import read_mmlu_pro
 from evalbars.data.scores import wide_scores
+from evalbars.pipeline import smk
 from evalbars.stats import mixed, omnibus, pairwise
 from evalbars.stats.accuracy import accuracy_table
 from evalbars.stats.cluster_robust import SIGN_FLIP_BELOW_DF
@@ -99,7 +100,6 @@ from evalbars.studies.winners_coverage import (
     estimated_covariance_coverage_table,
     winner_coverage_table,
 )
-from evalbars.workflow import smk
 
 from .conftest import REPO, mirror_location
 from .reference.r_binary_results import R_BINARY

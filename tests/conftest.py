@@ -42,7 +42,7 @@ matplotlib.use("Agg")
 
 from evalbars.data import fetch, items, readers, sampling
 from evalbars.data.scores import wide_scores  # noqa: E402
-from evalbars.workflow import smk  # noqa: E402
+from evalbars.pipeline import smk  # noqa: E402
 
 from .reference.r_results import R_RESULTS  # noqa: E402
 

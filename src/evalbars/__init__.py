@@ -53,7 +53,7 @@ __all__ = ["__version__", *_API]
 def __getattr__(name: str):
     if name in _API:
         # importlib, not an import statement: the workflow lists a job's code inputs by reading
-        # its imports (evalbars.workflow.smk.package_files), and every module imports this
+        # its imports (evalbars.pipeline.smk.package_files), and every module imports this
         # package; an import statement here would make every job depend on all of evalbars.
         return getattr(importlib.import_module("evalbars.api"), name)
     raise AttributeError(f"module 'evalbars' has no attribute {name!r}")

@@ -139,7 +139,7 @@ def _job_outputs() -> list[str]:
 
 def error_record_path(log_path) -> Path:
     """Where a job records its one-line error, beside its log: ``<log>.error``. The runner of
-    ``evalbars report`` reads it (:func:`evalbars.workflow.runner.run_snakemake`)."""
+    ``evalbars report`` reads it (:func:`evalbars.pipeline.runner.run_snakemake`)."""
     log_path = Path(log_path)
     return log_path.with_name(log_path.name + ".error")
 

@@ -18,7 +18,7 @@ def points_hint(points: float) -> str | None:
     proportion written where points are meant (``0.02`` for 2 points), and would plan or
     test for a hundredth of the intended gap. The one home of that check: ``evalbars plan
     --gap`` (:func:`evalbars.readings.planner.check_plan_request`), the config's
-    ``claims_options.plan_gaps`` (:func:`evalbars.workflow.smk.validate_config`) and a claim's margin
+    ``claims_options.plan_gaps`` (:func:`evalbars.pipeline.smk.validate_config`) and a claim's margin
     (:func:`evalbars.readings.claims.parsing.parse_claim`) call it.
 
     Examples

@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars import tables
 from evalbars.data.scores import wide_scores
 from evalbars.readings import logistic_verdicts
 from evalbars.readings import naive_vs_blocked as nvb
+from evalbars.render import tables
 from evalbars.stats import mixed, omnibus, pairwise
 from evalbars.stats.logistic import contrasts as logistic
 

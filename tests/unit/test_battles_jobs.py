@@ -1,7 +1,7 @@
 """The battles stage's jobs (evalbars.jobs.battles, evalbars.jobs.figures.battles), the battles
 claims table (evalbars.readings.battle_verdicts), the board (evalbars.readings.battle_board),
 Elo margins in the claims grammar, how battles are clustered, and how a battles run is
-configured (evalbars.workflow.smk).
+configured (evalbars.pipeline.smk).
 
 The workflow tier runs the rules (tests/workflow/test_battles_report.py)."""
 
@@ -22,6 +22,7 @@ from evalbars.data.battles import battles_preview, read_battles
 from evalbars.errors import ConfigError, InputError
 from evalbars.jobs import battles as jobs
 from evalbars.jobs.figures.battles import battles_figures
+from evalbars.pipeline import smk
 from evalbars.readings.battle_verdicts import (
     BATTLE_CLAIM_COLUMNS,
     battle_claims_display,
@@ -44,7 +45,6 @@ from evalbars.readings.claims.parsing import ClaimError, parse_claim
 from evalbars.render.figures.style import FigureOutput
 from evalbars.stats.bradley_terry import ELO_SCALE, cluster_bootstrap, elo_ratings
 from evalbars.stats.pairwise import adjust_pvalues
-from evalbars.workflow import smk
 
 from ..conftest import REPO
 

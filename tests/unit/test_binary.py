@@ -29,9 +29,9 @@ import pytest
 import statsmodels.api as sm
 from scipy import integrate, special
 
-from evalbars import tables
 from evalbars.data.scores import wide_scores
 from evalbars.readings import logistic_verdicts
+from evalbars.render import tables
 from evalbars.render.figures.logistic import _visible_points, logistic_verdicts_figure
 from evalbars.stats import mixed
 from evalbars.stats.fits import Fit, contrast_se

@@ -24,7 +24,7 @@ from evalbars.data.readers import common
 from evalbars.defaults import DRAWS
 from evalbars.readings import battles as battle_readings
 from evalbars.readings import claims, ranks
-from evalbars.readings.ranks import leaderboard
+from evalbars.readings.ranks import board_file
 from evalbars.stats import bradley_terry
 from evalbars.stats.planning import sample_size
 
@@ -600,7 +600,7 @@ def test_the_parsers_choices_are_their_owners():
     assert choices.ADJUSTMENTS == claims.ADJUSTMENTS
     assert choices.PROCEDURES == sample_size.PROCEDURES
     assert choices.TESTS == sample_size.TESTS
-    assert choices.SE_UNITS == leaderboard.SE_UNITS
+    assert choices.SE_UNITS == board_file.SE_UNITS
     assert choices.TIE_MODELS == bradley_terry.TIE_MODELS
     assert choices.CLUSTERINGS == battle_readings.CLUSTERINGS
     assert choices.RUN_POLICIES == common.RUN_POLICIES

@@ -19,11 +19,11 @@ from snakemake.utils import validate
 
 from evalbars import defaults
 from evalbars.errors import ConfigError, InputError
+from evalbars.pipeline import smk
 from evalbars.readings import planner
 from evalbars.studies.clustered import simulate_clustered
 from evalbars.studies.fwer import simulate_fwer
 from evalbars.studies.leaderboard import simulate_leaderboard
-from evalbars.workflow import smk
 
 from ..conftest import REPO
 

@@ -20,11 +20,11 @@ from evalbars.data.scores import WideScores, wide_scores
 from evalbars.errors import ConfigError, InputError
 from evalbars.jobs import claims as claim_jobs
 from evalbars.jobs import leaderboard as jobs
+from evalbars.pipeline import smk
 from evalbars.readings.claims import evaluate_claims, parse_claim
 from evalbars.readings.claims.parsing import ClaimError
 from evalbars.readings.leaderboard.cost import COST_COLUMNS, FRONTIER_COLUMNS, cost_readings
 from evalbars.render.figures.cost import frontier_figure
-from evalbars.workflow import smk
 
 from ..conftest import DATA
 

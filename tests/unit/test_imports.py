@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import evalbars
-from evalbars.workflow.smk import package_files
+from evalbars.pipeline.smk import package_files
 
 PACKAGE = Path(evalbars.__file__).parent
 MODULES = sorted(
@@ -19,7 +19,7 @@ STATISTICS = [
     m
     for m in MODULES
     if m.startswith(("evalbars.data", "evalbars.stats", "evalbars.readings", "evalbars.studies"))
-    or m in ("evalbars.workflow.smk", "evalbars.tables", "evalbars.units", "evalbars.errors")
+    or m in ("evalbars.pipeline.smk", "evalbars.render.tables", "evalbars.units", "evalbars.errors")
 ]
 #: What may draw: the figures themselves, the jobs that write them, and the doors (the API and
 #: the command line reach every job).
@@ -51,9 +51,9 @@ def test_only_figures_jobs_and_the_doors_depend_on_the_figures_package():
 
 
 def test_dag_build_helpers_stay_light():
-    # common.smk imports evalbars.workflow.smk while Snakemake parses the workflow, before every run.
+    # common.smk imports evalbars.pipeline.smk while Snakemake parses the workflow, before every run.
     heavy = ["scipy.stats", "scipy.optimize", "matplotlib", "statsmodels"]
-    assert _loaded_after("from evalbars.workflow import smk", heavy) == []
+    assert _loaded_after("from evalbars.pipeline import smk", heavy) == []
 
 
 def test_package_files_follows_absolute_relative_and_package_imports(tmp_path):
@@ -71,9 +71,14 @@ def test_package_files_follows_absolute_relative_and_package_imports(tmp_path):
     } <= found
     assert {"stats/planning/precision.py", "stats/intervals.py", "data/scores.py"} <= found
     # precision's paired sample size is planning's (one home per formula), and the planner
-    # seeds through stats.rng; no simulation study comes with them
-    assert {"stats/planning/sample_size.py", "stats/rng.py"} <= found
-    assert not {f for f in found if f.startswith(("render/", "stats/mixed"))}
+    # seeds through seeding; no simulation study comes with them
+    assert {"stats/planning/sample_size.py", "seeding.py"} <= found
+    # of render/, only the tables' text forms (render/tables.py), which readings may import
+    drawn = {f for f in found if f.startswith("render/")} - {
+        "render/__init__.py",
+        "render/tables.py",
+    }
+    assert not drawn and not {f for f in found if f.startswith("stats/mixed")}
     assert not {f for f in found if f.startswith("studies/")}
 
 
@@ -81,7 +86,8 @@ def test_the_logistic_verdicts_job_imports_no_fitting_code():
     # analysis_logistic_verdicts reads the fits from their files: scipy.stats, statsmodels and
     # the fitting modules would be a second of imports for nothing
     statement = (
-        "from evalbars import errors, tables\nfrom evalbars.readings import logistic_verdicts\n"
+        "from evalbars import errors\nfrom evalbars.render import tables\n"
+        "from evalbars.readings import logistic_verdicts\n"
         "import evalbars.render.figures.logistic"
     )
     heavy = ["scipy", "statsmodels", "evalbars.stats.logistic"]

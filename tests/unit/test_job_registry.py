@@ -20,7 +20,7 @@ import pytest
 
 from evalbars.jobs.registry import JOBS
 from evalbars.jobs.run import job_function, run_stage
-from evalbars.workflow.smk import job_code, package_files
+from evalbars.pipeline.smk import job_code, package_files
 
 from ..conftest import REPO
 from ..helpers import restored_root_logger

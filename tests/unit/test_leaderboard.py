@@ -15,9 +15,9 @@ from evalbars.data.scores import wide_scores
 from evalbars.readings.leaderboard import resolution, signal_noise, stability
 from evalbars.readings.leaderboard import table as verdicts
 from evalbars.render.figures.verdicts import verdicts_figure
+from evalbars.seeding import setting_rng
 from evalbars.stats import pairwise
 from evalbars.stats.cluster_robust import cr2_mean
-from evalbars.stats.rng import setting_rng
 
 from ..helpers import long_table, wide_of
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from evalbars.stats.rng import STUDY_CODES
+from evalbars.seeding import STUDY_CODES
 from evalbars.studies.passk_band import (
     SCENARIOS,
     STUDY,

@@ -14,10 +14,10 @@ from evalbars import cli
 from evalbars.cli import main
 from evalbars.errors import InputError
 from evalbars.readings import planner
+from evalbars.seeding import STUDY_CODES
 from evalbars.stats.pairwise import adjust_pvalues, disagreement_rates, paired_z_tests
 from evalbars.stats.planning import holm as holm_power
 from evalbars.stats.planning import sample_size as planning
-from evalbars.stats.rng import STUDY_CODES
 from evalbars.studies.fwer import draw_shared_scores
 
 from ..helpers import last_error

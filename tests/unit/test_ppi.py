@@ -9,7 +9,7 @@ below are that run's, which our variance conventions (ppi-python's) reproduce to
 import numpy as np
 import pytest
 
-from evalbars.stats import rng as rng_module
+from evalbars import seeding as rng_module
 from evalbars.stats.ppi import (
     MIN_LABELS,
     check_same_labelled_questions,

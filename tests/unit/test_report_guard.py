@@ -1,4 +1,4 @@
-"""Text from the data cannot end the script blocks of Snakemake's report (evalbars.workflow.report_guard).
+"""Text from the data cannot end the script blocks of Snakemake's report (evalbars.pipeline.report_guard).
 
 The report in a browser, with model names that are HTML: tests/workflow/test_report_in_browser.py.
 """
@@ -9,7 +9,7 @@ import json
 
 from snakemake.report.html_reporter.data import results, rules
 
-from evalbars.workflow.report_guard import guard_report_data, script_safe_dumps
+from evalbars.pipeline.report_guard import guard_report_data, script_safe_dumps
 
 
 def test_script_safe_json_reads_back_the_same_and_holds_no_closing_tag():

@@ -1,5 +1,5 @@
 """One run per run directory, configs read as data: refused in one line before anything is
-written (evalbars.workflow.runner.RunLock, evalbars.workflow.smk.refuse_templating); what a run
+written (evalbars.pipeline.runner.RunLock, evalbars.pipeline.smk.refuse_templating); what a run
 directory records (its stages and its report), the commands that rerun it, a failed run's
 message, and Ctrl-C.
 
@@ -22,7 +22,7 @@ import yaml
 from evalbars import api
 from evalbars.cli import main
 from evalbars.errors import InputError
-from evalbars.workflow import runner
+from evalbars.pipeline import runner
 
 from ..conftest import DATA, REPO
 from ..helpers import digest
@@ -198,7 +198,7 @@ time.sleep(120)
 RUN_WITH_STAND_IN = """\
 import sys
 from evalbars.cli import main
-from evalbars.workflow import runner
+from evalbars.pipeline import runner
 runner.snakemake_command = lambda *a, **k: [sys.executable, "-c", {job!r}]
 sys.exit(main(sys.argv[1:]))
 """

@@ -15,10 +15,10 @@ import statsmodels.formula.api as smf
 from scipy import stats
 
 from evalbars.data.scores import WideScores
+from evalbars.seeding import setting_rng
 from evalbars.stats import omnibus, pairwise
 from evalbars.stats.intervals import clustered_se
 from evalbars.stats.pairwise import paired_z_tests
-from evalbars.stats.rng import setting_rng
 from evalbars.studies import combine_settings
 from evalbars.studies.cluster_type1 import METHODS, gate_clusters_table, simulate_gate_clusters
 from evalbars.studies.clustered import balanced_random_intercept_se, simulate_clustered

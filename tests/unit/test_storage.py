@@ -1,4 +1,4 @@
-"""A run in S3 storage (evalbars.workflow.storage, `evalbars report --storage`): the location and
+"""A run in S3 storage (evalbars.pipeline.storage, `evalbars report --storage`): the location and
 the plugin are checked in one line before anything is written, the run records them and hands
 them to Snakemake, and a run that finds no credentials says where they come from. Hermetic: no
 S3 server and no Snakemake (tests/workflow/test_s3_storage.py runs both).
@@ -16,7 +16,7 @@ from snakemake_interface_executor_plugins.settings import SharedFSUsage
 
 from evalbars.cli import main
 from evalbars.errors import ConfigError
-from evalbars.workflow import runner, smk, storage
+from evalbars.pipeline import runner, smk, storage
 
 from ..conftest import DATA
 

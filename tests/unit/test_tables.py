@@ -1,4 +1,4 @@
-"""Rendering tidy tables as Markdown and LaTeX (evalbars.tables)."""
+"""Rendering tidy tables as Markdown and LaTeX (evalbars.render.tables)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalbars import tables
+from evalbars.render import tables
 
 
 def test_format_p_switches_to_scientific_below_a_thousandth():

@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 import evalbars.api as api
-from evalbars.workflow import smk
+from evalbars.pipeline import smk
 
 from ..conftest import DATA, REPO
 from ..workflow_runs import snakemake_env

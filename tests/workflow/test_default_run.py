@@ -21,7 +21,7 @@ import yaml
 
 import evalbars
 from evalbars.jobs.registry import JOBS
-from evalbars.workflow import smk
+from evalbars.pipeline import smk
 
 from ..conftest import DEFAULT_SUBSAMPLE, REPO
 from ..helpers import MODEL_COLUMNS, PAIR_COLUMNS

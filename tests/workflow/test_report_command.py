@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from evalbars.workflow import runner
+from evalbars.pipeline import runner
 
 from ..conftest import DATA
 from ..workflow_runs import embedded_results, report_front_page, snakemake_env

@@ -417,7 +417,7 @@ def hostile_report(chromium, tmp_path_factory):
     """`evalbars report` on :func:`hostile_table`, with a claim between the two HTML names (the
     one its first screen suggests), so that they reach the claims table and figure and the
     claims rules' job parameters, which Snakemake's report writes into its script blocks
-    (evalbars.workflow.report_guard). Four categories, so that the per-category tables name
+    (evalbars.pipeline.report_guard). Four categories, so that the per-category tables name
     them too."""
     root = tmp_path_factory.mktemp("hostile")
     table = hostile_table(root / "hostile.csv")

@@ -138,7 +138,7 @@ def test_evalbars_run_plans_the_papers_workflow_as_the_clone_does(installed, mir
     )
     # The wheel's own copy of the workflow, not the clone's.
     assert str(REPO) not in done.stdout + done.stderr
-    where = "from evalbars.workflow.location import snakefile; print(snakefile())"
+    where = "from evalbars.pipeline.location import snakefile; print(snakefile())"
     location = Path(run([bin_folder / "python", "-c", where], cwd=outside).stdout.strip())
     assert location.parts[-3:] == ("evalbars", "_workflow", "Snakefile") and location.is_file()
     assert "site-packages" in location.parts

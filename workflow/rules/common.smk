@@ -1,7 +1,7 @@
 # --- Imports, config validation and helpers shared by every stage -------------------------------
 # No line here may hold the word rule, a space and later a colon: snakemake --lint takes such
 # text for a rule and reports rules mixed with functions.
-# Helpers delegate to evalbars.workflow.smk, where they are unit-tested. No rules in this file.
+# Helpers delegate to evalbars.pipeline.smk, where they are unit-tested. No rules in this file.
 
 import re
 import sys
@@ -11,7 +11,7 @@ import pandas as pd
 import snakemake.io
 from snakemake.utils import Paramspace, validate
 
-from evalbars.workflow import report_guard, smk
+from evalbars.pipeline import report_guard, smk
 
 # Every config file Snakemake merged is checked for a key given twice (YAML keeps the last).
 smk.validate_config(
@@ -21,7 +21,7 @@ smk.validate_config(
     config_files=workflow.configfiles,
 )
 # Snakemake's report puts job parameters (the claims, with their model names) in <script> blocks
-# unescaped: keep a name holding "</script>" from ending them (evalbars.workflow.report_guard).
+# unescaped: keep a name holding "</script>" from ending them (evalbars.pipeline.report_guard).
 if any(arg == "--report" or arg.startswith("--report=") for arg in sys.argv):
     report_guard.guard_report_data()
 # A lock left by a killed run stops Snakemake before any hook: name the remedy up front.
@@ -131,7 +131,7 @@ def cost_outputs():
 
 def package_code(rule):
     """The module of a rule's job and every evalbars module it imports (and what the adapter
-    imports): as inputs, an edit to one reruns its jobs (evalbars.workflow.smk.job_code); none
+    imports): as inputs, an edit to one reruns its jobs (evalbars.pipeline.smk.job_code); none
     where jobs share no file system with this machine (see STORAGE)."""
     if STORAGE == "isolated":
         return []

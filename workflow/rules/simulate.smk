@@ -1,6 +1,6 @@
 # --- Simulate stage: seeded simulation studies -----------------------------------------------------
 # Every row of a grid under config/simulation/ is its own job; its numbers depend only on the row's
-# values and simulation/seed (evalbars.stats.rng), never on job order.
+# values and simulation/seed (evalbars.seeding), never on job order.
 # On a cluster (profiles/slurm) the setting jobs of all three grids form the group
 # `simulation_settings`: the profile's `group-components` sets how many settings one cluster job
 # runs (groups change nothing when running locally). Tables and figures are local rules: seconds

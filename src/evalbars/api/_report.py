@@ -18,9 +18,9 @@ from evalbars.jobs import battles as battle_jobs
 from evalbars.jobs import claims as claim_jobs
 from evalbars.jobs import leaderboard
 from evalbars.jobs.data import chosen_scores
-from evalbars.workflow import runner, smk
-from evalbars.workflow import storage as run_storage
-from evalbars.workflow.location import snakefile
+from evalbars.pipeline import runner, smk
+from evalbars.pipeline import storage as run_storage
+from evalbars.pipeline.location import snakefile
 
 __all__ = ["REPORT_STAGES", "ReportRun", "report_config", "write_report"]
 
@@ -50,7 +50,7 @@ class ReportRun:
     results : Path or None
         Where this machine holds the run's ``data/`` and ``results/``: the run directory, or,
         for a run in S3 storage, its copies of the bucket's files
-        (:func:`evalbars.workflow.storage.results_root`); None means the run directory.
+        (:func:`evalbars.pipeline.storage.results_root`); None means the run directory.
 
     See Also
     --------
@@ -119,7 +119,7 @@ def report_config(
     See Also
     --------
     write_report : Runs it.
-    evalbars.workflow.runner.run_workflow : The run.
+    evalbars.pipeline.runner.run_workflow : The run.
 
     Examples
     --------
@@ -191,7 +191,7 @@ def write_report(
     Before anything is written the data are read and checked in this process, as the
     workflow's item-table job checks them, and the claims against the models and categories
     they hold, so that bad input stops the run with its one-line reason and leaves nothing
-    behind. The run is then :func:`evalbars.workflow.runner.run_workflow`, the path of
+    behind. The run is then :func:`evalbars.pipeline.runner.run_workflow`, the path of
     ``evalbars run`` too: the run directory is locked (a second run into it is refused, naming
     the first), the configuration is written to ``output/config.yaml``, recording what the run
     makes (its stages and its report, ``run:``), so that ``evalbars run --directory OUTPUT
@@ -225,7 +225,7 @@ def write_report(
     storage : str, optional
         ``s3://BUCKET/PREFIX``: keep the run's data and results in this S3 bucket (Snakemake's
         S3 storage plugin, the ``cloud`` extra); the report and a copy of each file this
-        machine made stay in ``output`` (:mod:`evalbars.workflow.storage`).
+        machine made stay in ``output`` (:mod:`evalbars.pipeline.storage`).
     storage_endpoint_url : str, optional
         The URL of an S3 server other than AWS's, for ``storage``.
     score : str, default "mean"
@@ -250,13 +250,13 @@ def write_report(
         exist, an output that is a file, the checks of :func:`read_items` and
         :func:`check_claims`, a run directory locked by another run.
     KeyboardInterrupt
-        :class:`evalbars.workflow.runner.RunInterrupted` on Ctrl-C, whose ``resume`` is the
+        :class:`evalbars.pipeline.runner.RunInterrupted` on Ctrl-C, whose ``resume`` is the
         command that finishes the run.
 
     See Also
     --------
     report_config : The configuration it runs.
-    evalbars.workflow.runner.run_workflow : The run, shared with ``evalbars run``.
+    evalbars.pipeline.runner.run_workflow : The run, shared with ``evalbars run``.
 
     Examples
     --------

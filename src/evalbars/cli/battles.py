@@ -20,13 +20,13 @@ from evalbars.cli.inputs import reader_options
 from evalbars.data.battles import battles_preview
 from evalbars.data.readers import SourceOptions, battles_given
 from evalbars.errors import InputError
+from evalbars.pipeline import runner
 from evalbars.readings import battle_verdicts
 from evalbars.readings.battle_board import battle_board_headline
 from evalbars.readings.battles import with_clusters
 from evalbars.readings.claims import Reading
 from evalbars.render.landing import battles_separation_sentence
-from evalbars.tables import format_p, neutralised_table, to_markdown
-from evalbars.workflow import runner
+from evalbars.render.tables import format_p, neutralised_table, to_markdown
 
 __all__ = [
     "given",

@@ -50,7 +50,7 @@ RUN_POLICIES = ("only", "newest", "all")
 #: ``--score``: the spellings :func:`evalbars.stats.repeats.pass_at_k.parse_item_score` reads
 #: (and the config schema's ``score`` pattern).
 SCORE_SPELLING = r"^(mean|(pass@|pass\^|maj@|majority@)[1-9][0-9]*)$"
-#: ``ranks --se-units``: :data:`evalbars.readings.ranks.leaderboard.SE_UNITS`.
+#: ``ranks --se-units``: :data:`evalbars.readings.ranks.board_file.SE_UNITS`.
 SE_UNITS = ("auto", "points", "proportion")
 #: ``--ties`` (battles): :data:`evalbars.stats.bradley_terry.TIE_MODELS`.
 TIE_MODELS = ("half", "rao_kupper", "davidson")

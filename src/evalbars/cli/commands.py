@@ -25,8 +25,8 @@ from evalbars.readings import claims, gate, planner, ranks
 from evalbars.readings.leaderboard import table as verdicts
 from evalbars.readings.leaderboard.best import winner_sentence
 from evalbars.readings.leaderboard.cost import frontier_sentence
+from evalbars.render.tables import neutralised_table, to_markdown
 from evalbars.stats.planning import holm as holm_power
-from evalbars.tables import neutralised_table, to_markdown
 
 
 def run_ranks(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ from evalbars import api
 from evalbars.cli.inputs import reader_options, refuse_output_over_inputs
 from evalbars.data.labels import questions_to_label
 from evalbars.errors import InputError
-from evalbars.tables import neutralised_table
+from evalbars.render.tables import neutralised_table
 
 __all__ = ["run_labels"]
 

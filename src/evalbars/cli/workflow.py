@@ -15,12 +15,12 @@ from evalbars import api
 from evalbars.cli import battles as battles_cli
 from evalbars.cli.inputs import claim_texts, reader_options, refuse_output_over_inputs
 from evalbars.errors import ConfigError, EvalbarsError, InputError
+from evalbars.pipeline import runner
+from evalbars.pipeline.location import example_logs
+from evalbars.pipeline.storage import check_storage
 from evalbars.readings import claims
 from evalbars.render.landing import separation_sentence
-from evalbars.tables import format_p
-from evalbars.workflow import runner
-from evalbars.workflow.location import example_logs
-from evalbars.workflow.storage import check_storage
+from evalbars.render.tables import format_p
 
 # --- evalbars report ------------------------------------------------------------------------------
 

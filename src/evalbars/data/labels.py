@@ -38,7 +38,7 @@ from evalbars.data.readers.long_tables import TABLE_SUFFIXES, label_values, load
 from evalbars.data.sampling import draw_questions, eligible_questions
 from evalbars.data.scores import question_order
 from evalbars.errors import ConfigError, InputError
-from evalbars.stats.rng import setting_rng
+from evalbars.seeding import setting_rng
 
 __all__ = [
     "LABEL_COLUMN",
@@ -357,7 +357,7 @@ def questions_to_label(
     Notes
     -----
     A simple random sample draws ``n`` of the N questions with equal probability, by the n
-    smallest of N uniform keys from :func:`evalbars.stats.rng.setting_rng` ``(seed,
+    smallest of N uniform keys from :func:`evalbars.seeding.setting_rng` ``(seed,
     "label_sample", N)``: every question is equally likely to be labelled, which is what the
     PPI++ rectifier needs (Angelopoulos et al. 2023, arXiv:2301.09633). Stratifying keeps that
     within each category; the estimate is then unbiased when the categories' label shares are

@@ -197,7 +197,7 @@ def read_price_file(path) -> dict:
 def tables_carry_costs(paths) -> bool:
     """Whether any long table among ``paths`` (CSV, TSV or Parquet) has a ``cost`` column, from
     its header (or Parquet schema) alone: a run with such a table has costs without a price
-    table (:func:`evalbars.workflow.smk.costed_run`)."""
+    table (:func:`evalbars.pipeline.smk.costed_run`)."""
     return any("cost" in table_header(path) for path in paths)
 
 

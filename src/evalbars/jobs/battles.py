@@ -34,13 +34,13 @@ from evalbars.readings.battles import (
 )
 from evalbars.readings.claims.parsing import ClaimError, claim_config_error, parse_claims
 from evalbars.render import landing
+from evalbars.render.tables import to_markdown
 from evalbars.stats.bradley_terry import (
     BootstrapDraws,
     BradleyTerryFit,
     aggregate_battles,
     cluster_bootstrap,
 )
-from evalbars.tables import to_markdown
 
 __all__ = [
     "SETTINGS",

@@ -9,7 +9,6 @@ import json
 import pandas as pd
 import pyarrow.parquet as pq
 
-from evalbars import tables
 from evalbars.data.scores import WideScores, read_wide_scores
 from evalbars.defaults import LEVEL
 from evalbars.jobs.data import chosen_scores
@@ -27,7 +26,7 @@ from evalbars.readings.claims.parsing import (
 )
 from evalbars.readings.claims.runs import has_runs, runs_rows, with_runs_rows
 from evalbars.readings.claims.sets import claim_scores, refuse_costless
-from evalbars.render import landing
+from evalbars.render import landing, tables
 
 __all__ = [
     "claims_check",

@@ -9,7 +9,6 @@ import logging
 
 import pandas as pd
 
-from evalbars import tables
 from evalbars.data.prices import per_question_costs, usage_costs
 from evalbars.data.readers import SourceOptions
 from evalbars.data.readers.usage import read_usage
@@ -21,6 +20,7 @@ from evalbars.readings.leaderboard import table as board
 from evalbars.readings.leaderboard.best import best_sets, winner_readings, winner_sentence
 from evalbars.readings.leaderboard.cost import cost_readings, frontier_sentence
 from evalbars.readings.leaderboard.signal_noise import signal_to_noise
+from evalbars.render import tables
 
 __all__ = ["leaderboard_table", "best_model", "costs", "cost_table"]
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from evalbars import tables
+from evalbars.render import tables
 
 __all__ = ["Table", "Frame", "Text"]
 
@@ -37,7 +37,7 @@ class Table:
     display : DataFrame, optional
         What the Markdown and LaTeX show, where it differs from the tidy frame.
     formats, align_right : optional
-        Cell formats and right-aligned columns of the renderings (:func:`evalbars.tables.write_table`).
+        Cell formats and right-aligned columns of the renderings (:func:`evalbars.render.tables.write_table`).
     markdown, latex : str, optional
         A whole Markdown (or LaTeX) text instead of the frame's rendering.
     """

@@ -10,7 +10,7 @@ to the rule's outputs.
 The jobs of ``workflow/rules/<stage>.smk`` live in ``evalbars.jobs.<stage>``, and those that draw
 in ``evalbars.jobs.figures.<stage>``, so that no table job imports matplotlib (a second of
 start-up, and a rerun of the table at every edit of a figure). The module named here is what a
-rule's code inputs follow (:func:`evalbars.workflow.smk.job_code`): an edit of it, or of a module
+rule's code inputs follow (:func:`evalbars.pipeline.smk.job_code`): an edit of it, or of a module
 it imports, reruns its jobs. This file itself is not a job's code: it imports nothing, and a rule
 that moves to another module gets that module's files as inputs, which reruns it.
 """

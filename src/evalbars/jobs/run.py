@@ -140,7 +140,7 @@ def _files(named: Mapping) -> list:
 def run_stage(members, log_path) -> None:
     """Run the jobs of a stage's rules in this process, in order (``jobs: per_stage``).
 
-    ``members`` are what :func:`evalbars.workflow.smk.stage_member` records of each rule:
+    ``members`` are what :func:`evalbars.pipeline.smk.stage_member` records of each rule:
     ``rule``, ``input``, ``output``, ``params`` and ``log``. Each job writes its own log; the
     stage's log says how long each took. A job that fails ends the stage as its own job would
     (exit status 1, its one-line error in its log).

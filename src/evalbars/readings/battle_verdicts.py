@@ -47,8 +47,8 @@ from evalbars.readings.claims.verdicts import (
     rows_of,
     table_readings,
 )
+from evalbars.render.tables import to_markdown
 from evalbars.stats.pairwise import adjust_pvalues
-from evalbars.tables import to_markdown
 
 __all__ = [
     "BATTLE_CLAIM_COLUMNS",

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from evalbars.defaults import ALPHA
-from evalbars.tables import format_p, is_missing
+from evalbars.render.tables import format_p, is_missing
 
 __all__ = [
     "naive_vs_blocked",

@@ -35,7 +35,7 @@ PAPER_MODELS = (
 PAPER_SUBSAMPLE_SIZE = 1497
 
 #: The example claims config/config.yaml ships, about the paper's models. On other data they
-#: name models that are not analysed, so they are not tested there (evalbars.workflow.smk.run_choices).
+#: name models that are not analysed, so they are not tested there (evalbars.pipeline.smk.run_choices).
 EXAMPLE_CLAIMS = (
     "best: Mistral-7B-v0.1",
     "Mistral-7B-Instruct-v0.2 > Qwen1.5-7B-Chat",

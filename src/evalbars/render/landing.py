@@ -1,7 +1,7 @@
 """The first screen of the HTML report: the answer, in words and numbers, before anything else.
 
 A reader who opens ``report.html`` sees, in this order: which models and questions were read,
-the settings fitted to the data (:func:`evalbars.workflow.smk.run_choices`), the verdict of each claim
+the settings fitted to the data (:func:`evalbars.pipeline.smk.run_choices`), the verdict of each claim
 (or, without claims, how many pairs the naive and the blocked readings separate, and the
 tiers), the claims figure, the naive-vs-blocked headline and its table, and the per-model
 accuracies. Every sentence is computed from the tables the workflow writes; this module only
@@ -296,7 +296,7 @@ def landing_html(
     models_text : str
         :func:`models_sentence`.
     notes : list of str
-        Settings fitted to the data (:attr:`evalbars.workflow.smk.RunChoices.notes`).
+        Settings fitted to the data (:attr:`evalbars.pipeline.smk.RunChoices.notes`).
     claims_table : DataFrame
         ``claims.csv`` (:func:`evalbars.readings.claims.evaluate_claims`); may be empty.
     example_claim : str, optional

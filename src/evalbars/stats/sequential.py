@@ -26,8 +26,8 @@ import numpy as np
 from scipy import special
 
 from evalbars.defaults import ALPHA
+from evalbars.seeding import setting_rng, share_and_se
 from evalbars.stats.pairwise import two_sided_normal_p
-from evalbars.stats.rng import setting_rng, share_and_se
 
 __all__ = [
     "DEFAULT_V_MIN",
@@ -221,7 +221,7 @@ def simulate_looks(
     two-sided level alpha (:func:`evalbars.stats.pairwise.two_sided_normal_p`) and (b)
     whether the confidence sequence of :func:`empirical_bernstein_cs` excludes 0. A
     replication errs when any look rejects. All replications are drawn at once from
-    :func:`evalbars.stats.rng.setting_rng` (study ``sequential``).
+    :func:`evalbars.seeding.setting_rng` (study ``sequential``).
 
     Returns
     -------

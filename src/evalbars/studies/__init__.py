@@ -5,7 +5,7 @@
 - :mod:`.clustered`: naive vs clustered vs mixed-model SEs on clustered questions.
 
 Every study is a pure function of its parameters and a seed, returning tidy
-DataFrames; randomness comes only from :func:`evalbars.stats.rng.setting_rng`. Nothing
+DataFrames; randomness comes only from :func:`evalbars.seeding.setting_rng`. Nothing
 loops over replicates or questions in Python. Import a study from its module
 (``from evalbars.studies.fwer import simulate_fwer``): this package imports none
 of them, so a job runs, and is rerun for, the code of its own study only.

@@ -32,8 +32,8 @@ import pandas as pd
 from scipy import special
 
 from evalbars.defaults import LEVEL
+from evalbars.seeding import setting_rng
 from evalbars.stats.bradley_terry import cluster_bootstrap, fit_bradley_terry, rating_differences
-from evalbars.stats.rng import setting_rng
 
 __all__ = [
     "STRENGTHS",
@@ -50,7 +50,7 @@ READINGS = ("per_battle", "model", "clustered", "bootstrap")
 #: How the battles of a prompt pick their pairs: each at random, or one pair per prompt with
 #: the sides alternating (Arena-Hard-Auto judges every prompt twice, positions swapped).
 DESIGNS = ("random_pairs", "repeated_pair")
-#: The study's key in :data:`evalbars.stats.rng.STUDY_CODES`.
+#: The study's key in :data:`evalbars.seeding.STUDY_CODES`.
 STUDY = "battles_coverage"
 
 
@@ -147,7 +147,7 @@ def simulate_battles_coverage(
     level : float
         Nominal coverage.
     seed : int
-        Root seed; a setting's stream is :func:`evalbars.stats.rng.setting_rng` ``(seed,
+        Root seed; a setting's stream is :func:`evalbars.seeding.setting_rng` ``(seed,
         "battles_coverage", prompts, per_prompt, prompt_sd, tie_threshold, design)`` (design
         by its position in :data:`DESIGNS`).
 

@@ -34,6 +34,7 @@ import pandas as pd
 
 from evalbars.data.blocks import blocks
 from evalbars.defaults import ALPHA, DRAWS
+from evalbars.seeding import setting_rng, share_and_se
 from evalbars.stats.cluster_robust import (
     ENUMERATED_CLUSTERS,
     SIGN_FLIP_BELOW_DF,
@@ -45,7 +46,6 @@ from evalbars.stats.cluster_robust import (
     sign_flip_mean,
 )
 from evalbars.stats.intervals import z_for_level
-from evalbars.stats.rng import setting_rng, share_and_se
 from evalbars.studies import combine_settings
 
 __all__ = [
@@ -190,7 +190,7 @@ def simulate_gate_clusters(
     alpha : float
         Two-sided level of every test.
     seed : int
-        Root seed; the stream is :func:`evalbars.stats.rng.setting_rng` ``(seed, "gate_clusters",
+        Root seed; the stream is :func:`evalbars.seeding.setting_rng` ``(seed, "gate_clusters",
         clusters, design_effect, discordance, difference, questions, sum of squared sizes)``.
 
     Returns

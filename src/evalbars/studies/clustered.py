@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 
 from evalbars.defaults import LEVEL
+from evalbars.seeding import setting_rng, share_and_se
 from evalbars.stats.intervals import clustered_se, z_for_level
-from evalbars.stats.rng import setting_rng, share_and_se
 
 __all__ = ["balanced_random_intercept_se", "simulate_clustered"]
 

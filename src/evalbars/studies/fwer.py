@@ -14,9 +14,9 @@ import pandas as pd
 from scipy import special, stats
 
 from evalbars.defaults import ALPHA
+from evalbars.seeding import setting_rng, share_and_se
 from evalbars.stats import omnibus
 from evalbars.stats.pairwise import adjust_pvalues, paired_z_tests
-from evalbars.stats.rng import setting_rng, share_and_se
 
 __all__ = [
     "FWER_METHODS",

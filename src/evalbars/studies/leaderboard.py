@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from evalbars.defaults import LEVEL
+from evalbars.seeding import setting_seed_sequence, share_and_se
 from evalbars.stats.intervals import wilson_interval
-from evalbars.stats.rng import setting_seed_sequence, share_and_se
 
 __all__ = [
     "LEADERBOARD_RATES",
@@ -92,7 +92,7 @@ def simulate_leaderboard(
         Independent runs.
     seed : int
         Root seed; the runs and the one-run figure draw from the two children of
-        :func:`evalbars.stats.rng.setting_seed_sequence` ``(seed, "leaderboard",
+        :func:`evalbars.seeding.setting_seed_sequence` ``(seed, "leaderboard",
         questions, spread)``.
     base_rates : sequence of float
         True rates at ``spread = 1``; the best is model A, the second-best B.

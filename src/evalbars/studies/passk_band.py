@@ -35,9 +35,9 @@ import pandas as pd
 from scipy import special
 
 from evalbars.defaults import LEVEL
+from evalbars.seeding import setting_rng, share_and_se
 from evalbars.stats.repeats.pass_at_k import item_score_matrix
 from evalbars.stats.repeats.passk_band import passk_band
-from evalbars.stats.rng import setting_rng, share_and_se
 from evalbars.studies import combine_settings
 
 __all__ = [
@@ -50,7 +50,7 @@ __all__ = [
 
 #: Beta parameters (a_A, b_A, a_B, b_B) of each scenario's true solve rates.
 SCENARIOS = {"crossing": (0.5, 0.5, 2.0, 3.0), "no_difference": (0.7, 0.9, 0.7, 0.9)}
-#: The study's key in :data:`evalbars.stats.rng.STUDY_CODES`.
+#: The study's key in :data:`evalbars.seeding.STUDY_CODES`.
 STUDY = "passk_band"
 
 
@@ -144,7 +144,7 @@ def simulate_passk_band(
     icc, coupling : float
         Latent intraclass correlation of a category and the correlation of the two models.
     seed : int
-        Root seed; the stream is :func:`evalbars.stats.rng.setting_rng` ``(seed,
+        Root seed; the stream is :func:`evalbars.seeding.setting_rng` ``(seed,
         "passk_band", questions, samples, categories, scenario index, icc, coupling)``.
 
     Returns

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from evalbars.defaults import LEVEL
+from evalbars.seeding import setting_rng, share_and_se
 from evalbars.stats.ppi import (
     MIN_LABELS,
     PSEUDO_LABELS,
@@ -32,7 +33,6 @@ from evalbars.stats.ppi import (
     ppi_means,
     ppi_pair_means,
 )
-from evalbars.stats.rng import setting_rng, share_and_se
 
 __all__ = [
     "SCENARIOS",
@@ -45,7 +45,7 @@ __all__ = [
 
 #: Labelling schemes, the valid one first.
 SCENARIOS = ("random_labels", "judge_errors_oversampled")
-#: The study's key in :data:`evalbars.stats.rng.STUDY_CODES`.
+#: The study's key in :data:`evalbars.seeding.STUDY_CODES`.
 STUDY = "ppi_coverage"
 #: Label counts of :func:`coverage_by_labels`: the few-label settings users meet, and 200.
 LABEL_COUNTS = (10, 15, 30, 200)
@@ -155,7 +155,7 @@ def simulate_ppi_coverage(
     accuracy, shared, false_positive, false_negative
         The data-generating process of :func:`draw_judged_questions` (two models).
     seed : int
-        Root seed; the stream is :func:`evalbars.stats.rng.setting_rng` ``(seed,
+        Root seed; the stream is :func:`evalbars.seeding.setting_rng` ``(seed,
         "ppi_coverage", questions, labels, error_odds, shared, *accuracy, *false_positive,
         *false_negative)``.
     rng : numpy.random.Generator, optional

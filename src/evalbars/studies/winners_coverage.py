@@ -40,6 +40,7 @@ import pandas as pd
 from scipy import special
 
 from evalbars.defaults import ALPHA
+from evalbars.seeding import setting_rng, share_and_se
 from evalbars.stats.best.sets import difference_covariance, pair_standard_errors
 from evalbars.stats.best.winners import (
     mean_covariance,
@@ -49,7 +50,6 @@ from evalbars.stats.best.winners import (
     winner_hybrid,
     winner_naive,
 )
-from evalbars.stats.rng import setting_rng, share_and_se
 
 __all__ = [
     "WINNER_SETTINGS",
@@ -137,7 +137,7 @@ def simulate_winner_coverage(
     alpha : float
         Error rate of the intervals and the set.
     seed : int
-        Study seed (:func:`evalbars.stats.rng.setting_rng`, study ``winners_coverage``).
+        Study seed (:func:`evalbars.seeding.setting_rng`, study ``winners_coverage``).
 
     Returns
     -------
@@ -264,7 +264,7 @@ def simulate_estimated_covariance(
     alpha : float
         Error rate of the intervals and the set.
     seed : int
-        Study seed (:func:`evalbars.stats.rng.setting_rng`, study ``winners_estimated``).
+        Study seed (:func:`evalbars.seeding.setting_rng`, study ``winners_estimated``).
 
     Returns
     -------

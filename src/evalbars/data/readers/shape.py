@@ -163,7 +163,7 @@ def probe_sources(sources: list[dict]) -> SourceShape:
     ----------
     sources : list of dict
         Predictions entries (``path`` and reader options), as
-        :func:`evalbars.workflow.smk.prediction_sources` gives them.
+        :func:`evalbars.pipeline.smk.prediction_sources` gives them.
 
     Returns
     -------

@@ -18,9 +18,9 @@ from evalbars.readings.claims.verdicts import (
     rows_of,
     table_readings,
 )
+from evalbars.render.tables import to_markdown
 from evalbars.stats.bayes import Z_UNDERCOVERS_BELOW_N
 from evalbars.stats.pairwise import ITEM_SCORE, NOT_BINARY, REPEATED_SAMPLES
-from evalbars.tables import to_markdown
 
 __all__ = [
     "claims_display",

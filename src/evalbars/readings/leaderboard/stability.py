@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from evalbars.data.scores import WideScores
-from evalbars.stats.rng import setting_rng
+from evalbars.seeding import setting_rng
 
 __all__ = [
     "SPLIT_BYTES",
@@ -82,7 +82,7 @@ def split_half_stability(wide: WideScores, splits: int = 50, seed: int = 0) -> p
     splits : int
         B, the number of random splits (2B halves).
     seed : int
-        Seed of :func:`evalbars.stats.rng.setting_rng` (study ``split_half``,
+        Seed of :func:`evalbars.seeding.setting_rng` (study ``split_half``,
         parameter B): the same seed and B give the same halves.
 
     Returns

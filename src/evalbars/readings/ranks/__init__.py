@@ -49,7 +49,7 @@ descending, ties in input order):
 ``note``
     Anything the reader must know about the row (fractional count, mixed pair).
 
-Modules: :mod:`.leaderboard` (reading a leaderboard), :mod:`.unpaired` (the
+Modules: :mod:`.board_file` (reading a leaderboard file), :mod:`.unpaired` (the
 calculator), :mod:`.paired` (the bootstrap over shared questions), :mod:`.readings` (both
 readings in one table), :mod:`.render` (percentages, headline, Markdown and JSON),
 :mod:`.defaults` (the draw chunk; the default level, draws and seed are
@@ -58,13 +58,13 @@ readings in one table), :mod:`.render` (percentages, headline, Markdown and JSON
 
 from __future__ import annotations
 
-from evalbars.readings.ranks.defaults import DRAW_CHUNK
-from evalbars.readings.ranks.leaderboard import (
+from evalbars.readings.ranks.board_file import (
     FORMS,
     leaderboard_from_wide,
     parse_leaderboard,
     read_leaderboard,
 )
+from evalbars.readings.ranks.defaults import DRAW_CHUNK
 from evalbars.readings.ranks.paired import bootstrap_accuracies, paired_rank_table
 from evalbars.readings.ranks.readings import ranks_readings, read_rank_table
 from evalbars.readings.ranks.render import (

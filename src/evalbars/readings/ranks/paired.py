@@ -16,8 +16,8 @@ import pandas as pd
 from evalbars.data.blocks import blocks
 from evalbars.data.scores import WideScores, accuracy_order
 from evalbars.defaults import DRAWS, LEVEL, SEED
+from evalbars.readings.ranks.board_file import leaderboard_from_wide
 from evalbars.readings.ranks.defaults import DRAW_CHUNK
-from evalbars.readings.ranks.leaderboard import leaderboard_from_wide
 from evalbars.readings.ranks.render import headline
 from evalbars.readings.ranks.report import RankReport
 from evalbars.readings.ranks.unpaired import (

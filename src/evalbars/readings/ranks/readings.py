@@ -13,8 +13,8 @@ import pandas as pd
 
 from evalbars.data.scores import WideScores
 from evalbars.defaults import DRAWS, LEVEL, SEED
+from evalbars.readings.ranks.board_file import leaderboard_from_wide
 from evalbars.readings.ranks.corrected import corrected_rank_table
-from evalbars.readings.ranks.leaderboard import leaderboard_from_wide
 from evalbars.readings.ranks.paired import paired_rank_table
 from evalbars.readings.ranks.report import RankReport
 from evalbars.readings.ranks.unpaired import RANK_COLUMNS, rank_table

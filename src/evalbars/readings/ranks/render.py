@@ -9,7 +9,7 @@ import pandas as pd
 
 from evalbars.defaults import LEVEL
 from evalbars.readings.ranks.report import RankReport
-from evalbars.tables import to_markdown
+from evalbars.render.tables import to_markdown
 
 __all__ = [
     "percent_text",

@@ -478,7 +478,7 @@ def fit_glmm_wide(
 def _objective(cells: _Cells, hessian: str) -> _Laplace:
     """The Laplace deviance of the cells. The Schur path on one 0/1 sample per cell takes it
     from the margins (:mod:`evalbars.stats.logistic.margin_laplace`; with at most
-    :data:`MARGIN_MAX_MISSING` cells not observed); a complete grid of epochs from the grid's
+    :data:`~evalbars.stats.logistic.margin_laplace.MARGIN_MAX_MISSING` cells not observed); a complete grid of epochs from the grid's
     matrix form; anything else, and the full path (the default run's tables), from the cell
     list."""
     if cells.margins is not None or (hessian == "schur" and use_margins(cells)):

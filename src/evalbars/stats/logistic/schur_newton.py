@@ -17,9 +17,9 @@ __all__ = ["schur_newton", "two_loop", "shifted_cholesky", "spd_inverse", "block
 def schur_newton(objective, x, free, gtol: float, step: float, max_iter: int):
     r"""Minimise the Laplace deviance by Newton steps with the Schur-form Hessian.
 
-    The matrix of :meth:`_Laplace.schur_hessian` (exact in the theta rows and columns to the
-    forward difference, :math:`2 S` in the beta block: the log-determinant's curvature in beta
-    left out) is factored by Cholesky once and reused, corrected by the L-BFGS secant pairs of
+    The matrix of :meth:`evalbars.stats.logistic.laplace._Laplace.schur_hessian` (exact in the
+    theta rows and columns to the forward difference, :math:`2 S` in the beta block: the
+    log-determinant's curvature in beta left out) is factored by Cholesky once and reused, corrected by the L-BFGS secant pairs of
     the steps since ([2]_ Alg. 7.4), while each step is taken in full (chord iterations, [1]_
     Sec. 5.4); after a backtracked step it is computed afresh. A matrix that is
     not positive definite (far from the optimum, in theta) is shifted by a multiple of the

@@ -14,5 +14,5 @@ Four modules, one job each:
 
 The planner's answers and tables, built on these, are :mod:`evalbars.readings.planner`.
 Importing this package imports none of them: a workflow job depends only on the modules it
-imports (see :mod:`evalbars.workflow.smk`).
+imports (see :mod:`evalbars.pipeline.smk`).
 """

@@ -26,13 +26,13 @@ import numpy as np
 from numpy.polynomial import polynomial as P
 
 from evalbars.defaults import ALPHA, POWER
+from evalbars.seeding import setting_rng, share_and_se
 from evalbars.stats.pairwise import adjust_pvalues
 from evalbars.stats.planning.sample_size import (
     all_pairs,
     paired_z_from_counts,
     questions_needed,
 )
-from evalbars.stats.rng import setting_rng, share_and_se
 
 __all__ = [
     "DEFAULT_MEAN_ACCURACY",
@@ -49,7 +49,7 @@ __all__ = [
 DEFAULT_MEAN_ACCURACY = 0.6
 #: Most models the pattern simulation handles (2^K patterns).
 MAX_SIMULATED_MODELS = 12
-#: The planner's K-model simulation in :data:`evalbars.stats.rng.STUDY_CODES` (code 102).
+#: The planner's K-model simulation in :data:`evalbars.seeding.STUDY_CODES` (code 102).
 _HOLM_STUDY = "plan_holm"
 
 

@@ -47,8 +47,8 @@ import numpy as np
 from scipy import optimize, special
 
 from evalbars.defaults import ALPHA, POWER
+from evalbars.seeding import setting_rng, share_and_se
 from evalbars.stats.pairwise import two_sided_normal_p
-from evalbars.stats.rng import setting_rng, share_and_se
 
 __all__ = [
     "PROCEDURES",
@@ -67,7 +67,7 @@ __all__ = [
 PROCEDURES = ("none", "bonferroni", "holm")
 #: Test statistics with a closed-form sample size.
 TESTS = ("wald", "mcnemar")
-#: The planner's pair simulation in :data:`evalbars.stats.rng.STUDY_CODES` (code 101).
+#: The planner's pair simulation in :data:`evalbars.seeding.STUDY_CODES` (code 101).
 _PAIR_STUDY = "plan_pair"
 
 

@@ -9,5 +9,5 @@ noise.
 :mod:`evalbars.stats.repeats.run_variance`
     the score variance split into questions, runs and samples, and what it means for a gap.
 
-Importing this package imports none of them (see :mod:`evalbars.workflow.smk`).
+Importing this package imports none of them (see :mod:`evalbars.pipeline.smk`).
 """

@@ -3,10 +3,10 @@
 Executors without a shared file system (Kubernetes, the cloud batch services) exchange every
 file of a run through a storage provider. A run directory records its bucket in its
 configuration (``run.storage``, and ``run.storage_endpoint_url`` for an S3 server other than
-AWS's); :func:`evalbars.workflow.runner.run_workflow` then runs Snakemake with
+AWS's); :func:`evalbars.pipeline.runner.run_workflow` then runs Snakemake with
 :func:`storage_flags`: the S3 storage plugin of the ``cloud`` extra as the default storage
 provider, under that prefix. The user's files and evalbars' modules are read where they are
-(the workflow flags them ``local``, :func:`evalbars.workflow.smk.storage_mode`); the HTML report,
+(the workflow flags them ``local``, :func:`evalbars.pipeline.smk.storage_mode`); the HTML report,
 Snakemake's records and the run lock stay in the run directory, and this machine keeps a copy
 of each file it made or fetched (:func:`results_root`). Credentials come from the environment
 (``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``, or an AWS profile), never from the

@@ -22,7 +22,7 @@ PACKAGED = "_workflow"
 
 
 def _source_tree() -> Path:
-    """The repository root of a clone (``src/evalbars/workflow/location.py`` -> root)."""
+    """The repository root of a clone (``src/evalbars/pipeline/location.py`` -> root)."""
     return Path(__file__).resolve().parents[3]
 
 

@@ -38,9 +38,9 @@ from pathlib import Path
 import yaml
 
 from evalbars.errors import EvalbarsError, InputError
-from evalbars.workflow.location import snakefile, workflow_root
-from evalbars.workflow.smk import refuse_templating, validate_config
-from evalbars.workflow.storage import LOCAL_COPIES, storage_flags
+from evalbars.pipeline.location import snakefile, workflow_root
+from evalbars.pipeline.smk import refuse_templating, validate_config
+from evalbars.pipeline.storage import LOCAL_COPIES, storage_flags
 
 __all__ = [
     "RunLock",
@@ -63,7 +63,7 @@ LOCK_NAME = ".evalbars.lock"
 #: The last line of a traceback: ``  | botocore.exceptions.NoCredentialsError: Unable to ...``.
 EXCEPTION_LINE = re.compile(r"^[|\s]*(?:[\w.]+\.)?(\w+(?:Error|Exception)): (.+)$")
 
-#: Where a run in S3 storage takes its credentials from (evalbars.workflow.storage).
+#: Where a run in S3 storage takes its credentials from (evalbars.pipeline.storage).
 STORAGE_CREDENTIALS = (
     "a run in S3 storage takes its credentials from the environment: AWS_ACCESS_KEY_ID and "
     "AWS_SECRET_ACCESS_KEY, or AWS_PROFILE"
@@ -214,7 +214,7 @@ def snakemake_command(
 
 def _error_records(directory: Path) -> list[Path]:
     """The errors the jobs recorded beside their logs: in the run directory, or, for a run in
-    S3 storage (evalbars.workflow.storage), beside this machine's copies of the logs."""
+    S3 storage (evalbars.pipeline.storage), beside this machine's copies of the logs."""
     return [
         *(directory / "results" / "logs").rglob("*.error"),
         *(directory / LOCAL_COPIES).glob("s3/**/results/logs/**/*.error"),
@@ -427,7 +427,7 @@ def run_workflow(
        records), and then the report at ``run.report`` (relative to the run directory): none
        with ``report`` False, with ``targets`` (the report is the whole run's) or in a dry run.
        A run that records an S3 bucket (``run.storage``) keeps its data and results there
-       (:func:`evalbars.workflow.storage.storage_flags`); the report stays in the directory.
+       (:func:`evalbars.pipeline.storage.storage_flags`); the report stays in the directory.
 
     Parameters
     ----------
