@@ -819,6 +819,82 @@ def cli_startup(runs: int = 11) -> tuple[pd.DataFrame, list[str]]:
     return table, lines
 
 
+#: Issue 39's targets for small runs, wall seconds: the quickstart's report, and compare and
+#: claims on a file of two models and 1,500 questions.
+SMALL_RUN_TARGETS = {"report": 4.0, "compare": 2.0, "claims": 2.0}
+
+
+def two_model_file(path: Path, questions: int = 1_500, seed: int = 0) -> Path:
+    """A seeded CSV of two models on ``questions`` questions in 14 categories (``model,
+    question_id, category, correct``), about 70% and 72% correct, paired through a shared
+    question difficulty."""
+    rng = np.random.default_rng(seed)
+    easiness = rng.normal(0.9, 1.0, questions)
+    ability = np.array([0.0, 0.1])
+    p = 1 / (1 + np.exp(-(easiness[:, None] + ability[None, :])))
+    correct = (rng.random(p.shape) < p).astype(int)
+    frame = pd.DataFrame(
+        {
+            "model": np.repeat(["model-a", "model-b"], questions),
+            "question_id": np.tile([f"q{i:04d}" for i in range(questions)], 2),
+            "category": np.tile([f"c{i % 14:02d}" for i in range(questions)], 2),
+            "correct": correct.T.ravel(),
+        }
+    )
+    frame.to_csv(path, index=False)
+    return path
+
+
+def _timed(command, cwd) -> tuple[float, float]:
+    """Wall and CPU seconds (this process's children) of one command, which must succeed or
+    exit 3 (compare's inconclusive)."""
+    before = os.times()
+    start = time.perf_counter()
+    finished = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = os.times()
+    if finished.returncode not in (0, 3):
+        raise RuntimeError(f"{' '.join(map(str, command))} failed:\n{finished.stderr[-2000:]}")
+    cpu = sum(getattr(after, f) - getattr(before, f) for f in ("children_user", "children_system"))
+    return wall, cpu
+
+
+def small_runs(runs: int = 3) -> tuple[pd.DataFrame, list[str]]:
+    """Wall and CPU seconds of the small runs of :data:`SMALL_RUN_TARGETS`, ``runs`` times each
+    (the interpreter of this environment): ``evalbars report`` on the quickstart's example logs
+    (README: ``evalbars example``, then ``evalbars report ... --runs newest --id-field id
+    --category-field category``, each run into a fresh directory), and ``evalbars compare`` and
+    ``evalbars claims`` (one claim) on :func:`two_model_file`."""
+    evalbars = [sys.executable, "-m", "evalbars"]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="evalbars-small-") as scratch:
+        work = Path(scratch)
+        subprocess.run([*evalbars, "example", "lm_eval-example"], cwd=work, check=True)
+        pair = two_model_file(work / "two_models.csv")
+        report = [*evalbars, "report", "lm_eval-example", "--runs", "newest", "--id-field"]
+        report += ["id", "--category-field", "category"]
+        pair_names = ["--baseline", "model-a", "--candidate", "model-b"]
+        commands = {
+            "report": lambda run: [*report, "--output", f"report-{run}"],
+            "compare": lambda run: [*evalbars, "compare", str(pair), *pair_names],
+            "claims": lambda run: [*evalbars, "claims", str(pair), "--claim", "model-b > model-a"],
+        }
+        for name, command in commands.items():
+            for run in range(1, runs + 1):
+                wall, cpu = _timed(command(run), work)
+                rows.append((name, run, wall, cpu))
+    table = pd.DataFrame(rows, columns=["command", "run", "wall", "cpu"])
+    medians = table.groupby("command", sort=False)[["wall", "cpu"]].median()
+    lines = [
+        f"{name}: median wall {medians.loc[name, 'wall']:.2f} s (CPU "
+        f"{medians.loc[name, 'cpu']:.2f} s) over {runs} runs; under {target:g} s: "
+        + ("yes" if medians.loc[name, "wall"] < target else "no")
+        for name, target in SMALL_RUN_TARGETS.items()
+    ]
+    lines.append(f"load {os.getloadavg()[0]:.1f}")
+    return table, lines
+
+
 #: The options that run a statistical check instead of a timing (their ``args`` attributes).
 CHECK_FLAGS = (
     "gate_clusters",
@@ -827,6 +903,7 @@ CHECK_FLAGS = (
     "passk_band",
     "battles_coverage",
     "cli_startup",
+    "small_runs",
 )
 
 
@@ -847,6 +924,7 @@ def run_checks(args) -> int:
             ("the pass@k band's coverage", passk_band, args.passk_band),
             ("Bradley-Terry coverage", battles_coverage, args.battles_coverage),
             ("the command line's start-up", cli_startup, args.cli_startup),
+            ("small runs", small_runs, args.small_runs),
         )
         if asked
     ]
@@ -929,6 +1007,12 @@ def _parser() -> argparse.ArgumentParser:
         "--cli-startup",
         action="store_true",
         help=f"time `evalbars --help` and three commands' --help (target {STARTUP_TARGET} s)",
+    )
+    parser.add_argument(
+        "--small-runs",
+        action="store_true",
+        help="time the quickstart's report and compare/claims on 2 models x 1,500 questions "
+        "(targets: report 4 s, compare and claims 2 s)",
     )
     parser.add_argument("--cores", type=int, default=2, help="cores for --simulations (default 2)")
     parser.add_argument("--config", default="config/config.yaml", help="workflow config file")
