@@ -20,6 +20,7 @@ if SHAPE.samples:
                 "2. Analysis",
                 {"table": "pass@k curves"},
                 subcategory="Repeated samples and runs",
+                parquet=True,
                 tex=False,
             ),
         log:
@@ -98,6 +99,7 @@ if SHAPE.samples:
                 "2. Analysis",
                 {"table": "more questions or more samples?"},
                 subcategory="Repeated samples and runs",
+                parquet=True,
                 tex=False,
             ),
         log:
@@ -145,6 +147,7 @@ if SHAPE.runs:
                 "2. Analysis",
                 {"table": "gap in every run"},
                 subcategory="Repeated samples and runs",
+                parquet=True,
                 tex=False,
             ),
         log:
