@@ -165,21 +165,6 @@ if SHAPE.runs:
             "../scripts/job.py"
 
 
-def repeats_outputs():
-    """Every output of the repeats stage this run makes (none without repeats or runs)."""
-    made = []
-    if SHAPE.samples:
-        made += [
-            rules.repeats_pass_at_k.output,
-            rules.repeats_passk_curve.output,
-            rules.repeats_passk_figure.output,
-            rules.repeats_sampling_plan.output,
-        ]
-    if SHAPE.runs:
-        made += [rules.repeats_run_variance.output]
-    return made
-
-
 # --- Target rule of the repeats stage ------------------------------------------------------------
 rule repeats_all:
     input:
