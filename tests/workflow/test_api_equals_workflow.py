@@ -2,11 +2,15 @@
 the workflow writes for the same data and settings (``assert_frame_equal``: values, dtypes,
 columns and index), as the API's docstring and docs/guides/notebook.md promise.
 
-Four runs: the default run (the paper's workflow on the MMLU-Pro subsample, the module run of
-test_default_run.py), the two shipped examples (config/examples/lm_eval.yaml and inspect.yaml,
-the module runs of test_workflow_inputs.py) and, here, ``evalbars report`` on the judged table
-with its human labels. Each of those files calls :func:`assert_api_equals_workflow` on its own
-run, so that no run is made twice.
+Four runs for :data:`API_TABLES`: the default run (the paper's workflow on the MMLU-Pro
+subsample, the module run of test_default_run.py), the two shipped examples
+(config/examples/lm_eval.yaml and inspect.yaml, the module runs of test_workflow_inputs.py) and,
+here, ``evalbars report`` on the judged table with its human labels. Each of those files calls
+:func:`assert_api_equals_workflow` on its own run, so that no run is made twice. The tables of
+the other stages are held on the runs that make them, with the helpers here:
+:data:`BATTLE_TABLES` on a table of battles (test_battles_report.py), :data:`REPEAT_TABLES` on
+both repeat fixtures (test_repeats_report.py) and :data:`BEST_TABLES` on Inspect logs with
+prices (test_cost_report.py).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import yaml
 
 import evalbars.api as api
 from evalbars.pipeline import smk
+from evalbars.readings.leaderboard.best import BEST_SET_COLUMNS
 
 from ..conftest import DATA, REPO
 from ..workflow_runs import snakemake_env
@@ -43,7 +48,9 @@ API_TABLES = {
     "stderr_audit": "harness_stderr",
 }
 #: The names of :mod:`evalbars.api` that compute no table of the workflow's: the readers and the
-#: score matrix the tables are computed from (``read_items`` is the ``items`` job's table, which
+#: score matrices the tables are computed from (``score_matrix`` is the subsample's
+#: ``data/subsample/scores.npz``, a matrix rather than a table: held equal to it in
+#: test_repeats_report.py; ``read_items`` is the ``items`` job's table, which
 #: the runs' tables are computed from here; ``data/items.parquet`` reads back the categories of
 #: a column no row has a value in, such as ``src`` of a CSV, as object rather than str: pyarrow's
 #: conversion, apache/arrow#45192), the release gate of ``evalbars compare``, and the report run.
@@ -55,6 +62,7 @@ NOT_WORKFLOW_TABLES = {
     "read_sources",
     "attach_labels",
     "scores",
+    "score_matrix",
     "compare_models",
     "ReportRun",
     "report_config",
@@ -62,6 +70,31 @@ NOT_WORKFLOW_TABLES = {
 }
 #: The tables of a battles run, held to its files in tests/workflow/test_battles_report.py.
 BATTLE_TABLES = {"battles_table": "battles_leaderboard", "battle_claims": "battles_claims"}
+#: The tables of repeated samples and runs and the files of the repeats stage each equals (paths
+#: in the run directory), held on both repeat fixtures' runs in
+#: tests/workflow/test_repeats_report.py.
+REPEAT_TABLES = {
+    "pass_at_k_table": ("results/tables/pass_at_k.parquet",),
+    "passk_curve_table": ("results/tables/passk_curve.parquet",),
+    "run_variance_table": (
+        "results/tables/run_variance.parquet",
+        "results/tables/run_aware.parquet",
+        "results/tables/run_signs.parquet",
+    ),
+    "sampling_plan": ("results/tables/sampling_plan.parquet",),
+}
+#: The best model and its cost, and the files each equals, held on a run with prices in
+#: tests/workflow/test_cost_report.py: ``best_set_table`` is the columns of the leaderboard it
+#: computes (:data:`evalbars.readings.leaderboard.best.BEST_SET_COLUMNS`), ``question_costs``
+#: the ``costs`` job's file the cost claims read.
+BEST_TABLES = {
+    "winner_table": ("results/tables/winner.parquet",),
+    "best_set_table": ("results/tables/leaderboard.parquet",),
+    "cost_table": ("results/tables/cost.parquet",),
+    "frontier_table": ("results/tables/frontier.parquet",),
+    "cost_readings": ("results/tables/cost.parquet", "results/tables/frontier.parquet"),
+    "question_costs": ("data/costs.parquet",),
+}
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 JUDGED = DATA / "judged"
 JUDGED_CLAIMS = ["model-a > model-b", "best: model-a"]
@@ -170,9 +203,100 @@ def assert_api_equals_workflow(run: Path, config_file: Path) -> set[str]:
     return compared
 
 
+def table_file(name: str) -> str:
+    """The Parquet file of the workflow's table ``name``, in the run directory."""
+    return f"results/tables/{name}.parquet"
+
+
+def repeat_tables(run: Path, config: dict) -> dict[str, dict[str, pd.DataFrame]]:
+    """Every function of :data:`REPEAT_TABLES` computed by :mod:`evalbars.api` on the run's
+    items with the settings of the repeats stage's ``params:`` (workflow/rules/repeats.smk): by
+    the function's name, its tables by the file (in the run directory) each equals."""
+    items = run_items(run, config)
+    claims, settings, level = smk.run_choices(config).claims, config["repeats"], config["level"]
+    run_noise = api.run_variance_table(
+        items,
+        claims,
+        baseline=settings["baseline"],
+        alpha=config["alpha"],
+        power=config["claims_options"]["power"],
+        level=level,
+    )
+    curve = api.passk_curve_table(
+        items,
+        claims,
+        baseline=settings["baseline"],
+        level=level,
+        draws=settings["draws"],
+        seed=settings["seed"],
+    )
+    return {
+        "pass_at_k_table": {table_file("pass_at_k"): api.pass_at_k_table(items, level=level)},
+        "passk_curve_table": {table_file("passk_curve"): curve},
+        "run_variance_table": {table_file(name): table for name, table in run_noise.items()},
+        "sampling_plan": {
+            table_file("sampling_plan"): api.sampling_plan(items, settings["target_se"])
+        },
+    }
+
+
+def best_tables(run: Path, config: dict) -> dict[str, dict[str, pd.DataFrame]]:
+    """Every function of :data:`BEST_TABLES` computed by :mod:`evalbars.api` on the run's
+    items and predictions with the settings of the leaderboard stage's ``params:``
+    (workflow/rules/leaderboard.smk: the ``leaderboard_table``, ``costs`` and ``cost_table``
+    rules), by the function's name: its tables by the file (in the run directory) each equals."""
+    items = run_items(run, config)
+    wide = api.score_matrix(items, config["score"])
+    alpha, level, board = config["alpha"], config["level"], config["leaderboard"]
+    sources = smk.prediction_sources(config)
+    paths = [source["path"] for source in sources]
+    read = {"missing_prediction": config["missing_prediction"], **source_options(sources)}
+    settings = {"alpha": alpha, "level": level, "seed": board["seed"]}
+    prices = config["prices"]
+    with contextlib.chdir(run):
+        readings = api.cost_readings(paths, prices, items=items, **settings, **read)
+        cost = api.cost_table(paths, prices, **settings, **read)
+        frontier = api.frontier_table(paths, prices, **settings, **read)
+        costs = api.question_costs(paths, prices, **read)
+    return {
+        "winner_table": {
+            table_file("winner"): api.winner_table(wide, level=level, seed=board["seed"])
+        },
+        "best_set_table": {
+            table_file("leaderboard"): api.best_set_table(
+                wide, alpha, top_k=board["top_k"], seed=board["seed"]
+            )
+        },
+        "cost_table": {table_file("cost"): cost},
+        "frontier_table": {table_file("frontier"): frontier},
+        "cost_readings": {table_file(name): table for name, table in readings.items()},
+        "question_costs": {"data/costs.parquet": costs},
+    }
+
+
+def assert_tables_equal_files(
+    run: Path, computed: dict[str, dict[str, pd.DataFrame]]
+) -> dict[str, tuple[str, ...]]:
+    """Assert that every table :func:`repeat_tables` or :func:`best_tables` computed equals its
+    file in the run directory (values, dtypes, columns and index, exactly); returns for each
+    function the files compared, as :data:`REPEAT_TABLES` and :data:`BEST_TABLES` list them.
+
+    ``best_set_table`` is compared with the columns of the leaderboard it computes, in its own
+    order of the models (the leaderboard's is best first)."""
+    for name, tables in computed.items():
+        for path, table in tables.items():
+            stored = pd.read_parquet(run / path)
+            if name == "best_set_table":
+                assert sorted(stored["model"]) == sorted(table["model"])
+                stored = stored.set_index("model").loc[table["model"], list(BEST_SET_COLUMNS)]
+                stored = stored.reset_index()
+            pd.testing.assert_frame_equal(table, stored, obj=f"{name}: {path}", check_exact=True)
+    return {name: tuple(tables) for name, tables in computed.items()}
+
+
 def test_every_table_of_the_api_is_compared():
     # a table function added to evalbars.api is held to the workflow's file, or said not to be one
-    compared = set(API_TABLES) | set(BATTLE_TABLES)
+    compared = set(API_TABLES) | set(BATTLE_TABLES) | set(REPEAT_TABLES) | set(BEST_TABLES)
     assert set(api.__all__) - {"REPORT_STAGES"} == compared | NOT_WORKFLOW_TABLES
     assert not compared & NOT_WORKFLOW_TABLES
 

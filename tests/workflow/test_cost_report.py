@@ -16,6 +16,12 @@ import yaml
 
 from ..conftest import DATA
 from ..workflow_runs import report_front_page, snakemake_env
+from .test_api_equals_workflow import (
+    BEST_TABLES,
+    assert_tables_equal_files,
+    best_tables,
+    run_config,
+)
 
 pytestmark = pytest.mark.workflow
 
@@ -80,3 +86,11 @@ def test_the_report_shows_the_corrected_winner_the_set_and_the_frontier(cost_rep
     claims = pd.read_csv(tables / "claims.csv")
     paired = claims[(claims["claim"] == CLAIM) & (claims["reading"] == "paired")]
     assert len(paired) == 2 and (paired["verdict"] != "n/a").all()
+
+
+def test_the_api_tables_equal_the_runs_files(cost_report):
+    # evalbars.api on the run's logs and prices with the leaderboard stage's settings: the
+    # corrected winner, the sets for the best, the cost, the frontier and every question's cost
+    # equal the files the run wrote, dtypes included (test_api_equals_workflow.py, BEST_TABLES)
+    computed = best_tables(cost_report, run_config(cost_report / "config.yaml"))
+    assert assert_tables_equal_files(cost_report, computed) == BEST_TABLES

@@ -5,17 +5,29 @@ per question), and opens on how many runs and samples were read."""
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import subprocess
 import sys
 from math import comb
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
+import evalbars.api as api
+from evalbars.data.scores import read_wide_scores
+
 from ..conftest import DATA
 from ..workflow_runs import embedded_results, report_front_page, snakemake_env
+from .test_api_equals_workflow import (
+    REPEAT_TABLES,
+    assert_tables_equal_files,
+    repeat_tables,
+    run_config,
+    run_items,
+)
 
 pytestmark = pytest.mark.workflow
 
@@ -103,3 +115,21 @@ def test_the_first_screen_says_how_many_runs_and_samples_were_read(report):
         "pass@5 of each question's samples (pooled over runs)."
     ) in front
     assert "Repeated samples and runs" in front and "Run-to-run noise" in front
+
+
+def test_the_api_tables_equal_the_runs_files(report):
+    # evalbars.api on the run's items with the repeats stage's settings: each table equals the
+    # Parquet file the stage wrote, dtypes included (test_api_equals_workflow.py, REPEAT_TABLES)
+    output, *_ = report
+    config = run_config(output / "config.yaml")
+    assert assert_tables_equal_files(output, repeat_tables(output, config)) == REPEAT_TABLES
+    # and the score matrix every reading read is the API's: pass@5 of the pooled samples
+    wide = api.score_matrix(run_items(output, config), config["score"])
+    stored = read_wide_scores(output / "data" / "subsample" / "scores.npz")
+    assert wide.score == stored.score == "pass@5"
+    for field in dataclasses.fields(wide):
+        left, right = getattr(wide, field.name), getattr(stored, field.name)
+        if isinstance(left, np.ndarray) or isinstance(right, np.ndarray):
+            np.testing.assert_array_equal(left, right, strict=True, err_msg=field.name)
+        else:
+            assert left == right, field.name

@@ -109,6 +109,8 @@ def repeats_landing_inputs(wildcards):
     if SHAPE.runs:
         found["run_variance"] = "results/tables/run_variance.parquet"
     return found
+
+
 def frontier_inputs(wildcards):
     """The cost-accuracy frontier, for the report's first screen, where the run has costs."""
     if not COSTED:
@@ -127,6 +129,21 @@ def cost_outputs():
     if not COSTED:
         return []
     return [*rules.cost_table.output, *rules.cost_figure.output]
+
+
+def repeats_outputs():
+    """Every output of the repeats stage this run makes (none without repeats or runs)."""
+    made = []
+    if SHAPE.samples:
+        made += [
+            rules.repeats_pass_at_k.output,
+            rules.repeats_passk_curve.output,
+            rules.repeats_passk_figure.output,
+            rules.repeats_sampling_plan.output,
+        ]
+    if SHAPE.runs:
+        made += [rules.repeats_run_variance.output]
+    return made
 
 
 def package_code(rule):

@@ -20,6 +20,7 @@ if SHAPE.samples:
                 "2. Analysis",
                 {"table": "pass@k curves"},
                 subcategory="Repeated samples and runs",
+                parquet=True,
                 tex=False,
             ),
         log:
@@ -98,6 +99,7 @@ if SHAPE.samples:
                 "2. Analysis",
                 {"table": "more questions or more samples?"},
                 subcategory="Repeated samples and runs",
+                parquet=True,
                 tex=False,
             ),
         log:
@@ -145,6 +147,7 @@ if SHAPE.runs:
                 "2. Analysis",
                 {"table": "gap in every run"},
                 subcategory="Repeated samples and runs",
+                parquet=True,
                 tex=False,
             ),
         log:
@@ -160,21 +163,6 @@ if SHAPE.runs:
             "--- Run-to-run noise: variance components, gaps with runs, signs per run."
         script:
             "../scripts/job.py"
-
-
-def repeats_outputs():
-    """Every output of the repeats stage this run makes (none without repeats or runs)."""
-    made = []
-    if SHAPE.samples:
-        made += [
-            rules.repeats_pass_at_k.output,
-            rules.repeats_passk_curve.output,
-            rules.repeats_passk_figure.output,
-            rules.repeats_sampling_plan.output,
-        ]
-    if SHAPE.runs:
-        made += [rules.repeats_run_variance.output]
-    return made
 
 
 # --- Target rule of the repeats stage ------------------------------------------------------------

@@ -6,9 +6,11 @@ Every table here is the one a workflow job writes: each function calls that job'
 the file the workflow writes (``results/tables/<name>.parquet`` as pandas reads it back, dtypes
 included, and its CSV) for the same data and settings; the workflow test
 ``tests/workflow/test_api_equals_workflow.py`` holds each equal on the default run, both shipped
-examples and a judge's scores with human labels. Data are read the way ``evalbars report`` reads them: every question any model
-answered (``question_set="all"``; pairs use the questions both answered), after the checks of
-the workflow's item table. Defaults are :mod:`evalbars.defaults`'s, as the config's.
+examples and a judge's scores with human labels, and those of the other stages on the runs that
+make them (a table of battles, repeated samples and runs, logs with prices). Data are read the
+way ``evalbars report`` reads them: every question any model answered (``question_set="all"``;
+pairs use the questions both answered), after the checks of the workflow's item table.
+Defaults are :mod:`evalbars.defaults`'s, as the config's.
 
 The table functions take ``items``, an item table (:func:`read_items`) or its score matrix
 (:func:`scores`, computed once and reused). Bad input raises
