@@ -8,7 +8,7 @@ import os
 
 import pandas as pd
 
-from evalbars.api._read import _listed, read_items, scores
+from evalbars.api._read import _listed, _scored, read_items, scores
 from evalbars.data.prices import price_table, read_price_file
 from evalbars.defaults import ALPHA, LEVEL, SEED, TOP_K
 from evalbars.jobs import leaderboard
@@ -205,6 +205,7 @@ def cost_readings(
     level: float = LEVEL,
     seed: int = SEED,
     missing_prediction: str = "wrong",
+    score: str = "mean",
     items: pd.DataFrame | None = None,
     **options,
 ) -> dict:
@@ -228,6 +229,10 @@ def cost_readings(
         Seed of the frontier's critical value.
     missing_prediction : {"wrong", "random_guess", "exclude"}, default "wrong"
         What a missing prediction counts as.
+    score : str, default "mean"
+        The item score accuracy is read on (config ``score``; :func:`score_matrix`): the
+        workflow's cost table in a run with ``score: pass@5`` is this function's with
+        ``score="pass@5"``.
     items : DataFrame, optional
         The item table of ``paths``, when already read.
     **options
@@ -258,7 +263,8 @@ def cost_readings(
     if items is None:
         items = read_items(listed, missing_prediction=missing_prediction, **options)
     costs = question_costs(listed, prices, items=items, **options)
-    result = leaderboard.cost_table(scores(items), costs, alpha=alpha, level=level, seed=seed)
+    wide = _scored(items, score)
+    result = leaderboard.cost_table(wide, costs, alpha=alpha, level=level, seed=seed)
     return {name: table.frame for name, table in result.items()}
 
 
@@ -270,6 +276,7 @@ def cost_table(
     level: float = LEVEL,
     seed: int = SEED,
     missing_prediction: str = "wrong",
+    score: str = "mean",
     **options,
 ) -> pd.DataFrame:
     """Per model: accuracy, mean cost per question and accuracy per dollar, with intervals.
@@ -294,6 +301,10 @@ def cost_table(
         Seed of the frontier's critical value.
     missing_prediction : {"wrong", "random_guess", "exclude"}, default "wrong"
         What a missing prediction counts as, as for :func:`read_items`.
+    score : str, default "mean"
+        The item score accuracy is read on (config ``score``; :func:`score_matrix`): the
+        workflow's cost table in a run with ``score: pass@5`` is this function's with
+        ``score="pass@5"``.
     **options
         Reader options, as for :func:`read_items`.
 
@@ -333,6 +344,7 @@ def cost_table(
         level=level,
         seed=seed,
         missing_prediction=missing_prediction,
+        score=score,
         **options,
     )["cost"]
 
@@ -345,6 +357,7 @@ def frontier_table(
     level: float = LEVEL,
     seed: int = SEED,
     missing_prediction: str = "wrong",
+    score: str = "mean",
     **options,
 ) -> pd.DataFrame:
     """The cost-accuracy frontier, and the set that covers the true frontier.
@@ -367,6 +380,10 @@ def frontier_table(
         Seed of the simultaneous critical value.
     missing_prediction : {"wrong", "random_guess", "exclude"}, default "wrong"
         What a missing prediction counts as.
+    score : str, default "mean"
+        The item score accuracy is read on (config ``score``; :func:`score_matrix`): the
+        workflow's cost table in a run with ``score: pass@5`` is this function's with
+        ``score="pass@5"``.
     **options
         Reader options, as for :func:`read_items`.
 
@@ -402,5 +419,6 @@ def frontier_table(
         level=level,
         seed=seed,
         missing_prediction=missing_prediction,
+        score=score,
         **options,
     )["frontier"]

@@ -364,3 +364,17 @@ def scores(items: pd.DataFrame | WideScores) -> WideScores:
     (['evalbars/fake-mid', 'evalbars/fake-strong', 'evalbars/fake-weak'], (39, 3))
     """
     return items if isinstance(items, WideScores) else wide_scores(items)
+
+
+def _scored(items: pd.DataFrame | WideScores, score: str = "mean") -> WideScores:
+    """The matrix of the item score ``score`` (:func:`scores` for ``mean``; else the pass@K,
+    pass^K or maj@K matrix of an item table's samples, :func:`evalbars.jobs.data.chosen_scores`).
+    A score matrix holds no samples to score another way: ``score`` other than ``mean`` with one
+    is a ValueError."""
+    if score == "mean":
+        return scores(items)
+    if not isinstance(items, pd.DataFrame):
+        raise ValueError(
+            f"score={score!r} needs an item table (each question's samples), not a score matrix"
+        )
+    return data.chosen_scores(items, score, "all")

@@ -10,13 +10,12 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from evalbars.api._read import scores
+from evalbars.api._read import _scored, scores
 from evalbars.data.scores import WideScores
 from evalbars.defaults import ALPHA, DRAWS, LEVEL, POWER, SEED, SPLITS, TOP_K
 from evalbars.errors import InputError
 from evalbars.jobs import analysis, leaderboard, ranks
 from evalbars.jobs import claims as claim_jobs
-from evalbars.jobs.data import chosen_scores
 from evalbars.jobs.repeats import samples_of
 from evalbars.readings import gate
 from evalbars.stats import pairwise
@@ -592,7 +591,7 @@ def check_claims(
     6  bootstrap       none         NaN        n/a
     7        mcb       none         NaN        n/a
     """
-    wide = scores(items) if score == "mean" else chosen_scores(items, score, "all")
+    wide = _scored(items, score)
     answered = np.isfinite(wide.scores)
     accuracy = pd.Series(
         np.where(answered, wide.scores, 0.0).sum(axis=0) / answered.sum(axis=0), index=wide.models
@@ -710,7 +709,7 @@ def compare_models(
     >>> gate.flips["flip"].value_counts().to_dict()
     {'fail->pass': 17, 'pass->fail': 6}
     """
-    wide = scores(items) if score == "mean" else chosen_scores(items, score, "all")
+    wide = _scored(items, score)
     for name in (baseline, candidate):
         if name not in wide.models:
             raise InputError("compare", f"unknown model {name!r}; the data hold {wide.models}")

@@ -115,7 +115,7 @@ def run_read(args: argparse.Namespace) -> int:
     if args.score != "mean":  # each model's mean item score over the questions that have one
         wide = api.score_matrix(items, args.score)
         means = pd.Series(np.nanmean(wide.scores, axis=0), index=wide.models)
-        column = summary.columns.get_loc("accuracy") + 1
+        column = list(summary.columns).index("accuracy") + 1
         summary.insert(column, args.score, means.reindex(summary["model"]).to_numpy())
         formats[args.score] = ".4f"
     sys.stdout.write(to_markdown(summary, formats=formats))

@@ -156,7 +156,7 @@ def chosen_scores(
             wide = wide.rows(complete)
     answered = np.isfinite(wide.scores).any(axis=0)
     if score != "mean" and wide.scores.size and not answered.all():
-        empty = [m for m, kept in zip(wide.models, answered, strict=True) if not kept]
+        empty = [wide.models[i] for i in np.flatnonzero(~answered)]
         raise ConfigError(
             f"score: {wide.score} leaves model(s) {', '.join(empty)} no question with "
             f"{chosen.k} samples; choose a smaller k or read more samples"
