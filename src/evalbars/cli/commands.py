@@ -252,9 +252,12 @@ COMPARE_BAD_INPUT = 2
 
 
 def _winner_markdown(winner: pd.DataFrame) -> str:
-    """The winner's readings in points, one row per reading."""
+    """The winner's readings in points, one row per reading; ``plausible_winners`` (the models
+    the zoom interval is simultaneous over) shown on the zoom row only."""
+    zoom = winner["method"] == "zoom"
     shown = winner.assign(
-        **{c: 100 * winner[c] for c in ("observed", "se", "estimate", "ci_low", "ci_high")}
+        **{c: 100 * winner[c] for c in ("observed", "se", "estimate", "ci_low", "ci_high")},
+        plausible_winners=winner["plausible_winners"].astype(object).where(zoom, ""),
     )[["model", "method", "estimate", "ci_low", "ci_high", "plausible_winners", "covariance"]]
     formats = {c: ".1f" for c in ("estimate", "ci_low", "ci_high")}
     return to_markdown(shown, formats=formats)
