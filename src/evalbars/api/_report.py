@@ -321,26 +321,9 @@ def write_report(
     if config.get("prices"):  # the costs job's checks too: a model's usage without its price
         with quiet_warnings():
             leaderboard.costs(table, sources=config["predictions"], prices=config["prices"])
-    report = runner.run_workflow(
-        directory,
-        config=config,
-        cores=cores,
-        unlock=unlock,
-        progress=progress,
-        hint_style=hint_style,
-        unlock_remedy="add --unlock (write_report(..., unlock=True))",
-    )
-    assert report is not None  # None only without a report, with targets or in a dry run
     results = run_storage.results_root(directory, storage)
-    claims_path = results / "results" / "tables" / "claims.parquet"
-    table = pd.read_parquet(claims_path) if claims_path.exists() else pd.DataFrame()
-    return ReportRun(
-        directory=directory,
-        report=report,
-        config=directory / "config.yaml",
-        claims=table,
-        results=results,
-    )
+    run = dict(cores=cores, unlock=unlock, progress=progress, hint_style=hint_style)
+    return _run(directory, config, results, "claims", **run)
 
 
 def _write_battles_report(
@@ -371,18 +354,28 @@ def _write_battles_report(
     checks = {k: settings.get(k) for k in ("anchor", *battle_jobs.READER_SETTINGS)}
     with quiet_warnings():  # the battles job says what it drops
         battle_jobs.checked_battles(paths, claims, **checks)
+    run = dict(cores=cores, unlock=unlock, progress=progress, hint_style=hint_style)
+    return _run(directory, config, directory, "battles_claims", **run)
+
+
+def _run(directory: Path, config: dict, results: Path, claims: str, **run) -> ReportRun:
+    """Run the workflow of ``config`` in ``directory``
+    (:func:`evalbars.pipeline.runner.run_workflow`), and collect its report and its claims
+    table ``results/tables/<claims>.parquet`` (empty where no claim was made) under
+    ``results``, where the run's results are."""
     report = runner.run_workflow(
         directory,
         config=config,
-        cores=cores,
-        unlock=unlock,
-        progress=progress,
-        hint_style=hint_style,
         unlock_remedy="add --unlock (write_report(..., unlock=True))",
+        **run,
     )
     assert report is not None  # None only without a report, with targets or in a dry run
-    claims_path = directory / "results" / "tables" / "battles_claims.parquet"
+    claims_path = results / "results" / "tables" / f"{claims}.parquet"
     table = pd.read_parquet(claims_path) if claims_path.exists() else pd.DataFrame()
     return ReportRun(
-        directory=directory, report=report, config=directory / "config.yaml", claims=table
+        directory=directory,
+        report=report,
+        config=directory / "config.yaml",
+        claims=table,
+        results=results,
     )
