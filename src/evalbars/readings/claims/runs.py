@@ -25,7 +25,7 @@ from scipy import special
 
 from evalbars.defaults import ALPHA
 from evalbars.readings.claims.parsing import Claim, parse_claims
-from evalbars.readings.claims.verdicts import CLAIM_COLUMNS
+from evalbars.readings.claims.verdicts import CLAIM_COLUMNS, claim_identity
 from evalbars.stats.cluster_robust import clustering_applicable
 from evalbars.stats.repeats.run_variance import gap_sign_by_run, run_aware_difference
 
@@ -124,21 +124,18 @@ def runs_rows(
 
 
 def _row(claim: Claim, samples: pd.DataFrame, alpha: float, score: str) -> dict:
-    row = dict.fromkeys(CLAIM_COLUMNS, np.nan) | {
-        "claim": claim.label,
-        "kind": claim.kind,
-        "model_a": claim.model_a,
-        "model_b": claim.model_b or "",
-        "category": claim.category or "",
-        "margin_points": claim.margin,
-        "k": claim.k if claim.kind in ("best", "top") else np.nan,
-        "reading": RUNS,
-        "adjustment": "none",
-        "family_size": 1,
-        "rival": "",
-        "verdict": "n/a",
-        "note": "",
-    }
+    row = (
+        dict.fromkeys(CLAIM_COLUMNS, np.nan)
+        | claim_identity(claim)
+        | {
+            "reading": RUNS,
+            "adjustment": "none",
+            "family_size": 1,
+            "rival": "",
+            "verdict": "n/a",
+            "note": "",
+        }
+    )
     if claim.kind in ("best", "top"):
         return row | {"note": "not applicable (pair claims only)"}
     if (claim.score or score) != "mean":

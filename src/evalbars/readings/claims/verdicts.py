@@ -229,6 +229,7 @@ __all__ = [
     "table_readings",
     "rows_of",
     "evaluate_claims",
+    "claim_identity",
 ]
 
 #: Posterior draws behind the Bayesian reading's interval and its margins' probabilities (the
@@ -582,18 +583,26 @@ def _adjusted_part(values: np.ndarray, live: np.ndarray, extra: list, method: st
     return out
 
 
+def claim_identity(claim: Claim) -> dict:
+    """The columns of a claims table row that say which claim it is (``claim`` to ``k`` of
+    :data:`CLAIM_COLUMNS`), the same under every reading."""
+    return {
+        "claim": claim.label,
+        "kind": claim.kind,
+        "model_a": claim.model_a,
+        "model_b": claim.model_b or "",
+        "category": claim.category or "",
+        "margin_points": claim.margin,
+        "k": claim.k if claim.kind in ("best", "top") else np.nan,
+    }
+
+
 def _row(claim, scope, reading, test, verdicts, family_size, models, settings):
     """One (claim, reading) row of the claims table."""
     alpha = settings["alpha"]
     row = (
-        {
-            "claim": claim.label,
-            "kind": claim.kind,
-            "model_a": claim.model_a,
-            "model_b": claim.model_b or "",
-            "category": claim.category or "",
-            "margin_points": claim.margin,
-            "k": claim.k if claim.kind in ("best", "top") else np.nan,
+        claim_identity(claim)
+        | {
             # the questions the deciding comparison used: those both models of its pair answered
             "questions": int(scope.n[test["pair"]]) if test is not None else scope.questions,
             "reading": reading.kind,
