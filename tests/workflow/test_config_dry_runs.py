@@ -1,5 +1,5 @@
 """A dry run of the workflow with a bad config ends in the one line the config checks give
-(tests/unit/test_config.py), and writes nothing."""
+(tests/unit/pipeline/test_config.py), and writes nothing."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The console script declared in pyproject.toml (`evalbars`), run as a user runs it: a process of
 its own, from the environment's bin folder. In-process runs of the command line:
-tests/unit/test_cli.py."""
+tests/unit/cli/test_cli.py."""
 
 from __future__ import annotations
 
