@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from ..unit.test_config import _change
+from ..unit.pipeline.test_config import _change
 from ..workflow_runs import make_workdir, run_snakemake
 
 pytestmark = pytest.mark.workflow

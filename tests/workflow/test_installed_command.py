@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ..unit.test_cli import HEADLINE, SEED001
+from ..unit.cli.test_cli import HEADLINE, SEED001
 
 pytestmark = pytest.mark.workflow
 
