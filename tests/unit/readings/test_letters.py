@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from evalbars.readings.leaderboard import letters
-from evalbars.stats import pairwise
 
 R_LETTERS = json.loads(
     (Path(__file__).parents[2] / "reference" / "r_output" / "letters" / "letters.json").read_text()
@@ -74,27 +73,6 @@ def test_no_separation_is_one_letter_and_all_separated_is_one_each():
     every = ~np.eye(4, dtype=bool)
     assert letters.letter_strings(letters.compact_letters(every)) == ["a", "b", "c", "d"]
     assert letters.letter_names(54)[51:] == ["Z", "a1", "b1"]
-
-
-def test_default_subsample_all_15_pairs_valid_and_as_many_letters_as_r(real_wide):
-    pairs = pairwise.pairwise_table(real_wide, 0.05)
-    assert len(pairs) == 15
-    ref = R_LETTERS["subsample"]
-    assert list(pairs["model_a"].unique()) + [pairs["model_b"].iloc[-1]] == ref["models"]
-    separated_now = sorted(
-        f"{a}|{b}"
-        for a, b, p in zip(pairs.model_a, pairs.model_b, pairs.p_holm, strict=True)
-        if p < 0.05
-    )
-    assert separated_now == sorted(ref["separated"])  # the p-values R saw
-    table = letters.letters_table(real_wide, 0.05)
-    separated = letters.separated_matrix(
-        ref["models"], pairs.model_a, pairs.model_b, pairs.p_holm < 0.05
-    )
-    valid = letters.letters_valid(_membership(list(table["letters"])), separated)
-    assert valid.all() and valid.size == 36  # 15 pairs, both ways, and the diagonal
-    assert table.letters_count[0] <= ref["letters_count"]
-    assert list(table["model"]) == ref["models"] and list(table["letters"]) == ref["letters"]
 
 
 def test_a_banded_board_needs_more_than_52_letters_and_stays_valid():

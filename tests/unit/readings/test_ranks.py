@@ -20,8 +20,8 @@ from statsmodels.stats.proportion import confint_proportions_2indep, proportion_
 from evalbars import cli
 from evalbars.cli import main
 from evalbars.data import blocks
-from evalbars.data.scores import WideScores, wide_scores
-from evalbars.defaults import DRAWS, SEED
+from evalbars.data.scores import WideScores
+from evalbars.defaults import DRAWS
 from evalbars.errors import InputError
 from evalbars.readings import ranks
 from evalbars.readings.ranks import parse_leaderboard
@@ -810,24 +810,6 @@ def test_figures_label_each_reading_when_the_orders_differ():
     assert labels == [order["unpaired"], order["paired"]]
     title = rank_range_figure(table)._suptitle.get_text()
     assert title.startswith("unpaired: a first in") and "paired: b first in" in title
-
-
-# --- Real data ---------------------------------------------------------------------------------
-
-
-@pytest.mark.realdata
-def test_default_subsample_pairing_narrows_every_adjacent_gap(default_subsample):
-    wide = wide_scores(default_subsample.items)
-    table, reports = ranks.ranks_readings(wide, draws=2000, replicates=2000, seed=SEED)
-    unpaired, paired = (
-        table[table["reading"] == r].reset_index(drop=True) for r in ("unpaired", "paired")
-    )
-    assert len(unpaired) == 6 and unpaired["n"].eq(1497).all()
-    assert unpaired["name"].tolist() == paired["name"].tolist()
-    width_u = (unpaired["gap_high"] - unpaired["gap_low"]).iloc[:-1]
-    width_p = (paired["gap_high"] - paired["gap_low"]).iloc[:-1]
-    assert (width_p < width_u).all()
-    assert reports[1].n_tiers >= reports[0].n_tiers
 
 
 # --- Tiers that do not chain -------------------------------------------------------------------

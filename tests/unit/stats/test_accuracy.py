@@ -66,16 +66,6 @@ def test_accuracy_table_columns_and_order():
     ).all()
 
 
-def test_real_accuracy_table(real_wide):
-    table = accuracy_table(real_wide, level=0.95)
-    assert table["model"].tolist()[0] == "Mistral-7B-v0.1"
-    assert (table["n"] == 1497).all()
-    assert table["correct"].sum() == np.nansum(real_wide.scores)
-    assert table["accuracy"].is_monotonic_decreasing
-    # With 14 categories of very different difficulty, clustering inflates the SE.
-    assert (table["se_clustered"] > table["se_naive"]).all()
-
-
 def epochs_items(seed=0):
     """Three models, 60 questions in 3 categories, 1 to 4 samples per cell, some cells empty."""
     rng = np.random.default_rng(seed)

@@ -13,7 +13,7 @@ from statsmodels.stats.anova import AnovaRM
 from statsmodels.stats.contingency_tables import cochrans_q as sm_cochrans_q
 
 from evalbars.data.scores import WideScores, wide_scores
-from evalbars.stats import mixed, omnibus
+from evalbars.stats import omnibus
 
 from ...reference.r_results import R_RESULTS
 
@@ -103,7 +103,7 @@ def test_cochran_q_with_two_models_is_uncorrected_mcnemar():
 # --- R reference values (tests/reference/make_r_reference.R), closed forms at 1e-8 ------------------
 
 
-@pytest.mark.parametrize("name", [*SYNTHETIC, "mmlu_pro_default_subsample"])
+@pytest.mark.parametrize("name", SYNTHETIC)
 def test_closed_forms_match_r(name, reference_wide):
     ref = R_RESULTS[name]
     wide = reference_wide(name)
@@ -245,39 +245,7 @@ def test_omnibus_table_rows_and_listwise_deletion():
     assert np.isnan(rows.loc["friedman", "df2"])
 
 
-# --- Identities on the real default subsample --------------------------------------------------------
-
-
-def test_real_cochran_q_equals_tie_corrected_friedman(real_wide):
-    q = omnibus.cochran_q(real_wide.scores).statistic
-    assert omnibus.friedman(real_wide.scores).statistic == pytest.approx(q, rel=1e-12)
-    assert stats.friedmanchisquare(*real_wide.scores.T).statistic == pytest.approx(q, rel=1e-10)
-
-
-def test_real_nested_lmm_matches_rm_anova(real_wide):
-    # Exact identities in balanced complete data: residual variance = RM-ANOVA MS_error; every contrast SE = sqrt(2 sigma^2 / n);
-    # Wald chi-square / (K - 1) = RM-ANOVA F.
-    rm = omnibus.rm_anova(real_wide.scores)
-    fit = mixed.fit_lmm(real_wide, "category_question", "exact")
-    sigma2 = fit.variance["residual"]
-    assert sigma2 == pytest.approx(float(rm.ms_error), rel=1e-8)
-    contrasts = mixed.lmm_contrasts(fit)
-    n = real_wide.scores.shape[0]
-    np.testing.assert_allclose(contrasts["se"], np.sqrt(2 * sigma2 / n), rtol=1e-8)
-    k = len(fit.names)
-    contrast = np.eye(k)[:-1] - np.eye(k)[1:]
-    beta = contrast @ fit.params
-    wald = beta @ np.linalg.solve(contrast @ fit.cov @ contrast.T, beta)
-    assert wald / (k - 1) == pytest.approx(float(rm.f), rel=1e-8)
-
-
-def test_real_blocking_raises_f(real_wide):
-    # Question variance inflates the one-way error term, so the blocked F is larger.
-    rm = omnibus.rm_anova(real_wide.scores)
-    one = omnibus.oneway_anova(real_wide.scores)
-    assert (rm.df1, rm.df2, one.df2) == (5, 1496 * 5, 6 * 1497 - 6)
-    assert rm.f > one.f
-    assert rm.ms_error < one.ss_within / one.df2
+# --- Passes in blocks of questions -------------------------------------------------------------------
 
 
 def test_blocked_passes_and_binary_ranks_equal_the_direct_computation(monkeypatch):

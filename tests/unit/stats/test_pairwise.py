@@ -150,7 +150,6 @@ def test_identical_models_give_z_zero_p_one():
         "synthetic_boundary",
         "synthetic_boundary_question",
         "synthetic_incomplete",
-        "mmlu_pro_default_subsample",
     ],
 )
 def test_counts_and_mcnemar_match_r(name, reference_wide):
@@ -167,25 +166,7 @@ def test_counts_and_mcnemar_match_r(name, reference_wide):
         assert row.p_mcnemar == pytest.approx(r["p"], rel=1e-8)
 
 
-# --- Real data ----------------------------------------------------------------------------------------
-
-
-def test_real_paired_z_squared_mcnemar_identity(real_wide):
-    # Exact identity (ddof = 0, our convention, so no (n - 1)/n factor):
-    # z_paired^2 = (b - c)^2 / ((b + c) - (b - c)^2 / n).
-    table = pairwise.pairwise_table(real_wide)
-    assert len(table) == 15 and (table["n"] == 1497).all()
-    b, c, n = table["n10"], table["n01"], table["n"]
-    np.testing.assert_allclose(
-        table["z_paired"] ** 2, (b - c) ** 2 / ((b + c) - (b - c) ** 2 / n), rtol=1e-12
-    )
-    np.testing.assert_allclose(table["diff"], (b - c) / n, rtol=1e-12)
-    assert (table["diff"] >= 0).all()
-    # Pairing helps on every pair: the models agree on most questions.
-    assert (table["se_paired"] < table["se_unpaired"]).all()
-    for row in table.itertuples():
-        expected = mcnemar([[0, row.n10], [row.n01, 0]], exact=True).pvalue
-        assert row.p_mcnemar == pytest.approx(expected, rel=1e-10)
+# --- Tukey's p for many pairs -------------------------------------------------------------------------
 
 
 def test_tukey_p_interpolates_the_exact_tail_for_many_pairs():

@@ -81,16 +81,3 @@ def test_disagreement_rates_by_hand():
     assert needed.loc[needed["source"].str.startswith("data"), "disagreement"].iloc[
         0
     ] == pytest.approx(0.8)
-
-
-@pytest.mark.realdata
-def test_disagreement_rates_on_the_default_subsample(default_subsample):
-    items = default_subsample.items
-    table = disagreement_rates(items)
-    assert len(table) == 15
-    wide = items.pivot(index="question_id", columns="model", values="correct")
-    for row in table.itertuples():
-        direct = (wide[row.model_a] != wide[row.model_b]).mean()
-        assert row.disagreement == pytest.approx(direct)
-        assert row.diff >= 0
-        assert row.questions == 1497
