@@ -3,12 +3,14 @@ tables, and which tests a run selects.
 
 Tiers. A test's tier is the most demanding of its markers: ``slurm`` (a one-node SLURM cluster,
 tests/cluster/), else ``workflow`` (a Snakemake run or an ``evalbars`` process, tests/workflow/),
-else ``realdata`` (the MMLU-Pro archives), else the default tier (tests/unit/, tests/realdata/
-only for what needs the archives). ``uv run pytest`` runs the default tier alone: hermetic, one
+else ``realdata`` (the MMLU-Pro archives, tests/realdata/), else the default tier (tests/unit/,
+which mirrors the package: tests/unit/<room>/test_<module>.py, and tests/unit/package/ for the
+checks of the whole package). ``uv run pytest`` runs the default tier alone: hermetic, one
 process, no Snakemake, no network, no mirror. ``--run-workflow``, ``--run-realdata`` and
 ``--run-slurm`` add a tier each and ``--all`` adds every one; tests of tiers not asked for are
 deselected (not skipped), so the summary of a run counts only what it was asked to run. Files
-under tests/workflow/, tests/cluster/ and tests/realdata/ carry their folder's marker.
+under tests/workflow/, tests/cluster/ and tests/realdata/ carry their folder's marker, and a test
+under tests/unit/ of another tier stops the collection with a line naming it and its folder.
 
 While a default-tier test runs, starting Snakemake or ``evalbars`` as a process, connecting
 beyond the loopback interface and opening the development mirror fail the test with a line
@@ -157,6 +159,10 @@ def needs_real_data(item) -> bool:
     return False
 
 
+#: The folder of each tier beyond the default one, where its tests live.
+TIER_FOLDERS = {tier: folder for folder, tier in FOLDER_MARKERS.items()}
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         folder = item.path.relative_to(TESTS).parts[0] if item.path.is_relative_to(TESTS) else ""
@@ -164,6 +170,11 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(FOLDER_MARKERS[folder])
         if needs_real_data(item):
             item.add_marker(pytest.mark.realdata)
+        if folder == UNIT and tier_of(item) != UNIT:
+            raise pytest.UsageError(
+                f"{item.nodeid} is a {tier_of(item)} test: move it to "
+                f"tests/{TIER_FOLDERS[tier_of(item)]}/ (tests/unit/ holds the default tier only)"
+            )
 
     asked = tiers_asked(config)
     selected, deselected = [], []

@@ -11,7 +11,7 @@ Debian's packages when they are missing and writes /etc/slurm/slurm.conf (as roo
 unless a cluster is already up. When the cluster cannot be started, the tests fail in CI (root,
 Debian's mirror reachable, installing asked for: it should start) and skip elsewhere, with start's
 one-line reason either way. Measured facts behind it: tests/slurm/README.md. The profiles' DAG
-builds: tests/workflow/test_profiles.py; the seeds' chunks: tests/unit/test_replication.py.
+builds: tests/workflow/test_profiles.py; the seeds' chunks: tests/unit/readings/test_replication.py.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ Each CSV has the columns ``question_id,cluster,score,weight``: one row per quest
 the mean of ``weight`` samples (or a paired difference), ``weight`` the samples behind it. The R
 script ``make_r_cluster_robust_reference.R`` fits ``lm(score ~ 1)`` and ``lm(score ~ 1, weights =
 weight)`` to each and records clubSandwich's and sandwich's cluster-robust SEs, df, intervals and
-p; ``tests/unit/test_cluster_robust.py`` compares :mod:`evalbars.stats.cluster_robust` with them.
+p; ``tests/unit/stats/test_cluster_robust.py`` compares :mod:`evalbars.stats.cluster_robust`
+with them.
 
 Fixtures
 --------

@@ -10,7 +10,7 @@ throwaway virtualenv and its output committed.
     uv venv -p 3.9 /tmp/cs39 && VIRTUAL_ENV=/tmp/cs39 uv pip install confseq==0.0.11
     /tmp/cs39/bin/python tests/reference/make_confseq_reference.py
 
-Writes, read by ``tests/unit/test_sequential.py``:
+Writes, read by ``tests/unit/stats/test_sequential.py``:
 
 - ``tests/reference/confseq_output/poly_stitching.json``: ``confseq.boundaries.
   poly_stitching_bound(v, alpha, v_min, c, s, eta)`` on a grid of every argument (v below v_min

@@ -1,5 +1,5 @@
 # R reference for the model x category interaction test (tests only; R is never a runtime or
-# CI dependency). Used by tests/unit/test_category_pairwise.py through the committed JSON.
+# CI dependency). Used by tests/unit/readings/test_category_pairwise.py through the committed JSON.
 #
 # Usage (from the repository root):
 #   Rscript tests/reference/make_interaction_reference.R <long.csv> <name> [key=value ...]

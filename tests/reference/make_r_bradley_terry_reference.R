@@ -1,5 +1,5 @@
 # R reference for the Bradley-Terry fit of battles (tests only; R is never a runtime or CI
-# dependency). Used by tests/unit/test_bradley_terry.py through the committed JSON.
+# dependency). Used by tests/unit/stats/test_bradley_terry.py through the committed JSON.
 #
 # Usage (from the repository root):
 #   Rscript tests/reference/make_r_bradley_terry_reference.R <battles.csv> <name>

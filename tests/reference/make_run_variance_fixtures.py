@@ -3,8 +3,9 @@
 Columns ``model,question_id,run,sample,score``: one row per sample. Each "model" is one design
 of ``score = mu + a_q + b_r + e`` with samples nested in question-by-run cells, crossed
 questions and runs; ``tests/reference/make_r_run_variance_reference.R`` fits
-``lmer(score ~ 1 + (1|question_id) + (1|run))`` to each and ``tests/unit/test_run_variance.py``
-compares :mod:`evalbars.stats.repeats.run_variance` with lme4.
+``lmer(score ~ 1 + (1|question_id) + (1|run))`` to each and
+``tests/unit/stats/test_run_variance.py`` compares :mod:`evalbars.stats.repeats.run_variance`
+with lme4.
 
 Designs (the truth: sd of a_q, b_r, e)
 --------------------------------------

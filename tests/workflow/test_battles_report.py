@@ -3,7 +3,7 @@ newcomer types it (the battles stage in one job, `jobs: per_stage`), the command
 rerun the run, run as printed, and the shipped example config (config/examples/battles.yaml,
 Arena-Hard-Auto's judgments) run by plain Snakemake rule by rule.
 
-The jobs themselves: tests/unit/test_battles_jobs.py; the doors: tests/unit/test_battles_cli.py.
+The jobs themselves: tests/unit/jobs/test_battles.py; the doors: tests/unit/cli/test_battles.py.
 """
 
 from __future__ import annotations

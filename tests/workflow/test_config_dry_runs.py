@@ -1,12 +1,12 @@
 """A dry run of the workflow with a bad config ends in the one line the config checks give
-(tests/unit/test_config.py), and writes nothing."""
+(tests/unit/pipeline/test_config.py), and writes nothing."""
 
 from __future__ import annotations
 
 import pytest
 import yaml
 
-from ..unit.test_config import _change
+from ..unit.pipeline.test_config import _change
 from ..workflow_runs import make_workdir, run_snakemake
 
 pytestmark = pytest.mark.workflow

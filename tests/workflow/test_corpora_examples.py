@@ -1,6 +1,6 @@
 """The shipped corpus examples (config/examples/helm.yaml, lighteval, every_eval_ever,
 swe_bench) run the workflow's data stages up to the report's first screen, with the tools' own
-numbers. The readers themselves: tests/unit/test_corpora_readers.py."""
+numbers. The readers themselves: tests/unit/data/test_corpora_readers.py."""
 
 from __future__ import annotations
 

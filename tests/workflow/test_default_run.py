@@ -4,7 +4,8 @@ configuration (with its report), and what reruns after an edit of a module or a 
 Expensive runs are shared: one default run (the README's configuration) serves every test
 that only reads its outputs. Runs on other inputs (interruptions, bad input, users' files) are in
 ``test_workflow_inputs.py``, so that the two files can run side by side (``pytest -n 2``). The
-config schema and its checks: tests/unit/test_config.py; the linters: .pre-commit-config.yaml.
+config schema and its checks: tests/unit/pipeline/test_config.py; the linters:
+.pre-commit-config.yaml.
 """
 
 from __future__ import annotations
@@ -309,7 +310,7 @@ CONFIG_EDITS = {
         {"claims_table", "claims_figure", "plan_table", "report_landing"},
     ),
     # A display key changes figures, never a statistic (category_pairwise draws its heatmap in
-    # the same job; its tables stay byte-identical, tests/unit/test_category_pairwise.py).
+    # the same job; its tables stay byte-identical, tests/unit/readings/test_category_pairwise.py).
     "display": (
         {"display": {"max_systems": 3}},
         {"ranks_figures", "leaderboard_figure", "category_pairwise"},

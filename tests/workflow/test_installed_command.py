@@ -1,6 +1,6 @@
 """The console script declared in pyproject.toml (`evalbars`), run as a user runs it: a process of
 its own, from the environment's bin folder. In-process runs of the command line:
-tests/unit/test_cli.py."""
+tests/unit/cli/test_cli.py."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ..unit.test_cli import HEADLINE, SEED001
+from ..unit.cli.test_cli import HEADLINE, SEED001
 
 pytestmark = pytest.mark.workflow
 

@@ -3,7 +3,7 @@ options every command that reads prediction files shares, and the claims.
 
 This is the parser side of the command line: it imports the standard library,
 :mod:`evalbars.defaults` and :mod:`evalbars.cli.choices` only, so that ``evalbars --help`` and
-``evalbars COMMAND --help`` load no pandas, numpy or scipy (``tests/unit/test_cli.py`` checks
+``evalbars COMMAND --help`` load no pandas, numpy or scipy (``tests/unit/cli/test_cli.py`` checks
 it). What a command does once its arguments are parsed is in :mod:`evalbars.cli.commands`,
 :mod:`evalbars.cli.workflow` and :mod:`evalbars.cli.labels`, imported when it runs.
 """

@@ -4,7 +4,7 @@ no statistics.
 ``evalbars --help`` and ``evalbars COMMAND --help`` load neither pandas nor numpy: the parser
 side of the command line (:mod:`evalbars.cli`, :mod:`evalbars.cli.arguments`, this module)
 imports only the standard library and :mod:`evalbars.defaults`. The modules that own these
-vocabularies import pandas, so each is copied here, and ``tests/unit/test_cli.py`` holds every
+vocabularies import pandas, so each is copied here, and ``tests/unit/cli/test_cli.py`` holds every
 copy equal to its owner: a new reader, policy or adjustment fails that test until it is added
 here too.
 """

@@ -1,0 +1,1 @@
+"""Whole-package checks: layering, packaging, code health, docstrings and the API docs."""
