@@ -242,6 +242,15 @@ def repeats_run_variance(
     }
 
 
+#: The sampling plan's columns that count questions, samples or runs.
+_PLAN_COUNTS = ("samples_per_question", "questions_needed", "samples_needed", "runs_needed")
+
+
+def _whole_or_infinite(value: float) -> str:
+    """A count as a whole number with thousands separators, or "∞" (unreachable)."""
+    return "∞" if value == float("inf") else f"{value:,.0f}"
+
+
 @reads(item_table=parquet(columns=SAMPLE_COLUMNS))
 def repeats_sampling_plan(item_table: pd.DataFrame, *, target_se: float) -> dict:
     """``repeats_sampling_plan``: for each model, what reaches an SE of ``target_se`` points on
@@ -269,5 +278,7 @@ def repeats_sampling_plan(item_table: pd.DataFrame, *, target_se: float) -> dict
             table,
             caption=f"More questions, more samples or more runs? What reaches an SE of "
             f"{target_se:g} points on each model's mean score (Miller 2024).",
+            # counts, shown whole ("∞" where that way alone cannot reach the target)
+            formats=dict.fromkeys(_PLAN_COUNTS, _whole_or_infinite),
         )
     }
