@@ -6,7 +6,8 @@ formatted by column name (:func:`format_cell`):
 
 - p-values (a column named ``p``, ``p_*`` or ``*_p``): four decimals, or
   scientific notation with three significant digits below 0.001;
-- standard errors (``se``, ``se_*``, ``*_se``): four decimals;
+- standard errors (``se``, ``se_*``, ``*_se``): four decimals (scientific notation below
+  1e-4, where four decimals would show a nonzero SE as 0.0000);
 - integers as integers, booleans as ``yes``/``no``, missing values as a dash;
 - degrees of freedom and counts (``df*``, ``n``, ``n_*``): whole numbers as
   integers, fractional ones (Greenhouse-Geisser) to two decimals;
@@ -79,6 +80,12 @@ def _format_float(value: float) -> str:
     return f"{value:.4f}"
 
 
+def _format_se(value: float) -> str:
+    # Four decimals, as every SE of a score; in scientific notation where that would show a
+    # nonzero SE as 0.0000 (a cost in dollars per question).
+    return f"{value:.3e}" if 0 < abs(value) < 1e-4 else f"{value:.4f}"
+
+
 def _format_count(value: float) -> str:
     # Degrees of freedom and counts: whole numbers as such, else two decimals.
     return str(int(value)) if value.is_integer() else f"{value:.2f}"
@@ -89,7 +96,7 @@ def _real_format(column: str):
     if _is_p_column(column):
         return format_p
     if _is_se_column(column):
-        return "{:.4f}".format
+        return _format_se
     if column.startswith("df") or column.startswith("n_") or column == "n":
         return _format_count
     return _format_float
@@ -161,7 +168,7 @@ def _float_rule(column: str):
     if _is_p_column(column):
         return format_p
     if _is_se_column(column):
-        return "{:.4f}".format
+        return _format_se
     if column.startswith("df") or column.startswith("n_") or column == "n":
         return lambda value: str(int(value)) if value.is_integer() else f"{value:.2f}"
     return _format_float
