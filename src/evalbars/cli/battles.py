@@ -73,6 +73,8 @@ def _refuse_item_options(args: argparse.Namespace, names=()) -> None:
     ]
     if args.missing_prediction != "wrong":
         given.append("--missing-prediction")
+    if getattr(args, "score", "mean") != "mean":
+        given.append("--score")
     given += [
         option for name, option in (("labels", "--labels"), *names) if getattr(args, name, None)
     ]
@@ -209,7 +211,7 @@ def _verdict_line(rows: pd.DataFrame) -> str:
 def write_report(args: argparse.Namespace, texts: list, progress) -> api.ReportRun:
     """``evalbars report`` on battles: the workflow's battles stage (:func:`print_answer`
     prints the answer)."""
-    _refuse_item_options(args)
+    _refuse_item_options(args, [("prices", "--prices"), ("storage", "--storage")])
     return api.write_report(
         args.paths,
         args.output,

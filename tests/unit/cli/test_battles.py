@@ -124,6 +124,9 @@ def test_a_disconnected_graph_is_refused_in_one_line(disconnected, capsys):
         (["leaderboard", CLUSTERED, "--input-format", "table"], "--input-format"),
         (["leaderboard", LM_EVAL, "--ties", "davidson"], "--ties"),
         (["read", LM_EVAL, "--cluster-by", "voter"], "--cluster-by"),
+        (["claims", CLUSTERED, "--claim", "model-a > model-b", "--score", "pass@3"], "--score"),
+        (["report", CLUSTERED, "--prices", "prices.csv", "--output", "never"], "--prices"),
+        (["report", CLUSTERED, "--storage", "s3://bucket/run", "--output", "never"], "--storage"),
         (
             [
                 "claims",
