@@ -317,3 +317,18 @@ def test_evalbars_leaderboard_with_prices_prints_cost_and_the_frontier(capsys):
     ledger = expected_costs().groupby("model")["priced"].mean()
     assert cost["mean_cost"].to_numpy() == pytest.approx(ledger.loc[cost.index].to_numpy())
     assert "On the observed cost-accuracy frontier" in document["headline"]
+
+
+def test_the_cost_api_reads_accuracy_on_the_runs_item_score():
+    # score= reaches the score matrix: pass@1 of one sample is its 0/1 score, so the table is
+    # the mean's; pass@2 of logs with one sample a question is refused, as the workflow refuses it
+    logs, prices = USAGE / "logs", USAGE / "prices.csv"
+    mean = api.cost_table(logs, prices)
+    pd.testing.assert_frame_equal(api.cost_table(logs, prices, score="pass@1"), mean)
+    with pytest.raises(ConfigError, match="pass@2 needs 2 samples of a question"):
+        api.frontier_table(logs, prices, score="pass@2")
+    items = api.read_items(logs)
+    with pytest.raises(ValueError, match="needs an item table"):
+        api.check_claims(
+            api.scores(items), ["mockllm/fake-mid > mockllm/fake-weak"], score="pass@1"
+        )
