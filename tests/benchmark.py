@@ -94,6 +94,7 @@ from evalbars.stats.cluster_robust import SIGN_FLIP_BELOW_DF
 from evalbars.stats.logistic import gee, glmm
 from evalbars.studies.battles_coverage import simulate_battles_coverage
 from evalbars.studies.cluster_type1 import gate_clusters_table
+from evalbars.studies.cost_coverage import cost_coverage_table
 from evalbars.studies.passk_band import passk_band_table
 from evalbars.studies.ppi_coverage import coverage_by_labels
 from evalbars.studies.winners_coverage import (
@@ -694,6 +695,29 @@ def winner_coverage(replicates: int = 4000) -> tuple[pd.DataFrame, list[str]]:
     return table, lines
 
 
+def cost_coverage(replicates: int = 1000) -> tuple[pd.DataFrame, list[str]]:
+    """The cost readings' coverage study (:mod:`evalbars.studies.cost_coverage`), and the lines
+    that judge it against the nominal 95% (intervals, the frontier set) and 2.5% (a cost claim
+    false at its boundary, supported by the claims' rule)."""
+    table = cost_coverage_table(replicates)
+    intervals = table[["accuracy", "cost", "accuracy_per_dollar"]]
+    boundary = table[["accuracy_boundary", "cost_boundary"]]
+    lines = [
+        f"{name} interval: least coverage over the models {table[name].min():.2%} to "
+        f"{table[name].max():.2%} over {len(table)} settings ({replicates:,} boards each)"
+        for name in intervals
+    ]
+    lines += [
+        f"frontier set holds the true frontier: {table['frontier_set'].min():.2%} to "
+        f"{table['frontier_set'].max():.2%}; at least 95%: "
+        + ("yes" if (table["frontier_set"] >= 0.95).all() else "no"),
+        f"cost claims false at their boundary, supported: {boundary.min().min():.2%} to "
+        f"{boundary.max().max():.2%} (level 2.5%); at most 3.5%: "
+        + ("yes" if (boundary <= 0.035).all().all() else "no"),
+    ]
+    return table, lines
+
+
 def winner_estimated_coverage(replicates: int = 1000) -> tuple[pd.DataFrame, list[str]]:
     """The winner's readings and the MCB set with the covariance estimated from item-level
     scores (:func:`evalbars.studies.winners_coverage.estimated_covariance_coverage_table`), and
@@ -900,6 +924,7 @@ CHECK_FLAGS = (
     "gate_clusters",
     "ppi_coverage",
     "winner_coverage",
+    "cost_coverage",
     "passk_band",
     "battles_coverage",
     "cli_startup",
@@ -921,6 +946,7 @@ def run_checks(args) -> int:
                 winner_estimated_coverage,
                 args.winner_coverage,
             ),
+            ("the cost readings' coverage", cost_coverage, args.cost_coverage),
             ("the pass@k band's coverage", passk_band, args.passk_band),
             ("Bradley-Terry coverage", battles_coverage, args.battles_coverage),
             ("the command line's start-up", cli_startup, args.cli_startup),
@@ -987,6 +1013,12 @@ def _parser() -> argparse.ArgumentParser:
         "--ppi-coverage",
         action="store_true",
         help="check PPI++ coverage at 10, 15, 30 and 200 labels, random and outcome-chosen",
+    )
+    parser.add_argument(
+        "--cost-coverage",
+        action="store_true",
+        help="check the coverage of the cost intervals and the frontier set, and the cost "
+        "claims' type-I error at their boundary",
     )
     parser.add_argument(
         "--winner-coverage",

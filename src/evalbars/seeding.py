@@ -33,6 +33,7 @@ STUDY_CODES = {
     "passk_band": 38,  # the pass@k band coverage study (evalbars.studies.passk_band), issue 38
     "battles_coverage": 41,
     "winners_estimated": 42,  # the winner's readings with an estimated covariance, issue 40
+    "cost_coverage": 43,  # the cost readings' coverage (evalbars.studies.cost_coverage), issue 40
     "plan_pair": 101,
     "plan_holm": 102,
 }
