@@ -51,7 +51,14 @@ from evalbars.stats.best.winners import (
     simultaneous_critical_value,
 )
 
-__all__ = ["joint_covariance", "cost_table", "frontier_set", "cost_claim_p", "frontier_rival_p"]
+__all__ = [
+    "joint_covariance",
+    "cost_table",
+    "frontier_set",
+    "cost_claim_p",
+    "frontier_rival_p",
+    "reference_df",
+]
 
 
 def joint_covariance(correct, cost, clusters=None) -> np.ndarray:
@@ -87,7 +94,7 @@ def cost_table(correct, cost, models, clusters=None, alpha: float = ALPHA) -> pd
     clusters : array_like, shape (n,), optional
         Category of each question.
     alpha : float
-        Error rate of each interval (normal reference).
+        Error rate of each interval (t reference on :func:`reference_df` degrees of freedom).
 
     Returns
     -------
@@ -95,7 +102,7 @@ def cost_table(correct, cost, models, clusters=None, alpha: float = ALPHA) -> pd
         ``model, questions, accuracy, accuracy_se, accuracy_low, accuracy_high, mean_cost,
         cost_se, cost_low, cost_high, accuracy_per_dollar, apd_low, apd_high`` (accuracy per
         dollar: NaN with a zero cost; its interval by the delta method, clipped at 0); the
-        accuracy and cost intervals are normal ones from the same covariance, clipped to [0, 1]
+        accuracy and cost intervals are t ones (:func:`reference_df`) from the same covariance, clipped to [0, 1]
         and at 0.
 
     Examples
@@ -114,7 +121,7 @@ def cost_table(correct, cost, models, clusters=None, alpha: float = ALPHA) -> pd
     var_a = np.diag(cov)[:size]
     var_c = np.diag(cov)[size:]
     cov_ac = np.diag(cov[:size, size:])
-    z = special.ndtri(1 - alpha / 2)
+    z = special.stdtrit(reference_df(correct.shape[0], clusters), 1 - alpha / 2)
     cost_se = np.sqrt(var_c)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(mean_cost > 0, accuracy / mean_cost, np.nan)
@@ -233,16 +240,34 @@ def frontier_set(
     )
 
 
+def reference_df(questions: int, clusters=None) -> float:
+    """Degrees of freedom of the t reference of the cost readings: G - 1 with G >= 2 categories
+    (the clustered SE rests on G category sums), else n - 1 (at least 1).
+
+    A normal reference under-covers where the SE rests on few units: with 5 categories the
+    cost intervals covered 84% to 87% and the cost claims false at their boundary were supported
+    5.4% to 6.2% of the time at a level of 2.5% (:mod:`evalbars.studies.cost_coverage`).
+
+    Examples
+    --------
+    >>> reference_df(20), reference_df(100, [0] * 50 + [1] * 50)
+    (19.0, 1.0)
+    """
+    groups = np.unique(clusters).size if clusters is not None else 0
+    return float(max(groups - 1 if groups >= 2 else questions - 1, 1))
+
+
 def _one_sided_p(values, clusters, null: float = 0.0) -> np.ndarray:
     """One-sided p of :math:`H_0: \\text{mean} \\le` ``null`` for each column of per-question
-    values (normal reference, the SE of :func:`evalbars.stats.best.winners.mean_variance`); 1 where
+    values (t reference on :func:`reference_df` degrees of freedom, the SE of :func:`evalbars.stats.best.winners.mean_variance`); 1 where
     the SE is zero, which is no evidence of precision."""
     values = np.asarray(values, float)
     column = values.ndim == 1
     values = values[:, None] if column else values
     se = np.sqrt(mean_variance(values, clusters))
+    df = reference_df(values.shape[0], clusters)
     with np.errstate(divide="ignore", invalid="ignore"):
-        p = np.where(se > 0, special.ndtr(-(values.mean(axis=0) - null) / se), 1.0)
+        p = np.where(se > 0, special.stdtr(df, -(values.mean(axis=0) - null) / se), 1.0)
     return float(p[0]) if column else p
 
 
@@ -355,7 +380,7 @@ def frontier_rival_p(correct, cost, model: int, clusters=None, opposite: bool = 
     >>> correct = np.array([[1, 0, 1], [1, 1, 0], [1, 0, 0], [0, 0, 1.]])
     >>> cost = np.array([[1, 2, 3], [1, 2, 3], [1.5, 2, 3], [1, 2, 3.5]])
     >>> frontier_rival_p(correct, cost, 0).round(4).tolist()
-    [0.0, 0.0]
+    [0.004, 0.0015]
     """
     correct = np.asarray(correct, float)
     cost = np.asarray(cost, float)

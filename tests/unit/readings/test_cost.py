@@ -218,8 +218,10 @@ def costed_board():
 
 
 def one_sided(values, null=0.0):
-    """One-sided p of H0: mean <= null, normal reference, population SD over sqrt(n)."""
-    return special.ndtr(-(values.mean() - null) / (values.std() / np.sqrt(len(values))))
+    """One-sided p of H0: mean <= null, t reference on n - 1 degrees of freedom, population SD
+    over sqrt(n)."""
+    n = len(values)
+    return special.stdtr(n - 1, -(values.mean() - null) / (values.std() / np.sqrt(n)))
 
 
 def test_noninferior_at_cost_claim_by_hand(costed_board):
