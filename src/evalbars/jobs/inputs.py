@@ -18,7 +18,15 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["reads", "file_name", "read_json", "read_bytes", "parquet", "parquet_files"]
+__all__ = [
+    "reads",
+    "file_name",
+    "read_json",
+    "read_bytes",
+    "parquet",
+    "parquet_files",
+    "read_table",
+]
 
 #: A reader: a rule's input (one file name, or a list of them) to the job's argument.
 Reader = Callable[[object], object]
@@ -66,12 +74,25 @@ def parquet(*, columns=None, filters=None) -> Reader:
 
     def read(file) -> pd.DataFrame:
         if filters is None:
-            return pd.read_parquet(file, columns=columns)
-        return pd.read_parquet(file, columns=columns, filters=filters)
+            return read_table(file, columns=columns)
+        return read_table(file, columns=columns, filters=filters)
 
     return read
 
 
+#: How a job's Parquet table becomes a DataFrame: each column its own block, and Arrow's copy
+#: let go column by column. pandas would otherwise copy the float columns into one 2-D block
+#: (at ten million pairs, three times the read itself: 16 s against 4.5 s for the logistic
+#: contrasts at 4,500 models); the values and dtypes are the same.
+TO_PANDAS = {"split_blocks": True, "self_destruct": True}
+
+
+def read_table(file, **options) -> pd.DataFrame:
+    """A Parquet table as :func:`pandas.read_parquet` reads it (``options`` are its keywords),
+    without consolidating its columns (:data:`TO_PANDAS`)."""
+    return pd.read_parquet(file, to_pandas_kwargs=TO_PANDAS, **options)
+
+
 def parquet_files(files) -> list[pd.DataFrame]:
     """Each of a list of Parquet tables, in the rule's order."""
-    return [pd.read_parquet(file) for file in files]
+    return [read_table(file) for file in files]

@@ -168,7 +168,8 @@ def verdict_table(
     columns |= pairs
     columns |= {f"{prefix}_verdict": _VERDICTS[code] for prefix, code in codes.items()}
     columns["agree"] = (codes["lmm"] == codes["glmm"]) & (codes["lmm"] == codes["gee"])
-    return pd.DataFrame({column: columns[column] for column in VERDICT_COLUMNS})
+    # each column held as it is: no copy into one block per dtype (ten million pairs)
+    return pd.DataFrame({column: columns[column] for column in VERDICT_COLUMNS}, copy=False)
 
 
 def not_fitted_reason(summary: pd.DataFrame) -> str | None:

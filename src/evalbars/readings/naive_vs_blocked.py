@@ -114,7 +114,9 @@ def naive_vs_blocked(
     rows = []
 
     def add(quantity, procedure, values, df1=np.nan, df2=np.nan, p=np.nan, count=False):
-        values = np.asarray(values, dtype=float)
+        # a column read from Parquet may be Arrow-backed: np.asarray would convert it one
+        # Python object at a time (ten million pairs at 4,500 models)
+        values = pd.Series(values).to_numpy(dtype=float, na_value=np.nan)
         # One model has no pair: a mean SE over no pairs is not a number (nor 0).
         summary = values.size and not count
         rows.append(
@@ -145,7 +147,7 @@ def naive_vs_blocked(
 
     # With no categories, or one, the fits are question-only (evalbars.stats.mixed.BLOCKED_SPECS):
     # the category rows are left out rather than shown empty.
-    specs = set(mixed_contrasts["model_spec"])
+    specs = set(mixed_contrasts["model_spec"].unique())  # not one Python object per row
     question_only = "question" in specs and "category_question" not in specs
     blocked = "question" if question_only else "category_question"
     nested = spec(blocked)
