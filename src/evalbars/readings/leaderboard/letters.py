@@ -204,7 +204,8 @@ def letters_table(wide: WideScores, alpha: float = ALPHA, pairs: pd.DataFrame | 
         letters_count`` (how many letters the display uses, the same on every row).
     """
     table = pairwise_table(wide, alpha) if pairs is None else pairs
-    models = list(dict.fromkeys([*table["model_a"], *table["model_b"]]))
+    # in order of first appearance, found by Arrow (not one Python string per pair)
+    models = pd.concat([table["model_a"], table["model_b"]], ignore_index=True).unique().tolist()
     if not models:  # one system: one letter
         models = list(wide.models)
     separated = table["p_holm"] < alpha
