@@ -403,11 +403,16 @@ def board_matrix(path, models: int, questions: int):
     return x, category
 
 
-def scale_floor(x: np.ndarray, category: np.ndarray) -> dict:
+def scale_floor(x: np.ndarray, category: np.ndarray, replicates: int = 10_000) -> dict:
     """The matrix-product floor of the all-pairs statistics on one board: seconds of the
     float32 Gram matrix X'X (every pair's counts: n11, and n10, n01, the paired difference,
     its SE and McNemar's counts elementwise) and of the models x categories sums S with
-    S S' (every pair's category-clustered SE), each the best of two."""
+    S S' (every pair's category-clustered SE), each the best of two; and, beside them, the
+    floor of the ranks' paired bootstrap, which no Gram matrix gives: its ``replicates``
+    (``ranks.replicates``) x questions count matrix times X, float32 (best of two of one
+    chunk of :data:`~evalbars.readings.ranks.paired.BOOTSTRAP_CHUNK` replicates, times the
+    chunks)."""
+    from evalbars.readings.ranks.paired import BOOTSTRAP_CHUNK  # noqa: PLC0415
     from evalbars.stats.pair_products import gram  # noqa: PLC0415 - the scale rows only
 
     def category_products():
@@ -416,9 +421,14 @@ def scale_floor(x: np.ndarray, category: np.ndarray) -> dict:
         sums = (indicator @ x).T.astype(np.float64)  # models x categories, exact counts
         return sums @ sums.T
 
+    # whole counts, as the bootstrap draws them; a product's time does not depend on them
+    counts = np.random.default_rng(0).integers(0, 3, size=(BOOTSTRAP_CHUNK, x.shape[0]))
+    counts = counts.astype(np.float32)
+    chunks = -(-replicates // BOOTSTRAP_CHUNK)
     return {
         "X'X float32": _best_of(2, gram, x)[0],
         "S S' (category sums)": _best_of(2, category_products)[0],
+        f"bootstrap W X ({replicates:,} replicates)": chunks * _best_of(2, counts.__matmul__, x)[0],
     }
 
 
@@ -466,7 +476,8 @@ def time_scale(
         with tempfile.TemporaryDirectory(prefix=f"evalbars-scale-{models}-") as scratch:
             board = write_synthetic_board(Path(scratch) / "leaderboard.parquet", models, questions)
             x, category = board_matrix(board, models, questions)
-            for name, seconds in scale_floor(x, category).items():
+            replicates = base["ranks"]["replicates"]
+            for name, seconds in scale_floor(x, category, replicates).items():
                 rows.append((models, questions, 0, "floor", name, seconds, x.nbytes / 1e9))
             del x, category
             for run in range(1, repeat + 1):
