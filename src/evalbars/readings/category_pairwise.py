@@ -50,14 +50,13 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from evalbars.data.scores import WideScores, accuracy_order
+from evalbars.data.scores import WideScores, accuracy_order, text_column
 from evalbars.defaults import ALPHA
 from evalbars.stats.pairwise import (
     adjust_pvalues,
     difference_test,
     exact_mcnemar_p,
     exact_readings_reasons,
-    model_pairs,
     pair_statistics,
 )
 
@@ -121,10 +120,16 @@ def category_pairwise_table(wide: WideScores, alpha: float = ALPHA) -> pd.DataFr
     """
     order = accuracy_order(wide)
     columns = [wide.models.index(m) for m in order]
-    pairs = model_pairs(order)
     a, b = np.triu_indices(len(order), k=1)
-    frames = []
-    for category in sorted(set(wide.categories.tolist())):
+    categories = sorted(set(wide.categories.tolist()))
+    # Each category fills its rows of the columns, one frame at the end: every text column is
+    # built from codes (no Python object per row; 7 million rows at a thousand models).
+    pairs, total = len(a), len(categories) * len(a)
+    table = {}  # the numbers' columns, each filled one category at a time
+    winner, reason = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
+    reasons = {"": 0}  # each reason the exact test does not apply, by its code in ``reason``
+    for i, category in enumerate(categories):
+        rows = slice(i * pairs, (i + 1) * pairs)
         part = wide.rows(wide.categories == category)
         scores = part.scores[:, columns]
         st = pair_statistics(scores)
@@ -136,39 +141,46 @@ def category_pairwise_table(wide: WideScores, alpha: float = ALPHA) -> pd.DataFr
         with np.errstate(invalid="ignore", divide="ignore"):
             means = np.where(answered, scores, 0.0).sum(axis=0) / answered.sum(axis=0)
         diff = st["diff"]
-        winner = np.where(diff > 0, pairs["model_a"], np.where(diff < 0, pairs["model_b"], ""))
-        frames.append(
-            pd.DataFrame(
-                {
-                    "category": category,
-                    "model_a": pairs["model_a"],
-                    "model_b": pairs["model_b"],
-                    "n": st["n"].astype(int),
-                    "accuracy_a": means[a],
-                    "accuracy_b": means[b],
-                    "diff": diff,
-                    "se_paired": st["se_paired"],
-                    "z_paired": z,
-                    "p_paired": p,
-                    "n10": st["n10"].astype(int),
-                    "n01": st["n01"].astype(int),
-                    "p_mcnemar": np.where(
-                        barred == "", exact_mcnemar_p(st["n10"], st["n01"]), np.nan
-                    ),
-                    "naive_winner": winner,
-                    "test": barred,
-                }
-            )
-        )
-    table = pd.concat(frames, ignore_index=True)
-    exact = table["test"].to_numpy() == ""
+        # the winner's position in the accuracy order; len(order) for a tie (no winner)
+        winner[rows] = np.where(diff > 0, a, np.where(diff < 0, b, len(order)))
+        codes, found = pd.factorize(barred)
+        reason[rows] = np.array([reasons.setdefault(r, len(reasons)) for r in found])[codes]
+        for column, values in (
+            ("n", st["n"].astype(int)),
+            ("accuracy_a", means[a]),
+            ("accuracy_b", means[b]),
+            ("diff", diff),
+            ("se_paired", st["se_paired"]),
+            ("z_paired", z),
+            ("p_paired", p),
+            ("n10", st["n10"].astype(int)),
+            ("n01", st["n01"].astype(int)),
+            ("p_mcnemar", np.where(barred == "", exact_mcnemar_p(st["n10"], st["n01"]), np.nan)),
+        ):
+            if column not in table:
+                table[column] = np.empty(total, dtype=values.dtype)
+            table[column][rows] = values
+    exact = reason == 0
     tested = np.where(exact, table["p_mcnemar"], table["p_paired"])
-    table["test"] = np.where(exact, EXACT_TEST, "paired z (" + table["test"] + ")")
     table["p_holm"] = adjust_pvalues(tested, "holm")
     table["p_bh"] = adjust_pvalues(tested, "bh")
     for test in ("mcnemar", "holm", "bh"):
         table[f"significant_{test}"] = table[f"p_{test}"] < alpha
-    return table[CATEGORY_PAIR_COLUMNS]
+    labels = [EXACT_TEST] + [f"paired z ({r})" for r in list(reasons)[1:]]
+    table |= {
+        "category": text_column(categories, np.repeat(np.arange(len(categories)), pairs)),
+        "model_a": text_column(order, np.tile(a, len(categories))),
+        "model_b": text_column(order, np.tile(b, len(categories))),
+        "naive_winner": _labels([*order, ""], winner),
+        "test": _labels(labels, reason),
+    }
+    return pd.DataFrame({column: table[column] for column in CATEGORY_PAIR_COLUMNS})
+
+
+def _labels(names, codes: np.ndarray):
+    """:func:`evalbars.data.scores.text_column`, and an empty object column where there is no
+    row (as pandas infers an empty column of labels)."""
+    return text_column(names, codes) if codes.size else np.empty(0, dtype=object)
 
 
 def discordant_homogeneity(n10, n01) -> tuple[float, int, float]:

@@ -25,7 +25,7 @@ from evalbars.readings.category_pairwise import (
     pairs_among,
 )
 from evalbars.render.figures.claims import category_heatmap
-from evalbars.stats.pairwise import adjust_pvalues
+from evalbars.stats.pairwise import adjust_pvalues, exact_readings_not_applicable
 
 from ...helpers import run_workflow_job
 
@@ -346,3 +346,23 @@ def test_the_fifty_seven_category_board_would_catch_a_sum_in_another_order():
             running += term
         differs += running != np.sum(terms)
     assert differs > 0
+
+
+def test_text_columns_name_each_rows_winner_and_test():
+    # The winner and test labels are built from codes; row by row they are the definitions.
+    wide = random_board(11, 5, cells="repeats", missing=0.1)
+    scores = wide.scores.copy()
+    scores[:4, 5] = 0.5  # partial credit for m5 on the first category's questions
+    wide = WideScores(scores, wide.models, wide.question_ids, wide.categories, wide.samples)
+    table = category_pairwise_table(wide)
+    text = pd.Series(["x"]).dtype
+    for column in ("category", "model_a", "model_b", "naive_winner", "test"):
+        assert table[column].dtype == text
+    assert len(set(table["test"])) == 3
+    for row in table.itertuples():
+        winner = row.model_a if row.diff > 0 else row.model_b if row.diff < 0 else ""
+        assert row.naive_winner == winner
+        part = wide.rows(wide.categories == row.category)
+        reason = exact_readings_not_applicable(part, row.model_a, row.model_b)
+        assert row.test == ("exact McNemar" if reason is None else f"paired z ({reason})")
+        assert np.isnan(row.p_mcnemar) == (reason is not None)
