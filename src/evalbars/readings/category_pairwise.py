@@ -50,14 +50,13 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from evalbars.data.scores import WideScores, accuracy_order
+from evalbars.data.scores import WideScores, accuracy_order, text_column
 from evalbars.defaults import ALPHA
 from evalbars.stats.pairwise import (
     adjust_pvalues,
     difference_test,
     exact_mcnemar_p,
     exact_readings_reasons,
-    model_pairs,
     pair_statistics,
 )
 
@@ -121,10 +120,16 @@ def category_pairwise_table(wide: WideScores, alpha: float = ALPHA) -> pd.DataFr
     """
     order = accuracy_order(wide)
     columns = [wide.models.index(m) for m in order]
-    pairs = model_pairs(order)
     a, b = np.triu_indices(len(order), k=1)
-    frames = []
-    for category in sorted(set(wide.categories.tolist())):
+    categories = sorted(set(wide.categories.tolist()))
+    # Each category fills its rows of the columns, one frame at the end: every text column is
+    # built from codes (no Python object per row; 7 million rows at a thousand models).
+    pairs, total = len(a), len(categories) * len(a)
+    table = {}  # the numbers' columns, each filled one category at a time
+    winner, reason = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
+    reasons = {"": 0}  # each reason the exact test does not apply, by its code in ``reason``
+    for i, category in enumerate(categories):
+        rows = slice(i * pairs, (i + 1) * pairs)
         part = wide.rows(wide.categories == category)
         scores = part.scores[:, columns]
         st = pair_statistics(scores)
@@ -136,39 +141,46 @@ def category_pairwise_table(wide: WideScores, alpha: float = ALPHA) -> pd.DataFr
         with np.errstate(invalid="ignore", divide="ignore"):
             means = np.where(answered, scores, 0.0).sum(axis=0) / answered.sum(axis=0)
         diff = st["diff"]
-        winner = np.where(diff > 0, pairs["model_a"], np.where(diff < 0, pairs["model_b"], ""))
-        frames.append(
-            pd.DataFrame(
-                {
-                    "category": category,
-                    "model_a": pairs["model_a"],
-                    "model_b": pairs["model_b"],
-                    "n": st["n"].astype(int),
-                    "accuracy_a": means[a],
-                    "accuracy_b": means[b],
-                    "diff": diff,
-                    "se_paired": st["se_paired"],
-                    "z_paired": z,
-                    "p_paired": p,
-                    "n10": st["n10"].astype(int),
-                    "n01": st["n01"].astype(int),
-                    "p_mcnemar": np.where(
-                        barred == "", exact_mcnemar_p(st["n10"], st["n01"]), np.nan
-                    ),
-                    "naive_winner": winner,
-                    "test": barred,
-                }
-            )
-        )
-    table = pd.concat(frames, ignore_index=True)
-    exact = table["test"].to_numpy() == ""
+        # the winner's position in the accuracy order; len(order) for a tie (no winner)
+        winner[rows] = np.where(diff > 0, a, np.where(diff < 0, b, len(order)))
+        codes, found = pd.factorize(barred)
+        reason[rows] = np.array([reasons.setdefault(r, len(reasons)) for r in found])[codes]
+        for column, values in (
+            ("n", st["n"].astype(int)),
+            ("accuracy_a", means[a]),
+            ("accuracy_b", means[b]),
+            ("diff", diff),
+            ("se_paired", st["se_paired"]),
+            ("z_paired", z),
+            ("p_paired", p),
+            ("n10", st["n10"].astype(int)),
+            ("n01", st["n01"].astype(int)),
+            ("p_mcnemar", np.where(barred == "", exact_mcnemar_p(st["n10"], st["n01"]), np.nan)),
+        ):
+            if column not in table:
+                table[column] = np.empty(total, dtype=values.dtype)
+            table[column][rows] = values
+    exact = reason == 0
     tested = np.where(exact, table["p_mcnemar"], table["p_paired"])
-    table["test"] = np.where(exact, EXACT_TEST, "paired z (" + table["test"] + ")")
     table["p_holm"] = adjust_pvalues(tested, "holm")
     table["p_bh"] = adjust_pvalues(tested, "bh")
     for test in ("mcnemar", "holm", "bh"):
         table[f"significant_{test}"] = table[f"p_{test}"] < alpha
-    return table[CATEGORY_PAIR_COLUMNS]
+    labels = [EXACT_TEST] + [f"paired z ({r})" for r in list(reasons)[1:]]
+    table |= {
+        "category": text_column(categories, np.repeat(np.arange(len(categories)), pairs)),
+        "model_a": text_column(order, np.tile(a, len(categories))),
+        "model_b": text_column(order, np.tile(b, len(categories))),
+        "naive_winner": _labels([*order, ""], winner),
+        "test": _labels(labels, reason),
+    }
+    return pd.DataFrame({column: table[column] for column in CATEGORY_PAIR_COLUMNS})
+
+
+def _labels(names, codes: np.ndarray):
+    """:func:`evalbars.data.scores.text_column`, and an empty object column where there is no
+    row (as pandas infers an empty column of labels)."""
+    return text_column(names, codes) if codes.size else np.empty(0, dtype=object)
 
 
 def discordant_homogeneity(n10, n01) -> tuple[float, int, float]:
@@ -191,6 +203,38 @@ def discordant_homogeneity(n10, n01) -> tuple[float, int, float]:
     # chdtrc and fdtrc are the survival functions scipy.stats.chi2 and .f call (a second of
     # import less for the job)
     return chi2, df, float(special.chdtrc(df, chi2))
+
+
+def _homogeneity_by_pair(n10, n01, pair, pairs: int):
+    """``(chi2, df, p)`` of :func:`discordant_homogeneity` for every pair at once.
+
+    ``n10`` and ``n01`` hold one stratum per row, the rows of a pair consecutive (``pair``,
+    non-decreasing codes ``0 .. pairs - 1``) and in stratum order. The pairs that use u strata
+    become the rows of a (pairs, u) array of their used strata: numpy sums each row as it sums
+    the pair's own 1-D array (pairwise summation from 8 terms on), so every statistic is
+    :func:`discordant_homogeneity`'s to the last bit, with one pass per number of strata used.
+    """
+    b = np.asarray(n10, dtype=float)
+    c = np.asarray(n01, dtype=float)
+    used = (b + c) > 0
+    used_count = np.bincount(pair[used], minlength=pairs)
+    chi2 = np.full(pairs, np.nan)
+    tested = np.zeros(pairs, dtype=bool)
+    for u in np.unique(used_count[used_count >= 2]):
+        members = np.flatnonzero(used_count == u)
+        strata = used & (used_count[pair] == u)
+        bu, cu = b[strata].reshape(-1, u), c[strata].reshape(-1, u)
+        mu = bu + cu
+        b_sum, c_sum, m_sum = bu.sum(axis=1), cu.sum(axis=1), mu.sum(axis=1)
+        split = (b_sum != 0) & (c_sum != 0)  # a wins some and not all: a share to test
+        share = (b_sum[split] / m_sum[split])[:, None]
+        bu, mu = bu[split], mu[split]
+        tested[members[split]] = True
+        chi2[members[split]] = np.sum((bu - mu * share) ** 2 / (mu * share * (1 - share)), axis=1)
+    df = np.maximum(used_count - 1, 0)
+    p = np.full(pairs, np.nan)
+    p[tested] = special.chdtrc(df[tested], chi2[tested])
+    return chi2, df, p
 
 
 def interaction_test(wide: WideScores) -> dict:
@@ -270,24 +314,45 @@ def category_summary(table: pd.DataFrame, wide: WideScores | None = None) -> pd.
     wins_a, wins_b, ties, significant_mcnemar, significant_holm, significant_bh,
     test, statistic, df, df2, p``. The count columns of the all-pairs rows are totals. The
     discordant split of a pair is empty (statistic and p) where the exact test does not apply
-    in some category (``table``'s ``test`` column).
+    in some category (``table``'s ``test`` column). Every pair's split is
+    :func:`discordant_homogeneity` of its rows in the table's order, to the last bit, computed
+    for all pairs at once (half a million pairs of a thousand models in seconds).
     """
-    rows = []
-    for (a, b), group in table.groupby(["model_a", "model_b"], sort=False):
-        chi2, df, p = discordant_homogeneity(group["n10"], group["n01"])
-        if "test" in group and (group["test"] != EXACT_TEST).any():  # no 2x2 table to split
-            chi2, p = np.nan, np.nan
-        rows.append(
+    # groupby's pairs (first appearance, a missing name left out) and each pair's rows in
+    # the table's order: the strata of the per-pair loop this replaces, bit for bit
+    grouping = table.groupby(["model_a", "model_b"], sort=False)
+    codes = grouping.ngroup().to_numpy()
+    pairs = grouping.ngroups
+    kept = np.flatnonzero(codes >= 0)
+    order = np.argsort(codes[kept], kind="stable")
+    rows, pair = kept[order], codes[kept][order].astype(np.int64)
+    size = np.bincount(pair, minlength=pairs)
+    first = rows[np.cumsum(size) - size]
+
+    def per_pair(flags) -> np.ndarray:  # how many of each pair's rows are flagged
+        flags = np.asarray(flags, dtype=bool)[rows]
+        return np.bincount(pair[flags], minlength=pairs)
+
+    chi2, df, p = _homogeneity_by_pair(
+        table["n10"].to_numpy()[rows], table["n01"].to_numpy()[rows], pair, pairs
+    )
+    if "test" in table:  # no 2x2 table to split where the exact test does not apply
+        barred = per_pair(table["test"] != EXACT_TEST) > 0
+        chi2[barred], p[barred] = np.nan, np.nan
+    winner = table["naive_winner"]
+    summary = (
+        pd.DataFrame(
             {
-                "model_a": a,
-                "model_b": b,
-                "categories": len(group),
-                "wins_a": int((group["naive_winner"] == a).sum()),
-                "wins_b": int((group["naive_winner"] == b).sum()),
-                "ties": int((group["naive_winner"] == "").sum()),
-                "significant_mcnemar": int(group["significant_mcnemar"].sum()),
-                "significant_holm": int(group["significant_holm"].sum()),
-                "significant_bh": int(group["significant_bh"].sum()),
+                "model_a": table["model_a"].iloc[first].to_numpy(),
+                "model_b": table["model_b"].iloc[first].to_numpy(),
+                "categories": size,
+                "wins_a": per_pair(winner == table["model_a"]),
+                "wins_b": per_pair(winner == table["model_b"]),
+                "ties": per_pair(winner == ""),
+                **{
+                    column: per_pair(table[column])
+                    for column in ("significant_mcnemar", "significant_holm", "significant_bh")
+                },
                 "test": "discordant split",
                 "statistic": chi2,
                 "df": df,
@@ -295,7 +360,9 @@ def category_summary(table: pd.DataFrame, wide: WideScores | None = None) -> pd.
                 "p": p,
             }
         )
-    summary = pd.DataFrame(rows)
+        if pairs
+        else pd.DataFrame()
+    )
     testable = (
         wide is not None
         and np.isfinite(wide.scores).all()

@@ -25,7 +25,7 @@ from evalbars.readings.category_pairwise import (
     pairs_among,
 )
 from evalbars.render.figures.claims import category_heatmap
-from evalbars.stats.pairwise import adjust_pvalues
+from evalbars.stats.pairwise import adjust_pvalues, exact_readings_not_applicable
 
 from ...helpers import run_workflow_job
 
@@ -199,3 +199,170 @@ def test_pairs_with_epochs_are_adjusted_on_their_paired_z_not_a_sign_test(balanc
     exact = category_pairwise_table(balanced)
     assert set(exact["test"]) == {"exact McNemar"} and exact["p_mcnemar"].notna().all()
     assert category_summary(exact)["p"].notna().any()
+
+
+# --- The vectorized summary against the per-pair definition ------------------------------------
+
+
+def per_pair_summary(table, wide=None):
+    """:func:`category_summary` as one :func:`discordant_homogeneity` per pair (its definition,
+    and the loop the vectorized summary replaced), with the all-pairs rows of
+    :func:`interaction_test`."""
+    rows = []
+    for (a, b), group in table.groupby(["model_a", "model_b"], sort=False):
+        chi2, df, p = discordant_homogeneity(group["n10"], group["n01"])
+        if (group["test"] != "exact McNemar").any():
+            chi2, p = np.nan, np.nan
+        winner = group["naive_winner"]
+        rows.append(
+            {
+                "model_a": a,
+                "model_b": b,
+                "categories": len(group),
+                "wins_a": int((winner == a).sum()),
+                "wins_b": int((winner == b).sum()),
+                "ties": int((winner == "").sum()),
+                "significant_mcnemar": int(group["significant_mcnemar"].sum()),
+                "significant_holm": int(group["significant_holm"].sum()),
+                "significant_bh": int(group["significant_bh"].sum()),
+                "test": "discordant split",
+                "statistic": chi2,
+                "df": df,
+                "df2": np.nan,
+                "p": p,
+            }
+        )
+    summary = pd.DataFrame(rows)
+    if wide is None or not np.isfinite(wide.scores).all() or len(set(wide.categories)) < 2:
+        return summary
+    result = interaction_test(wide)
+    counts = ["wins_a", "wins_b", "ties"] + [f"significant_{t}" for t in ("mcnemar", "holm", "bh")]
+    totals = {"model_a": "all pairs", "model_b": "", "categories": table["category"].nunique()}
+    totals |= {column: int(summary[column].sum()) for column in counts}
+    extra = [
+        totals
+        | {"test": "model x category LRT (ML)", "statistic": result["lrt"]}
+        | {"df": result["lrt_df"], "df2": np.nan, "p": result["lrt_p"]},
+        totals
+        | {"test": "model x category split-plot F", "statistic": result["f"]}
+        | {"df": result["f_df1"], "df2": result["f_df2"], "p": result["f_p"]},
+    ]
+    return pd.concat([summary, pd.DataFrame(extra)], ignore_index=True)
+
+
+def random_board(seed, categories, per_category=12, models=7, missing=0.0, cells=None):
+    """A seeded 0/1 board: model m1 a copy of m0 (no discordant question in any category),
+    m2 m0 with some right answers made wrong (m0 wins every discordant question), the others
+    independent; ``missing`` a share of empty cells; ``cells`` ``"partial"`` (a few scores of
+    0.5 for m3) or ``"repeats"`` (a few cells of m3 with two samples)."""
+    rng = np.random.default_rng(seed)
+    n = categories * per_category
+    scores = (rng.random((n, models)) < rng.uniform(0.3, 0.9, models)).astype(float)
+    scores[:, 1] = scores[:, 0]
+    scores[:, 2] = np.where(rng.random(n) < 0.3, 0.0, scores[:, 0])
+    scores[rng.random((n, models)) < missing] = np.nan
+    samples = None
+    touched = rng.choice(n, 3, replace=False)
+    if cells == "partial":
+        scores[touched, 3] = 0.5
+    elif cells == "repeats":
+        samples = np.isfinite(scores).astype(np.int64)
+        samples[touched, 3] = 2
+        scores[touched, 3] = [0.5, 1.0, 0.0]
+    names = np.array([f"cat {c:02d}" for c in range(categories)])
+    return WideScores(
+        scores,
+        [f"m{m}" for m in range(models)],
+        np.arange(n),
+        np.repeat(names, per_category),
+        samples=samples,
+    )
+
+
+BOARDS = {
+    "one category": {"categories": 1, "per_category": 40},
+    "two categories": {"categories": 2, "per_category": 30},
+    "three, missing cells": {"categories": 3, "per_category": 20, "missing": 0.15},
+    "fourteen": {"categories": 14},
+    "fourteen, missing cells": {"categories": 14, "missing": 0.1},
+    "fifty-seven": {"categories": 57, "per_category": 16, "models": 9},
+    "fifty-seven, missing cells": {"categories": 57, "per_category": 16, "missing": 0.05},
+    "partial credit": {"categories": 3, "per_category": 20, "cells": "partial"},
+    "repeated samples": {"categories": 14, "cells": "repeats"},
+}
+
+
+@pytest.mark.parametrize("name", BOARDS)
+def test_vectorized_summary_is_the_per_pair_definition_to_the_bit(name):
+    wide = random_board(sum(map(ord, name)), **BOARDS[name])
+    table = category_pairwise_table(wide)
+    got = category_summary(table, wide)
+    pd.testing.assert_frame_equal(got, per_pair_summary(table, wide), check_exact=True)
+    # and on any table: rows shuffled (pairs in their new first-appearance order, each pair's
+    # categories in their new order), and a pair's rows not next to each other
+    shuffled = table.sample(frac=1.0, random_state=5)
+    pd.testing.assert_frame_equal(
+        category_summary(shuffled), per_pair_summary(shuffled), check_exact=True
+    )
+    pairs = got[got["test"] == "discordant split"].set_index(["model_a", "model_b"])
+    assert len(pairs) == 21 or len(pairs) == 36
+
+    def pair(x, y):  # either orientation (the accuracy order decides it)
+        return pairs.loc[(x, y)] if (x, y) in pairs.index else pairs.loc[(y, x)]
+
+    # the boards hold the cases the summary must get right
+    assert pair("m0", "m1")["df"] == 0  # no discordant question: empty
+    assert np.isnan(pair("m0", "m1")["statistic"])
+    assert np.isnan(pair("m0", "m2")["p"])  # one model wins every discordant question
+    categories = BOARDS[name]["categories"]
+    exact = table.groupby(["model_a", "model_b"], sort=False)["test"].agg(
+        lambda t: (t == "exact McNemar").all()
+    )
+    assert pairs["p"].notna().any() == (categories > 1)
+    assert pairs.loc[~exact.reindex(pairs.index), "p"].isna().all()
+    if BOARDS[name].get("cells"):  # the pairs of m3: no 2x2 table to split, though df counts
+        assert (~exact).sum() >= 1 and (pairs.loc[~exact.reindex(pairs.index), "df"] > 0).all()
+    testable = categories > 1 and not BOARDS[name].get("missing")
+    assert (got["model_a"] == "all pairs").sum() == 2 * testable
+    if categories == 57:  # most pairs split over 8 or more categories: pairwise summation
+        assert (pairs["df"] >= 7).mean() > 0.5 and pairs["statistic"].notna().sum() > 10
+
+
+def test_the_fifty_seven_category_board_would_catch_a_sum_in_another_order():
+    # With more than 8 terms numpy sums by pairs, so a running sum (or a bincount) of the
+    # chi-square terms differs in the last bits: the bit-for-bit test above would see it.
+    wide = random_board(sum(map(ord, "fifty-seven")), **BOARDS["fifty-seven"])
+    table = category_pairwise_table(wide)
+    differs = 0
+    for _, group in table.groupby(["model_a", "model_b"], sort=False):
+        b, c = group["n10"].to_numpy(float), group["n01"].to_numpy(float)
+        b, c = b[b + c > 0], c[b + c > 0]
+        if b.sum() == 0 or c.sum() == 0:
+            continue
+        share = b.sum() / (b + c).sum()
+        terms = (b - (b + c) * share) ** 2 / ((b + c) * share * (1 - share))
+        running = 0.0
+        for term in terms:
+            running += term
+        differs += running != np.sum(terms)
+    assert differs > 0
+
+
+def test_text_columns_name_each_rows_winner_and_test():
+    # The winner and test labels are built from codes; row by row they are the definitions.
+    wide = random_board(11, 5, cells="repeats", missing=0.1)
+    scores = wide.scores.copy()
+    scores[:4, 5] = 0.5  # partial credit for m5 on the first category's questions
+    wide = WideScores(scores, wide.models, wide.question_ids, wide.categories, wide.samples)
+    table = category_pairwise_table(wide)
+    text = pd.Series(["x"]).dtype
+    for column in ("category", "model_a", "model_b", "naive_winner", "test"):
+        assert table[column].dtype == text
+    assert len(set(table["test"])) == 3
+    for row in table.itertuples():
+        winner = row.model_a if row.diff > 0 else row.model_b if row.diff < 0 else ""
+        assert row.naive_winner == winner
+        part = wide.rows(wide.categories == row.category)
+        reason = exact_readings_not_applicable(part, row.model_a, row.model_b)
+        assert row.test == ("exact McNemar" if reason is None else f"paired z ({reason})")
+        assert np.isnan(row.p_mcnemar) == (reason is not None)
