@@ -14,7 +14,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["as_category", "factorize_sorted", "dense_integer_codes", "first_rows"]
+__all__ = [
+    "as_category",
+    "factorize_sorted",
+    "dense_integer_codes",
+    "first_rows",
+    "first_values",
+    "code_counts",
+]
 
 
 def _rank_of(labels) -> tuple[np.ndarray, np.ndarray]:
@@ -39,7 +46,7 @@ def as_category(values) -> pd.Categorical:
         categories = values.cat.categories
         if categories.dtype == "str" and categories.is_monotonic_increasing:
             return values.array
-        codes, uniques = values.cat.codes.to_numpy(), categories
+        codes, uniques = values.array.codes, categories
     else:
         codes, uniques = pd.factorize(values)
     categories = pd.Index(np.asarray(uniques, dtype=object)).astype("str")
@@ -57,7 +64,8 @@ def factorize_sorted(values: pd.Series, nulls: str = "sentinel") -> tuple[np.nda
     row has a code usable as an array index and nulls sort last.
     """
     if isinstance(values.dtype, pd.CategoricalDtype):
-        codes, labels = values.cat.codes.to_numpy(), values.cat.categories
+        # The categorical's own codes (``.cat.codes`` would copy them into a new Series).
+        codes, labels = values.array.codes, values.cat.categories
         seen = np.zeros(len(labels) + 1, dtype=bool)
         seen[codes] = True  # a null's code -1 marks the extra last place
         has_nulls, seen = bool(seen[-1]), seen[:-1]
@@ -92,6 +100,8 @@ def dense_integer_codes(values) -> tuple[np.ndarray, np.ndarray] | None:
     low, high = int(values.min()), int(values.max())
     if high - low > 4 * len(values) + 1024:
         return None
+    if 0 <= low and high <= 4 * len(values) + 1024:
+        low = 0  # ids index the table as they are: no shifted copy of every row
     offset = values - low if low else values
     seen = np.zeros(high - low + 1, dtype=bool)
     seen[offset] = True
@@ -112,5 +122,50 @@ def first_rows(codes: np.ndarray, n_codes: int) -> np.ndarray:
     [1, 4, 0, 4]
     """
     first = np.full(n_codes, len(codes), dtype=np.int64)
-    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
+    # Row numbers in int32 while they fit: half the memory of int64 on a board's 95 M rows.
+    row_type = np.int32 if len(codes) < 2**31 else np.int64
+    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1, dtype=row_type)
     return first
+
+
+def first_values(values: pd.Series, codes: np.ndarray, n_codes: int):
+    """The value of ``values`` at the first row of each of ``n_codes`` codes (``codes`` one per
+    row, every code present), as an array of ``values``' type.
+
+    A categorical column's codes are written in reverse, each code's earliest last (as
+    :func:`first_rows`), so that no row number is made for each row; other columns are taken at
+    :func:`first_rows`.
+
+    Examples
+    --------
+    >>> values = pd.Series(pd.Categorical(["x", "y", "z", "y"]))
+    >>> list(first_values(values, np.array([1, 0, 1, 0]), 2))
+    ['y', 'x']
+    """
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        first = np.empty(n_codes, dtype=values.array.codes.dtype)
+        first[codes[::-1]] = values.array.codes[::-1]
+        return pd.Categorical.from_codes(first, dtype=values.dtype)
+    return values.take(first_rows(codes, n_codes)).array
+
+
+#: Rows :func:`code_counts` counts at a time.
+COUNT_BLOCK = 1 << 20
+
+
+def code_counts(codes: np.ndarray, n_codes: int) -> np.ndarray:
+    """How many rows hold each of ``n_codes`` codes (``np.bincount(codes, minlength=n_codes)``).
+
+    Counted a block of :data:`COUNT_BLOCK` rows at a time: ``np.bincount`` makes an int64 copy
+    of its input, 760 MB at once for the int16 model codes of a board's 95 M rows, where a
+    block's copy stays in cache (and the count takes half the time).
+
+    Examples
+    --------
+    >>> code_counts(np.array([2, 0, 2], dtype=np.int16), 4).tolist()
+    [1, 0, 2, 0]
+    """
+    counts = np.zeros(n_codes, dtype=np.int64)
+    for start in range(0, len(codes), COUNT_BLOCK):
+        counts += np.bincount(codes[start : start + COUNT_BLOCK], minlength=n_codes)
+    return counts

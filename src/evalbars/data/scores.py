@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from evalbars.data.blocks import BLOCK_CELLS, blocks
-from evalbars.data.codes import dense_integer_codes, factorize_sorted, first_rows
+from evalbars.data.codes import dense_integer_codes, factorize_sorted, first_rows, first_values
 from evalbars.data.readers.common import LABEL_COLUMN
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "write_wide_scores",
     "SCORE_COLUMNS",
     "score_columns",
+    "read_score_columns",
     "stored_labels",
     "question_order",
     "model_means",
@@ -221,23 +222,26 @@ def wide_scores(items: pd.DataFrame, models=None) -> WideScores:
     column = _positions(models, frame["model"])
     if len(models) < len(present):
         frame, column = frame[column >= 0], column[column >= 0]
-    question_code, first_row = _question_codes(frame["question_id"])
+    question_code, question_ids = _question_codes(frame["question_id"])
     questions = question_order(
         pd.DataFrame(
             {
-                "question_id": frame["question_id"].to_numpy()[first_row],
-                # take before converting: a categorical's to_numpy() is an object per row
-                "category": frame["category"].take(first_row).to_numpy(),
-                "code": np.arange(len(first_row)),
+                "question_id": question_ids,
+                # each question's category as text (a categorical would sort by its codes)
+                "category": np.asarray(
+                    first_values(frame["category"], question_code, len(question_ids))
+                ),
+                "code": np.arange(len(question_ids)),
             }
         )
     )
-    shape = (len(first_row), len(models))
+    shape = (len(question_ids), len(models))
     # Codes in int32 while every cell number fits: at 95 million rows each int64 array is 760 MB.
     index_type = np.int32 if shape[0] * shape[1] < 2**31 else np.int64
-    position = np.empty(len(first_row), dtype=index_type)
-    position[questions["code"].to_numpy()] = np.arange(len(first_row))
+    position = np.empty(len(question_ids), dtype=index_type)
+    position[questions["code"].to_numpy()] = np.arange(len(question_ids))
     cell = position[question_code]
+    del question_code
     cell *= len(models)
     cell += column
     filled = np.zeros(shape[0] * shape[1], dtype=bool)
@@ -277,7 +281,7 @@ def wide_scores(items: pd.DataFrame, models=None) -> WideScores:
 
 
 def _question_codes(ids: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """A code per row for its question id, and the first row of each code.
+    """A code per row for its question id, and the id of each code (as its first row holds it).
 
     Integer ids in a narrow range are coded by direct addressing
     (:func:`evalbars.data.codes.dense_integer_codes`, one pass and no hashing); anything else by
@@ -285,9 +289,9 @@ def _question_codes(ids: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """
     dense = dense_integer_codes(ids)
     if dense is not None:
-        return dense[0], first_rows(dense[0], len(dense[1]))
+        return dense
     codes, uniques = pd.factorize(ids)
-    return codes, first_rows(codes, len(uniques))
+    return codes, ids.to_numpy()[first_rows(codes, len(uniques))]
 
 
 #: The item table's columns :func:`wide_scores` reads (and ``human``, where the table has it:
@@ -299,6 +303,20 @@ def score_columns(path) -> list[str]:
     """:data:`SCORE_COLUMNS` of the item table in the Parquet file ``path``, with its labels."""
     names = pq.read_schema(path).names
     return SCORE_COLUMNS + ([LABEL_COLUMN] if LABEL_COLUMN in names else [])
+
+
+def read_score_columns(path) -> pd.DataFrame:
+    """The :func:`score_columns` of the item table in the Parquet file ``path``, as
+    :func:`pandas.read_parquet` reads them.
+
+    Read a column at a time, Arrow's decoded pages given back after each: the read then peaks
+    at the table and one column (1.9 GB for a board of 95 M rows) rather than at twice the table.
+    """
+    columns = {}
+    for column in score_columns(path):
+        columns[column] = pd.read_parquet(path, columns=[column])[column]
+        pa.default_memory_pool().release_unused()
+    return pd.DataFrame(columns, copy=False)
 
 
 #: Stored in place of NaN (no score) when a matrix of 0/1 scores is written as int8.
@@ -316,10 +334,8 @@ def write_wide_scores(wide: WideScores, path) -> None:
     back a :class:`WideScores` equal to ``wide`` value for value.
     """
     scores = np.asarray(wide.scores)
-    finite = np.isfinite(scores)
-    binary = bool(np.all((scores == 0) | (scores == 1) | ~finite))
     arrays = {
-        "scores": np.where(finite, scores, _NO_SCORE).astype(np.int8) if binary else scores,
+        "scores": _as_int8(scores) if _binary(scores) else scores,
         "models": np.asarray(wide.models, dtype=str),
         "question_ids": np.asarray(wide.question_ids)
         if np.asarray(wide.question_ids).dtype.kind in "iu"
@@ -335,6 +351,23 @@ def write_wide_scores(wide: WideScores, path) -> None:
         arrays["score"] = np.asarray(wide.score, dtype=str)
     with open(path, "wb") as handle:
         np.savez(handle, **arrays)
+
+
+def _binary(scores: np.ndarray) -> bool:
+    """Whether every score is 0, 1 or not finite (no score); judged a block of questions at a time
+    (no mask of the whole matrix)."""
+    return all(
+        np.all((part == 0) | (part == 1) | ~np.isfinite(part))
+        for part in (scores[rows] for rows in blocks(*scores.shape))
+    )
+
+
+def _as_int8(scores: np.ndarray) -> np.ndarray:
+    """0/1 scores as int8, :data:`_NO_SCORE` where there is none, without a float copy of the
+    matrix."""
+    stored = np.full(scores.shape, _NO_SCORE, dtype=np.int8)
+    np.copyto(stored, scores, casting="unsafe", where=np.isfinite(scores))
+    return stored
 
 
 def stored_labels(path) -> bool:
@@ -381,7 +414,7 @@ def read_wide_scores(path, models=None) -> WideScores:
         # them answered is not a row.
         answered = np.isfinite(chosen.scores).any(axis=1)
         return chosen if answered.all() else chosen.rows(answered)
-    return wide_scores(pd.read_parquet(path, columns=score_columns(path)), models)
+    return wide_scores(read_score_columns(path), models)
 
 
 def _positions(labels, values: pd.Series) -> np.ndarray:
@@ -389,8 +422,10 @@ def _positions(labels, values: pd.Series) -> np.ndarray:
     looked up once per category."""
     index = pd.Index(labels)
     if isinstance(values.dtype, pd.CategoricalDtype):
-        lookup = np.append(index.get_indexer(values.cat.categories), -1).astype(np.int32)
-        return lookup[values.cat.codes.to_numpy()]
+        lookup = index.get_indexer(values.cat.categories)
+        if np.array_equal(lookup, np.arange(len(index))):
+            return values.array.codes  # every label, in order: the codes are the positions
+        return np.append(lookup, -1).astype(np.int32)[values.array.codes]
     return index.get_indexer(values)
 
 

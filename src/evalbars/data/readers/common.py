@@ -27,6 +27,7 @@ in the config (``set `runs: newest` on this predictions entry``), or a flag of
 
 from __future__ import annotations
 
+import math
 import os
 import shlex
 import unicodedata
@@ -367,14 +368,14 @@ def _check_scales(frame: pd.DataFrame) -> None:
     scores, options = (_as_numbers(frame[column]) for column in ("correct", "n_options"))
     for bad, problem in (
         (
-            ~np.isnan(scores) & ((scores < 0) | (scores > 1)),
+            _given(scores) & ((scores < 0) | (scores > 1)),
             lambda i: (
                 f"a score must be in [0, 1] (1 right, 0 wrong, a fraction for partial "
                 f"credit), got {plain(scores[i])!r}"
             ),
         ),
         (
-            ~np.isnan(options) & (options < 1),
+            _given(options) & (options < 1),
             lambda i: f"a question has at least 1 option, got n_options {plain(options[i]):g}",
         ),
     ):
@@ -383,6 +384,11 @@ def _check_scales(frame: pd.DataFrame) -> None:
             raise InputError(
                 frame["source_path"].iloc[i], problem(i), plain(frame["record"].iloc[i])
             )
+
+
+def _given(numbers: np.ndarray) -> np.ndarray | bool:
+    """Where ``numbers`` are not NaN (everywhere, for integers: no mask of every row)."""
+    return True if numbers.dtype.kind in "iub" else ~np.isnan(numbers)
 
 
 def _as_numbers(values: pd.Series) -> np.ndarray:
@@ -520,42 +526,44 @@ def blank_cells(values: pd.Series) -> np.ndarray:
     if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
         return values.isna().to_numpy()
     if isinstance(values.dtype, pd.CategoricalDtype):  # its codes already are a factorisation
-        codes, uniques = values.cat.codes.to_numpy(), values.cat.categories
+        codes, uniques = values.array.codes, values.cat.categories
     else:
         codes, uniques = pd.factorize(values)
     blank = pd.Index(np.asarray(uniques, dtype=object)).astype("str").str.strip() == ""
+    if not blank.any():  # (the usual case: only nulls are blank, no lookup per row)
+        return codes < 0
     # Code -1 (null) picks the appended True.
     return np.append(blank, True)[codes]
 
 
 def _check_unique_questions(frame: pd.DataFrame) -> None:
     key = ["model", "question_id", "run", "epoch"]
-    # One integer per row, built in place: (model * questions + question) * epochs + epoch.
-    cell = np.zeros(len(frame), dtype=np.int64)
-    cells = 1
+    codes, sizes = [], []
     for column in key:
         values = frame[column]
         if pd.api.types.is_integer_dtype(values) and len(values) and values.min() == values.max():
             continue  # one epoch, as in most tables: nothing to tell rows apart by
         if isinstance(values.dtype, pd.CategoricalDtype) and len(values.cat.categories) == 1:
             continue  # one run
-        codes = factorize_sorted(values, nulls="code")[0]
-        size = int(codes.max()) + 1 if len(codes) else 1
-        cells *= size
-        cell *= size
-        cell += codes
-        del codes
-    if cells <= 4 * len(cell) + 1024:
-        # A board where most models answer most questions: mark each cell, one pass; count them
-        # only if some cell is marked twice.
-        seen = np.zeros(cells, dtype=bool)
-        seen[cell] = True
-        if np.count_nonzero(seen) == len(cell):
+        codes.append(factorize_sorted(values, nulls="code")[0])
+        sizes.append(int(codes[-1].max()) + 1 if len(values) else 1)
+    if not codes:  # one model, question, run and epoch: every row is the same
+        codes, sizes = [np.zeros(len(frame), dtype=np.int8)], [1]
+    cells = math.prod(sizes)
+    if cells <= 4 * len(frame) + 1024:
+        # A board where most models answer most questions: mark each cell, one pass (numpy's
+        # assignment at several index arrays makes no cell number per row); count them only if
+        # some cell is marked twice.
+        seen = np.zeros(sizes, dtype=bool)
+        seen[tuple(codes)] = True
+        if np.count_nonzero(seen) == len(frame):
             return
         del seen
+        cell = np.ravel_multi_index(codes, sizes)
         repeated = np.flatnonzero(np.bincount(cell, minlength=cells) > 1)
     else:
         # Sorting finds repeats far faster than hashing millions of distinct keys.
+        cell = np.ravel_multi_index(codes, sizes)
         ordered = np.sort(cell)
         repeated = ordered[1:][ordered[1:] == ordered[:-1]]
         del ordered
