@@ -18,6 +18,7 @@ __all__ = [
     "as_category",
     "factorize_sorted",
     "dense_integer_codes",
+    "index_codes",
     "first_rows",
     "first_values",
     "code_counts",
@@ -85,6 +86,44 @@ def factorize_sorted(values: pd.Series, nulls: str = "sentinel") -> tuple[np.nda
     return codes, labels
 
 
+def _addressable(rows: int) -> int:
+    """The widest range of integer labels a table indexed by them may span, for ``rows`` rows."""
+    return 4 * rows + 1024
+
+
+def index_codes(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """A code per row and the label of each code, for callers that mark or count rows in a table
+    with a slot per code (codes order like the labels).
+
+    An integer column whose labels fill most of the numbers from 0 to the largest (question ids
+    0 to N, or 70 to 12,101 as MMLU-Pro's) is its own codes: no code is made per row (380 MB on
+    a board's 95 M rows). Its slots are then the numbers 0 to the largest, and those no row
+    holds stay empty (a caller that lists the labels leaves out the slots no row marks).
+    Anything else is coded by :func:`factorize_sorted`, nulls in a slot after the labels.
+
+    Examples
+    --------
+    >>> codes, labels = index_codes(pd.Series([3, 1, 3]))
+    >>> codes.tolist(), labels.tolist()
+    ([3, 1, 3], [0, 1, 2, 3])
+    >>> codes, labels = index_codes(pd.Series(["b", None, "a"]))
+    >>> codes.tolist(), labels.tolist()
+    ([1, 2, 0], ['a', 'b', nan])
+    """
+    if isinstance(values.dtype, np.dtype) and values.dtype.kind in "iu" and len(values):
+        numbers = values.to_numpy()
+        size = int(numbers.max()) + 1
+        if numbers.min() >= 0 and size <= _addressable(len(numbers)):
+            held = np.zeros(size, dtype=bool)
+            held[numbers] = True
+            if 2 * np.count_nonzero(held) >= size:  # few empty slots
+                return numbers, pd.Index(np.arange(size, dtype=numbers.dtype))
+    codes, labels = factorize_sorted(values, nulls="code")
+    if len(codes) and codes.max() == len(labels):
+        labels = labels.append(pd.Index([None], dtype=labels.dtype))
+    return codes, labels
+
+
 def dense_integer_codes(values) -> tuple[np.ndarray, np.ndarray] | None:
     """Sorted codes of an integer column by direct addressing, or None where that does not pay.
 
@@ -98,9 +137,9 @@ def dense_integer_codes(values) -> tuple[np.ndarray, np.ndarray] | None:
     if values.dtype.kind not in "iu" or not len(values):
         return None
     low, high = int(values.min()), int(values.max())
-    if high - low > 4 * len(values) + 1024:
+    if high - low > _addressable(len(values)):
         return None
-    if 0 <= low and high <= 4 * len(values) + 1024:
+    if 0 <= low and high <= _addressable(len(values)):
         low = 0  # ids index the table as they are: no shifted copy of every row
     offset = values - low if low else values
     seen = np.zeros(high - low + 1, dtype=bool)
@@ -130,7 +169,7 @@ def first_rows(codes: np.ndarray, n_codes: int) -> np.ndarray:
 
 def first_values(values: pd.Series, codes: np.ndarray, n_codes: int):
     """The value of ``values`` at the first row of each of ``n_codes`` codes (``codes`` one per
-    row, every code present), as an array of ``values``' type.
+    row), null for a code no row holds, as an array of ``values``' type.
 
     A categorical column's codes are written in reverse, each code's earliest last (as
     :func:`first_rows`), so that no row number is made for each row; other columns are taken at
@@ -139,14 +178,15 @@ def first_values(values: pd.Series, codes: np.ndarray, n_codes: int):
     Examples
     --------
     >>> values = pd.Series(pd.Categorical(["x", "y", "z", "y"]))
-    >>> list(first_values(values, np.array([1, 0, 1, 0]), 2))
-    ['y', 'x']
+    >>> list(first_values(values, np.array([1, 0, 1, 0]), 3))
+    ['y', 'x', nan]
     """
     if isinstance(values.dtype, pd.CategoricalDtype):
-        first = np.empty(n_codes, dtype=values.array.codes.dtype)
+        first = np.full(n_codes, -1, dtype=values.array.codes.dtype)
         first[codes[::-1]] = values.array.codes[::-1]
         return pd.Categorical.from_codes(first, dtype=values.dtype)
-    return values.take(first_rows(codes, n_codes)).array
+    rows = first_rows(codes, n_codes)
+    return values.array.take(np.where(rows < len(codes), rows, -1), allow_fill=True)
 
 
 #: Rows :func:`code_counts` counts at a time.

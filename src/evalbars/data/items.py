@@ -44,7 +44,13 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
-from evalbars.data.codes import as_category, code_counts, factorize_sorted, first_rows
+from evalbars.data.codes import (
+    as_category,
+    code_counts,
+    factorize_sorted,
+    first_rows,
+    index_codes,
+)
 from evalbars.data.readers.common import (
     DEFAULT_RUN,
     LABEL_COLUMN,
@@ -171,7 +177,7 @@ def _check_categories(frame: pd.DataFrame) -> pd.DataFrame:
     Works on (question, category) code pairs, so a question's millions of repeats
     across models cost one hash each.
     """
-    question, question_ids = factorize_sorted(frame["question_id"])
+    question, question_ids = index_codes(frame["question_id"])
     category = frame["category"].array.codes
     width = len(frame["category"].cat.categories) + 1
     known = category >= 0

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evalbars.data.codes import factorize_sorted, first_rows, first_values
+from evalbars.data.codes import factorize_sorted, first_rows, first_values, index_codes
 from evalbars.data.items import near_duplicates
 from evalbars.data.scores import question_order
 from evalbars.errors import ConfigError, plain
@@ -74,18 +74,22 @@ def question_layout(items: pd.DataFrame) -> QuestionLayout:
     >>> list(layout.categories)
     ['y', 'x']
     """
-    rows, questions = factorize_sorted(items["question_id"])
+    rows, questions = index_codes(items["question_id"])
     columns, models = factorize_sorted(items["model"])
     table = np.zeros((len(questions), len(models)), dtype=bool)
     table[rows, columns] = True
+    categories = (
+        first_values(items["category"], rows, len(questions)) if "category" in items else None
+    )
+    held = table.any(axis=1)
+    if not held.all():  # ids no row holds (numbers missing from a range)
+        table, questions = table[held], questions[held]
+        categories = None if categories is None else categories[held]
     present = pd.DataFrame(
         table,
         index=pd.Index(questions, name="question_id"),
         columns=list(models),
         copy=False,
-    )
-    categories = (
-        first_values(items["category"], rows, len(questions)) if "category" in items else None
     )
     return QuestionLayout(present, categories)
 

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from evalbars.data.blocks import BLOCK_CELLS, blocks
-from evalbars.data.codes import dense_integer_codes, factorize_sorted, first_rows, first_values
+from evalbars.data.codes import factorize_sorted, first_values, index_codes
 from evalbars.data.readers.common import LABEL_COLUMN
 
 __all__ = [
@@ -222,26 +222,29 @@ def wide_scores(items: pd.DataFrame, models=None) -> WideScores:
     column = _positions(models, frame["model"])
     if len(models) < len(present):
         frame, column = frame[column >= 0], column[column >= 0]
-    question_code, question_ids = _question_codes(frame["question_id"])
+    # A slot per question id (small integer ids are their own: no code per row), of which the
+    # rows hold some.
+    slot, labels = index_codes(frame["question_id"])
+    held = np.zeros(len(labels), dtype=bool)
+    held[slot] = True
+    held = np.flatnonzero(held)
     questions = question_order(
         pd.DataFrame(
             {
-                "question_id": question_ids,
+                "question_id": labels[held].to_numpy(),
                 # each question's category as text (a categorical would sort by its codes)
-                "category": np.asarray(
-                    first_values(frame["category"], question_code, len(question_ids))
-                ),
-                "code": np.arange(len(question_ids)),
+                "category": np.asarray(first_values(frame["category"], slot, len(labels)))[held],
+                "slot": held,
             }
         )
     )
-    shape = (len(question_ids), len(models))
+    shape = (len(held), len(models))
     # Codes in int32 while every cell number fits: at 95 million rows each int64 array is 760 MB.
     index_type = np.int32 if shape[0] * shape[1] < 2**31 else np.int64
-    position = np.empty(len(question_ids), dtype=index_type)
-    position[questions["code"].to_numpy()] = np.arange(len(question_ids))
-    cell = position[question_code]
-    del question_code
+    position = np.zeros(len(labels), dtype=index_type)  # each slot's row in the matrix
+    position[questions["slot"].to_numpy()] = np.arange(shape[0])
+    cell = position[slot]
+    del slot
     cell *= len(models)
     cell += column
     filled = np.zeros(shape[0] * shape[1], dtype=bool)
@@ -278,20 +281,6 @@ def wide_scores(items: pd.DataFrame, models=None) -> WideScores:
         within_ss=within,
         human=human,
     )
-
-
-def _question_codes(ids: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """A code per row for its question id, and the id of each code (as its first row holds it).
-
-    Integer ids in a narrow range are coded by direct addressing
-    (:func:`evalbars.data.codes.dense_integer_codes`, one pass and no hashing); anything else by
-    :func:`pandas.factorize`.
-    """
-    dense = dense_integer_codes(ids)
-    if dense is not None:
-        return dense
-    codes, uniques = pd.factorize(ids)
-    return codes, ids.to_numpy()[first_rows(codes, len(uniques))]
 
 
 #: The item table's columns :func:`wide_scores` reads (and ``human``, where the table has it:

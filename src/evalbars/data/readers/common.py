@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalbars.data.codes import as_category, factorize_sorted
+from evalbars.data.codes import as_category, index_codes
 from evalbars.errors import CONTROL_CHARACTERS, InputError, control_character, plain
 
 __all__ = [
@@ -368,27 +368,36 @@ def _check_scales(frame: pd.DataFrame) -> None:
     scores, options = (_as_numbers(frame[column]) for column in ("correct", "n_options"))
     for bad, problem in (
         (
-            _given(scores) & ((scores < 0) | (scores > 1)),
+            _outside(scores, 0, 1),
             lambda i: (
                 f"a score must be in [0, 1] (1 right, 0 wrong, a fraction for partial "
                 f"credit), got {plain(scores[i])!r}"
             ),
         ),
         (
-            _given(options) & (options < 1),
+            _outside(options, 1, np.inf),
             lambda i: f"a question has at least 1 option, got n_options {plain(options[i]):g}",
         ),
     ):
-        if bad.any():
+        if bad is not None:
             i = int(bad.argmax())
             raise InputError(
                 frame["source_path"].iloc[i], problem(i), plain(frame["record"].iloc[i])
             )
 
 
-def _given(numbers: np.ndarray) -> np.ndarray | bool:
-    """Where ``numbers`` are not NaN (everywhere, for integers: no mask of every row)."""
-    return True if numbers.dtype.kind in "iub" else ~np.isnan(numbers)
+def _outside(numbers: np.ndarray, low, high) -> np.ndarray | None:
+    """Where ``numbers`` (NaN aside) lie outside [``low``, ``high``], or None where none does.
+
+    Integers are judged by their range first: no mask of a board's every row unless some
+    number is outside it."""
+    if numbers.dtype.kind in "iu" and (
+        not len(numbers) or (numbers.min() >= low and numbers.max() <= high)
+    ):
+        return None
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isnan(numbers) & ((numbers < low) | (numbers > high))
+    return bad if bad.any() else None
 
 
 def _as_numbers(values: pd.Series) -> np.ndarray:
@@ -545,8 +554,9 @@ def _check_unique_questions(frame: pd.DataFrame) -> None:
             continue  # one epoch, as in most tables: nothing to tell rows apart by
         if isinstance(values.dtype, pd.CategoricalDtype) and len(values.cat.categories) == 1:
             continue  # one run
-        codes.append(factorize_sorted(values, nulls="code")[0])
-        sizes.append(int(codes[-1].max()) + 1 if len(values) else 1)
+        column_codes, labels = index_codes(values)
+        codes.append(column_codes)
+        sizes.append(len(labels))
     if not codes:  # one model, question, run and epoch: every row is the same
         codes, sizes = [np.zeros(len(frame), dtype=np.int8)], [1]
     cells = math.prod(sizes)
