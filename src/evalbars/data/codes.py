@@ -22,6 +22,7 @@ __all__ = [
     "first_rows",
     "first_values",
     "code_counts",
+    "mark_cells",
 ]
 
 
@@ -67,9 +68,13 @@ def factorize_sorted(values: pd.Series, nulls: str = "sentinel") -> tuple[np.nda
     if isinstance(values.dtype, pd.CategoricalDtype):
         # The categorical's own codes (``.cat.codes`` would copy them into a new Series).
         codes, labels = values.array.codes, values.cat.categories
-        seen = np.zeros(len(labels) + 1, dtype=bool)
-        seen[codes] = True  # a null's code -1 marks the extra last place
-        has_nulls, seen = bool(seen[-1]), seen[:-1]
+        has_nulls = bool(len(codes)) and int(codes.min()) < 0
+        if has_nulls:
+            seen = np.zeros(len(labels) + 1, dtype=bool)
+            seen[codes] = True  # a null's code -1 marks the extra last place
+            seen = seen[:-1]
+        else:  # counted a block at a time: faster than marking at every row's code
+            seen = code_counts(codes, len(labels)) > 0
         if not seen.all():
             renumber = np.append(np.cumsum(seen) - 1, -1)
             codes, labels = renumber[codes], labels[seen]
@@ -209,3 +214,32 @@ def code_counts(codes: np.ndarray, n_codes: int) -> np.ndarray:
     for start in range(0, len(codes), COUNT_BLOCK):
         counts += np.bincount(codes[start : start + COUNT_BLOCK], minlength=n_codes)
     return counts
+
+
+#: Rows :func:`mark_cells` marks at a time.
+MARK_BLOCK = 1 << 16
+
+
+def mark_cells(table: np.ndarray, codes) -> None:
+    """``table[tuple(codes)] = True`` for a boolean ``table`` and one code per row for each of its
+    axes, a block of :data:`MARK_BLOCK` rows at a time.
+
+    Each block's cells are numbered in the flattened table and marked at one index array: three
+    times faster than numpy's assignment at several index arrays, and without the cell number
+    per row (380 MB on a board's 95 M rows) that one such array for all rows would take.
+
+    Examples
+    --------
+    >>> table = np.zeros((2, 3), dtype=bool)
+    >>> mark_cells(table, [np.array([0, 1, 1]), np.array([2, 0, 2], dtype=np.int16)])
+    >>> table.astype(int).tolist()
+    [[0, 0, 1], [1, 0, 1]]
+    """
+    flat = np.reshape(table, -1, copy=False)  # marks the table itself (a copy would raise)
+    for start in range(0, len(codes[0]), MARK_BLOCK):
+        block = slice(start, start + MARK_BLOCK)
+        cell = codes[0][block].astype(np.intp)
+        for axis_codes, size in zip(codes[1:], table.shape[1:], strict=True):
+            cell *= size
+            cell += axis_codes[block]
+        flat[cell] = True

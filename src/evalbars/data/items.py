@@ -50,6 +50,7 @@ from evalbars.data.codes import (
     factorize_sorted,
     first_rows,
     index_codes,
+    mark_cells,
 )
 from evalbars.data.readers.common import (
     DEFAULT_RUN,
@@ -182,12 +183,12 @@ def _check_categories(frame: pd.DataFrame) -> pd.DataFrame:
     width = len(frame["category"].cat.categories) + 1
     known = category >= 0
     # Mark the (question, category) pairs seen: one pass, no hashing of every row (and no
-    # pair number per row: numpy's assignment at two index arrays makes none).
+    # pair number per row: mark_cells).
     seen = np.zeros((len(question_ids), width), dtype=bool)
     if known.all():
-        seen[question, category] = True
+        mark_cells(seen, [question, category])
     else:
-        seen[question[known], category[known]] = True
+        mark_cells(seen, [question[known], category[known]])
     pairs = np.flatnonzero(seen)
     del seen
     per_question = np.bincount(pairs // width, minlength=len(question_ids))

@@ -18,7 +18,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evalbars.data.codes import factorize_sorted, first_rows, first_values, index_codes
+from evalbars.data.codes import (
+    factorize_sorted,
+    first_rows,
+    first_values,
+    index_codes,
+    mark_cells,
+)
 from evalbars.data.items import near_duplicates
 from evalbars.data.scores import question_order
 from evalbars.errors import ConfigError, plain
@@ -77,7 +83,7 @@ def question_layout(items: pd.DataFrame) -> QuestionLayout:
     rows, questions = index_codes(items["question_id"])
     columns, models = factorize_sorted(items["model"])
     table = np.zeros((len(questions), len(models)), dtype=bool)
-    table[rows, columns] = True
+    mark_cells(table, [rows, columns])
     categories = (
         first_values(items["category"], rows, len(questions)) if "category" in items else None
     )
@@ -162,13 +168,19 @@ def coverage_table(
     shared = int(analysed.all(axis=1).sum())
     models = list(in_source.columns)
     counts = analysed.sum(axis=0).reindex(models, fill_value=0).to_numpy()
+    held = in_source.sum(axis=0).to_numpy()
+    excluded = (
+        np.zeros_like(held)
+        if analysed is in_source
+        else (in_source & ~analysed).sum(axis=0).to_numpy()
+    )
     table = pd.DataFrame(
         {
             "model": models,
             "source_file": _source_files(combined, models),
-            "in_source": in_source.sum(axis=0).to_numpy(),
-            "lacks_in_source": (~in_source).sum(axis=0).to_numpy(),
-            "excluded": (in_source & ~analysed).sum(axis=0).to_numpy(),
+            "in_source": held,
+            "lacks_in_source": len(in_source) - held,
+            "excluded": excluded,
             "analysed": counts,
             "shared": shared,
             "outside_shared": counts - shared,

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalbars.data.codes import as_category, index_codes
+from evalbars.data.codes import as_category, index_codes, mark_cells
 from evalbars.errors import CONTROL_CHARACTERS, InputError, control_character, plain
 
 __all__ = [
@@ -561,11 +561,10 @@ def _check_unique_questions(frame: pd.DataFrame) -> None:
         codes, sizes = [np.zeros(len(frame), dtype=np.int8)], [1]
     cells = math.prod(sizes)
     if cells <= 4 * len(frame) + 1024:
-        # A board where most models answer most questions: mark each cell, one pass (numpy's
-        # assignment at several index arrays makes no cell number per row); count them only if
-        # some cell is marked twice.
+        # A board where most models answer most questions: mark each cell, one pass (no cell
+        # number per row: mark_cells); count them only if some cell is marked twice.
         seen = np.zeros(sizes, dtype=bool)
-        seen[tuple(codes)] = True
+        mark_cells(seen, codes)
         if np.count_nonzero(seen) == len(frame):
             return
         del seen
