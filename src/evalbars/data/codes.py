@@ -172,9 +172,10 @@ def first_rows(codes: np.ndarray, n_codes: int) -> np.ndarray:
     return first
 
 
-def first_values(values: pd.Series, codes: np.ndarray, n_codes: int):
+def first_values(values: pd.Series, codes: np.ndarray, n_codes: int, at=None):
     """The value of ``values`` at the first row of each of ``n_codes`` codes (``codes`` one per
-    row), null for a code no row holds, as an array of ``values``' type.
+    row), as an array of ``values``' type: of every code, null where no row holds one, or of the
+    codes ``at`` (an index array or mask of codes rows hold).
 
     A categorical column's codes are written in reverse, each code's earliest last (as
     :func:`first_rows`), so that no row number is made for each row; other columns are taken at
@@ -185,12 +186,17 @@ def first_values(values: pd.Series, codes: np.ndarray, n_codes: int):
     >>> values = pd.Series(pd.Categorical(["x", "y", "z", "y"]))
     >>> list(first_values(values, np.array([1, 0, 1, 0]), 3))
     ['y', 'x', nan]
+    >>> np.asarray(first_values(pd.Series([5, 6, 7]), np.array([2, 0, 2]), 3, at=[0, 2]))
+    array([6, 5])
     """
     if isinstance(values.dtype, pd.CategoricalDtype):
         first = np.full(n_codes, -1, dtype=values.array.codes.dtype)
         first[codes[::-1]] = values.array.codes[::-1]
+        first = first if at is None else first[at]
         return pd.Categorical.from_codes(first, dtype=values.dtype)
     rows = first_rows(codes, n_codes)
+    if at is not None:  # (held codes: no fill, so integers stay integers)
+        return values.array.take(rows[at])
     return values.array.take(np.where(rows < len(codes), rows, -1), allow_fill=True)
 
 

@@ -84,13 +84,14 @@ def question_layout(items: pd.DataFrame) -> QuestionLayout:
     columns, models = factorize_sorted(items["model"])
     table = np.zeros((len(questions), len(models)), dtype=bool)
     mark_cells(table, [rows, columns])
-    categories = (
-        first_values(items["category"], rows, len(questions)) if "category" in items else None
-    )
     held = table.any(axis=1)
+    categories = (
+        first_values(items["category"], rows, len(questions), at=held)
+        if "category" in items
+        else None
+    )
     if not held.all():  # ids no row holds (numbers missing from a range)
         table, questions = table[held], questions[held]
-        categories = None if categories is None else categories[held]
     present = pd.DataFrame(
         table,
         index=pd.Index(questions, name="question_id"),

@@ -233,7 +233,7 @@ def wide_scores(items: pd.DataFrame, models=None) -> WideScores:
             {
                 "question_id": labels[held].to_numpy(),
                 # each question's category as text (a categorical would sort by its codes)
-                "category": np.asarray(first_values(frame["category"], slot, len(labels)))[held],
+                "category": np.asarray(first_values(frame["category"], slot, len(labels), held)),
                 "slot": held,
             }
         )

@@ -136,3 +136,13 @@ def test_accuracy_order_in_blocks_is_the_unblocked_order(monkeypatch):
     assert accuracy_order(wide) == whole
     means = np.nanmean(scores, axis=0)
     assert whole == [f"m{k}" for k in np.argsort(-means, kind="stable")]
+
+
+def test_integer_categories_stay_whole_numbers_beside_ids_with_gaps():
+    # Ids 0, 2 and 3 are their own slots (1 is empty); the categories are read at held slots only.
+    items = pd.DataFrame(
+        {"model": "A", "question_id": [3, 0, 2], "category": [2, 1, 1], "correct": [1, 0, 1]}
+    )
+    wide = wide_scores(items)
+    assert wide.question_ids.tolist() == [0, 2, 3]
+    assert wide.categories.tolist() == ["1", "1", "2"]
