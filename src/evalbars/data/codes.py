@@ -7,6 +7,11 @@ as a categorical with sorted string categories, and :func:`factorize_sorted`
 codes any column so that codes order like the labels, as ``pd.factorize(...,
 sort=True)`` does, without sorting the rows' codes (which costs seconds at
 this size).
+
+At a board's hundred million rows every array of one number per row is hundreds of MB, and
+making it costs more than the work done with it; so :func:`index_codes` lets small integer ids
+be their own codes, and :func:`code_counts` and :func:`mark_cells` count and mark rows a block
+at a time.
 """
 
 from __future__ import annotations
@@ -174,8 +179,8 @@ def first_rows(codes: np.ndarray, n_codes: int) -> np.ndarray:
 
 def first_values(values: pd.Series, codes: np.ndarray, n_codes: int, at=None):
     """The value of ``values`` at the first row of each of ``n_codes`` codes (``codes`` one per
-    row), as an array of ``values``' type: of every code, null where no row holds one, or of the
-    codes ``at`` (an index array or mask of codes rows hold).
+    row), as an array of ``values``' type: of every code (null where no row holds it), or of the
+    codes ``at`` only (an index array or boolean mask of codes that rows hold).
 
     A categorical column's codes are written in reverse, each code's earliest last (as
     :func:`first_rows`), so that no row number is made for each row; other columns are taken at
