@@ -44,7 +44,14 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
-from evalbars.data.codes import as_category, factorize_sorted, first_rows
+from evalbars.data.codes import (
+    as_category,
+    code_counts,
+    factorize_sorted,
+    first_rows,
+    index_codes,
+    mark_cells,
+)
 from evalbars.data.readers.common import (
     DEFAULT_RUN,
     LABEL_COLUMN,
@@ -171,16 +178,17 @@ def _check_categories(frame: pd.DataFrame) -> pd.DataFrame:
     Works on (question, category) code pairs, so a question's millions of repeats
     across models cost one hash each.
     """
-    question, question_ids = factorize_sorted(frame["question_id"])
-    category = frame["category"].cat.codes.to_numpy()
+    question, question_ids = index_codes(frame["question_id"])
+    category = frame["category"].array.codes
     width = len(frame["category"].cat.categories) + 1
     known = category >= 0
-    # Mark the (question, category) pairs seen: one pass, no hashing of every row.
-    seen = np.zeros(len(question_ids) * width, dtype=bool)
+    # Mark the (question, category) pairs seen: one pass, no hashing of every row (and no
+    # pair number per row: mark_cells).
+    seen = np.zeros((len(question_ids), width), dtype=bool)
     if known.all():
-        seen[question.astype(np.int64) * width + category] = True
+        mark_cells(seen, [question, category])
     else:
-        seen[question[known].astype(np.int64) * width + category[known]] = True
+        mark_cells(seen, [question[known], category[known]])
     pairs = np.flatnonzero(seen)
     del seen
     per_question = np.bincount(pairs // width, minlength=len(question_ids))
@@ -287,8 +295,8 @@ def _check_some_scores(frame: pd.DataFrame) -> None:
     code, models = factorize_sorted(frame["model"])
     if (code < 0).any():  # rows with no model name belong to no model
         code, missing = code[code >= 0], missing[code >= 0]
-    rows_of = np.bincount(code, minlength=len(models))
-    unscored = np.bincount(code[missing], minlength=len(models)) == rows_of
+    rows_of = code_counts(code, len(models))
+    unscored = code_counts(code[missing], len(models)) == rows_of
     if unscored.any():
         model = models[int(unscored.argmax())]
         rows = int(rows_of[unscored.argmax()])
@@ -313,12 +321,13 @@ def join_sources(frames) -> pd.DataFrame:
     seen: dict[str, str] = {}
     as_runs: dict[str, bool] = {}
     check_spellings(frames)  # two spellings of one name, NFC-normalised alike by the readers
-    frames = _label_runs(frames)
-    for frame in frames:
+    models_of = [_models_of(frame) for frame in frames]
+    frames = _label_runs(frames, models_of)
+    for frame, models in zip(frames, models_of, strict=True):
         _check_some_scores(frame)
         source = frame["source_path"].iloc[0]
         runs_all = bool(frame.attrs.get(RUNS_ALL))
-        for model in frame["model"].dropna().unique():
+        for model in models:
             if model in seen and not (runs_all and as_runs[model]):
                 raise InputError(
                     source,
@@ -356,14 +365,19 @@ def join_sources(frames) -> pd.DataFrame:
     return combined
 
 
-def _label_runs(frames: list) -> list:
+def _models_of(frame: pd.DataFrame) -> list:
+    """A frame's model names in the order its rows first give them (nulls left out)."""
+    return pd.Series(frame["model"].unique()).dropna().tolist()
+
+
+def _label_runs(frames: list, models_of: list) -> list:
     """Frames whose models another frame also holds, as runs: those whose entries read every
     run (``runs: all``) keep their run labels, or take their file's name where the source gave
     none; a run label two frames give one model is refused. Frames of other models are
-    returned as they are."""
+    returned as they are. ``models_of`` are each frame's models (:func:`_models_of`)."""
     owners: dict = {}
-    for position, frame in enumerate(frames):
-        for model in frame["model"].dropna().unique():
+    for position, models in enumerate(models_of):
+        for model in models:
             owners.setdefault(model, []).append(position)
     shared = {p for places in owners.values() if len(places) > 1 for p in places}
     if not shared or not all(frames[p].attrs.get(RUNS_ALL) for p in shared):
@@ -467,9 +481,8 @@ def missing_prediction_counts(raw_frames, policy: str = "wrong") -> pd.DataFrame
     for frame in raw_frames:
         # Counted over integer codes: a groupby of a board's hundred million rows costs GBs.
         model, models = factorize_sorted(frame["model"])
-        samples = np.bincount(model, minlength=len(models))
-        missing = np.bincount(model[frame["correct"].isna().to_numpy()], minlength=len(models))
-        missing = missing.astype(np.int64)
+        samples = code_counts(model, len(models))
+        missing = code_counts(model[frame["correct"].isna().to_numpy()], len(models))
         tables.append(
             pd.DataFrame(
                 {

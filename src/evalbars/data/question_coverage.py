@@ -13,16 +13,26 @@ each lack the other's questions) than a real difference; the message says which.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
-from evalbars.data.codes import factorize_sorted, first_rows
+from evalbars.data.codes import (
+    factorize_sorted,
+    first_rows,
+    first_values,
+    index_codes,
+    mark_cells,
+)
 from evalbars.data.items import near_duplicates
 from evalbars.data.scores import question_order
 from evalbars.errors import ConfigError, plain
 
 __all__ = [
     "check_id_spelling",
+    "QuestionLayout",
+    "question_layout",
     "presence",
     "shared_questions",
     "coverage_table",
@@ -33,20 +43,79 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True)
+class QuestionLayout:
+    """Which models have rows for which questions, and each question's category: what the
+    coverage and design checks read of an item table, from one pass over its rows
+    (:func:`question_layout`), so that a table of a hundred million rows is coded once for all
+    of them.
+
+    Attributes
+    ----------
+    present : DataFrame
+        :func:`presence`: questions (sorted ids) by models (sorted names), True where the model
+        has a row for the question.
+    categories : array or None
+        The category of each question (its first row's), in ``present``'s row order; None for
+        a table without a ``category`` column.
+    """
+
+    present: pd.DataFrame
+    categories: object = None
+
+
+def question_layout(items: pd.DataFrame) -> QuestionLayout:
+    """The :class:`QuestionLayout` of ``items`` (``model``, ``question_id`` and, where it has one,
+    ``category``).
+
+    Examples
+    --------
+    >>> items = pd.DataFrame({"model": ["b", "a", "b"], "question_id": [2, 1, 1],
+    ...                       "category": ["x", "y", "y"]})
+    >>> layout = question_layout(items)
+    >>> layout.present.index.tolist(), layout.present.columns.tolist()
+    ([1, 2], ['a', 'b'])
+    >>> layout.present.to_numpy().tolist()
+    [[True, True], [False, True]]
+    >>> list(layout.categories)
+    ['y', 'x']
+    """
+    rows, questions = index_codes(items["question_id"])
+    columns, models = factorize_sorted(items["model"])
+    table = np.zeros((len(questions), len(models)), dtype=bool)
+    mark_cells(table, [rows, columns])
+    held = table.any(axis=1)
+    categories = (
+        first_values(items["category"], rows, len(questions), at=held)
+        if "category" in items
+        else None
+    )
+    if not held.all():  # ids no row holds (numbers missing from a range)
+        table, questions = table[held], questions[held]
+    present = pd.DataFrame(
+        table,
+        index=pd.Index(questions, name="question_id"),
+        columns=list(models),
+        copy=False,
+    )
+    return QuestionLayout(present, categories)
+
+
 def presence(items: pd.DataFrame) -> pd.DataFrame:
     """Question-by-model table of booleans: does the model have a row for the question.
 
-    Rows follow sorted question ids, columns sorted model names.
+    Rows follow sorted question ids, columns sorted model names
+    (:attr:`QuestionLayout.present`).
     """
-    rows, questions = factorize_sorted(items["question_id"])
-    columns, models = factorize_sorted(items["model"])
-    table = np.zeros((len(questions), len(models)), dtype=bool)
-    table[rows, columns] = True
-    return pd.DataFrame(table, index=pd.Index(questions, name="question_id"), columns=list(models))
+    return question_layout(items[["model", "question_id"]]).present
 
 
-def shared_questions(items: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+def shared_questions(
+    items: pd.DataFrame, layout: QuestionLayout | None = None
+) -> tuple[pd.DataFrame, int]:
     """Questions every model in ``items`` has a row for.
+
+    ``layout`` is :func:`question_layout` of ``items``, when the caller has it already.
 
     Returns
     -------
@@ -55,17 +124,12 @@ def shared_questions(items: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     n_dropped : int
         Questions some model lacks.
     """
-    rows, questions = factorize_sorted(items["question_id"])
-    columns, models = factorize_sorted(items["model"])
-    table = np.zeros((len(questions), len(models)), dtype=bool)
-    table[rows, columns] = True
-    answered = table.all(axis=1)
-    # Each question's category from its first row (a drop_duplicates would hash every row).
-    first = first_rows(rows, len(questions))
+    layout = question_layout(items) if layout is None else layout
+    answered = layout.present.to_numpy().all(axis=1)
     shared = pd.DataFrame(
         {
-            "question_id": questions[answered],
-            "category": items["category"].take(first[answered]).array,
+            "question_id": layout.present.index[answered],
+            "category": layout.categories[answered],
         }
     )
     return question_order(shared).reset_index(drop=True), int((~answered).sum())
@@ -105,13 +169,19 @@ def coverage_table(
     shared = int(analysed.all(axis=1).sum())
     models = list(in_source.columns)
     counts = analysed.sum(axis=0).reindex(models, fill_value=0).to_numpy()
+    held = in_source.sum(axis=0).to_numpy()
+    excluded = (
+        np.zeros_like(held)
+        if analysed is in_source
+        else (in_source & ~analysed).sum(axis=0).to_numpy()
+    )
     table = pd.DataFrame(
         {
             "model": models,
             "source_file": _source_files(combined, models),
-            "in_source": in_source.sum(axis=0).to_numpy(),
-            "lacks_in_source": (~in_source).sum(axis=0).to_numpy(),
-            "excluded": (in_source & ~analysed).sum(axis=0).to_numpy(),
+            "in_source": held,
+            "lacks_in_source": len(in_source) - held,
+            "excluded": excluded,
             "analysed": counts,
             "shared": shared,
             "outside_shared": counts - shared,

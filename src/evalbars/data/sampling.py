@@ -16,9 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evalbars.data.codes import factorize_sorted
 from evalbars.data.items import UNCATEGORISED
-from evalbars.data.question_coverage import presence, shared_questions
+from evalbars.data.question_coverage import QuestionLayout, question_layout, shared_questions
 from evalbars.data.scores import question_order
 from evalbars.errors import ConfigError
 
@@ -102,9 +101,12 @@ QUESTION_SETS = ("shared", "all")
 
 
 def eligible_questions(
-    items: pd.DataFrame, question_set: str = "shared"
+    items: pd.DataFrame, question_set: str = "shared", layout: QuestionLayout | None = None
 ) -> tuple[pd.DataFrame, int]:
     """The questions the analysis uses: every model's (``shared``) or any model's (``all``).
+
+    ``layout`` is :func:`evalbars.data.question_coverage.question_layout` of ``items``, when the
+    caller has it already.
 
     Returns
     -------
@@ -115,13 +117,16 @@ def eligible_questions(
     """
     if question_set not in QUESTION_SETS:
         raise ValueError(f"question_set must be one of {QUESTION_SETS}, got {question_set!r}")
+    layout = question_layout(items) if layout is None else layout
     if question_set == "shared":
-        return shared_questions(items)
-    questions = items[["question_id", "category"]].drop_duplicates("question_id")
+        return shared_questions(items, layout)
+    questions = pd.DataFrame({"question_id": layout.present.index, "category": layout.categories})
     return question_order(questions).reset_index(drop=True), 0
 
 
-def check_design(items: pd.DataFrame, n, question_set: str = "shared") -> None:
+def check_design(
+    items: pd.DataFrame, n, question_set: str = "shared", layout: QuestionLayout | None = None
+) -> None:
     """Refuse, before anything is written, an item table the analysis cannot read at all.
 
     Every shape of data gets the readings that apply to it (:func:`design_notes` says which
@@ -133,10 +138,12 @@ def check_design(items: pd.DataFrame, n, question_set: str = "shared") -> None:
     subsample of ``n`` questions that does not fit, or that gives every category a single
     question (the nested mixed model could not tell the question variance from the category
     variance; with ``n: all`` those are the data's own design, and the mixed model says so
-    instead). Raises :class:`~evalbars.errors.ConfigError`.
+    instead). Raises :class:`~evalbars.errors.ConfigError`. ``layout`` is
+    :func:`evalbars.data.question_coverage.question_layout` of ``items``, when the caller has it.
     """
-    models = list(factorize_sorted(items["model"])[1])  # sorted, as the messages name them
-    shared, _ = eligible_questions(items, question_set)
+    layout = question_layout(items) if layout is None else layout
+    models = list(layout.present.columns)  # sorted, as the messages name them
+    shared, _ = eligible_questions(items, question_set, layout)
     if shared.empty:
         sizes = items.groupby("model")["question_id"].nunique().sort_values(kind="stable")
         raise ConfigError(
@@ -155,11 +162,14 @@ def check_design(items: pd.DataFrame, n, question_set: str = "shared") -> None:
         )
 
 
-def design_notes(items: pd.DataFrame, question_set: str = "shared") -> list[str]:
+def design_notes(
+    items: pd.DataFrame, question_set: str = "shared", layout: QuestionLayout | None = None
+) -> list[str]:
     """One sentence for each reading the shape of the data leaves out, for the console and
     the report's first screen: a single model (nothing to compare), several models with no
     question they all answered (:func:`no_shared_question`), and no categories or a single one
-    (the category level dropped). Empty for the paper's design.
+    (the category level dropped). Empty for the paper's design. ``layout`` is
+    :func:`evalbars.data.question_coverage.question_layout` of ``items``, when the caller has it.
 
     Examples
     --------
@@ -170,15 +180,16 @@ def design_notes(items: pd.DataFrame, question_set: str = "shared") -> list[str]
     >>> design_notes(items.drop(index=[0, 3]), "all")[0][:55]
     'no two models share a question (2 models, 2 questions):'
     """
-    models = list(factorize_sorted(items["model"])[1])
+    layout = question_layout(items) if layout is None else layout
+    models = list(layout.present.columns)
     if len(models) < 2:
         return [
             f"one model ({models[0]}): its accuracy and intervals are reported; there is "
             "nothing to compare it with"
         ]
-    notes = no_shared_question(items)
+    notes = no_shared_question(items, layout)
     # With no question every model answered (question_set: all) the analysis reads them all.
-    shared, _ = eligible_questions(items, "all" if notes else question_set)
+    shared, _ = eligible_questions(items, "all" if notes else question_set, layout)
     categories = sorted(shared["category"].unique())
     if len(categories) > 1:
         return notes
@@ -190,7 +201,7 @@ def design_notes(items: pd.DataFrame, question_set: str = "shared") -> list[str]
     ]
 
 
-def no_shared_question(items: pd.DataFrame) -> list[str]:
+def no_shared_question(items: pd.DataFrame, layout: QuestionLayout | None = None) -> list[str]:
     """The sentence that says several models share no question, and what that leaves out;
     empty when some question was answered by every model (or there is one model).
 
@@ -198,7 +209,8 @@ def no_shared_question(items: pd.DataFrame) -> list[str]:
     models at once on the same questions (the omnibus tests, the paired rank reading) have
     none. The sentence gives the range of the pairs' shared questions and names the pairs
     that share none (or says that no two models share a question) (:math:`n_{ab} = \\sum_q P_{qa} P_{qb}` from the question-by-model
-    presence matrix :math:`P`).
+    presence matrix :math:`P`; ``layout`` is
+    :func:`evalbars.data.question_coverage.question_layout` of ``items``, when the caller has it).
 
     Examples
     --------
@@ -209,7 +221,7 @@ def no_shared_question(items: pd.DataFrame) -> list[str]:
     (the omnibus tests, the paired ranks) are left out; 1 of the 3 pairs shares no question
     ('a' and 'c'), so it has only unpaired readings
     """
-    present = presence(items)
+    present = (question_layout(items) if layout is None else layout).present
     if present.shape[1] < 2 or present.all(axis=1).any():
         return []
     # Questions each pair answered: one product of the presence matrix (exact in float32 up to

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from evalbars.data.blocks import BLOCK_CELLS, blocks
-from evalbars.data.codes import dense_integer_codes, factorize_sorted, first_rows
+from evalbars.data.codes import MARK_BLOCK, factorize_sorted, first_values, index_codes
 from evalbars.data.readers.common import LABEL_COLUMN
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "write_wide_scores",
     "SCORE_COLUMNS",
     "score_columns",
+    "read_score_columns",
     "stored_labels",
     "question_order",
     "model_means",
@@ -221,33 +222,51 @@ def wide_scores(items: pd.DataFrame, models=None) -> WideScores:
     column = _positions(models, frame["model"])
     if len(models) < len(present):
         frame, column = frame[column >= 0], column[column >= 0]
-    question_code, first_row = _question_codes(frame["question_id"])
+    # A slot per question id (small integer ids are their own: no code per row), of which the
+    # rows hold some.
+    slot, labels = index_codes(frame["question_id"])
+    held = np.zeros(len(labels), dtype=bool)
+    held[slot] = True
+    held = np.flatnonzero(held)
     questions = question_order(
         pd.DataFrame(
             {
-                "question_id": frame["question_id"].to_numpy()[first_row],
-                # take before converting: a categorical's to_numpy() is an object per row
-                "category": frame["category"].take(first_row).to_numpy(),
-                "code": np.arange(len(first_row)),
+                "question_id": labels[held].to_numpy(),
+                # each question's category as text (a categorical would sort by its codes)
+                "category": np.asarray(first_values(frame["category"], slot, len(labels), held)),
+                "slot": held,
             }
         )
     )
-    shape = (len(first_row), len(models))
+    shape = (len(held), len(models))
     # Codes in int32 while every cell number fits: at 95 million rows each int64 array is 760 MB.
     index_type = np.int32 if shape[0] * shape[1] < 2**31 else np.int64
-    position = np.empty(len(first_row), dtype=index_type)
-    position[questions["code"].to_numpy()] = np.arange(len(first_row))
-    cell = position[question_code]
-    cell *= len(models)
-    cell += column
+    position = np.zeros(len(labels), dtype=index_type)  # each slot's row in the matrix
+    position[questions["slot"].to_numpy()] = np.arange(shape[0])
+
+    def cells(rows=slice(None)) -> np.ndarray:
+        """The cell of each of the rows ``rows``: its question's row times the models plus its
+        model's column in the flattened matrix."""
+        cell = position[slot[rows]]
+        cell *= len(models)
+        cell += column[rows]
+        return cell
+
+    # One sample per cell (a board's case) is told and placed a block of rows at a time, so that
+    # no cell number is held for every row (380 MB at 95 M rows).
+    row_blocks = [slice(start, start + MARK_BLOCK) for start in range(0, len(slot), MARK_BLOCK)]
     filled = np.zeros(shape[0] * shape[1], dtype=bool)
-    filled[cell] = True
-    if np.count_nonzero(filled) == len(cell):  # no cell twice: one sample per cell
+    for rows in row_blocks:
+        filled[cells(rows)] = True
+    if np.count_nonzero(filled) == len(slot):  # no cell twice: one sample per cell
         del filled
         means = np.full(shape[0] * shape[1], np.nan)
-        means[cell] = frame["correct"].to_numpy()
+        scores = frame["correct"].to_numpy()
+        for rows in row_blocks:
+            means[cells(rows)] = scores[rows]
         samples = within = None
     else:
+        cell = cells()
         values = frame["correct"].to_numpy(dtype=float)
         counts = np.bincount(cell, minlength=shape[0] * shape[1])
         sums = np.bincount(cell, weights=values, minlength=counts.size)
@@ -261,8 +280,9 @@ def wide_scores(items: pd.DataFrame, models=None) -> WideScores:
         # A cell's label: the mean over its labelled samples (one label per answer, as a rule).
         values = frame[LABEL_COLUMN].to_numpy(dtype=float)
         given = np.isfinite(values)
-        count = np.bincount(cell[given], minlength=shape[0] * shape[1])
-        total = np.bincount(cell[given], weights=values[given], minlength=count.size)
+        labelled_cells = cells()[given]
+        count = np.bincount(labelled_cells, minlength=shape[0] * shape[1])
+        total = np.bincount(labelled_cells, weights=values[given], minlength=count.size)
         with np.errstate(invalid="ignore", divide="ignore"):
             human = np.where(count > 0, total / count, np.nan).reshape(shape)
     return WideScores(
@@ -276,20 +296,6 @@ def wide_scores(items: pd.DataFrame, models=None) -> WideScores:
     )
 
 
-def _question_codes(ids: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """A code per row for its question id, and the first row of each code.
-
-    Integer ids in a narrow range are coded by direct addressing
-    (:func:`evalbars.data.codes.dense_integer_codes`, one pass and no hashing); anything else by
-    :func:`pandas.factorize`.
-    """
-    dense = dense_integer_codes(ids)
-    if dense is not None:
-        return dense[0], first_rows(dense[0], len(dense[1]))
-    codes, uniques = pd.factorize(ids)
-    return codes, first_rows(codes, len(uniques))
-
-
 #: The item table's columns :func:`wide_scores` reads (and ``human``, where the table has it:
 #: :func:`score_columns`).
 SCORE_COLUMNS = ["model", "question_id", "category", "correct"]
@@ -299,6 +305,20 @@ def score_columns(path) -> list[str]:
     """:data:`SCORE_COLUMNS` of the item table in the Parquet file ``path``, with its labels."""
     names = pq.read_schema(path).names
     return SCORE_COLUMNS + ([LABEL_COLUMN] if LABEL_COLUMN in names else [])
+
+
+def read_score_columns(path) -> pd.DataFrame:
+    """The :func:`score_columns` of the item table in the Parquet file ``path``, as
+    :func:`pandas.read_parquet` reads them.
+
+    Read a column at a time, Arrow's decoded pages given back after each: the read then peaks
+    at the table and one column (1.9 GB for a board of 95 M rows) rather than at twice the table.
+    """
+    columns = {}
+    for column in score_columns(path):
+        columns[column] = pd.read_parquet(path, columns=[column])[column]
+        pa.default_memory_pool().release_unused()
+    return pd.DataFrame(columns, copy=False)
 
 
 #: Stored in place of NaN (no score) when a matrix of 0/1 scores is written as int8.
@@ -316,10 +336,8 @@ def write_wide_scores(wide: WideScores, path) -> None:
     back a :class:`WideScores` equal to ``wide`` value for value.
     """
     scores = np.asarray(wide.scores)
-    finite = np.isfinite(scores)
-    binary = bool(np.all((scores == 0) | (scores == 1) | ~finite))
     arrays = {
-        "scores": np.where(finite, scores, _NO_SCORE).astype(np.int8) if binary else scores,
+        "scores": _as_int8(scores) if _binary(scores) else scores,
         "models": np.asarray(wide.models, dtype=str),
         "question_ids": np.asarray(wide.question_ids)
         if np.asarray(wide.question_ids).dtype.kind in "iu"
@@ -335,6 +353,25 @@ def write_wide_scores(wide: WideScores, path) -> None:
         arrays["score"] = np.asarray(wide.score, dtype=str)
     with open(path, "wb") as handle:
         np.savez(handle, **arrays)
+
+
+def _binary(scores: np.ndarray) -> bool:
+    """Whether every score is 0, 1 or not finite (no score); judged a block of questions at a time
+    (no mask of the whole matrix)."""
+    return all(
+        np.all((part == 0) | (part == 1) | ~np.isfinite(part))
+        for part in (scores[rows] for rows in blocks(*scores.shape))
+    )
+
+
+def _as_int8(scores: np.ndarray) -> np.ndarray:
+    """0/1 scores as int8, :data:`_NO_SCORE` where there is none, a block of questions at a time
+    (no float copy or mask of the matrix)."""
+    stored = np.full(scores.shape, _NO_SCORE, dtype=np.int8)
+    for rows in blocks(*scores.shape):
+        part = scores[rows]
+        np.copyto(stored[rows], part, casting="unsafe", where=np.isfinite(part))
+    return stored
 
 
 def stored_labels(path) -> bool:
@@ -381,7 +418,7 @@ def read_wide_scores(path, models=None) -> WideScores:
         # them answered is not a row.
         answered = np.isfinite(chosen.scores).any(axis=1)
         return chosen if answered.all() else chosen.rows(answered)
-    return wide_scores(pd.read_parquet(path, columns=score_columns(path)), models)
+    return wide_scores(read_score_columns(path), models)
 
 
 def _positions(labels, values: pd.Series) -> np.ndarray:
@@ -389,8 +426,10 @@ def _positions(labels, values: pd.Series) -> np.ndarray:
     looked up once per category."""
     index = pd.Index(labels)
     if isinstance(values.dtype, pd.CategoricalDtype):
-        lookup = np.append(index.get_indexer(values.cat.categories), -1).astype(np.int32)
-        return lookup[values.cat.codes.to_numpy()]
+        lookup = index.get_indexer(values.cat.categories)
+        if np.array_equal(lookup, np.arange(len(index))):
+            return values.array.codes  # every label, in order: the codes are the positions
+        return np.append(lookup, -1).astype(np.int32)[values.array.codes]
     return index.get_indexer(values)
 
 

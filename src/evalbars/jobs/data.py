@@ -37,7 +37,7 @@ from evalbars.data.question_coverage import (
     check_source_coverage,
     coverage_table,
     data_changes,
-    presence,
+    question_layout,
 )
 from evalbars.data.readers import SourceOptions, read_source
 from evalbars.data.readers.common import LABEL_COLUMN
@@ -48,7 +48,7 @@ from evalbars.data.sampling import (
     no_shared_question,
     stratified_subsample,
 )
-from evalbars.data.scores import WideScores, score_columns, write_wide_scores
+from evalbars.data.scores import WideScores, read_score_columns, write_wide_scores
 from evalbars.defaults import MISSING_SEED
 from evalbars.errors import ConfigError
 from evalbars.jobs.inputs import file_name, parquet, reads
@@ -239,19 +239,23 @@ def items_from_raw(
         ``item_table`` (:class:`ItemTable`), ``missing`` and ``coverage`` (:class:`Table`).
     """
     combined = join_sources(raw)
-    in_source = presence(combined)  # which questions each model's source holds
+    # Which questions each model's source holds, coded once for every check below.
+    sources_layout = question_layout(combined)
+    in_source = sources_layout.present
     if question_set == "shared":
         check_source_coverage(combined, max_unshared_share, in_source)
     check_id_spelling(combined, in_source)
     table = labelled(score_sources(combined, policy, seed), labels)
-    check_design(table, subsample_n, question_set)
+    # The item table holds every row of the sources unless the exclude policy dropped some.
+    layout = sources_layout if len(table) == len(combined) else question_layout(table)
+    check_design(table, subsample_n, question_set, layout)
     missing = missing_prediction_counts(raw, policy)
     coverage = coverage_table(combined, table, in_source)
     # What no question every model answered leaves out is said whatever the caller.
     if design:
-        notes = design_notes(table, question_set)
+        notes = design_notes(table, question_set, layout)
     else:
-        notes = no_shared_question(table) if not coverage["shared"].iloc[0] else []
+        notes = no_shared_question(table, layout) if not coverage["shared"].iloc[0] else []
     if has_labels(table):
         counted = label_summary(table)
         log.warning(
@@ -328,7 +332,7 @@ def subsample(item_table: str, *, n, seed: int, question_set: str, score: str = 
         (:class:`ScoreMatrix`), ``allocation`` and ``manifest``.
     """
     # The draw needs only the score columns; the whole table is read only if questions drop out.
-    scores = pd.read_parquet(item_table, columns=score_columns(item_table))
+    scores = read_score_columns(item_table)
     drawn = stratified_subsample(scores, n, seed, question_set)
     wide = chosen_scores(drawn.items, score, question_set)
     manifest = {

@@ -6,7 +6,13 @@ import pandas as pd
 import pytest
 
 from evalbars.data.items import join_sources, missing_prediction_counts, score_sources
-from evalbars.data.question_coverage import check_source_coverage, coverage_table, data_changes
+from evalbars.data.question_coverage import (
+    check_source_coverage,
+    coverage_table,
+    data_changes,
+    presence,
+    question_layout,
+)
 from evalbars.data.readers import read_long_table
 from evalbars.errors import ConfigError
 
@@ -62,3 +68,28 @@ def test_sources_that_disagree_beyond_the_share_stop_the_run(sources):
         "so the paired analyses would leave them out; check that question ids are written alike "
         "in every file, or raise `max_unshared_share` (now 0.05) to accept the loss"
     )
+
+
+@pytest.mark.parametrize("ids", [[0, 2, 5, 4], ["q0", "q2", "q5", "q4"]])
+def test_question_layout_is_the_presence_and_first_categories_of_the_rows(ids):
+    # Integer ids 0..5 with 1 and 3 missing index the table themselves; their empty slots are
+    # left out, as text ids (coded) never have them.
+    items = pd.DataFrame(
+        {
+            "model": pd.Categorical(["b", "a", "b", "a", "b", "a"]),
+            "question_id": [ids[0], ids[0], ids[1], ids[2], ids[3], ids[1]],
+            "category": pd.Categorical(["x", "x", "y", "y", "x", "y"]),
+        }
+    )
+    layout = question_layout(items)
+    expected = (
+        items.assign(seen=True)
+        .pivot_table(index="question_id", columns="model", values="seen", aggfunc="any")
+        .fillna(False)
+        .astype(bool)
+    )
+    assert layout.present.index.tolist() == sorted(ids)
+    assert layout.present.to_numpy().tolist() == expected.to_numpy().tolist()
+    assert layout.present.equals(presence(items))
+    first = items.drop_duplicates("question_id").set_index("question_id")["category"]
+    assert list(layout.categories) == first.loc[sorted(ids)].tolist()

@@ -93,6 +93,23 @@ def test_only_questions_every_model_answered_are_eligible():
     assert set(drawn.questions["question_id"]).isdisjoint(range(10))
 
 
+@pytest.mark.parametrize("text_ids", [False, True])
+def test_every_question_is_eligible_with_question_set_all(text_ids):
+    items = toy_items()
+    items = items[~((items["model"] == "B") & (items["question_id"] < 10))]
+    if text_ids:
+        items = items.assign(question_id="q" + items["question_id"].astype(str))
+    eligible, dropped = sampling.eligible_questions(items, "all")
+    expected = (
+        items[["question_id", "category"]]
+        .drop_duplicates("question_id")
+        .sort_values(["category", "question_id"], kind="stable")
+        .reset_index(drop=True)
+    )
+    assert dropped == 0
+    pd.testing.assert_frame_equal(eligible, expected)
+
+
 def test_each_question_is_equally_likely_within_its_category():
     # Over many seeds every question of a category is drawn about n_c / N_c of the time.
     items = toy_items(n_questions=60, models=("A",))

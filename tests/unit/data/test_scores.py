@@ -54,6 +54,12 @@ CASES = {
         ["b", "a", "b"],
         [("A", 0, 0.25), ("B", 0, 1.0), ("A", 1, 0.5), ("B", 1, 0.0), ("A", 2, 1), ("B", 2, 0)],
     ),
+    # integer ids from 0 that index the matrix's rows themselves, one number (1) missing
+    "ids as their own slots": (
+        [3, 0, 2, 4],
+        ["b", "a", "a", "b"],
+        [("A", 0, 1), ("B", 0, 0), ("A", 1, 0), ("B", 1, 1), ("A", 2, 1), ("B", 3, 1)],
+    ),
     # text ids, repeated samples (epochs)
     "epochs, text ids": (
         ["q-2", "q-10", "q-1"],
@@ -73,8 +79,11 @@ CASES = {
 }
 
 
+@pytest.mark.parametrize("block", [None, 2])
 @pytest.mark.parametrize("case", CASES)
-def test_pivot_equals_groupby_means_counts_and_squares(case):
+def test_pivot_equals_groupby_means_counts_and_squares(case, block, monkeypatch):
+    if block:  # the rows' cells made a few rows at a time
+        monkeypatch.setattr("evalbars.data.scores.MARK_BLOCK", block)
     frame = long_table(*CASES[case])
     order, mean, count, within = by_hand(frame, ["B", "A"])
     wide = wide_scores(frame, models=["B", "A"])
@@ -127,3 +136,13 @@ def test_accuracy_order_in_blocks_is_the_unblocked_order(monkeypatch):
     assert accuracy_order(wide) == whole
     means = np.nanmean(scores, axis=0)
     assert whole == [f"m{k}" for k in np.argsort(-means, kind="stable")]
+
+
+def test_integer_categories_stay_whole_numbers_beside_ids_with_gaps():
+    # Ids 0, 2 and 3 are their own slots (1 is empty); the categories are read at held slots only.
+    items = pd.DataFrame(
+        {"model": "A", "question_id": [3, 0, 2], "category": [2, 1, 1], "correct": [1, 0, 1]}
+    )
+    wide = wide_scores(items)
+    assert wide.question_ids.tolist() == [0, 2, 3]
+    assert wide.categories.tolist() == ["1", "1", "2"]

@@ -27,6 +27,7 @@ in the config (``set `runs: newest` on this predictions entry``), or a flag of
 
 from __future__ import annotations
 
+import math
 import os
 import shlex
 import unicodedata
@@ -35,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalbars.data.codes import as_category, factorize_sorted
+from evalbars.data.codes import as_category, index_codes, mark_cells
 from evalbars.errors import CONTROL_CHARACTERS, InputError, control_character, plain
 
 __all__ = [
@@ -367,22 +368,36 @@ def _check_scales(frame: pd.DataFrame) -> None:
     scores, options = (_as_numbers(frame[column]) for column in ("correct", "n_options"))
     for bad, problem in (
         (
-            ~np.isnan(scores) & ((scores < 0) | (scores > 1)),
+            _outside(scores, 0, 1),
             lambda i: (
                 f"a score must be in [0, 1] (1 right, 0 wrong, a fraction for partial "
                 f"credit), got {plain(scores[i])!r}"
             ),
         ),
         (
-            ~np.isnan(options) & (options < 1),
+            _outside(options, 1, np.inf),
             lambda i: f"a question has at least 1 option, got n_options {plain(options[i]):g}",
         ),
     ):
-        if bad.any():
+        if bad is not None:
             i = int(bad.argmax())
             raise InputError(
                 frame["source_path"].iloc[i], problem(i), plain(frame["record"].iloc[i])
             )
+
+
+def _outside(numbers: np.ndarray, low, high) -> np.ndarray | None:
+    """Where ``numbers`` (NaN aside) lie outside [``low``, ``high``], or None where none does.
+
+    Integers are judged by their range first: no mask of a board's every row unless some
+    number is outside it."""
+    if numbers.dtype.kind in "iu" and (
+        not len(numbers) or (numbers.min() >= low and numbers.max() <= high)
+    ):
+        return None
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isnan(numbers) & ((numbers < low) | (numbers > high))
+    return bad if bad.any() else None
 
 
 def _as_numbers(values: pd.Series) -> np.ndarray:
@@ -520,42 +535,44 @@ def blank_cells(values: pd.Series) -> np.ndarray:
     if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
         return values.isna().to_numpy()
     if isinstance(values.dtype, pd.CategoricalDtype):  # its codes already are a factorisation
-        codes, uniques = values.cat.codes.to_numpy(), values.cat.categories
+        codes, uniques = values.array.codes, values.cat.categories
     else:
         codes, uniques = pd.factorize(values)
     blank = pd.Index(np.asarray(uniques, dtype=object)).astype("str").str.strip() == ""
+    if not blank.any():  # (the usual case: only nulls are blank, no lookup per row)
+        return codes < 0
     # Code -1 (null) picks the appended True.
     return np.append(blank, True)[codes]
 
 
 def _check_unique_questions(frame: pd.DataFrame) -> None:
     key = ["model", "question_id", "run", "epoch"]
-    # One integer per row, built in place: (model * questions + question) * epochs + epoch.
-    cell = np.zeros(len(frame), dtype=np.int64)
-    cells = 1
+    codes, sizes = [], []
     for column in key:
         values = frame[column]
         if pd.api.types.is_integer_dtype(values) and len(values) and values.min() == values.max():
             continue  # one epoch, as in most tables: nothing to tell rows apart by
         if isinstance(values.dtype, pd.CategoricalDtype) and len(values.cat.categories) == 1:
             continue  # one run
-        codes = factorize_sorted(values, nulls="code")[0]
-        size = int(codes.max()) + 1 if len(codes) else 1
-        cells *= size
-        cell *= size
-        cell += codes
-        del codes
-    if cells <= 4 * len(cell) + 1024:
-        # A board where most models answer most questions: mark each cell, one pass; count them
-        # only if some cell is marked twice.
-        seen = np.zeros(cells, dtype=bool)
-        seen[cell] = True
-        if np.count_nonzero(seen) == len(cell):
+        column_codes, labels = index_codes(values)
+        codes.append(column_codes)
+        sizes.append(len(labels))
+    if not codes:  # one model, question, run and epoch: every row is the same
+        codes, sizes = [np.zeros(len(frame), dtype=np.int8)], [1]
+    cells = math.prod(sizes)
+    if cells <= 4 * len(frame) + 1024:
+        # A board where most models answer most questions: mark each cell, one pass (no cell
+        # number per row: mark_cells); count them only if some cell is marked twice.
+        seen = np.zeros(sizes, dtype=bool)
+        mark_cells(seen, codes)
+        if np.count_nonzero(seen) == len(frame):
             return
         del seen
+        cell = np.ravel_multi_index(codes, sizes)
         repeated = np.flatnonzero(np.bincount(cell, minlength=cells) > 1)
     else:
         # Sorting finds repeats far faster than hashing millions of distinct keys.
+        cell = np.ravel_multi_index(codes, sizes)
         ordered = np.sort(cell)
         repeated = ordered[1:][ordered[1:] == ordered[:-1]]
         del ordered

@@ -443,7 +443,7 @@ def parse_score(
                 f"got {plain(raw.iloc[i])!r}",
                 int(frame["record"].iloc[i]),
             )
-        return values.astype(np.int8)
+        return values.astype(np.int8, copy=False)
     if pd.api.types.is_numeric_dtype(raw) or pd.api.types.is_bool_dtype(raw):
         parsed = raw.to_numpy(dtype=float, na_value=np.nan)
         given = ~np.isnan(parsed)
