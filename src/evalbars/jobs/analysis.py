@@ -207,8 +207,8 @@ def analysis_logistic(scores: WideScores, *, alpha: float, max_cells: int) -> di
 @reads(
     pairwise_table=parquet(columns=naive_vs_blocked.PAIRWISE_COLUMNS),
     omnibus_table=parquet(),
-    mixed_contrasts=parquet(columns=naive_vs_blocked.MIXED_COLUMNS),
-    logistic_contrasts=parquet(columns=naive_vs_blocked.LOGISTIC_COLUMNS),
+    mixed_contrasts=parquet(columns=naive_vs_blocked.MIXED_COLUMNS, dictionary=["model_spec"]),
+    logistic_contrasts=parquet(columns=naive_vs_blocked.LOGISTIC_COLUMNS, dictionary=["method"]),
 )
 def analysis_naive_vs_blocked(
     pairwise_table: pd.DataFrame,

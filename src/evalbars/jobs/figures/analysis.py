@@ -22,7 +22,8 @@ __all__ = ["analysis_logistic_verdicts"]
         columns=logistic_verdicts.LMM_COLUMNS, filters=[("model_spec", "in", list(BLOCKED_SPECS))]
     ),
     logistic_contrasts=parquet(
-        columns=["method", "model_a", "model_b", *logistic_verdicts.LOGISTIC_COLUMNS]
+        columns=["method", "model_a", "model_b", *logistic_verdicts.LOGISTIC_COLUMNS],
+        dictionary=["method"],
     ),
     logistic_fits=parquet(),
 )
