@@ -104,6 +104,8 @@ rule category_pairwise:
             "category_summary",
             "0. Your claims",
             {"item": "category wins and homogeneity"},
+            parquet=True,
+            shown=True,
         ),
         **figure_outputs(
             "category_pairwise",

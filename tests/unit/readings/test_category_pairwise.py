@@ -126,6 +126,8 @@ CATEGORY_OUTPUTS = {
     "category_pairwise_md": "category_pairwise.md",
     "category_pairwise_tex": "category_pairwise.tex",
     "category_summary_csv": "category_summary.csv",
+    "category_summary_parquet": "category_summary.parquet",
+    "category_summary_shown": "summary_shown.csv",
     "category_summary_md": "category_summary.md",
     "category_summary_tex": "category_summary.tex",
     "category_pairwise_figure_png": "category_pairwise.png",
