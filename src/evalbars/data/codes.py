@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evalbars.data.blocks import blocks
+
 __all__ = [
     "as_category",
     "factorize_sorted",
@@ -222,8 +224,8 @@ def code_counts(codes: np.ndarray, n_codes: int) -> np.ndarray:
     [1, 0, 2, 0]
     """
     counts = np.zeros(n_codes, dtype=np.int64)
-    for start in range(0, len(codes), COUNT_BLOCK):
-        counts += np.bincount(codes[start : start + COUNT_BLOCK], minlength=n_codes)
+    for rows in blocks(len(codes), 1, COUNT_BLOCK):
+        counts += np.bincount(codes[rows], minlength=n_codes)
     return counts
 
 
@@ -247,8 +249,7 @@ def mark_cells(table: np.ndarray, codes) -> None:
     [[0, 0, 1], [1, 0, 1]]
     """
     flat = np.reshape(table, -1, copy=False)  # marks the table itself (a copy would raise)
-    for start in range(0, len(codes[0]), MARK_BLOCK):
-        block = slice(start, start + MARK_BLOCK)
+    for block in blocks(len(codes[0]), 1, MARK_BLOCK):
         cell = codes[0][block].astype(np.intp)
         for axis_codes, size in zip(codes[1:], table.shape[1:], strict=True):
             cell *= size

@@ -254,7 +254,7 @@ def wide_scores(items: pd.DataFrame, models=None) -> WideScores:
 
     # One sample per cell (a board's case) is told and placed a block of rows at a time, so that
     # no cell number is held for every row (380 MB at 95 M rows).
-    row_blocks = [slice(start, start + MARK_BLOCK) for start in range(0, len(slot), MARK_BLOCK)]
+    row_blocks = blocks(len(slot), 1, MARK_BLOCK)
     filled = np.zeros(shape[0] * shape[1], dtype=bool)
     for rows in row_blocks:
         filled[cells(rows)] = True
