@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evalbars.data.scores import text_column
 from evalbars.defaults import ALPHA
 
 __all__ = [
@@ -97,9 +98,31 @@ def verdicts(difference, p_holm, alpha: float) -> np.ndarray:
     return _VERDICTS[_verdict_codes(difference, p_holm, alpha)]
 
 
-def _same(first: pd.Series, second) -> bool:
-    """Whether a column holds the values of the array ``second``, in order."""
-    return len(first) == len(second) and bool(np.all(first.array == second))
+def _same(first: pd.Series, second: pd.Series) -> bool:
+    """Whether two columns hold the same names in the same order. Two categorical columns (the
+    workflow reads the contrast tables' names as a dictionary) are compared by their codes,
+    each category looked up once: no string is made per pair."""
+    if len(first) != len(second):
+        return False
+    if isinstance(first.dtype, pd.CategoricalDtype) and isinstance(
+        second.dtype, pd.CategoricalDtype
+    ):
+        second_codes = second.cat.codes.to_numpy()
+        if np.any(second_codes < 0):
+            return False
+        lookup = np.append(second.cat.categories.get_indexer(first.cat.categories), -2)
+        return bool(np.array_equal(lookup[first.cat.codes.to_numpy()], second_codes))
+    return bool(np.all(_as_text(first) == _as_text(second)))
+
+
+def _as_text(names: pd.Series):
+    """A column of model names as text (the type pandas gives text); a categorical one built
+    from its codes (:func:`evalbars.data.scores.text_column`)."""
+    if isinstance(names.dtype, pd.CategoricalDtype):
+        codes = names.cat.codes.to_numpy()
+        if not np.any(codes < 0):
+            return text_column(list(names.cat.categories), codes)
+    return names.astype("str").array
 
 
 def verdict_table(
@@ -143,7 +166,7 @@ def verdict_table(
     accuracies are near 0 or 1 (a gap of a few points there is a large odds ratio) or where a
     pair sits at the edge of significance.
     """
-    pairs = {name: lmm_contrasts[name].astype("str").array for name in ("model_a", "model_b")}
+    pairs = {name: _as_text(lmm_contrasts[name]) for name in ("model_a", "model_b")}
     columns = {
         name: lmm_contrasts[column].to_numpy()
         for column, name in LMM_COLUMNS.items()
@@ -154,7 +177,7 @@ def verdict_table(
     for prefix, name in _METHODS.items():
         positions = np.flatnonzero((method == name).to_numpy())
         for pair in ("model_a", "model_b"):
-            if not _same(logistic_contrasts[pair].iloc[positions], pairs[pair]):
+            if not _same(logistic_contrasts[pair].iloc[positions], lmm_contrasts[pair]):
                 raise ValueError(f"{name} contrasts do not hold the linear model's pairs in order")
         values = {
             f"{prefix}_{suffix}": logistic_contrasts[column].to_numpy()[positions]

@@ -627,6 +627,48 @@ def test_verdict_table_lines_up_the_three_readings():
         logistic_verdicts.verdict_table(lmm.iloc[::-1], comparison.contrasts, 0.05)
 
 
+def _names_as_categories(table: pd.DataFrame, categories=None) -> pd.DataFrame:
+    """``table`` with its model names categorical, as the workflow's job reads them."""
+    return table.assign(
+        **{
+            name: pd.Categorical(table[name], categories=categories)
+            for name in ("model_a", "model_b")
+        }
+    )
+
+
+def test_verdict_table_of_names_read_as_categories_is_the_same_table():
+    """The job reads both tables' names as categoricals (codes, no string per pair): the table is
+    the one of text names, names as text; a pair out of line is caught by its codes, whatever
+    order each table's categories have."""
+    lmm = _lmm_contrasts("synthetic_incomplete")
+    contrasts = logistic.compare_logistic(
+        long_table("synthetic_incomplete"), pairs=lmm[["model_a", "model_b"]]
+    ).contrasts
+    expected = logistic_verdicts.verdict_table(lmm, contrasts, 0.05)
+    names = sorted(set(lmm["model_a"]) | set(lmm["model_b"]))
+    categorical = _names_as_categories(contrasts, names[::-1])  # another order than lmm's
+    table = logistic_verdicts.verdict_table(_names_as_categories(lmm), categorical, 0.05)
+    pd.testing.assert_frame_equal(table, expected)
+    assert table["model_a"].dtype == expected["model_a"].dtype != "category"
+    # one pair of the GEE rows swapped: its model_b no longer lines up
+    swapped = contrasts.copy()
+    gee = np.flatnonzero(swapped["method"] == "gee_exchangeable")
+    swapped.loc[gee[[0, 1]], "model_b"] = swapped.loc[gee[[1, 0]], "model_b"].to_numpy()
+    assert swapped.loc[gee[0], "model_b"] != contrasts.loc[gee[0], "model_b"]
+    with pytest.raises(ValueError, match="gee_exchangeable contrasts do not hold"):
+        logistic_verdicts.verdict_table(
+            _names_as_categories(lmm), _names_as_categories(swapped, names), 0.05
+        )
+    # a name the linear model's table does not hold
+    first = contrasts["model_a"].iloc[0]
+    renamed = contrasts.assign(model_a=contrasts["model_a"].replace(first, "elsewhere"))
+    with pytest.raises(ValueError, match="glmm_laplace contrasts do not hold"):
+        logistic_verdicts.verdict_table(
+            _names_as_categories(lmm), _names_as_categories(renamed), 0.05
+        )
+
+
 def test_verdicts_and_a_pair_whose_verdict_changes_with_the_scale():
     assert logistic_verdicts.verdicts([0.03, -0.03, 0.03], [0.01, 0.01, 0.2], 0.05).tolist() == [
         "a > b",
