@@ -134,8 +134,6 @@ rule analysis_mixed:
         "results/logs/analysis_mixed/analysis_mixed.log",
     benchmark:
         "results/benchmarks/analysis_mixed/analysis_mixed.tsv"
-    # Second among ready jobs: its contrasts feed the verdicts (see analysis_logistic).
-    priority: 20
     params:
         method=lookup(dpath="analysis/mixed_method", within=config),
         alpha=lookup(dpath="alpha", within=config),
@@ -170,10 +168,6 @@ rule analysis_logistic:
         "results/logs/analysis_logistic/analysis_logistic.log",
     benchmark:
         "results/benchmarks/analysis_logistic/analysis_logistic.tsv"
-    # First among ready jobs: the logistic fits, their verdicts and naive vs blocked are the
-    # stage's longest chain (at 4,500 models 57 + 24 + 5 s); started last, they run alone on a
-    # machine whose other cores have nothing left to do.
-    priority: 30
     params:
         alpha=lookup(dpath="alpha", within=config),
         max_cells=lookup(dpath="analysis/logistic_max_cells", within=config),

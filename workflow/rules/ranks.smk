@@ -14,9 +14,6 @@ rule ranks_table:
         "results/logs/ranks_table/ranks_table.log",
     benchmark:
         "results/benchmarks/ranks_table/ranks_table.tsv"
-    # Third among ready jobs, after the logistic fits and the mixed models (analysis.smk): the
-    # paired bootstrap is the longest job of its own chain (ranks_table, then ranks_figures).
-    priority: 10
     params:
         level=lookup(dpath="level", within=config),
         draws=lookup(dpath="ranks/draws", within=config),
