@@ -19,6 +19,7 @@ import pandas as pd
 from evalbars import api
 from evalbars.cli import battles as battles_cli
 from evalbars.cli.inputs import claim_texts, reader_options, refuse_output_over_inputs
+from evalbars.data.items import write_item_table
 from evalbars.data.question_coverage import check_id_spelling
 from evalbars.errors import EvalbarsError, InputError
 from evalbars.readings import claims, gate, planner, ranks
@@ -86,7 +87,7 @@ def _write_items(items, path: Path) -> None:
     partial = path.with_name(f".{path.name}.partial")
     try:
         if path.suffix.lower() in (".parquet", ".pq"):
-            items.to_parquet(partial, index=False)
+            write_item_table(items, partial)
         else:
             sep = "\t" if path.suffix.lower() == ".tsv" else ","
             neutralised_table(items).to_csv(partial, index=False, sep=sep)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
 from evalbars.cli import main
@@ -13,6 +14,7 @@ from evalbars.data.items import (
     build_item_table,
     missing_prediction_counts,
     rescore,
+    write_item_table,
 )
 from evalbars.data.readers import read_long_table, read_mmlu_pro
 from evalbars.data.scores import wide_scores
@@ -175,3 +177,28 @@ def test_a_question_with_no_option_is_refused(tmp_path, capsys):
         f"evalbars read: error: {table}, record 2: a question has at least 1 option, got "
         "n_options 0"
     )
+
+
+def test_an_item_table_is_written_whole_with_statistics_of_its_numeric_columns_only(tmp_path):
+    """write_item_table reads back as Arrow's default writer's table (every value, type and
+    attribute); min/max statistics are written
+    for the numeric and boolean columns (a reader may filter on them) and not for the
+    dictionary columns, whose statistics cost Arrow more than their encoding."""
+    source = tmp_path / "mine.csv"
+    source.write_text("model,question_id,category,correct\nA,1,x,1\nA,2,y,\nB,1,x,0\nB,2,y,1\n")
+    items = build_item_table([read_long_table(source)], "wrong", 0)
+    path = tmp_path / "items.parquet"
+    write_item_table(items, path)
+    items.to_parquet(tmp_path / "default.parquet", index=False)  # Arrow's defaults
+    back = pd.read_parquet(path)
+    pd.testing.assert_frame_equal(back, pd.read_parquet(tmp_path / "default.parquet"))
+    pd.testing.assert_frame_equal(back, items, check_categorical=False, check_dtype=False)
+    assert back.attrs == items.attrs
+    metadata = pq.ParquetFile(path).metadata
+    columns = [metadata.row_group(0).column(i) for i in range(metadata.num_columns)]
+    with_statistics = {column.path_in_schema for column in columns if column.is_stats_set}
+    categorical = {name for name, dtype in items.dtypes.items() if dtype == "category"}
+    assert categorical and "model" in categorical
+    assert with_statistics == set(items.columns) - categorical
+    question = next(c for c in columns if c.path_in_schema == "question_id").statistics
+    assert (question.min, question.max) == (items["question_id"].min(), items["question_id"].max())
