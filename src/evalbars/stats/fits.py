@@ -84,9 +84,17 @@ def difference_se(cov, first, second, jacobian=None) -> np.ndarray:
     """
     if jacobian is None:
         a, b = np.asarray(first), np.asarray(second)
-        return np.sqrt(cov[a, a] + cov[b, b] - 2.0 * cov[a, b])
+        variance = _diagonal(cov)
+        return np.sqrt(variance[a] + variance[b] - 2.0 * cov[a, b])
     d = jacobian[first] - jacobian[second]
     return np.sqrt(np.einsum("ij,jk,ik->i", d, cov, d))
+
+
+def _diagonal(cov: np.ndarray) -> np.ndarray:
+    """The diagonal of ``cov`` as a contiguous copy: indexed once per pair, ``cov[a, a]`` would
+    touch a row of the matrix per pair (ten million cache misses at 4,500 models, a third of a
+    second), the copy a few kilobytes. The same values, so the same SEs to the bit."""
+    return np.diagonal(cov).copy()
 
 
 def structured_difference_se(cov, first, second, diagonal, leading=None) -> np.ndarray:
@@ -125,7 +133,8 @@ def structured_difference_se(cov, first, second, diagonal, leading=None) -> np.n
     p = 0 if leading is None else leading.shape[1]
     beta = cov[p:, p:]
     da, db = diagonal[a], diagonal[b]
-    value = da * da * beta[a, a] + db * db * beta[b, b] - 2.0 * da * db * beta[a, b]
+    variance = _diagonal(beta)
+    value = da * da * variance[a] + db * db * variance[b] - 2.0 * da * db * beta[a, b]
     if p:
         lead = leading[a] - leading[b]
         cross = cov[:p, p:]  # (p, K)
