@@ -81,7 +81,7 @@ class Frame:
 
     def write(self, path) -> None:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self.frame.to_parquet(path, index=False)
+        tables.write_parquet(self.frame, path)
 
 
 @dataclass(frozen=True)
