@@ -8,6 +8,9 @@ from evalbars.data.scores import (
     WideScores,
     accuracy_order,
     read_wide_scores,
+    repeated_text,
+    stacked_text,
+    text_column,
     wide_scores,
     write_wide_scores,
 )
@@ -146,3 +149,48 @@ def test_integer_categories_stay_whole_numbers_beside_ids_with_gaps():
     wide = wide_scores(items)
     assert wide.question_ids.tolist() == [0, 2, 3]
     assert wide.categories.tolist() == ["1", "1", "2"]
+
+
+def test_repeated_and_stacked_text_are_the_columns_text_column_makes():
+    names = ["org/model-b", "model-a", "ünïcode"]
+    codes = np.array([2, 0, 0, 1, 2])
+    column = text_column(names, codes)
+
+    stacked = pd.Series(stacked_text(column, 3))
+    expected = pd.Series(text_column(names, np.tile(codes, 3)))
+    pd.testing.assert_series_equal(stacked, expected)
+    assert stacked.dtype == expected.dtype
+
+    sizes = [3, 0, 2]
+    repeated = pd.Series(repeated_text(names, sizes))
+    expected = pd.Series(text_column(names, np.repeat(np.arange(3), sizes)))
+    pd.testing.assert_series_equal(repeated, expected)
+    assert repeated.dtype == expected.dtype
+    assert len(repeated_text([], [])) == 0
+
+
+def test_stacked_text_of_a_frame_column_writes_the_same_parquet(tmp_path):
+    from evalbars.render.tables import write_parquet
+
+    names = [f"model-{i}" for i in range(30)]
+    first, second = np.triu_indices(30, k=1)
+    shared = pd.DataFrame(
+        {
+            "method": repeated_text(["glmm", "gee"], [len(first)] * 2),
+            "model_a": stacked_text(text_column(names, first), 2),
+            "model_b": stacked_text(text_column(names, second), 2),
+        }
+    )
+    made = pd.DataFrame(
+        {
+            "method": text_column(["glmm", "gee"], np.repeat([0, 1], len(first))),
+            "model_a": text_column(names, np.tile(first, 2)),
+            "model_b": text_column(names, np.tile(second, 2)),
+        }
+    )
+    write_parquet(shared, tmp_path / "shared.parquet")
+    write_parquet(made, tmp_path / "made.parquet")
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(tmp_path / "shared.parquet"), pd.read_parquet(tmp_path / "made.parquet")
+    )
+    assert (tmp_path / "shared.parquet").read_bytes() == (tmp_path / "made.parquet").read_bytes()

@@ -54,7 +54,13 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from evalbars.data.scores import WideScores, model_means, text_column
+from evalbars.data.scores import (
+    WideScores,
+    model_means,
+    repeated_text,
+    stacked_text,
+    text_column,
+)
 from evalbars.defaults import ALPHA
 from evalbars.stats.fits import Fit, difference_se, structured_difference_se
 from evalbars.stats.logistic.gee import GeeFit, fit_gee, fit_gee_wide
@@ -539,22 +545,19 @@ def compare_logistic(
             )
     # The rows of the two tables one after the other, each column made once at its full length
     # (concatenating two frames would copy each into one block per dtype, and again on
-    # selecting the columns): ten million pairs a fit at 4,500 models.
+    # selecting the columns): ten million pairs a fit at 4,500 models. Both fits compare the
+    # same pairs, so their names are made once and shared.
     index = _pair_index(glmm_fit.names, pairs)
     parts = [_glmm_columns(glmm_fit, alpha, index), _gee_columns(gee_fit, alpha, index)]
-    sizes = [len(index[0])] * 2
-    methods = ["glmm_laplace", "gee_exchangeable"]
-    contrasts = pd.DataFrame(
-        {"method": text_column(methods, np.repeat(np.arange(2), sizes))}
-        | _labelled(
-            {
-                column: np.concatenate([part.pop(column) for part in parts])
-                for column in CONTRAST_COLUMNS
-            }
-            | {"names": list(glmm_fit.names)}
-        ),
-        copy=False,
-    )
+    names = _labelled({"model_a": index[0], "model_b": index[1], "names": list(glmm_fit.names)})
+    columns = {
+        column: stacked_text(names[column], len(parts))
+        if column in names
+        else np.concatenate([part.pop(column) for part in parts])
+        for column in CONTRAST_COLUMNS
+    }
+    methods = repeated_text(["glmm_laplace", "gee_exchangeable"], [len(index[0])] * len(parts))
+    contrasts = pd.DataFrame({"method": methods} | columns, copy=False)
     effects = _prefixed(glmm_effect_table(glmm_fit), "glmm_").merge(
         _prefixed(gee_effect_table(gee_fit), "gee_"), on="model", validate="one_to_one"
     )

@@ -94,7 +94,7 @@ import pandas as pd
 from scipy import special
 
 from evalbars.data.blocks import blocks
-from evalbars.data.scores import WideScores, accuracy_order, text_column
+from evalbars.data.scores import WideScores, accuracy_order, repeated_text, text_column
 from evalbars.defaults import ALPHA
 from evalbars.stats.fits import contrast_se
 from evalbars.stats.mixed.common import (
@@ -521,7 +521,7 @@ def contrast_table(fits, skipped=(), alpha: float = ALPHA, order=None) -> pd.Dat
     labels = [name for order in orders for name in order]
     table = pd.DataFrame(
         {
-            "model_spec": text_column(specs, np.repeat(np.arange(len(specs)), sizes)),
+            "model_spec": repeated_text(specs, sizes),
             "model_a": text_column(labels, model_a),
             "model_b": text_column(labels, model_b),
         }
