@@ -14,6 +14,7 @@ from evalbars.data.scores import (
     wide_scores,
     write_wide_scores,
 )
+from evalbars.render.tables import write_parquet
 
 
 def long_table(question_ids, categories, rows):
@@ -170,8 +171,6 @@ def test_repeated_and_stacked_text_are_the_columns_text_column_makes():
 
 
 def test_stacked_text_of_a_frame_column_writes_the_same_parquet(tmp_path):
-    from evalbars.render.tables import write_parquet
-
     names = [f"model-{i}" for i in range(30)]
     first, second = np.triu_indices(30, k=1)
     shared = pd.DataFrame(
