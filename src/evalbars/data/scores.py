@@ -464,6 +464,11 @@ def accuracy_order(wide: WideScores) -> list:
     return [m for _, m in sorted(zip(-means, wide.models, strict=True))]
 
 
+def _arrow_text(dtype) -> bool:
+    """Whether ``dtype``, the type pandas gives text, holds Arrow strings (pandas 3)."""
+    return getattr(dtype, "storage", None) == "pyarrow"
+
+
 def text_column(names, codes: np.ndarray):
     """``names[codes]`` as a column of the type pandas gives text: Arrow strings under pandas 3,
     built from dictionary codes (no Python object per row; ten million labels of a pair table
@@ -475,16 +480,11 @@ def text_column(names, codes: np.ndarray):
     ['b', 'a', 'b']
     """
     dtype = pd.Series(["text"]).dtype
-    if getattr(dtype, "storage", None) != "pyarrow":
+    if not _arrow_text(dtype):
         return np.asarray(names, dtype=object)[codes]
     dictionary = pa.array(list(names), type=pa.large_string())
     labels = pa.DictionaryArray.from_arrays(pa.array(codes, type=pa.int64()), dictionary)
     return pd.array(labels.cast(pa.large_string()), dtype=dtype)
-
-
-def _arrow_text(dtype) -> bool:
-    """Whether ``dtype``, the type pandas gives text, holds Arrow strings (pandas 3)."""
-    return getattr(dtype, "storage", None) == "pyarrow"
 
 
 def repeated_text(names, sizes) -> pd.api.extensions.ExtensionArray | np.ndarray:
