@@ -13,6 +13,7 @@ import ast
 import difflib
 import functools
 import json
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -280,17 +281,51 @@ def _imported_package_modules(path: Path, package_root: Path) -> set[Path]:
     return set(_imports_of(path, package_root, stat.st_mtime_ns, stat.st_size))
 
 
+#: A line that starts an import statement (after its indentation): ``import a`` or
+#: ``from a import b``, the relative ``from . import b`` and ``from .a import b`` included.
+_IMPORT_LINE = re.compile(r"[ \t]*(?:import[ \t]+\w|from[ \t]+[\w.]+[ \t]+import\b)")
+#: The most lines one import statement is looked for in (one name a line, in parentheses).
+_IMPORT_LINES = 200
+
+
+def _import_statements(text: str) -> list[ast.stmt]:
+    """The import statements of a Python source ``text``, each parsed on its own.
+
+    Parsing a whole module to find its imports is most of the time the DAG build spends on the
+    rules' code inputs (0.9 s for the package's 190 modules): only the lines that start an import
+    are parsed here, each with as many of the lines after it as it needs to parse (a
+    parenthesised list of names, a backslash). An import that shares a line with another
+    statement (``try: import a``) is not seen; the package's formatting never writes one, and a
+    test holds the result equal to a whole parse of every module. Code in a string that reads
+    like an import counts as one (a rule gets an input too many, never one too few).
+
+    Examples
+    --------
+    >>> [ast.unparse(node) for node in _import_statements("import a\\nfrom .b import (c,\\n  d)")]
+    ['import a', 'from .b import c, d']
+    """
+    lines = text.splitlines()
+    statements = []
+    for first in (n for n, line in enumerate(lines) if _IMPORT_LINE.match(line)):
+        for last in range(first, min(first + _IMPORT_LINES, len(lines))):
+            try:
+                statements += ast.parse("\n".join(lines[first : last + 1]).strip()).body
+                break
+            except SyntaxError:  # not complete yet, or prose that only starts like an import
+                continue
+    return [node for node in statements if isinstance(node, ast.Import | ast.ImportFrom)]
+
+
 @functools.lru_cache(maxsize=None)
 def _imports_of(path: Path, package_root: Path, mtime_ns: int, size: int) -> frozenset[Path]:
     """:func:`_imported_package_modules` of ``path`` as it is at ``mtime_ns`` and ``size``."""
-    tree = ast.parse(path.read_text(), filename=str(path))
     if path.is_relative_to(package_root):
         # A module's own package, as a dotted path relative to the package root's parent.
         here = path.parent.relative_to(package_root.parent).parts
     else:
         here = ()
     names = []
-    for node in ast.walk(tree):
+    for node in _import_statements(path.read_text()):
         if isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -299,17 +334,18 @@ def _imports_of(path: Path, package_root: Path, mtime_ns: int, size: int) -> fro
             names.append(".".join(module))
             # `from evalbars import mixed` imports the module evalbars.stats.mixed
             names += [".".join([*module, alias.name]) for alias in node.names]
+    # Importing a.b.c runs a/__init__.py, a/b/__init__.py and a/b/c(.py | /__init__.py).
+    stems = {
+        tuple(parts[:depth])
+        for parts in (name.split(".") for name in names)
+        if parts[0] == package_root.name
+        for depth in range(1, len(parts) + 1)
+    }
     files = set()
-    for name in names:
-        parts = name.split(".")
-        if parts[0] != package_root.name:
-            continue
-        # Importing a.b.c runs a/__init__.py, a/b/__init__.py and a/b/c(.py | /__init__.py).
-        for depth in range(1, len(parts) + 1):
-            stem = package_root.parent.joinpath(*parts[:depth])
-            for candidate in (stem.with_suffix(".py"), stem / "__init__.py"):
-                if candidate.is_file():
-                    files.add(candidate)
+    for stem in (package_root.parent.joinpath(*parts) for parts in stems):
+        for candidate in (stem.with_suffix(".py"), stem / "__init__.py"):
+            if candidate.is_file():
+                files.add(candidate)
     return frozenset(files)
 
 

@@ -1,12 +1,13 @@
 """The package's layering: statistics never import matplotlib, and the DAG build stays light."""
 
+import ast
 import pkgutil
 import subprocess
 import sys
 from pathlib import Path
 
 import evalbars
-from evalbars.pipeline.smk import package_files
+from evalbars.pipeline.smk import _import_statements, package_files
 
 PACKAGE = Path(evalbars.__file__).parent
 MODULES = sorted(
@@ -92,3 +93,43 @@ def test_the_logistic_verdicts_job_imports_no_fitting_code():
     )
     heavy = ["scipy", "statsmodels", "evalbars.stats.logistic"]
     assert _loaded_after(statement, heavy) == []
+
+
+def _whole_parse_imports(text: str) -> list[str]:
+    """Every import statement of a module, found by parsing it whole (the reference)."""
+    nodes = ast.walk(ast.parse(text))
+    return sorted(ast.unparse(n) for n in nodes if isinstance(n, ast.Import | ast.ImportFrom))
+
+
+def test_the_import_scan_finds_what_a_whole_parse_finds_in_every_module():
+    # The rules' code inputs come from the lines that start an import: in the package and the
+    # adapter they must be exactly a whole parse's imports. In the test suite, whose strings hold
+    # scripts, the scan may find more (a string's imports), never fewer.
+    adapter = PACKAGE.parents[1] / "workflow" / "scripts" / "job.py"
+    modules = [*PACKAGE.rglob("*.py"), adapter]
+    assert len(modules) > 150
+    for path in modules:
+        text = path.read_text()
+        scanned = sorted(ast.unparse(node) for node in _import_statements(text))
+        assert scanned == _whole_parse_imports(text), path
+    for path in (PACKAGE.parents[1] / "tests").rglob("*.py"):
+        text = path.read_text()
+        scanned = {ast.unparse(node) for node in _import_statements(text)}
+        assert set(_whole_parse_imports(text)) <= scanned, path
+
+
+def test_the_import_scan_follows_continuations_and_skips_prose():
+    text = (
+        '"""Imports:\n\nfrom the command line import nothing.\n"""\n'
+        "from evalbars.stats import (\n    mixed,\n    pairwise,\n)\n"
+        "import evalbars.data.scores, \\\n    evalbars.units\n"
+        "def f():\n    from .. import errors  # lazily\n"
+    )
+    assert [ast.unparse(node) for node in _import_statements(text)] == [
+        "from evalbars.stats import mixed, pairwise",
+        "import evalbars.data.scores, evalbars.units",
+        "from .. import errors",
+    ]
+    assert _import_statements(text) and _whole_parse_imports(text) == sorted(
+        ast.unparse(node) for node in _import_statements(text)
+    )
