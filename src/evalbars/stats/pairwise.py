@@ -87,8 +87,11 @@ def adjust_pvalues(p, method: str) -> np.ndarray:
     """
     p = np.asarray(p, dtype=float)
     m = p.shape[-1]
+    # In place where a step makes a new array of every pair: at ten million pairs each is
+    # 80 MB of fresh memory, a fifth of a second to map on a virtual machine.
     if method == "bonferroni":
-        return np.minimum(1.0, p * m)
+        adjusted = p * m
+        return np.minimum(adjusted, 1.0, out=adjusted)
     if method not in ("holm", "bh"):
         raise ValueError(f"unknown adjustment {method!r}; use 'bonferroni', 'holm' or 'bh'")
     # Any sort: tied p-values get the same adjusted value whichever comes first (Holm's
@@ -97,7 +100,10 @@ def adjust_pvalues(p, method: str) -> np.ndarray:
     order = np.argsort(p, axis=-1)
     ordered = np.take_along_axis(p, order, axis=-1)
     if method == "holm":
-        stepped = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * ordered), axis=-1)
+        stepped = ordered
+        stepped *= np.arange(m, 0, -1)  # m - j + 1 at the j-th smallest
+        np.minimum(stepped, 1.0, out=stepped)
+        np.maximum.accumulate(stepped, axis=-1, out=stepped)
     else:
         scaled = ordered * m / np.arange(1, m + 1)
         stepped = np.minimum(1.0, np.minimum.accumulate(scaled[..., ::-1], axis=-1)[..., ::-1])
