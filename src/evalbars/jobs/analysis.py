@@ -181,8 +181,7 @@ def analysis_logistic(scores: WideScores, *, alpha: float, max_cells: int) -> di
     obstacle = logistic.fit_obstacle(scores, max_cells)
     if obstacle is None:
         # the pairs in the linear mixed model's order (accuracy order), so the tables line up
-        pairs = pairwise.model_pairs(accuracy_order(scores))
-        result = logistic.compare_logistic(scores, alpha, pairs=pairs)
+        result = logistic.compare_logistic(scores, alpha, pair_order=accuracy_order(scores))
     else:
         log.warning("logistic mixed model and GEE not fitted: %s", obstacle)
         result = logistic.not_fitted(obstacle)

