@@ -9,6 +9,7 @@ returns (:func:`evalbars.jobs.run.run_job`).
 from __future__ import annotations
 
 import logging
+from functools import partial
 
 import pandas as pd
 
@@ -17,6 +18,7 @@ from evalbars.jobs.inputs import file_name, parquet, reads
 from evalbars.jobs.outputs import Frame, Table
 from evalbars.readings import naive_vs_blocked
 from evalbars.readings.judge_corrected import corrected_pair_columns, judge_vs_corrected
+from evalbars.render.tables import TableBlocks
 from evalbars.stats import mixed, omnibus, pairwise
 from evalbars.stats.accuracy import accuracy_table, sampling_variance_table
 from evalbars.stats.logistic import contrasts as logistic
@@ -156,10 +158,12 @@ def analysis_mixed(scores: WideScores | str, *, method: str, alpha: float) -> di
     log.info("mixed models %s fitted by the %s path", specs, [fit.method for fit in fits])
     note = "".join(f" Not fitted: {mixed.FORMULAS[spec]} ({obstacles[spec]})." for spec in skipped)
     fitted = " and ".join(MIXED_TERMS[fit.model_spec] for fit in fits) or "no specification"
-    contrasts = mixed.contrast_table(fits, skipped, alpha, order=order)
-    # The file's row numbers (contrast_table numbers each specification's rows from 0, as
-    # pd.concat would), so that the frame equals what its Parquet file reads back as.
-    contrasts.index = pd.RangeIndex(len(contrasts))
+    # Made and written one specification at a time: at 4,500 models each holds ten million
+    # pairs (1.4 GB), so the job holds one, not both.
+    blocks = [partial(mixed.contrast_table, [fit], (), alpha, order=order) for fit in fits]
+    if skipped or not blocks:
+        blocks.append(partial(mixed.contrast_table, [], skipped, alpha, order=order))
+    contrasts = TableBlocks(blocks)
     return {
         "variance_components": Table(
             mixed.variance_components(fits),
@@ -180,22 +184,28 @@ def analysis_logistic(scores: WideScores, *, alpha: float, max_cells: int) -> di
     fits only; their verdicts beside the linear mixed model are ``analysis_logistic_verdicts``."""
     obstacle = logistic.fit_obstacle(scores, max_cells)
     if obstacle is None:
-        # the pairs in the linear mixed model's order (accuracy order), so the tables line up
-        result = logistic.compare_logistic(scores, alpha, pair_order=accuracy_order(scores))
+        fits = logistic.fit_logistic(scores)
+        # compare_logistic's tables, the contrasts made and written one fit at a time (at 4,500
+        # models each fit's ten million pairs hold 1.5 GB); the pairs in the linear mixed
+        # model's order (accuracy order), so that the tables line up
+        contrasts = TableBlocks(
+            logistic.contrast_blocks(*fits, alpha, pair_order=accuracy_order(scores))
+        )
+        effects, summary = logistic.effect_table(*fits), logistic.fit_summary(*fits)
     else:
         log.warning("logistic mixed model and GEE not fitted: %s", obstacle)
-        result = logistic.not_fitted(obstacle)
-    log.info("logistic fits:\n%s", result.summary.to_string())
+        contrasts, effects, summary = logistic.not_fitted(obstacle)
+    log.info("logistic fits:\n%s", summary.to_string())
     return {
-        "logistic_contrasts": Table(result.contrasts),
+        "logistic_contrasts": Table(contrasts),
         "logistic_effects": Table(
-            result.effects,
+            effects,
             caption="Per model: the logistic mixed model's fixed effect (log odds of a question "
             "with zero random effects) and marginal accuracy, and GEE's population-averaged log "
             "odds and accuracy, each with its SE.",
         ),
         "logistic_fits": Table(
-            result.summary,
+            summary,
             caption="Logistic mixed model (Laplace) and GEE fits: variance components on the "
             "logit scale, boundary flags and fit criteria.",
         ),

@@ -30,8 +30,10 @@ class Table:
 
     Attributes
     ----------
-    frame : DataFrame
-        The tidy table: the CSV for people (full precision) and the Parquet for other jobs.
+    frame : DataFrame or TableBlocks
+        The tidy table: the CSV for people (full precision) and the Parquet for other jobs; or
+        a :class:`evalbars.render.tables.TableBlocks` of its rows, made and written a block at
+        a time (a pair table of thousands of models), whose ``whole()`` is the frame.
     caption : str, optional
         The caption of its Markdown and LaTeX renderings.
     display : DataFrame, optional
@@ -42,7 +44,7 @@ class Table:
         A whole Markdown (or LaTeX) text instead of the frame's rendering.
     """
 
-    frame: pd.DataFrame
+    frame: pd.DataFrame | tables.TableBlocks
     caption: str | None = None
     display: pd.DataFrame | None = None
     formats: dict | None = None

@@ -41,6 +41,7 @@ __all__ = [
     "to_latex",
     "write_parquet",
     "write_table",
+    "TableBlocks",
     "write_csv",
     "RENDER_ROWS",
     "CSV_ROWS",
@@ -574,9 +575,49 @@ CSV_ROWS = 100_000
 PARQUET_DICTIONARY_BYTES = 64 * 1024
 
 
-def write_parquet(table: pd.DataFrame, path) -> None:
+class TableBlocks:
+    """A table made a block of rows at a time, for a table too large to hold whole twice.
+
+    ``makers`` are functions of no arguments, each returning the next block of rows: DataFrames
+    with the same columns and dtypes. They are called in order each time the table is iterated,
+    so that :func:`write_table` (and :func:`write_parquet`) holds one block at a time; the
+    files are byte for byte those of the whole table, :meth:`whole`.
+
+    Examples
+    --------
+    >>> blocks = TableBlocks([lambda: pd.DataFrame({"x": [1]}), lambda: pd.DataFrame({"x": [2]})])
+    >>> blocks.whole()["x"].tolist()
+    [1, 2]
+    """
+
+    def __init__(self, makers):
+        self.makers = tuple(makers)
+
+    def __iter__(self):
+        return (make() for make in self.makers)
+
+    def whole(self) -> pd.DataFrame:
+        """Every block's rows in one frame, numbered from 0 (what the Parquet file reads back
+        as)."""
+        return pd.concat(list(self), ignore_index=True)
+
+
+#: Rows of a Parquet row group: pyarrow's default (``pyarrow.parquet.write_table``'s
+#: ``row_group_size``), stated so that a table written block by block (:func:`write_parquet`)
+#: cuts its row groups where a write of the whole table would.
+PARQUET_ROW_GROUP_ROWS = 1024 * 1024
+
+
+def write_parquet(table, path) -> None:
     """Write ``table`` to ``path`` as Parquet, without its index (pandas' ``to_parquet`` with
     Arrow and Snappy; dictionaries capped at :data:`PARQUET_DICTIONARY_BYTES`).
+
+    ``table`` is a DataFrame, or an iterable of DataFrames with the same columns and dtypes
+    (:class:`TableBlocks`: a table made a block of rows at a time). Blocks are written a row
+    group (:data:`PARQUET_ROW_GROUP_ROWS` rows) at a time, the rows that straddle two blocks
+    joined first, so that the file is byte for byte the one their concatenation would give,
+    while only one block is held: at 4,500 models a table of two fits' ten million pairs each
+    then holds one fit's rows, not both.
 
     Examples
     --------
@@ -584,14 +625,69 @@ def write_parquet(table: pd.DataFrame, path) -> None:
     >>> table = pd.DataFrame({"model_a": ["a", "a"], "diff": [0.25, -0.5]})
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     write_parquet(table, f"{folder}/pairs.parquet")
-    ...     pd.read_parquet(f"{folder}/pairs.parquet").equals(table)
-    True
+    ...     write_parquet([table.iloc[:1], table.iloc[1:]], f"{folder}/blocks.parquet")
+    ...     whole = Path(f"{folder}/pairs.parquet").read_bytes()
+    ...     (pd.read_parquet(f"{folder}/pairs.parquet").equals(table),
+    ...      Path(f"{folder}/blocks.parquet").read_bytes() == whole)
+    (True, True)
     """
-    table.to_parquet(path, index=False, dictionary_pagesize_limit=PARQUET_DICTIONARY_BYTES)
+    if isinstance(table, pd.DataFrame):
+        table.to_parquet(path, index=False, dictionary_pagesize_limit=PARQUET_DICTIONARY_BYTES)
+        return
+    # as pandas' to_parquet does: only a job that writes blocks pays its import (0.2 s)
+    import pyarrow.parquet as pq  # noqa: PLC0415
+
+    schema = writer = pending = None
+    try:
+        for block in table:
+            if schema is None:
+                schema = pa.Schema.from_pandas(block, preserve_index=False)
+                writer = pq.ParquetWriter(
+                    path,
+                    schema,
+                    compression="snappy",
+                    dictionary_pagesize_limit=PARQUET_DICTIONARY_BYTES,
+                )
+            rows = pa.Table.from_pandas(block, schema=schema, preserve_index=False)
+            del block
+            if pending is not None:
+                rows = pa.concat_tables([pending, rows])
+            whole_groups = len(rows) - len(rows) % PARQUET_ROW_GROUP_ROWS
+            if whole_groups:
+                writer.write_table(rows.slice(0, whole_groups), PARQUET_ROW_GROUP_ROWS)
+            # The rest waits for the next block's first rows, as one row group: taken (copied),
+            # since a slice would hold the whole block's buffers.
+            pending = rows.take(np.arange(whole_groups, len(rows)))
+            del rows
+        if writer is None:
+            raise ValueError("a table of blocks needs at least one block (its columns)")
+        if len(pending):
+            writer.write_table(pending, PARQUET_ROW_GROUP_ROWS)
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def _write_blocks(blocks: TableBlocks, parquet_path, head: int) -> tuple[pd.DataFrame, int]:
+    """Write ``blocks`` to ``parquet_path`` (:func:`write_parquet`); return their first ``head``
+    rows and how many rows they hold."""
+    first, rows = [], 0
+
+    def counted():
+        nonlocal rows
+        for block in blocks:
+            if rows < head:  # taken (copied): a slice of text columns holds the whole block
+                first.append(block.take(np.arange(min(len(block), head - rows))))
+            rows += len(block)
+            yield block
+            del block  # before the next block is made: one block held at a time
+
+    write_parquet(counted(), parquet_path)
+    return pd.concat(first, ignore_index=True), rows
 
 
 def write_table(
-    table: pd.DataFrame,
+    table: pd.DataFrame | TableBlocks,
     csv_path,
     markdown_path=None,
     latex_path=None,
@@ -614,24 +710,38 @@ def write_table(
     rows of ``table`` as CSV (what the HTML report embeds, so that a table of half
     a million pairs does not make it unopenable).
 
+    ``table`` is a DataFrame, or a :class:`TableBlocks` (a table made a block of rows at a
+    time): with a Parquet file and no ``display``, its blocks are written there one at a time
+    and only its first rows are kept, for the CSV and the renderings; otherwise it is made
+    whole first.
+
     A table with a Parquet file is written there first, whole; its CSV then holds at most
     ``csv_rows`` rows (:data:`CSV_ROWS`: every pair of up to 447 models; the 10 million pairs
     of 4,500 models would make 2.4 GB of text). Every CSV is written by :func:`write_csv`.
     """
-    shown = table if display is None else display
     Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
-    capped = parquet_path is not None and len(table) > csv_rows
-    if parquet_path is not None:
-        write_parquet(table, parquet_path)
+    if isinstance(table, TableBlocks) and (parquet_path is None or display is not None):
+        table = table.whole()
+    if isinstance(table, TableBlocks):
+        # Every row goes to the Parquet file, a block at a time; the CSV and the renderings
+        # need only the first rows.
+        table, rows = _write_blocks(table, parquet_path, max(csv_rows, max_rows))
+    else:
+        rows = len(table)
+        if parquet_path is not None:
+            write_parquet(table, parquet_path)
+    shown = table if display is None else display
+    shown_rows = rows if display is None else len(display)
+    capped = parquet_path is not None and rows > csv_rows
     write_csv(table.iloc[:csv_rows] if capped else table, csv_path)
     if shown_path is not None:
         Path(shown_path).parent.mkdir(parents=True, exist_ok=True)
         write_csv(table.iloc[:max_rows], shown_path)
-    if len(shown) > max_rows:
+    if shown_rows > max_rows:
         files = " and ".join(Path(f).name for f in (csv_path, parquet_path) if f is not None)
         if capped:
             files = f"{Path(parquet_path).name} (the first {csv_rows:,} in {Path(csv_path).name})"
-        note = f"Shows the first {max_rows:,} of {len(shown):,} rows; every row is in {files}."
+        note = f"Shows the first {max_rows:,} of {shown_rows:,} rows; every row is in {files}."
         caption = f"{caption} {note}" if caption else note
         shown = shown.iloc[:max_rows]
     # Formatted once for both renderings.

@@ -210,3 +210,65 @@ def test_a_pair_table_keeps_every_row_in_parquet_and_caps_its_csv(tmp_path):
     # Without Parquet the CSV is the table, whatever its length.
     tables.write_table(table, tmp_path / "all.csv", csv_rows=5)
     assert len(pd.read_csv(tmp_path / "all.csv")) == 9
+
+
+def _typed_table(rows: int, seed: int = 0) -> pd.DataFrame:
+    """A table of every column kind a pair table holds: text, floats with NaN, whole numbers,
+    flags and categories."""
+    rng = np.random.default_rng(seed)
+    names = np.array([f"model-{i}" for i in range(500)])
+    estimate = rng.normal(size=rows)
+    estimate[rng.random(rows) < 0.05] = np.nan
+    return pd.DataFrame(
+        {
+            "model_a": pd.Series(names[rng.integers(0, 500, rows)], dtype=str),
+            "estimate": estimate,
+            "p_holm": np.minimum(1.0, rng.random(rows) * 3),
+            "n": rng.integers(0, 10_000, rows),
+            "converged": rng.random(rows) < 0.9,
+            "verdict": pd.Categorical(rng.choice(["a > b", "a < b", "tie"], rows)),
+        }
+    )
+
+
+def test_a_table_written_in_blocks_is_byte_for_byte_the_whole_table(tmp_path):
+    # Blocks that end inside a row group, one that fills several and one smaller than a row
+    # group: the file is the whole table's, byte for byte.
+    rows = tables.PARQUET_ROW_GROUP_ROWS
+    table = _typed_table(2 * rows + rows // 2 + 7)
+    cuts = [0, 700_001, 700_001 + rows + 3, 700_001 + rows + 3 + 999, len(table)]
+    blocks = [table.iloc[start:stop] for start, stop in zip(cuts, cuts[1:], strict=False)]
+    tables.write_parquet(table, tmp_path / "whole.parquet")
+    tables.write_parquet(iter(blocks), tmp_path / "blocks.parquet")
+    assert (tmp_path / "blocks.parquet").read_bytes() == (tmp_path / "whole.parquet").read_bytes()
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "blocks.parquet"), table)
+    with pytest.raises(ValueError, match="at least one block"):
+        tables.write_parquet(iter([]), tmp_path / "none.parquet")
+
+
+def test_table_blocks_write_the_files_of_their_whole_table(tmp_path):
+    table = _typed_table(23, seed=1)
+    blocks = tables.TableBlocks(
+        [lambda: table.iloc[:4], lambda: table.iloc[4:5], lambda: table.iloc[5:]]
+    )
+    pd.testing.assert_frame_equal(blocks.whole(), table)
+    for name, source in (("whole", table), ("blocks", blocks)):
+        folder = tmp_path / name
+        folder.mkdir()
+        tables.write_table(
+            source,
+            folder / "pairs.csv",
+            folder / "pairs.md",
+            folder / "pairs.tex",
+            caption="Pairs.",
+            parquet_path=folder / "pairs.parquet",
+            shown_path=folder / "shown.csv",
+            max_rows=6,
+            csv_rows=10,
+        )
+    for file in ("pairs.csv", "pairs.md", "pairs.tex", "pairs.parquet", "shown.csv"):
+        assert (tmp_path / "blocks" / file).read_bytes() == (tmp_path / "whole" / file).read_bytes()
+    assert "Shows the first 6 of 23 rows" in (tmp_path / "blocks" / "pairs.md").read_text()
+    # Without a Parquet file the blocks are made whole: the CSV holds every row.
+    tables.write_table(blocks, tmp_path / "all.csv", csv_rows=10)
+    assert (tmp_path / "all.csv").read_bytes() == table.to_csv(index=False).encode()

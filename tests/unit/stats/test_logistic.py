@@ -812,3 +812,21 @@ def test_model_effects_of_both_readings():
     glmm_table = logistic.glmm_effect_table(glmm_fit("synthetic_balanced"))
     np.testing.assert_allclose(models["glmm_marginal_accuracy"], glmm_table["marginal_accuracy"])
     np.testing.assert_allclose(models["glmm_log_odds"], glmm_table["log_odds"])
+
+
+def test_contrast_blocks_end_to_end_are_compare_logistics_contrasts():
+    # The workflow's job writes the contrasts a fit at a time: the same rows, to the bit, and
+    # the same Parquet file as the whole table.
+    wide = wide_scores(long_table("synthetic_balanced"))
+    order = list(reversed(wide.models))
+    whole = logistic.compare_logistic(wide, pair_order=order)
+    fits = logistic.fit_logistic(wide)
+    blocks = logistic.contrast_blocks(*fits, pair_order=order)
+    assert [block()["method"].unique().tolist() for block in blocks] == [
+        ["glmm_laplace"],
+        ["gee_exchangeable"],
+    ]
+    pd.testing.assert_frame_equal(
+        tables.TableBlocks(blocks).whole(), whole.contrasts, check_exact=True
+    )
+    pd.testing.assert_frame_equal(logistic.effect_table(*fits), whole.effects, check_exact=True)

@@ -86,6 +86,10 @@ __all__ = [
     "glmm_contrasts",
     "gee_contrasts",
     "compare_logistic",
+    "fit_logistic",
+    "effect_table",
+    "contrast_blocks",
+    "METHODS",
     "LogisticComparison",
     "fit_obstacle",
     "logistic_memory",
@@ -544,6 +548,72 @@ def compare_logistic(
     the fit summary, ``glmm_converged`` / ``gee_converged`` of the effects) and logged as a
     warning, which the workflow's scripts print on the console.
     """
+    glmm_fit, gee_fit = fit_logistic(
+        items, models, outcome, glmm_options=glmm_options, gee_options=gee_options
+    )
+    # The rows of the two tables one after the other, each column made once at its full length
+    # (concatenating two frames would copy each into one block per dtype, and again on
+    # selecting the columns): ten million pairs a fit at 4,500 models. Both fits compare the
+    # same pairs, so their names are made once and shared.
+    index = _pair_index(glmm_fit.names, pairs, pair_order)
+    parts = [_glmm_columns(glmm_fit, alpha, index), _gee_columns(gee_fit, alpha, index)]
+    names = _labelled({"model_a": index[0], "model_b": index[1], "names": list(glmm_fit.names)})
+    columns = {
+        column: stacked_text(names[column], len(parts))
+        if column in names
+        else np.concatenate([part.pop(column) for part in parts])
+        for column in CONTRAST_COLUMNS
+    }
+    methods = repeated_text(list(METHODS), [len(index[0])] * len(parts))
+    contrasts = pd.DataFrame({"method": methods} | columns, copy=False)
+    return LogisticComparison(
+        contrasts, effect_table(glmm_fit, gee_fit), fit_summary(glmm_fit, gee_fit)
+    )
+
+
+#: The ``method`` of each fit's rows in :func:`compare_logistic`'s contrasts, in their order.
+METHODS = ("glmm_laplace", "gee_exchangeable")
+
+
+def fit_logistic(
+    items: pd.DataFrame | WideScores,
+    models=None,
+    outcome: str = "correct",
+    *,
+    glmm_options: dict | None = None,
+    gee_options: dict | None = None,
+) -> tuple[GlmmFit, GeeFit]:
+    """The two fits of :func:`compare_logistic`: the GLMM (Laplace), then GEE on its model order.
+
+    Parameters
+    ----------
+    items : DataFrame or WideScores
+        As for :func:`compare_logistic`.
+    models : sequence of str, optional
+        Model order of the fixed effects; default sorted names.
+    outcome : str
+        The 0/1 column of a long table.
+    glmm_options, gee_options : dict, optional
+        Keyword arguments of :func:`evalbars.stats.logistic.glmm.fit_glmm` and
+        :func:`evalbars.stats.logistic.gee.fit_gee`.
+
+    Returns
+    -------
+    tuple of GlmmFit and GeeFit
+        A fit that did not converge is logged as a warning.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> items = pd.DataFrame({"model": np.repeat(["a", "b", "c"], 300),
+    ...                       "question_id": np.tile(np.arange(300), 3),
+    ...                       "category": np.tile(np.arange(300) % 3, 3),
+    ...                       "correct": rng.integers(0, 2, 900)})
+    >>> glmm_fit, gee_fit = fit_logistic(items)
+    >>> list(glmm_fit.names) == list(gee_fit.names) == ["a", "b", "c"]
+    True
+    """
     if isinstance(items, WideScores):
         glmm_fit = fit_glmm_wide(items, model_names=models, **(glmm_options or {}))
         gee_fit = fit_gee_wide(items, model_names=glmm_fit.names, **(gee_options or {}))
@@ -559,25 +629,67 @@ def compare_logistic(
                 "converged = False and may be off",
                 label,
             )
-    # The rows of the two tables one after the other, each column made once at its full length
-    # (concatenating two frames would copy each into one block per dtype, and again on
-    # selecting the columns): ten million pairs a fit at 4,500 models. Both fits compare the
-    # same pairs, so their names are made once and shared.
-    index = _pair_index(glmm_fit.names, pairs, pair_order)
-    parts = [_glmm_columns(glmm_fit, alpha, index), _gee_columns(gee_fit, alpha, index)]
-    names = _labelled({"model_a": index[0], "model_b": index[1], "names": list(glmm_fit.names)})
-    columns = {
-        column: stacked_text(names[column], len(parts))
-        if column in names
-        else np.concatenate([part.pop(column) for part in parts])
-        for column in CONTRAST_COLUMNS
-    }
-    methods = repeated_text(["glmm_laplace", "gee_exchangeable"], [len(index[0])] * len(parts))
-    contrasts = pd.DataFrame({"method": methods} | columns, copy=False)
+    return glmm_fit, gee_fit
+
+
+def effect_table(glmm_fit: GlmmFit, gee_fit: GeeFit) -> pd.DataFrame:
+    """:func:`compare_logistic`'s effects: one row per model, :data:`EFFECT_COLUMNS` (the
+    GLMM's :func:`glmm_effect_table` and GEE's :func:`gee_effect_table`, prefixed)."""
     effects = _prefixed(glmm_effect_table(glmm_fit), "glmm_").merge(
         _prefixed(gee_effect_table(gee_fit), "gee_"), on="model", validate="one_to_one"
     )
-    return LogisticComparison(contrasts, effects[EFFECT_COLUMNS], fit_summary(glmm_fit, gee_fit))
+    return effects[EFFECT_COLUMNS]
+
+
+def contrast_blocks(
+    glmm_fit: GlmmFit, gee_fit: GeeFit, alpha: float = ALPHA, pairs=None, *, pair_order=None
+) -> list:
+    """:func:`compare_logistic`'s contrasts as two blocks of rows, one per fit.
+
+    Parameters
+    ----------
+    glmm_fit, gee_fit : GlmmFit, GeeFit
+        The fits (:func:`fit_logistic`).
+    alpha, pairs, pair_order
+        As for :func:`compare_logistic`.
+
+    Returns
+    -------
+    list of callables
+        A function of no arguments per fit (the GLMM's, then GEE's), making that fit's rows:
+        ``method`` (:data:`METHODS`) and :data:`CONTRAST_COLUMNS`. Their rows end to end are
+        :func:`compare_logistic`'s contrasts; made one at a time
+        (:class:`evalbars.render.tables.TableBlocks`), they hold one fit's rows, not both (ten
+        million pairs a fit at 4,500 models). The pairs' names are made once, for both.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> items = pd.DataFrame({"model": np.repeat(["a", "b", "c"], 300),
+    ...                       "question_id": np.tile(np.arange(300), 3),
+    ...                       "category": np.tile(np.arange(300) % 3, 3),
+    ...                       "correct": rng.integers(0, 2, 900)})
+    >>> blocks = contrast_blocks(*fit_logistic(items))
+    >>> [(block()["method"].iloc[0], len(block())) for block in blocks]
+    [('glmm_laplace', 3), ('gee_exchangeable', 3)]
+    """
+    index = _pair_index(glmm_fit.names, pairs, pair_order)
+    names = _labelled({"model_a": index[0], "model_b": index[1], "names": list(glmm_fit.names)})
+
+    def block(fit, columns, method):
+        def rows() -> pd.DataFrame:
+            values = columns(fit, alpha, index)
+            table = {c: names[c] if c in names else values[c] for c in CONTRAST_COLUMNS}
+            method_column = repeated_text([method], [len(index[0])])
+            return pd.DataFrame({"method": method_column} | table, copy=False)
+
+        return rows
+
+    return [
+        block(glmm_fit, _glmm_columns, METHODS[0]),
+        block(gee_fit, _gee_columns, METHODS[1]),
+    ]
 
 
 def _prefixed(table: pd.DataFrame, prefix: str) -> pd.DataFrame:
