@@ -655,9 +655,11 @@ def write_parquet(table, path) -> None:
             whole_groups = len(rows) - len(rows) % PARQUET_ROW_GROUP_ROWS
             if whole_groups:
                 writer.write_table(rows.slice(0, whole_groups), PARQUET_ROW_GROUP_ROWS)
-            # The rest waits for the next block's first rows, as one row group: taken (copied),
-            # since a slice would hold the whole block's buffers.
-            pending = rows.take(np.arange(whole_groups, len(rows)))
+            # The rest waits for the next block's first rows, as one row group; copied if the
+            # block's other rows were written, since a slice would hold its buffers.
+            pending = rows.slice(whole_groups)
+            if whole_groups:
+                pending = pa.concat_tables([pending, pending.slice(0, 0)]).combine_chunks()
             del rows
         if writer is None:
             raise ValueError("a table of blocks needs at least one block (its columns)")
