@@ -69,6 +69,26 @@ def test_adjust_pvalues_equals_multipletests_with_ties_and_leaves_its_input_alon
     np.testing.assert_array_equal(p, given)
 
 
+def test_holm_with_underflowed_p_values_sorts_only_the_others_and_changes_nothing():
+    # Half the pairs of a large leaderboard have p = 0 (the normal tail underflows): Holm sorts
+    # only the others, whose multipliers m - j + 1 are unchanged; the values are those of the
+    # whole sort (a family on the last axis of a 2-D array), bit for bit, and statsmodels'.
+    rng = np.random.default_rng(11)
+    for trial in range(60):
+        m = int(rng.integers(1, 300))
+        p = rng.random(m) ** 4 * (rng.random(m) < 0.6)  # about 40% zeros
+        p[:: max(1, m // 7)] = p[0]  # ties, a zero or not
+        if trial % 5 == 0:
+            p[-1] = np.nan  # NaN sorts last: it stays NaN, as in the whole sort
+        if trial % 9 == 0:
+            p[:] = 0.0
+        adjusted = pairwise.adjust_pvalues(p, "holm")
+        np.testing.assert_array_equal(adjusted, pairwise.adjust_pvalues(p[None, :], "holm")[0])
+        if not np.isnan(p).any():
+            np.testing.assert_array_equal(adjusted, multipletests(p, method="holm")[1])
+        assert (adjusted[p == 0] == 0).all()
+
+
 def test_bh_published_example():
     # Benjamini & Hochberg (1995), section 4.1: 15 p-values of a trial of treatments for
     # myocardial infarction; at q = 0.05 the step-up procedure rejects the four smallest
