@@ -644,6 +644,24 @@ def test_verdict_table_lines_up_the_three_readings():
         logistic_verdicts.verdict_table(lmm.iloc[::-1], comparison.contrasts, 0.05)
 
 
+def test_verdict_table_reads_each_methods_rows_wherever_they_are():
+    # compare_logistic writes each method's rows in one run (read as a slice); rows of the two
+    # methods interleaved give the same table.
+    lmm = _lmm_contrasts("synthetic_incomplete")
+    contrasts = logistic.compare_logistic(
+        long_table("synthetic_incomplete"), pairs=lmm[["model_a", "model_b"]]
+    ).contrasts
+    pairs = len(contrasts) // 2
+    interleaved = contrasts.iloc[
+        np.ravel(np.column_stack([np.arange(pairs), pairs + np.arange(pairs)]))
+    ]
+    pd.testing.assert_frame_equal(
+        logistic_verdicts.verdict_table(lmm, interleaved, 0.05),
+        logistic_verdicts.verdict_table(lmm, contrasts, 0.05),
+        check_exact=True,
+    )
+
+
 def _names_as_categories(table: pd.DataFrame, categories=None) -> pd.DataFrame:
     """``table`` with its model names categorical, as the workflow's job reads them."""
     return table.assign(
