@@ -221,8 +221,9 @@ def mixed_contrasts(
     4  evalbars/fake-weak     0.282  0.109    0.03
     5  evalbars/fake-weak     0.000  0.109    1.00
     """
-    made = analysis.analysis_mixed(scores(items), method=method, alpha=alpha)
-    return made["mixed_contrasts"].frame.whole()  # the job makes them a specification at a time
+    return analysis.analysis_mixed(scores(items), method=method, alpha=alpha)[
+        "mixed_contrasts"
+    ].frame
 
 
 def variance_components(items: pd.DataFrame | WideScores, method: str = "auto") -> pd.DataFrame:

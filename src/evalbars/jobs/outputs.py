@@ -30,10 +30,12 @@ class Table:
 
     Attributes
     ----------
-    frame : DataFrame or TableBlocks
+    rows : DataFrame or TableBlocks
         The tidy table: the CSV for people (full precision) and the Parquet for other jobs; or
         a :class:`evalbars.render.tables.TableBlocks` of its rows, made and written a block at
-        a time (a pair table of thousands of models), whose ``whole()`` is the frame.
+        a time (a pair table of thousands of models).
+    frame : DataFrame
+        The table whole (``rows``, or its blocks end to end): what the Python API returns.
     caption : str, optional
         The caption of its Markdown and LaTeX renderings.
     display : DataFrame, optional
@@ -44,7 +46,7 @@ class Table:
         A whole Markdown (or LaTeX) text instead of the frame's rendering.
     """
 
-    frame: pd.DataFrame | tables.TableBlocks
+    rows: pd.DataFrame | tables.TableBlocks
     caption: str | None = None
     display: pd.DataFrame | None = None
     formats: dict | None = None
@@ -54,10 +56,15 @@ class Table:
 
     suffixes = ("csv", "md", "tex", "parquet", "shown")
 
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The table whole: ``rows``, or its blocks made and put end to end."""
+        return self.rows.whole() if isinstance(self.rows, tables.TableBlocks) else self.rows
+
     def write(self, csv, md=None, tex=None, parquet=None, shown=None) -> None:
-        """Write the CSV and whichever renderings the rule declares."""
+        """Write the CSV and whichever renderings the rule declares (blocks one at a time)."""
         tables.write_table(
-            self.frame,
+            self.rows,
             csv,
             None if self.markdown is not None else md,
             None if self.latex is not None else tex,
