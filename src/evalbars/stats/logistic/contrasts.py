@@ -665,14 +665,16 @@ def contrast_blocks(
     Examples
     --------
     >>> import numpy as np, pandas as pd
-    >>> rng = np.random.default_rng(0)
-    >>> items = pd.DataFrame({"model": np.repeat(["a", "b", "c"], 300),
-    ...                       "question_id": np.tile(np.arange(300), 3),
-    ...                       "category": np.tile(np.arange(300) % 3, 3),
-    ...                       "correct": rng.integers(0, 2, 900)})
+    >>> scores = pd.DataFrame(np.random.default_rng(1).integers(0, 2, (240, 3)), columns=list("xyz"))
+    >>> items = scores.rename_axis("question_id").reset_index().melt(
+    ...     id_vars="question_id", var_name="model", value_name="correct")
+    >>> items["category"] = items["question_id"] % 4
     >>> blocks = contrast_blocks(*fit_logistic(items))
     >>> [(block()["method"].iloc[0], len(block())) for block in blocks]
     [('glmm_laplace', 3), ('gee_exchangeable', 3)]
+    >>> pd.concat([block() for block in blocks], ignore_index=True).equals(
+    ...     compare_logistic(items).contrasts)
+    True
     """
     index = _pair_index(glmm_fit.names, pairs, pair_order)
     names = _labelled({"model_a": index[0], "model_b": index[1], "names": list(glmm_fit.names)})
