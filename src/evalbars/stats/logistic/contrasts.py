@@ -555,9 +555,8 @@ def compare_logistic(
     # (concatenating two frames would copy each into one block per dtype, and again on
     # selecting the columns): ten million pairs a fit at 4,500 models. Both fits compare the
     # same pairs, so their names are made once and shared.
-    index = _pair_index(glmm_fit.names, pairs, pair_order)
+    index, names = _pairs_and_names(glmm_fit, pairs, pair_order)
     parts = [_glmm_columns(glmm_fit, alpha, index), _gee_columns(gee_fit, alpha, index)]
-    names = _labelled({"model_a": index[0], "model_b": index[1], "names": list(glmm_fit.names)})
     columns = {
         column: stacked_text(names[column], len(parts))
         if column in names
@@ -676,8 +675,7 @@ def contrast_blocks(
     ...     compare_logistic(items).contrasts)
     True
     """
-    index = _pair_index(glmm_fit.names, pairs, pair_order)
-    names = _labelled({"model_a": index[0], "model_b": index[1], "names": list(glmm_fit.names)})
+    index, names = _pairs_and_names(glmm_fit, pairs, pair_order)
 
     def block(fit, columns, method):
         def rows() -> pd.DataFrame:
@@ -692,6 +690,13 @@ def contrast_blocks(
         block(glmm_fit, _glmm_columns, METHODS[0]),
         block(gee_fit, _gee_columns, METHODS[1]),
     ]
+
+
+def _pairs_and_names(fit: Fit, pairs, pair_order) -> tuple[tuple, dict]:
+    """The pairs both fits compare, as model indices (:func:`_pair_index`), and their
+    ``model_a``, ``model_b`` text columns, made once for both fits."""
+    index = _pair_index(fit.names, pairs, pair_order)
+    return index, _labelled({"model_a": index[0], "model_b": index[1], "names": list(fit.names)})
 
 
 def _prefixed(table: pd.DataFrame, prefix: str) -> pd.DataFrame:
