@@ -149,7 +149,7 @@ def best_set(scores, cov, models=None, alpha: float = ALPHA, seed: int = SEED) -
     >>> table.loc[table["in_set"], "model"].tolist()
     ['a', 'b', 'c']
     >>> table[["mcb_low", "mcb_high"]].round(4).values.tolist()
-    [[-0.0384, 0.0784], [-0.0784, 0.0384], [-0.1084, 0.0084], [-0.1584, 0.0]]
+    [[-0.0383, 0.0783], [-0.0783, 0.0383], [-0.1083, 0.0083], [-0.1583, 0.0]]
     """
     scores = np.asarray(scores, dtype=float)
     cov = np.asarray(cov, dtype=float)

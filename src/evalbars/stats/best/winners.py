@@ -234,6 +234,14 @@ def _correlation(cov: np.ndarray):
     return sd, keep, cov[np.ix_(keep, keep)] / np.outer(sd[keep], sd[keep])
 
 
+def _symmetric_root(corr: np.ndarray) -> np.ndarray:
+    """The symmetric square root of correlation matrices: unique, where the eigenvectors of a
+    repeated eigenvalue (equicorrelation) differ between CPUs, so the draws are the same."""
+    values, vectors = np.linalg.eigh((corr + np.swapaxes(corr, -1, -2)) / 2)
+    scaled = vectors * np.sqrt(np.clip(values, 0.0, None))[..., None, :]
+    return scaled @ np.swapaxes(vectors, -1, -2)
+
+
 def simultaneous_critical_value(
     cov, tail: float, *, one_sided: bool = False, seed: int = SEED
 ) -> float:
@@ -259,11 +267,11 @@ def simultaneous_critical_value(
     -----
     The exceedance probability of the maximum is the probability of a union of K events
     :math:`A_j = \\{|Z_j| > c\\}` (:math:`Z` standardised), estimated by importance sampling
-    from the mixture of the events (Naiman and Priebe 2001; Shi, Siegmund and Yakir 2007):
-    draw j uniformly, :math:`Z_j` from its tail beyond c, the other components from their
-    normal law given :math:`Z_j`; then :math:`P(\\cup_j A_j) = \\sum_j P(A_j)\\,
-    E[1/N]` with N the number of events that occur. As :math:`1/N \\in [1/K, 1]` the estimate
-    is accurate at any tail (its relative error is about 0.1% with
+    from the mixture of the events (Naiman and Priebe 2001; Shi, Siegmund and Yakir 2007): draw
+    j uniformly, :math:`Z_j` from its tail beyond c, the other components from their normal law
+    given :math:`Z_j`; then :math:`P(\\cup_j A_j) = \\sum_j P(A_j)\\, E[1/N]` with N the number
+    of events that occur. As :math:`1/N \\in [1/K, 1]` the estimate is accurate at any tail (six
+    components of correlation 0.5, a 5% tail: its SD over 60 seeds was 0.25% of the tail with
     :data:`CRITICAL_DRAWS` draws), unlike a plain quantile of simulated maxima. The same draws
     serve every c (common random numbers), so c is found by Brent's method on a smooth
     function. Above :data:`MONTE_CARLO_MAX_DIMENSION` components c is Bonferroni's
@@ -280,10 +288,9 @@ def simultaneous_critical_value(
     bonferroni = float(special.ndtri(1 - tail / (sides * dimension)))
     if dimension == 1 or dimension > MONTE_CARLO_MAX_DIMENSION:
         return bonferroni
-    values, vectors = np.linalg.eigh((corr + corr.T) / 2)
-    root = vectors * np.sqrt(np.clip(values, 0.0, None))
+    root = _symmetric_root(corr)
     rng = np.random.default_rng(seed)
-    base = rng.standard_normal((CRITICAL_DRAWS, dimension)) @ root.T
+    base = rng.standard_normal((CRITICAL_DRAWS, dimension)) @ root
     chosen = rng.integers(dimension, size=CRITICAL_DRAWS)
     depth = rng.random(CRITICAL_DRAWS)
     sign = 1.0 if one_sided else np.where(rng.random(CRITICAL_DRAWS) < 0.5, -1.0, 1.0)
@@ -344,8 +351,7 @@ def simultaneous_critical_values(
         return np.full(boards, bonferroni)
     sd = np.sqrt(np.einsum("rkk->rk", covs))
     corr = covs / (sd[:, :, None] * sd[:, None, :])
-    values, vectors = np.linalg.eigh((corr + np.swapaxes(corr, 1, 2)) / 2)
-    root = vectors * np.sqrt(np.clip(values, 0.0, None))[:, None, :]
+    root = _symmetric_root(corr)
     rng = np.random.default_rng(seed)
     base = np.einsum("dk,rjk->rdj", rng.standard_normal((draws, dimension)), root)
     chosen = rng.integers(dimension, size=draws)
@@ -493,16 +499,9 @@ def _scalar(value):
 def _reading(method, winner, observed, se, estimate, low, high, plausible=0) -> WinnerReading:
     """A :class:`WinnerReading`, undefined (NaN) where the winner's SE is zero."""
     undefined = ~(se > 0)
-    return WinnerReading(
-        method=method,
-        winner=_scalar(winner),
-        observed=_scalar(observed),
-        se=_scalar(se),
-        estimate=_scalar(np.where(undefined, np.nan, estimate)),
-        low=_scalar(np.where(undefined, np.nan, low)),
-        high=_scalar(np.where(undefined, np.nan, high)),
-        plausible=plausible,
-    )
+    estimate, low, high = (_scalar(np.where(undefined, np.nan, v)) for v in (estimate, low, high))
+    fields = (_scalar(winner), _scalar(observed), _scalar(se), estimate, low, high, plausible)
+    return WinnerReading(method, *fields)
 
 
 def winner_naive(scores, cov, winner=None, alpha: float = ALPHA) -> WinnerReading:
