@@ -4,6 +4,10 @@ and naive versus blocked (``workflow/rules/analysis.smk``).
 Each function is one rule's work, named after the rule: the adapter reads the inputs it
 declares (:func:`evalbars.jobs.inputs.reads`), calls it with the rule's params and writes what it
 returns (:func:`evalbars.jobs.run.run_job`).
+
+The logistic fits' code and the judge-corrected (PPI++) readings are imported by the jobs that
+use them: every job of this module is a fresh interpreter, and those imports (scipy.optimize,
+the planning code) were a fifth of a second of each job's start-up.
 """
 
 from __future__ import annotations
@@ -17,11 +21,9 @@ from evalbars.data.scores import WideScores, accuracy_order, read_wide_scores, s
 from evalbars.jobs.inputs import file_name, parquet, reads
 from evalbars.jobs.outputs import Frame, Table
 from evalbars.readings import naive_vs_blocked
-from evalbars.readings.judge_corrected import corrected_pair_columns, judge_vs_corrected
 from evalbars.render.tables import TableBlocks
 from evalbars.stats import mixed, omnibus, pairwise
 from evalbars.stats.accuracy import accuracy_table, sampling_variance_table
-from evalbars.stats.logistic import contrasts as logistic
 
 __all__ = [
     "analysis_models",
@@ -107,11 +109,11 @@ def pairwise_tests(tests: pd.DataFrame, *, alpha: float, wide: WideScores | None
         f"All pairwise comparisons; Bonferroni and Holm adjust the paired p-values; "
         f"significant at alpha = {alpha:g}."
     )
-    corrected = (
-        corrected_pair_columns(wide, table["model_a"], table["model_b"], alpha)
-        if wide is not None
-        else None
-    )
+    corrected = None
+    if wide is not None and wide.has_labels:
+        from evalbars.readings.judge_corrected import corrected_pair_columns  # noqa: PLC0415
+
+        corrected = corrected_pair_columns(wide, table["model_a"], table["model_b"], alpha)
     if corrected is not None:
         table = pd.concat([table, corrected], axis=1)
         caption += " The *_corrected columns: PPI++ with the human labels (Holm over all pairs)."
@@ -182,6 +184,8 @@ def analysis_logistic(scores: WideScores, *, alpha: float, max_cells: int) -> di
     """``analysis_logistic``: the logistic mixed model (Laplace) and GEE on the 0/1 samples,
     or why they are not fitted (:func:`evalbars.stats.logistic.contrasts.fit_obstacle`). The
     fits only; their verdicts beside the linear mixed model are ``analysis_logistic_verdicts``."""
+    from evalbars.stats.logistic import contrasts as logistic  # noqa: PLC0415 - see the top
+
     obstacle = logistic.fit_obstacle(scores, max_cells)
     if obstacle is None:
         fits = logistic.fit_logistic(scores)
@@ -248,6 +252,8 @@ def analysis_judge_corrected(scores: WideScores, *, level: float, alpha: float) 
     """``analysis_judge_corrected``: judge-only, human-only and judge-corrected (PPI++)
     readings of every model and pair (:func:`evalbars.readings.judge_corrected.judge_vs_corrected`),
     the sibling of naive versus blocked where the scores are a judge's with human labels."""
+    from evalbars.readings.judge_corrected import judge_vs_corrected  # noqa: PLC0415
+
     table = judge_vs_corrected(scores, level=level, alpha=alpha, adjust="holm")
     return {
         "judge_corrected": Table(

@@ -95,6 +95,24 @@ def test_the_logistic_verdicts_job_imports_no_fitting_code():
     assert _loaded_after(statement, heavy) == []
 
 
+def test_jobs_that_fit_nothing_import_no_optimiser():
+    # Every job is a fresh interpreter: scipy.optimize and the fits' and PPI's code were a fifth
+    # of a second of each analysis job's start-up. The solvers import it where they call it.
+    heavy = ["scipy.optimize", "evalbars.stats.logistic.glmm", "evalbars.readings.judge_corrected"]
+    assert _loaded_after("import evalbars.jobs.analysis", heavy) == []
+    for module in ["ranks", "figures.analysis", "figures.ranks"]:
+        assert _loaded_after(f"import evalbars.jobs.{module}", heavy[:2]) == [], module
+    # the jobs that fit or solve still reach it
+    assert (
+        _loaded_after(
+            "from evalbars.jobs.run import job_function\njob_function('analysis_logistic')\n"
+            "import evalbars.stats.logistic.contrasts",
+            heavy[:2],
+        )
+        == heavy[:2]
+    )
+
+
 def _whole_parse_imports(text: str) -> list[str]:
     """Every import statement of a module, found by parsing it whole (the reference)."""
     nodes = ast.walk(ast.parse(text))

@@ -32,7 +32,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize
 
 from evalbars.data.blocks import blocks
 from evalbars.stats.mixed.common import COMPONENTS, LOG_2PI, prefer_boundary
@@ -181,6 +180,10 @@ def _local_minima(st: StrataStats, extra_ss: float, weight: float, df: int) -> l
             np.concatenate([values, _profiled_slope(more, st, extra_ss, weight, df)]),
         )
     minima = [0.0] if values[0] >= 0 else []
+    # imported here: scipy.optimize is a tenth of a second of start-up, and the jobs that only
+    # read the mixed models' tables import this package without fitting
+    from scipy import optimize  # noqa: PLC0415
+
     for i in np.flatnonzero((values[:-1] < 0) & (values[1:] >= 0)):
         if values[i + 1] == 0:
             minima.append(float(grid[i + 1]))

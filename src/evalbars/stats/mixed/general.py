@@ -65,7 +65,7 @@ import itertools
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import linalg, optimize
+from scipy import linalg
 
 from evalbars.stats.mixed.common import COMPONENTS, LOG_2PI, Cells, prefer_boundary
 from evalbars.stats.mixed.exact import fit_exact
@@ -360,6 +360,10 @@ def _minimise(d: GeneralData, spec: str, fixed_zero: tuple = (), start=None):
         x, dev, converged = interior_newton(objective, x0, *objective(x0))
         if converged:
             return space.embed(x), dev, True
+    # imported here: scipy.optimize is a tenth of a second of start-up, and the jobs that only
+    # read the mixed models' tables import this package without fitting
+    from scipy import optimize  # noqa: PLC0415
+
     result = optimize.minimize(
         objective,
         x0=x0,

@@ -44,7 +44,7 @@ References
 from __future__ import annotations
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from evalbars.defaults import ALPHA, POWER
 from evalbars.seeding import setting_rng, share_and_se
@@ -233,6 +233,10 @@ def detectable_gap(
 
         if excess(delta_one) > 0:
             return np.nan
+        # imported here: scipy.optimize is a tenth of a second of start-up, and most jobs that
+        # import this module (through PPI, the ranks and analysis tables) never solve for a gap
+        from scipy import optimize  # noqa: PLC0415
+
         return optimize.brentq(excess, 1e-12, delta_one, xtol=1e-14)
 
     return np.vectorize(solve, otypes=[float])(n, delta)
