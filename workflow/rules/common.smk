@@ -51,6 +51,11 @@ REPLICATION_APPLIES = smk.replication_applies(config)
 CHOICES = smk.run_choices(config)
 # Every rule's script: it runs the rule's job (evalbars.jobs.registry, evalbars.jobs.run).
 JOB_ADAPTER = Path(workflow.basedir) / "workflow" / "scripts" / "job.py"
+# Threads of the item table and the subsample: every analysis job waits for them, so they run
+# alone, and a second thread lets Arrow decode their Parquet columns in parallel (Arrow sizes its
+# pool by OMP_NUM_THREADS, which Snakemake sets to a rule's threads). Capped at --cores;
+# `--set-threads items=N subsample=N` changes them. The files are the same at any count.
+DATA_PATH_THREADS = 2
 
 
 wildcard_constraints:

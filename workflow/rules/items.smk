@@ -21,6 +21,7 @@ rule items:
         "results/logs/items/items.log",
     benchmark:
         "results/benchmarks/items/items.tsv"
+    threads: DATA_PATH_THREADS
     params:
         archive_models=ARCHIVES,
         sources=PREDICTION_SOURCES,
@@ -31,7 +32,7 @@ rule items:
         question_set=lookup(dpath="question_set", within=config),
         labels=lookup(dpath="labels", within=config),
     message:
-        "--- Building the canonical item table."
+        "--- Building the canonical item table (threads: {threads})."
     script:
         "../scripts/job.py"
 

@@ -19,13 +19,14 @@ rule subsample:
         "results/logs/subsample/subsample.log",
     benchmark:
         "results/benchmarks/subsample/subsample.tsv"
+    threads: DATA_PATH_THREADS
     params:
         n=CHOICES.subsample_size,
         seed=lookup(dpath="subsample/seed", within=config),
         question_set=lookup(dpath="question_set", within=config),
         score=lookup(dpath="score", within=config),
     message:
-        "--- Drawing the seeded category-stratified subsample."
+        "--- Drawing the seeded category-stratified subsample (threads: {threads})."
     script:
         "../scripts/job.py"
 
